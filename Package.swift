@@ -1,0 +1,106 @@
+// swift-tools-version: 6.0
+// NostrPushKit: small, independent libraries that turn a content-free Nostr push wake into a
+// verified, enriched notification, plus the relay-side pieces a relay can vendor.
+import PackageDescription
+
+/// Upcoming features every target is built with (see `../shared/spec/style.md`).
+let strictSettings: [SwiftSetting] = [
+  .enableUpcomingFeature("ExistentialAny"),
+  .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+  name: "NostrPushKit",
+  platforms: [.macOS(.v13), .iOS(.v16)],
+  products: [
+    .library(name: "NostrJSON", targets: ["NostrJSON"]),
+    .library(name: "Bech32", targets: ["Bech32"]),
+    .library(name: "NostrEvent", targets: ["NostrEvent"]),
+    .library(name: "PushDescriptor", targets: ["PushDescriptor"]),
+    .library(name: "EnrichmentCache", targets: ["EnrichmentCache"]),
+    .library(name: "NotificationResolver", targets: ["NotificationResolver"]),
+    .library(name: "RelayFixture", targets: ["RelayFixture"]),
+    .executable(name: "nostr-push", targets: ["nostr-push"]),
+    .executable(name: "nostr-push-bench", targets: ["Benchmarks"]),
+  ],
+  targets: [
+    .systemLibrary(
+      name: "CSecp256k1",
+      pkgConfig: "libsecp256k1",
+      providers: [.apt(["libsecp256k1-dev"]), .brew(["secp256k1"])]
+    ),
+    .systemLibrary(
+      name: "CSQLite",
+      pkgConfig: "sqlite3",
+      providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+    ),
+    .target(name: "NostrJSON", swiftSettings: strictSettings),
+    .target(name: "Bech32", swiftSettings: strictSettings),
+    .target(name: "NostrEvent", dependencies: ["NostrJSON", "CSecp256k1"], swiftSettings: strictSettings),
+    .target(name: "PushDescriptor", dependencies: ["NostrJSON", "Bech32"], swiftSettings: strictSettings),
+    .target(
+      name: "EnrichmentCache",
+      dependencies: ["CSQLite", "NostrJSON", "NostrEvent"],
+      swiftSettings: strictSettings
+    ),
+    .target(
+      name: "RelayFixture",
+      dependencies: ["NostrJSON", "NostrEvent", "PushDescriptor"],
+      swiftSettings: strictSettings
+    ),
+    .target(
+      name: "NotificationResolver",
+      dependencies: ["NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache"],
+      swiftSettings: strictSettings
+    ),
+    .executableTarget(
+      name: "nostr-push",
+      dependencies: [
+        "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
+        "NotificationResolver", "RelayFixture",
+      ],
+      swiftSettings: strictSettings
+    ),
+    .executableTarget(
+      name: "Benchmarks",
+      dependencies: [
+        "CSecp256k1", "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
+        "NotificationResolver", "RelayFixture",
+      ],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(name: "NostrJSONTests", dependencies: ["NostrJSON"], swiftSettings: strictSettings),
+    .testTarget(name: "Bech32Tests", dependencies: ["Bech32"], swiftSettings: strictSettings),
+    .testTarget(
+      name: "NostrEventTests", dependencies: ["NostrEvent", "NostrJSON", "CSecp256k1"], swiftSettings: strictSettings),
+    .testTarget(
+      name: "PushDescriptorTests",
+      dependencies: ["PushDescriptor", "NostrJSON", "RelayFixture", "NostrEvent"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "EnrichmentCacheTests",
+      dependencies: ["EnrichmentCache", "NostrEvent", "NostrJSON", "CSQLite"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "RelayFixtureTests",
+      dependencies: ["RelayFixture", "NostrEvent", "NostrJSON", "PushDescriptor"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "NotificationResolverTests",
+      dependencies: [
+        "NotificationResolver", "RelayFixture", "EnrichmentCache", "NostrEvent", "NostrJSON", "Bech32",
+        "PushDescriptor",
+      ],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "NostrPushCLITests",
+      dependencies: ["nostr-push", "NostrEvent", "NostrJSON", "Bech32", "RelayFixture"],
+      swiftSettings: strictSettings
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,1 @@
+// The Bech32 module. Its types arrive with the issue that builds it.

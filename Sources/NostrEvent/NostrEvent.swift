@@ -1,0 +1,1 @@
+// The NostrEvent module. Its types arrive with the issue that builds it.

@@ -1,0 +1,1 @@
+// The PushDescriptor module. Its types arrive with the issue that builds it.

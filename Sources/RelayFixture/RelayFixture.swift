@@ -1,0 +1,1 @@
+// The RelayFixture module. Its types arrive with the issue that builds it.

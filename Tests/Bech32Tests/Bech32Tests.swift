@@ -1,0 +1,1 @@
+// Tests for Bech32 arrive with the issue that builds it.

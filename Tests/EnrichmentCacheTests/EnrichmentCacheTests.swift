@@ -1,0 +1,1 @@
+// Tests for EnrichmentCache arrive with the issue that builds it.

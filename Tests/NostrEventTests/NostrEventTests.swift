@@ -1,0 +1,1 @@
+// Tests for NostrEvent arrive with the issue that builds it.

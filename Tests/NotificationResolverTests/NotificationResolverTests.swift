@@ -1,0 +1,1 @@
+// Tests for NotificationResolver arrive with the issue that builds it.

@@ -1,0 +1,1 @@
+// Tests for PushDescriptor arrive with the issue that builds it.

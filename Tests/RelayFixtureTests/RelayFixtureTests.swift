@@ -1,0 +1,1 @@
+// Tests for RelayFixture arrive with the issue that builds it.
