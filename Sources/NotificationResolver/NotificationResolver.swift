@@ -1,1 +1,0 @@
-// The NotificationResolver module. Its types arrive with the issue that builds it.
