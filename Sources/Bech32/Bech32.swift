@@ -175,11 +175,16 @@ public enum Bech32 {
   }
 
   /// The decoder proper, over the UTF-8 bytes of the input.
+  ///
+  /// An input over the limit is refused after looking at no more than `limit + 1` bytes, so a
+  /// huge input costs no more than a long valid one.
   static func decode(_ input: UnsafeBufferPointer<UInt8>, limit: Limit) -> Result<Decoded, Bech32Error> {
+    let examined = min(input.count, limit.maxLength + 1)
     var hasLower = false
     var hasUpper = false
     var separator = -1
-    for (offset, byte) in input.enumerated() {
+    for offset in 0..<examined {
+      let byte = input[offset]
       guard byte >= 33 && byte <= 126 else {
         return .failure(
           Bech32Error(.invalidCharacter, offset: offset, "byte \(byte) at \(offset) is outside ASCII 33–126"))
@@ -187,6 +192,10 @@ public enum Bech32 {
       if byte &- UInt8(ascii: "a") < 26 { hasLower = true }
       if byte &- UInt8(ascii: "A") < 26 { hasUpper = true }
       if byte == UInt8(ascii: "1") { separator = offset }
+    }
+    guard input.count <= limit.maxLength else {
+      return .failure(
+        Bech32Error(.invalidLength, "more than \(limit.maxLength) characters, the limit"))
     }
     guard !(hasLower && hasUpper) else {
       return .failure(Bech32Error(.mixedCase, "the string mixes upper and lower case"))
@@ -197,14 +206,12 @@ public enum Bech32 {
     guard separator > 0 else {
       return .failure(Bech32Error(.invalidCharacter, offset: 0, "the prefix before the separator is empty"))
     }
-    guard input.count <= limit.maxLength else {
-      return .failure(
-        Bech32Error(.invalidLength, "\(input.count) characters is more than the limit of \(limit.maxLength)"))
-    }
     let dataCount = input.count - separator - 1
     guard dataCount >= checksumLength else {
       return .failure(
-        Bech32Error(.invalidLength, "\(dataCount) data characters; at least \(checksumLength) are needed"))
+        Bech32Error(
+          .invalidLength, "\(dataCount) characters after the separator; at least \(checksumLength) are needed"
+        ))
     }
     let prefix = UnsafeBufferPointer(rebasing: input[..<separator])
     var failure: Bech32Error?
