@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(FoundationNetworking)
-  import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// The state of one request in flight: its cap, the bytes kept so far, and the one-time result.
@@ -79,10 +79,11 @@ final class CappedExchange: @unchecked Sendable {
     return true
   }
 
-  /// Ends the exchange from the task's completion.
-  func complete(error: (any Error)?) {
+  /// Ends the exchange from the task's completion; `taskResponse` is the task's final response,
+  /// which a refused redirect delivers without a response callback.
+  func complete(error: (any Error)?, taskResponse: HTTPURLResponse?) {
     lock.lock()
-    let response = self.response
+    let response = self.response ?? taskResponse
     let body = self.body
     lock.unlock()
     if let error {
@@ -111,13 +112,10 @@ final class CappedExchange: @unchecked Sendable {
       return TransportError(.timeout, "timed out")
     case .cancelled:
       return TransportError(.cancelled, "cancelled")
-    case .networkConnectionLost, .cannotParseResponse, .badServerResponse, .zeroByteResource,
-      .cannotDecodeRawData, .cannotDecodeContentData:
-      return responseStarted
-        ? TransportError(.truncated, "connection closed mid-body")
-        : TransportError(.unreachable, "connection closed: \(urlError.code.rawValue)")
     default:
-      return TransportError(.unreachable, "URL error \(urlError.code.rawValue)")
+      return responseStarted
+        ? TransportError(.truncated, "connection failed mid-body: \(urlError.code.rawValue)")
+        : TransportError(.unreachable, "URL error \(urlError.code.rawValue)")
     }
   }
 }
@@ -179,6 +177,6 @@ final class CappedResponseDelegate: NSObject, URLSessionDataDelegate, @unchecked
   }
 
   func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-    exchange(task)?.complete(error: error)
+    exchange(task)?.complete(error: error, taskResponse: task.response as? HTTPURLResponse)
   }
 }

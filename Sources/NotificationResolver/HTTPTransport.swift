@@ -12,7 +12,9 @@ public struct HTTPRequest: Sendable {
   public var maxResponseBytes: Int
 
   /// Creates a request.
-  public init(url: String, method: String, headers: [String: String] = [:], body: [UInt8]? = nil, maxResponseBytes: Int) {
+  public init(
+    url: String, method: String, headers: [String: String] = [:], body: [UInt8]? = nil, maxResponseBytes: Int
+  ) {
     self.url = url
     self.method = method
     self.headers = headers
@@ -79,5 +81,6 @@ public struct TransportError: Error, Sendable, Hashable {
 /// honour both the deadline and task cancellation.
 public protocol HTTPTransport: Sendable {
   /// Sends `request` and returns the whole response, or throws by `deadline`.
-  func send(_ request: HTTPRequest, deadline: ContinuousClock.Instant) async throws(TransportError) -> HTTPResponse
+  func send(_ request: HTTPRequest, deadline: ContinuousClock.Instant) async throws(TransportError)
+    -> HTTPResponse
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(FoundationNetworking)
-  import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// ``HTTPTransport`` over `URLSession`: no redirects, no cookies or cache, the response cap
@@ -12,6 +12,11 @@ import Foundation
 public final class URLSessionTransport: HTTPTransport {
   /// The process-wide transport.
   public static let shared = URLSessionTransport()
+
+  /// The `URLRequest` timeout, only a backstop: the deadline is enforced by the transport's own
+  /// timer, because on Linux a short `timeoutInterval` on one task of a busy session can fire
+  /// early for another.
+  static let idleTimeoutBackstop: TimeInterval = 300
 
   private let session: URLSession
   private let delegate: CappedResponseDelegate
@@ -30,16 +35,18 @@ public final class URLSessionTransport: HTTPTransport {
     self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
   }
 
+  /// Sends `request` with redirects refused and the cap enforced; throws by `deadline`.
   public func send(_ request: HTTPRequest, deadline: ContinuousClock.Instant) async throws(TransportError)
     -> HTTPResponse
   {
-    guard let url = URL(string: request.url), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https"
+    guard let url = URL(string: request.url), let scheme = url.scheme?.lowercased(),
+      scheme == "http" || scheme == "https"
     else { throw TransportError(.invalidURL, "not an http(s) URL") }
     let remaining = ContinuousClock.now.duration(to: deadline)
     guard remaining > .zero else { throw TransportError(.timeout, "deadline already passed") }
     var urlRequest = URLRequest(url: url)
     urlRequest.httpMethod = request.method
-    urlRequest.timeoutInterval = max(0.05, remaining.seconds)
+    urlRequest.timeoutInterval = Self.idleTimeoutBackstop
     for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
     if let body = request.body { urlRequest.httpBody = Data(body) }
     let task = session.dataTask(with: urlRequest)
@@ -47,7 +54,9 @@ public final class URLSessionTransport: HTTPTransport {
     delegate.register(exchange, for: task.taskIdentifier)
     let timer = Task {
       try? await Task.sleep(until: deadline, clock: .continuous)
-      if !Task.isCancelled, exchange.finish(.failure(TransportError(.timeout, "deadline passed"))) { task.cancel() }
+      if !Task.isCancelled, exchange.finish(.failure(TransportError(.timeout, "deadline passed"))) {
+        task.cancel()
+      }
     }
     defer {
       timer.cancel()
@@ -62,13 +71,5 @@ public final class URLSessionTransport: HTTPTransport {
       if exchange.finish(.failure(TransportError(.cancelled, "cancelled"))) { task.cancel() }
     }
     return try result.get()
-  }
-}
-
-extension Duration {
-  /// The duration in seconds as a `Double`.
-  var seconds: Double {
-    let parts = components
-    return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
   }
 }

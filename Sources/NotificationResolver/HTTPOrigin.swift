@@ -12,7 +12,7 @@ import Musl
 ///
 /// Both the NIP-98 `u` value and the decision whether an avatar URL may receive credentials
 /// compare origins in this form, so `WSS://Relay.Example:443` and `https://relay.example` match.
-public struct RelayOrigin: Sendable, Hashable, CustomStringConvertible {
+public struct HTTPOrigin: Sendable, Hashable, CustomStringConvertible {
   /// The longest URL accepted, in UTF-8 bytes.
   public static let maxURLLength = 2048
 
@@ -47,7 +47,7 @@ public struct RelayOrigin: Sendable, Hashable, CustomStringConvertible {
   /// is not an acceptable absolute HTTP URL (userinfo, bad host or port, other schemes).
   ///
   /// Use it for media URLs, whose origin decides whether they may receive NIP-98 credentials.
-  public static func parseHTTPURL(_ url: String) -> (origin: RelayOrigin, rest: String)? {
+  public static func parseHTTPURL(_ url: String) -> (origin: HTTPOrigin, rest: String)? {
     split(url, allowWebSocket: false)
   }
 
@@ -68,7 +68,7 @@ public struct RelayOrigin: Sendable, Hashable, CustomStringConvertible {
     return UInt32(bigEndian: address.s_addr) >> 24 == 127
   }
 
-  private static func split(_ url: String, allowWebSocket: Bool) -> (origin: RelayOrigin, rest: String)? {
+  private static func split(_ url: String, allowWebSocket: Bool) -> (origin: HTTPOrigin, rest: String)? {
     guard url.utf8.count <= maxURLLength, let colon = url.firstIndex(of: ":") else { return nil }
     let afterColon = url[url.index(after: colon)...]
     guard afterColon.hasPrefix("//") else { return nil }
@@ -96,7 +96,7 @@ public struct RelayOrigin: Sendable, Hashable, CustomStringConvertible {
     }
     if port == (scheme == "https" ? 443 : 80) { port = nil }
     if !allowWebSocket, rest.contains(where: { $0.isWhitespace }) { return nil }
-    return (RelayOrigin(scheme: scheme, host: host, port: port), rest)
+    return (HTTPOrigin(scheme: scheme, host: host, port: port), rest)
   }
 
   private static func splitHostPort(_ authority: Substring) -> (Substring, Substring?)? {

@@ -1,7 +1,7 @@
 import NotificationResolver
 import Testing
 
-@Suite struct RelayOriginTests {
+@Suite struct HTTPOriginTests {
   @Test(arguments: [
     ("wss://Relay.Example.COM", "https://relay.example.com"),
     ("WS://relay.example:80/", "http://relay.example"),
@@ -12,7 +12,7 @@ import Testing
     ("wss://[2001:DB8::1]", "https://[2001:db8::1]"),
   ])
   func canonicalisesRelayURLs(input: String, expected: String) throws {
-    #expect(try RelayOrigin(relayURL: input).description == expected)
+    #expect(try HTTPOrigin(relayURL: input).description == expected)
   }
 
   @Test(arguments: [
@@ -23,20 +23,20 @@ import Testing
     "wss://[::1", "wss://[zz::1]", "wss://relay.example#frag", "wss://rel ay.example",
   ])
   func refusesOtherRelayURLs(input: String) {
-    #expect(throws: ResolverError(.invalidURL, field: "relay", "")) { try RelayOrigin(relayURL: input) }
+    #expect(throws: ResolverError(.invalidURL, field: "relay", "")) { try HTTPOrigin(relayURL: input) }
   }
 
   @Test func splitsAnHTTPURLIntoOriginAndRest() throws {
-    let parsed = try #require(RelayOrigin.parseHTTPURL("HTTPS://Media.Example:443/a/b.png?x=1"))
+    let parsed = try #require(HTTPOrigin.parseHTTPURL("HTTPS://Media.Example:443/a/b.png?x=1"))
     #expect(parsed.origin.description == "https://media.example")
     #expect(parsed.rest == "/a/b.png?x=1")
-    #expect(RelayOrigin.parseHTTPURL("wss://media.example/a") == nil)
+    #expect(HTTPOrigin.parseHTTPURL("wss://media.example/a") == nil)
   }
 
   @Test func recognisesLoopbackHosts() throws {
-    #expect(try RelayOrigin(relayURL: "http://127.0.0.2:1").isLoopback)
-    #expect(try RelayOrigin(relayURL: "http://[::1]:1").isLoopback)
-    #expect(try RelayOrigin(relayURL: "http://localhost").isLoopback)
-    #expect(try !RelayOrigin(relayURL: "http://128.0.0.1").isLoopback)
+    #expect(try HTTPOrigin(relayURL: "http://127.0.0.2:1").isLoopback)
+    #expect(try HTTPOrigin(relayURL: "http://[::1]:1").isLoopback)
+    #expect(try HTTPOrigin(relayURL: "http://localhost").isLoopback)
+    #expect(try !HTTPOrigin(relayURL: "http://128.0.0.1").isLoopback)
   }
 }
