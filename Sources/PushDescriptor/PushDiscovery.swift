@@ -110,8 +110,14 @@ public struct PushDiscovery: Sendable {
     } catch is CancellationError {
       throw .transport("the fetch was cancelled")
     } catch {
-      throw .transport("the fetch failed: \(error)")
+      throw .transport("the fetch failed: \(Self.describe(error))")
     }
+  }
+
+  private static func describe(_ error: any Error) -> String {
+    let nsError = error as NSError
+    if nsError.domain == NSURLErrorDomain { return nsError.localizedDescription }
+    return String(describing: error)
   }
 
   private static func seconds(_ duration: Duration) -> TimeInterval {
