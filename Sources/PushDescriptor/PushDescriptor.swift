@@ -87,7 +87,9 @@ public struct PushDescriptor: Sendable, Hashable {
   ///
   /// Use it when the advertisement has been checked elsewhere, or to compare a descriptor read
   /// from a full document with the same `push` object read alone.
-  public init(strictPush push: JSONValue, requiredAppProfile: PushAppProfile? = nil) throws(PushDescriptorError) {
+  public init(strictPush push: JSONValue, requiredAppProfile: PushAppProfile? = nil)
+    throws(PushDescriptorError)
+  {
     let validator = PushDescriptorValidator(
       extensionName: PushDescriptor.defaultExtensionName, requiredAppProfile: requiredAppProfile)
     self = try validator.descriptor(fromPush: push)

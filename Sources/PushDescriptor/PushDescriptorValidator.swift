@@ -60,7 +60,8 @@ struct PushDescriptorValidator {
     }
     guard advertised else {
       throw PushDescriptorError(
-        code: .notAdvertised, field: field, message: "supported_extensions does not list \"\(extensionName)\"")
+        code: .notAdvertised, field: field, message: "supported_extensions does not list \"\(extensionName)\""
+      )
     }
   }
 
@@ -93,7 +94,8 @@ struct PushDescriptorValidator {
     let field = "push.origin"
     guard case .string(let origin) = value else { throw wrongType(field, expected: "a string", value) }
     guard OriginSyntax.isValid(origin) else {
-      throw invalid(field, "origin must be exactly ws:// or wss:// and a lower-case host with an optional port")
+      throw invalid(
+        field, "origin must be exactly ws:// or wss:// and a lower-case host with an optional port")
     }
     guard origin.utf8.count <= maxLength else {
       throw invalid(field, "origin is longer than limitation.max_string_len (\(maxLength) bytes)")
@@ -111,7 +113,8 @@ struct PushDescriptorValidator {
       let object = try memberObject(element, field: path, allowed: ["id", "pubkey", "current", "retiring"])
       let id = try nonEmptyString(object["id"], field: "\(path).id")
       if keys.contains(where: { $0.id == id }) {
-        throw PushDescriptorError(code: .duplicate, field: "\(path).id", message: "key id \"\(id)\" appears twice")
+        throw PushDescriptorError(
+          code: .duplicate, field: "\(path).id", message: "key id \"\(id)\" appears twice")
       }
       guard let pubkeyValue = object["pubkey"] else { throw missing("\(path).pubkey") }
       guard case .string(let pubkey) = pubkeyValue else {
@@ -158,7 +161,8 @@ struct PushDescriptorValidator {
       guard listed.transport == requiredAppProfile.transport else {
         throw invalid(
           field,
-          "app profile \"\(listed.id)\" uses transport \"\(listed.transport)\", not \"\(requiredAppProfile.transport)\"")
+          "app profile \"\(listed.id)\" uses transport \"\(listed.transport)\", not \"\(requiredAppProfile.transport)\""
+        )
       }
     }
     return profiles
@@ -220,7 +224,9 @@ struct PushDescriptorValidator {
       }
       classes.append(pushClass)
     }
-    guard classes.contains(.default) else { throw invalid(apnsField, "class_support.apns must include default") }
+    guard classes.contains(.default) else {
+      throw invalid(apnsField, "class_support.apns must include default")
+    }
     let others = JSONObject(object.members.filter { $0.key != "apns" })
     return PushClassSupport(apns: classes, otherTransports: others)
   }
@@ -266,7 +272,8 @@ struct PushDescriptorValidator {
   private static func isLowercaseHex(_ text: String, length: Int) -> Bool {
     text.utf8.count == length
       && text.utf8.allSatisfy {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+          || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
       }
   }
 

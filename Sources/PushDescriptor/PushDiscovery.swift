@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(FoundationNetworking)
-  import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// Fetches a relay's NIP-11 document over HTTP and validates its push descriptor, failing closed.
@@ -49,7 +49,8 @@ public struct PushDiscovery: Sendable {
     requiredAppProfile: PushAppProfile? = nil, deadline: ContinuousClock.Instant
   ) async throws(PushDescriptorError) -> RelayDocument {
     let body = try await fetchDocument(relay: relay, deadline: deadline)
-    return try RelayDocument(bytes: body, extensionName: extensionName, requiredAppProfile: requiredAppProfile)
+    return try RelayDocument(
+      bytes: body, extensionName: extensionName, requiredAppProfile: requiredAppProfile)
   }
 
   /// Fetches and validates the document of `relay` within `timeout` (8 s by default).
@@ -77,9 +78,12 @@ public struct PushDiscovery: Sendable {
     var request = URLRequest(url: url)
     request.httpMethod = "GET"
     request.setValue(Self.mediaType, forHTTPHeaderField: "Accept")
-    request.timeoutInterval = Self.seconds(remaining)
+    // A backstop only: the deadline itself is enforced in `send`, which always fires first.
+    request.timeoutInterval = Self.seconds(remaining) + 1
     let response = try await send(request, deadline: deadline)
-    guard response.status == 200 else { throw .transport("the relay answered HTTP \(response.status), not 200") }
+    guard response.status == 200 else {
+      throw .transport("the relay answered HTTP \(response.status), not 200")
+    }
     guard response.body.count <= Self.maxBodyBytes else {
       throw .transport("the body is larger than \(Self.maxBodyBytes) bytes")
     }

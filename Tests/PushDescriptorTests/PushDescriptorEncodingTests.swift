@@ -8,10 +8,12 @@ import Testing
   }
 
   @Test func encodesTheFixtureDocumentBackToAnEqualDocument() throws {
-    let original = try RelayDocument(bytes: try TestSupport.fixtureBytes("Fixtures/nip11/push-descriptor.json"))
+    let original = try RelayDocument(
+      bytes: try TestSupport.fixtureBytes("Fixtures/nip11/push-descriptor.json"))
     let reread = try RelayDocument(bytes: original.jsonBytes())
     #expect(reread == original)
-    #expect(reread.ignoredTopLevelKeys == ["read_state_snapshot", "software_commit", "software_commit_count"])
+    #expect(
+      reread.ignoredTopLevelKeys == ["read_state_snapshot", "software_commit", "software_commit_count"])
   }
 
   @Test func buildsAServableDocumentFromInformationAndDescriptor() throws {
@@ -21,7 +23,8 @@ import Testing
         "build_time": .integer(7),
       ]))
     let served = RelayDocument(information: information, push: TestSupport.descriptor)
-    #expect(served.information.object["supported_extensions"] == .array([.string("nip-xx"), .string("nip-pl")]))
+    #expect(
+      served.information.object["supported_extensions"] == .array([.string("nip-xx"), .string("nip-pl")]))
     let reread = try RelayDocument(bytes: served.jsonBytes())
     #expect(reread == served)
     #expect(reread.push == TestSupport.descriptor)
@@ -35,7 +38,12 @@ import Testing
     descriptor.keys = [PushKey(id: "only", pubkey: TestSupport.hexA, current: true)]
     let object = try #require(descriptor.jsonValue.objectValue)
     #expect(object["urgent_kinds"] == nil)
-    #expect(object["keys"] == .array([.object(JSONObject(["id": .string("only"), "pubkey": .string(TestSupport.hexA), "current": .bool(true)]))]))
+    #expect(
+      object["keys"]
+        == .array([
+          .object(
+            JSONObject(["id": .string("only"), "pubkey": .string(TestSupport.hexA), "current": .bool(true)]))
+        ]))
     #expect(try PushDescriptor(strictPush: descriptor.jsonValue) == descriptor)
   }
 
@@ -56,7 +64,8 @@ import Testing
 enum RandomDescriptor {
   static func make(using generator: inout SeededGenerator) -> PushDescriptor {
     let hosts = ["relay.example", "a.b.c", "127.0.0.1", "[::1]", "x-1.example", "push9.example"]
-    var origin = (Bool.random(using: &generator) ? "wss://" : "ws://") + hosts.randomElement(using: &generator)!
+    var origin =
+      (Bool.random(using: &generator) ? "wss://" : "ws://") + hosts.randomElement(using: &generator)!
     if Bool.random(using: &generator) { origin += ":\(Int.random(in: 1...65535, using: &generator))" }
 
     let keyCount = Int.random(in: 1...5, using: &generator)
@@ -69,27 +78,37 @@ enum RandomDescriptor {
     }
     let profiles = (0..<Int.random(in: 1...4, using: &generator)).map { index in
       PushAppProfile(
-        id: "app.\(index).\(text(using: &generator))", transport: ["apns", "fcm", "webpush"].randomElement(using: &generator)!)
+        id: "app.\(index).\(text(using: &generator))",
+        transport: ["apns", "fcm", "webpush"].randomElement(using: &generator)!)
     }
     var kinds = PushDescriptor.requiredPushKinds
-    for _ in 0..<Int.random(in: 0...6, using: &generator) { kinds.append(Int.random(in: 0...65535, using: &generator)) }
+    for _ in 0..<Int.random(in: 0...6, using: &generator) {
+      kinds.append(Int.random(in: 0...65535, using: &generator))
+    }
     kinds.shuffle(using: &generator)
-    let urgent = Bool.random(using: &generator) ? Array(kinds.shuffled(using: &generator).prefix(Int.random(in: 0...3, using: &generator))) : nil
+    let urgent =
+      Bool.random(using: &generator)
+      ? Array(kinds.shuffled(using: &generator).prefix(Int.random(in: 0...3, using: &generator))) : nil
     var classes = PushClass.allCases.filter { $0 == .default || Bool.random(using: &generator) }
     classes.shuffle(using: &generator)
     var others = JSONObject()
     if Bool.random(using: &generator) { others["fcm"] = .array([.string("high"), .integer(3), .null]) }
     if Bool.random(using: &generator) { others["webpush"] = .object(JSONObject(["ttl": .float(1.25)])) }
     let limits = (0..<12).map { index in
-      index == 0 ? Int.random(in: 1...PushLimitation.maxLeaseTTLCeiling, using: &generator)
-        : index == 11 ? Int.random(in: 64...4096, using: &generator) : Int.random(in: 1...Int(Int32.max), using: &generator)
+      index == 0
+        ? Int.random(in: 1...PushLimitation.maxLeaseTTLCeiling, using: &generator)
+        : index == 11
+          ? Int.random(in: 64...4096, using: &generator)
+          : Int.random(in: 1...Int(Int32.max), using: &generator)
     }
     return PushDescriptor(
       origin: origin, keys: keys, appProfiles: profiles, pushKinds: kinds, urgentKinds: urgent,
       classSupport: PushClassSupport(apns: classes, otherTransports: others),
       limitation: PushLimitation(
-        maxLeaseTTL: limits[0], maxLeasesPerPubkey: limits[1], maxSubscriptionsPerLease: limits[2], maxKinds: limits[3],
-        maxAuthors: limits[4], maxH: limits[5], maxTagValues: limits[6], maxIgnore: limits[7], maxContentLen: limits[8],
+        maxLeaseTTL: limits[0], maxLeasesPerPubkey: limits[1], maxSubscriptionsPerLease: limits[2],
+        maxKinds: limits[3],
+        maxAuthors: limits[4], maxH: limits[5], maxTagValues: limits[6], maxIgnore: limits[7],
+        maxContentLen: limits[8],
         maxPlaintextLen: limits[9], maxEndpointLen: limits[10], maxStringLen: limits[11]))
   }
 
@@ -105,6 +124,8 @@ enum RandomDescriptor {
   /// Short text with characters that need escaping or are outside ASCII.
   private static func text(using generator: inout SeededGenerator) -> String {
     let pieces = ["a", "Z", "\"", "\\", "/", "\n", "\u{7F}", "é", "日", "🦩", "\u{0}", " "]
-    return String((0..<Int.random(in: 1...6, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined())
+    return String(
+      (0..<Int.random(in: 1...6, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }
+        .joined())
   }
 }

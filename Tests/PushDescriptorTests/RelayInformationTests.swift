@@ -31,7 +31,9 @@ import Testing
   /// The sample holds no `.invalid-json.txt` today; an inline trailing-comma document stands in
   /// for nostr-sdk-ios's `relay_info.json`, and any such file that is added is checked as well.
   @Test func refusesVectorsThatAreNotJSON() throws {
-    var inputs: [(String, [UInt8])] = [("trailing comma", Array(#"{"name":"relay","supported_nips":[1,2],}"#.utf8))]
+    var inputs: [(String, [UInt8])] = [
+      ("trailing comma", Array(#"{"name":"relay","supported_nips":[1,2],}"#.utf8))
+    ]
     for name in Self.invalidJSONFiles { inputs.append((name, try Self.vector(name))) }
     for (name, bytes) in inputs {
       let error = try #require(throws: PushDescriptorError.self, "\(name)") {
@@ -49,7 +51,9 @@ import Testing
     object["push"] = TestSupport.push
     let document = try RelayDocument(bytes: TestSupport.bytes(object))
     #expect(document.push == (try PushDescriptor(strictPush: TestSupport.push)))
-    #expect(document.ignoredTopLevelKeys == (try RelayInformation(lenientJSON: try Self.vector(name))).ignoredTopLevelKeys)
+    #expect(
+      document.ignoredTopLevelKeys
+        == (try RelayInformation(lenientJSON: try Self.vector(name))).ignoredTopLevelKeys)
   }
 
   @Test func readsSupportedNIPsFromMixedArrays() throws {
@@ -111,7 +115,8 @@ import Testing
 
   @Test(arguments: ["", "xyz", String(repeating: "g", count: 64), String(TestSupport.hexA.dropLast())])
   func dropsPubkeyThatIsNotAKey(_ pubkey: String) throws {
-    let information = RelayInformation(lenient: JSONObject(["pubkey": .string(pubkey), "self": .string(pubkey)]))
+    let information = RelayInformation(
+      lenient: JSONObject(["pubkey": .string(pubkey), "self": .string(pubkey)]))
     #expect(information.pubkey == nil)
     #expect(information.selfPubkey == nil)
   }

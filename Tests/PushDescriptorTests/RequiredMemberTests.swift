@@ -9,8 +9,10 @@ import Testing
     ["supported_extensions", "push"]
     + PushDescriptor.memberNames.filter { $0 != "urgent_kinds" }.map { "push.\($0)" }
     + PushLimitation.memberNames.map { "push.limitation.\($0)" }
-    + ["push.keys[1].id", "push.keys[1].pubkey", "push.app_profiles[0].id", "push.app_profiles[0].transport",
-      "push.class_support.apns"]
+    + [
+      "push.keys[1].id", "push.keys[1].pubkey", "push.app_profiles[0].id", "push.app_profiles[0].transport",
+      "push.class_support.apns",
+    ]
 
   static func document(setting path: String, to value: JSONValue?) -> [UInt8] {
     var object = TestSupport.document
