@@ -24,7 +24,10 @@ public struct URLSessionRelayInformationTransport: RelayInformationTransport {
     configuration.timeoutIntervalForRequest = request.timeoutInterval
     configuration.timeoutIntervalForResource = request.timeoutInterval
     let download = BoundedDownload(maxBodyBytes: maxBodyBytes)
-    let session = URLSession(configuration: configuration, delegate: download, delegateQueue: nil)
+    // A serial queue: response, data and completion callbacks must arrive in order.
+    let queue = OperationQueue()
+    queue.maxConcurrentOperationCount = 1
+    let session = URLSession(configuration: configuration, delegate: download, delegateQueue: queue)
     defer { session.invalidateAndCancel() }
     let task = session.dataTask(with: request)
     return try await withTaskCancellationHandler {

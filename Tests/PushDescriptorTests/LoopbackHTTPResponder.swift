@@ -24,6 +24,7 @@ final class LoopbackHTTPResponder: Sendable {
   let port: UInt16
   private let listener: Int32
   private let requestHeads = Mutex<[String]>([])
+  private let stopped = Mutex(false)
 
   init(_ reply: Reply) throws {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -49,24 +50,29 @@ final class LoopbackHTTPResponder: Sendable {
     Thread.detachNewThread { [self] in acceptLoop(reply) }
   }
 
-  deinit { stop() }
-
   /// `http://127.0.0.1:<port>`.
   var baseURL: String { "http://127.0.0.1:\(port)" }
 
   /// The request lines and headers received so far, one string per request.
   var receivedRequests: [String] { requestHeads.withLock { $0 } }
 
-  /// Stops accepting connections.
+  /// Stops accepting connections. The accept loop closes the socket once it wakes, so the
+  /// descriptor cannot be reused by another socket while the loop still uses it.
   func stop() {
-    shutdown(listener, Int32(SHUT_RDWR))
-    close(listener)
+    let first = stopped.withLock { stopped in
+      defer { stopped = true }
+      return !stopped
+    }
+    if first { shutdown(listener, Int32(SHUT_RDWR)) }
   }
 
   private func acceptLoop(_ reply: Reply) {
     while true {
       let client = accept(listener, nil, nil)
-      guard client >= 0 else { return }
+      guard client >= 0 else {
+        close(listener)
+        return
+      }
       Thread.detachNewThread { [self] in answer(client, with: reply) }
     }
   }

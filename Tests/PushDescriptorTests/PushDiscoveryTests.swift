@@ -8,6 +8,7 @@ import Testing
 
   @Test func discoversADescriptorOverHTTP() async throws {
     let server = try LoopbackHTTPResponder(.init(body: Self.validBody))
+    defer { server.stop() }
     let document = try await PushDiscovery().discover(
       relay: "ws://127.0.0.1:\(server.port)", timeout: .seconds(5))
     #expect(document.push == TestSupport.descriptor)
@@ -19,6 +20,7 @@ import Testing
 
   @Test func readsABodyWithoutContentLength() async throws {
     let server = try LoopbackHTTPResponder(.init(body: Self.validBody, declaresLength: false))
+    defer { server.stop() }
     let document = try await PushDiscovery().discover(relay: server.baseURL, timeout: .seconds(5))
     #expect(document.push == TestSupport.descriptor)
   }
@@ -26,6 +28,7 @@ import Testing
   @Test(arguments: [404, 500, 204, 201])
   func failsClosedOnAStatusOtherThan200(_ status: Int) async throws {
     let server = try LoopbackHTTPResponder(.init(status: status, body: Self.validBody))
+    defer { server.stop() }
     let error = await Self.discoveryError(server.baseURL)
     #expect(error?.field == "http")
     #expect(error?.code == .transport)
@@ -34,8 +37,10 @@ import Testing
   @Test(arguments: [301, 302, 307, 308])
   func failsClosedOnARedirectWithoutFollowingIt(_ status: Int) async throws {
     let target = try LoopbackHTTPResponder(.init(body: Self.validBody))
+    defer { target.stop() }
     let server = try LoopbackHTTPResponder(
       .init(status: status, headers: ["Location: \(target.baseURL)/"], body: Self.validBody))
+    defer { server.stop() }
     let error = await Self.discoveryError(server.baseURL)
     #expect(error == PushDescriptorError(code: .transport, field: "http", message: ""))
     #expect(target.receivedRequests.isEmpty)
@@ -43,6 +48,7 @@ import Testing
 
   @Test func failsClosedWhenTheServerIsSlowerThanTheTimeout() async throws {
     let server = try LoopbackHTTPResponder(.init(body: Self.validBody, delay: .seconds(10)))
+    defer { server.stop() }
     let start = ContinuousClock.now
     let error = await Self.discoveryError(server.baseURL, timeout: .milliseconds(300))
     #expect(error == PushDescriptorError(code: .transport, field: "http", message: ""))
@@ -54,6 +60,7 @@ import Testing
     var body = Self.validBody
     body.append(contentsOf: [UInt8](repeating: 0x20, count: 10 * 1024 * 1024))
     let server = try LoopbackHTTPResponder(.init(body: body, declaresLength: declaresLength))
+    defer { server.stop() }
     let error = await Self.discoveryError(server.baseURL)
     #expect(error == PushDescriptorError(code: .transport, field: "http", message: ""))
   }
@@ -62,6 +69,7 @@ import Testing
     var body = Self.validBody
     body.append(contentsOf: [UInt8](repeating: 0x20, count: PushDiscovery.maxBodyBytes - body.count))
     let server = try LoopbackHTTPResponder(.init(body: body, declaresLength: false))
+    defer { server.stop() }
     let document = try await PushDiscovery().discover(relay: server.baseURL, timeout: .seconds(5))
     #expect(document.push == TestSupport.descriptor)
   }
@@ -69,12 +77,14 @@ import Testing
   @Test(arguments: ["<html>relay</html>", "[1,2,3]", "", "\"nip-pl\""])
   func failsClosedOnA200ThatIsNotAJSONObject(_ body: String) async throws {
     let server = try LoopbackHTTPResponder(.init(body: Array(body.utf8)))
+    defer { server.stop() }
     let error = await Self.discoveryError(server.baseURL)
     #expect(error == PushDescriptorError(code: .wrongType, field: "document", message: ""))
   }
 
   @Test func failsClosedWhenNothingListens() async throws {
     let server = try LoopbackHTTPResponder(.init())
+    defer { server.stop() }
     let url = server.baseURL
     server.stop()
     let error = await Self.discoveryError(url)
@@ -84,6 +94,7 @@ import Testing
 
   @Test func failsClosedWhenCancelled() async throws {
     let server = try LoopbackHTTPResponder(.init(body: Self.validBody, delay: .seconds(10)))
+    defer { server.stop() }
     let task = Task { await Self.discoveryError(server.baseURL, timeout: .seconds(30)) }
     try await Task.sleep(for: .milliseconds(200))
     task.cancel()
@@ -95,6 +106,7 @@ import Testing
     var object = TestSupport.document
     object["supported_extensions"] = .array([.string("nip-xx")])
     let server = try LoopbackHTTPResponder(.init(body: TestSupport.bytes(object)))
+    defer { server.stop() }
     let error = await Self.discoveryError(server.baseURL)
     #expect(error == PushDescriptorError(code: .notAdvertised, field: "supported_extensions", message: ""))
   }
