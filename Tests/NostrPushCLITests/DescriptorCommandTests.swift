@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+
+/// Runs the built `nostr-push descriptor` on fixtures and compares its exact output.
+@Suite struct DescriptorCommandTests {
+  static let packageRoot: URL = {
+    var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    while folder.path != "/" {
+      if FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
+        return folder
+      }
+      folder.deleteLastPathComponent()
+    }
+    return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+  }()
+
+  /// `nostr-push` beside the test bundle (`.build/debug/`).
+  static let binary: URL = {
+    let candidates =
+      [Bundle.main.bundleURL] + Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
+      + [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()]
+    for folder in candidates {
+      let url = folder.appendingPathComponent("nostr-push")
+      if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+    }
+    return packageRoot.appendingPathComponent(".build/debug/nostr-push")
+  }()
+
+  static let validFixture = "Fixtures/nip11/push-descriptor.json"
+  static let invalidFixture = "Fixtures/nip11/push-descriptor-invalid.json"
+
+  static let validOutput =
+    #"{"valid":true,"push":{"origin":"wss://push.example","keys":[{"id":"2026-11","pubkey":"#
+    + #""c5fadeb5d90d68baffc631455a07ca340ccf1e31110955e16d45eb5f87147cd9","retiring":true},"#
+    + #"{"id":"2026-12","pubkey":"5be6446aa8a31c11b3b453bf8dafc9b346ff328d1fa11a0fa02a1e6461f6a9b1","#
+    + #""current":true}],"app_profiles":[{"id":"com.example.chat","transport":"apns"},"#
+    + #"{"id":"com.example.chat.android","transport":"fcm"}],"push_kinds":[9,40002,45001,45003,1111],"#
+    + #""urgent_kinds":[45003],"h_grammar":"uuid-v4-lowercase","class_support":{"apns":["silent","#
+    + #""default","time_sensitive"],"fcm":["normal","high"]},"limitation":{"max_lease_ttl":2592000,"#
+    + #""max_leases_per_pubkey":8,"max_subscriptions_per_lease":4,"max_kinds":16,"max_authors":256,"#
+    + #""max_h":64,"max_tag_values":64,"max_ignore":128,"max_content_len":8192,"max_plaintext_len":4096,"#
+    + #""max_endpoint_len":512,"max_string_len":256}},"ignored_top_level_keys":["read_state_snapshot","#
+    + #""software_commit","software_commit_count"]}"# + "\n"
+
+  struct Run {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+  }
+
+  static func run(_ arguments: [String], stdin: [UInt8]? = nil) throws -> Run {
+    let process = Process()
+    process.executableURL = binary
+    process.arguments = arguments
+    process.currentDirectoryURL = packageRoot
+    let output = Pipe()
+    let errors = Pipe()
+    let input = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    process.standardInput = input
+    try process.run()
+    if let stdin { input.fileHandleForWriting.write(Data(stdin)) }
+    try input.fileHandleForWriting.close()
+    let out = output.fileHandleForReading.readDataToEndOfFile()
+    let err = errors.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Run(
+      status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
+      stderr: String(decoding: err, as: UTF8.self))
+  }
+
+  @Test func printsTheNormalizedDescriptorOfAValidFile() throws {
+    let run = try Self.run(["descriptor", Self.validFixture])
+    #expect(run.stdout == Self.validOutput)
+    #expect(run.status == 0)
+  }
+
+  @Test func readsStandardInput() throws {
+    let bytes = Array(try Data(contentsOf: Self.packageRoot.appendingPathComponent(Self.validFixture)))
+    let run = try Self.run(["descriptor", "-"], stdin: bytes)
+    #expect(run.stdout == Self.validOutput)
+    #expect(run.status == 0)
+  }
+
+  @Test func reportsTheFirstFailedCheckOfAnInvalidFile() throws {
+    let run = try Self.run(["descriptor", Self.invalidFixture])
+    #expect(
+      run.stdout
+        == #"{"valid":false,"field":"push.limitation.max_ignore","error":"wrong_type","message":"#
+        + #""push.limitation.max_ignore must be an integer, not a boolean"}"# + "\n")
+    #expect(run.status == 1)
+  }
+
+  @Test func checksTheNamedAppProfileAndTransport() throws {
+    let run = try Self.run(
+      ["descriptor", "--app-profile", "com.example.chat", "--transport", "fcm", Self.validFixture])
+    #expect(
+      run.stdout
+        == #"{"valid":false,"field":"push.app_profiles","error":"invalid_value","message":"#
+        + #""app profile \"com.example.chat\" uses transport \"apns\", not \"fcm\""}"# + "\n")
+    #expect(run.status == 1)
+  }
+
+  @Test func checksTheNamedExtension() throws {
+    let run = try Self.run(["descriptor", "--extension", "nip-pl-2", Self.validFixture])
+    #expect(
+      run.stdout
+        == #"{"valid":false,"field":"supported_extensions","error":"not_advertised","message":"#
+        + #""supported_extensions does not list \"nip-pl-2\""}"# + "\n")
+    #expect(run.status == 1)
+  }
+
+  @Test func reportsInputThatIsNotJSONAsTheDocument() throws {
+    let run = try Self.run(["descriptor", "-"], stdin: Array("<html></html>".utf8))
+    #expect(run.stdout.hasPrefix(#"{"valid":false,"field":"document","error":"wrong_type","message":"#))
+    #expect(run.status == 1)
+  }
+
+  @Test func refusesAFileOver16MiBWithoutOutput() throws {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "descriptor-\(UUID().uuidString).json")
+    #expect(FileManager.default.createFile(atPath: url.path, contents: nil))
+    defer { try? FileManager.default.removeItem(at: url) }
+    let handle = try FileHandle(forWritingTo: url)
+    try handle.truncate(atOffset: 16 * 1024 * 1024 + 1)
+    try handle.close()
+    let run = try Self.run(["descriptor", url.path])
+    #expect(run.status == 1)
+    #expect(run.stdout.isEmpty)
+    #expect(run.stderr.contains("larger than 16777216 bytes"))
+  }
+
+  @Test func reportsAnUnreachableRelayAsTransport() throws {
+    let run = try Self.run(["descriptor", "ws://127.0.0.1:1"])
+    #expect(run.stdout.hasPrefix(#"{"valid":false,"field":"http","error":"transport","message":"#))
+    #expect(run.status == 1)
+  }
+
+  @Test(arguments: [
+    [String](), ["--app-profile", "x", "f.json"], ["--transport", "apns", "f.json"],
+    ["--app-profile", "x", "--transport", "webpush", "f.json"], ["--bogus", "f.json"], ["a.json", "b.json"],
+  ])
+  func refusesBadArgumentsWithStatus2(_ arguments: [String]) throws {
+    let run = try Self.run(["descriptor"] + arguments)
+    #expect(run.status == 2)
+    #expect(run.stdout.isEmpty)
+  }
+}
