@@ -3,31 +3,8 @@ import Testing
 
 /// Runs the built `nostr-push descriptor` on fixtures and compares its exact output.
 @Suite struct DescriptorCommandTests {
-  static let packageRoot: URL = {
-    var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    while folder.path != "/" {
-      if FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
-        return folder
-      }
-      folder.deleteLastPathComponent()
-    }
-    return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-  }()
-
-  /// `nostr-push` beside the test bundle (`.build/debug/`).
-  static let binary: URL = {
-    let candidates =
-      [Bundle.main.bundleURL] + Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
-      + [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()]
-    for folder in candidates {
-      let url = folder.appendingPathComponent("nostr-push")
-      if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-    }
-    return packageRoot.appendingPathComponent(".build/debug/nostr-push")
-  }()
-
-  static let validFixture = "Fixtures/nip11/push-descriptor.json"
-  static let invalidFixture = "Fixtures/nip11/push-descriptor-invalid.json"
+  static let validFixture = fixture("Fixtures/nip11/push-descriptor.json")
+  static let invalidFixture = fixture("Fixtures/nip11/push-descriptor-invalid.json")
 
   static let validOutput =
     #"{"valid":true,"push":{"origin":"wss://push.example","keys":[{"id":"2026-11","pubkey":"#
@@ -42,32 +19,12 @@ import Testing
     + #""max_endpoint_len":512,"max_string_len":256}},"ignored_top_level_keys":["read_state_snapshot","#
     + #""software_commit","software_commit_count"]}"# + "\n"
 
-  struct Run {
-    var status: Int32
-    var stdout: String
-    var stderr: String
+  static func fixture(_ path: String) -> String {
+    NostrPushBinary.packageRoot.appendingPathComponent(path).path
   }
 
-  static func run(_ arguments: [String], stdin: [UInt8]? = nil) throws -> Run {
-    let process = Process()
-    process.executableURL = binary
-    process.arguments = arguments
-    process.currentDirectoryURL = packageRoot
-    let output = Pipe()
-    let errors = Pipe()
-    let input = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    process.standardInput = input
-    try process.run()
-    if let stdin { input.fileHandleForWriting.write(Data(stdin)) }
-    try input.fileHandleForWriting.close()
-    let out = output.fileHandleForReading.readDataToEndOfFile()
-    let err = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return Run(
-      status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
-      stderr: String(decoding: err, as: UTF8.self))
+  static func run(_ arguments: [String], stdin: [UInt8] = []) throws -> NostrPushBinary.Run {
+    try NostrPushBinary.run(arguments, input: stdin)
   }
 
   @Test func printsTheNormalizedDescriptorOfAValidFile() throws {
@@ -77,7 +34,7 @@ import Testing
   }
 
   @Test func readsStandardInput() throws {
-    let bytes = Array(try Data(contentsOf: Self.packageRoot.appendingPathComponent(Self.validFixture)))
+    let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: Self.validFixture)))
     let run = try Self.run(["descriptor", "-"], stdin: bytes)
     #expect(run.stdout == Self.validOutput)
     #expect(run.status == 0)

@@ -128,3 +128,30 @@ import Testing
     #expect(error == PushDescriptorError(code: .wrongType, field: "document", message: ""))
   }
 }
+
+@Suite struct RelayPublicKeyTests {
+  /// The key of `bech32.md`'s compact-display example (`npub14f8…9nsy`), its npub and its note.
+  static let hex = "aa4fc8665f5696e33db7e1a572e3b0f5b3d615837b0f362dcb1c8068b098c7b4"
+  static let npub = "npub14f8usejl26twx0dhuxjh9cas7keav9vr0v8nvtwtrjqx3vycc76qqh9nsy"
+  static let note = "note14f8usejl26twx0dhuxjh9cas7keav9vr0v8nvtwtrjqx3vycc76q3axwfv"
+
+  @Test func readsNpubKeysAsHex() throws {
+    let information = RelayInformation(
+      lenient: JSONObject(["pubkey": .string(Self.npub), "self": .string(Self.npub.uppercased())]))
+    #expect(information.pubkey == Self.hex)
+    #expect(information.selfPubkey == Self.hex)
+  }
+
+  @Test func readsUpperCaseHexAsLowerCase() {
+    let information = RelayInformation(lenient: JSONObject(["self": .string(Self.hex.uppercased())]))
+    #expect(information.selfPubkey == Self.hex)
+  }
+
+  @Test func dropsOtherBech32Entities() {
+    let broken = String(Self.npub.dropLast()) + "q"
+    for text in [Self.note, "nostr:" + Self.npub, broken, Self.npub + "q", "npub1"] {
+      let information = RelayInformation(lenient: JSONObject(["pubkey": .string(text)]))
+      #expect(information.pubkey == nil, "\(text)")
+    }
+  }
+}
