@@ -41,11 +41,4 @@ final class ConnectionSlots: @unchecked Sendable {
     condition.broadcast()
     condition.unlock()
   }
-
-  /// The number of connections being served.
-  var count: Int {
-    condition.lock()
-    defer { condition.unlock() }
-    return active
-  }
 }

@@ -54,6 +54,7 @@ public final class RelayFixtureServer: Sendable {
   private let verifier = NIP98Verifier()
   private let threads = DispatchGroup()
   private let slots: ConnectionSlots
+  private let connectionCount = Locked(0)
 
   /// Creates a server for `data`; nothing is bound until `start()`.
   public init(data: RelayFixtureData, configuration: RelayFixtureConfiguration = RelayFixtureConfiguration())
@@ -149,7 +150,7 @@ public final class RelayFixtureServer: Sendable {
   }
 
   /// The number of connections being served right now.
-  public var activeConnections: Int { slots.count }
+  public var activeConnections: Int { connectionCount.withLock { $0 } }
 
   // MARK: Changing the scenario at run time
 
@@ -236,9 +237,11 @@ public final class RelayFixtureServer: Sendable {
       }
       guard let connection = descriptor else { continue }
       threads.enter()
+      connectionCount.withLock { $0 += 1 }
       spawn { [self] in
         serve(connection, stopPipe: stopPipe, origin: origin)
         close(connection)
+        connectionCount.withLock { $0 -= 1 }
         slots.release()
         threads.leave()
       }

@@ -1,0 +1,62 @@
+import Foundation
+import RelayFixture
+import Testing
+
+@Suite struct LifecycleTests {
+  @Test(arguments: ["10.0.0.1", "0.0.0.0", "192.168.1.2", "::", "2001:db8::1", "::ffff:127.0.0.1"])
+  func refusesANonLoopbackAddress(host: String) async throws {
+    let server = RelayFixtureServer(
+      data: RelayFixtureData(), configuration: RelayFixtureConfiguration(host: host))
+    let error = await #expect(throws: RelayFixtureError.self) { try await server.start() }
+    #expect(error?.code == .nonLoopbackHost)
+    #expect(error?.field == "host")
+  }
+
+  @Test(arguments: ["example.com", "127.0.0.1.nip.io", ""])
+  func refusesAHostName(host: String) async throws {
+    let server = RelayFixtureServer(
+      data: RelayFixtureData(), configuration: RelayFixtureConfiguration(host: host))
+    let error = await #expect(throws: RelayFixtureError.self) { try await server.start() }
+    #expect(error?.code == .invalidHost)
+  }
+
+  @Test func bindsAnyAddressIn127Slash8AndPicksAFreePort() async throws {
+    let server = RelayFixtureServer(
+      data: RelayFixtureData(), configuration: RelayFixtureConfiguration(host: "127.0.0.2", port: 0))
+    let url = try await server.start()
+    await server.stop()
+    #expect(url.host == "127.0.0.2")
+    #expect((url.port ?? 0) > 0)
+  }
+
+  @Test func refusesAPortThatIsTaken() async throws {
+    let first = RelayFixtureServer(data: RelayFixtureData())
+    let url = try await first.start()
+    let second = RelayFixtureServer(
+      data: RelayFixtureData(), configuration: RelayFixtureConfiguration(port: url.port!))
+    let error = await #expect(throws: RelayFixtureError.self) { try await second.start() }
+    await first.stop()
+    #expect(error?.code == .addressInUse)
+  }
+
+  @Test func refusesASecondStart() async throws {
+    let server = RelayFixtureServer(data: RelayFixtureData())
+    try await server.start()
+    let error = await #expect(throws: RelayFixtureError.self) { try await server.start() }
+    await server.stop()
+    #expect(error?.code == .invalidState)
+  }
+
+  @Test func stopClosesOpenConnectionsAndTheListener() async throws {
+    let (server, origin) = try await Scenario.start(RelayFixtureData())
+    let idle = try RawConnection(port: port(of: origin))
+    idle.send("GET / HT")
+    try await Task.sleep(for: .milliseconds(100))
+    #expect(server.activeConnections == 1)
+    await server.stop()
+    #expect(idle.readUntilClose(idleMilliseconds: 2000).closed)
+    #expect(server.activeConnections == 0)
+    #expect(server.origin == nil)
+    #expect(throws: RawConnectionError.self) { try RawConnection(port: port(of: origin)) }
+  }
+}
