@@ -21,8 +21,9 @@ public final class RelayFixtureServer: Sendable {
   public static let threadStackBytes = 1024 * 1024
   /// The listen backlog: connections waiting for a free slot queue here.
   public static let listenBacklog: Int32 = 1024
-  /// The most records the request log keeps; older ones are dropped first.
-  public static let maxLogRecords = 100_000
+  /// The most records the request log keeps (10 000); older ones are dropped first, so counts
+  /// cover the latest requests only.
+  public static let maxLogRecords = 10_000
 
   private enum Lifecycle {
     case idle
@@ -171,6 +172,12 @@ public final class RelayFixtureServer: Sendable {
         state.store.insert(RelayFixtureData.Entry(event: event, json: event.jsonBytes()))
       }
     }
+  }
+
+  /// Replaces every served event.
+  public func setEvents(_ events: [Event]) {
+    let entries = events.map { RelayFixtureData.Entry(event: $0, json: $0.jsonBytes()) }
+    state.withLock { $0.store = EventStore(entries) }
   }
 
   /// Serves `bytes` as `/media/<name>`, or removes the file when `bytes` is nil.

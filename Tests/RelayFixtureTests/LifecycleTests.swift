@@ -29,6 +29,26 @@ import Testing
     #expect((url.port ?? 0) > 0)
   }
 
+  @Test func servesOnTheIPv6Loopback() async throws {
+    let document = Array("{}".utf8)
+    let server = RelayFixtureServer(
+      data: RelayFixtureData(nip11: document), configuration: RelayFixtureConfiguration(host: "::1"))
+    var bound: URL?
+    do {
+      bound = try await server.start()
+    } catch {
+      guard error.code == .socket else { throw error }
+    }
+    guard let url = bound else { return }  // no IPv6 on this machine: nothing to serve on
+    let connection = try RawConnection(port: url.port ?? 0, ipv6: true)
+    connection.send(
+      "GET / HTTP/1.1\r\nHost: [::1]\r\nAccept: application/nostr+json\r\nConnection: close\r\n\r\n")
+    let response = RawResponse(connection.readUntilClose().bytes)
+    await server.stop()
+    #expect(url.absoluteString.hasPrefix("http://[::1]:"))
+    #expect(response?.body == document)
+  }
+
   @Test func refusesAPortThatIsTaken() async throws {
     let first = RelayFixtureServer(data: RelayFixtureData())
     let url = try await first.start()

@@ -10,20 +10,33 @@ import Darwin
 final class RawConnection {
   private let descriptor: Int32
 
-  /// Connects to `127.0.0.1:port`.
-  init(port: Int) throws {
+  /// Connects to `127.0.0.1:port`, or `[::1]:port` when `ipv6` is set.
+  init(port: Int, ipv6: Bool = false) throws {
     #if canImport(Glibc)
-    descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    descriptor = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     #else
-    descriptor = socket(AF_INET, SOCK_STREAM, 0)
+    descriptor = socket(ipv6 ? AF_INET6 : AF_INET, SOCK_STREAM, 0)
     #endif
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = UInt16(port).bigEndian
-    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-    let result = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+    let result: Int32
+    if ipv6 {
+      var address = sockaddr_in6()
+      address.sin6_family = sa_family_t(AF_INET6)
+      address.sin6_port = UInt16(port).bigEndian
+      address.sin6_addr = in6addr_loopback
+      result = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+        }
+      }
+    } else {
+      var address = sockaddr_in()
+      address.sin_family = sa_family_t(AF_INET)
+      address.sin_port = UInt16(port).bigEndian
+      address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+      result = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
       }
     }
     guard result == 0 else {
