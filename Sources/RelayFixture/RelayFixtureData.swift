@@ -104,7 +104,7 @@ public struct RelayFixtureData: Sendable {
         let event = try Event(json: trimmed)
         entries.append(Entry(event: event, json: Array(trimmed)))
       } catch {
-        problems.append(Problem(line: lineNumber, message: "\(error.code): \(error.message)"))
+        problems.append(Problem(line: lineNumber, message: "\(error.code.rawValue): \(error.message)"))
       }
     }
   }

@@ -68,7 +68,7 @@ struct RelayRouter: Sendable {
         body: request.body.isEmpty ? nil : request.body, now: now)
       routed.authorizedPubkey = auth.pubkey
     } catch {
-      routed.response = .error(401, "auth-required: NIP-98 \(error.code): \(error)")
+      routed.response = .error(401, "auth-required: NIP-98 \(error.code.rawValue): \(error.message)")
       return routed
     }
     guard let parsed else {
@@ -88,7 +88,7 @@ struct RelayRouter: Sendable {
       do {
         filters.append(try Filter(jsonValue: element))
       } catch {
-        routed.response = .error(400, "invalid: filter [\(index)]: \(error)")
+        routed.response = .error(400, "invalid: filter [\(index)] \(error.field ?? ""): \(error.message)")
         return routed
       }
     }
@@ -111,7 +111,7 @@ struct RelayRouter: Sendable {
           now: now)
         routed.authorizedPubkey = auth.pubkey
       } catch {
-        routed.response = .error(401, "auth-required: NIP-98 \(error.code): \(error)")
+        routed.response = .error(401, "auth-required: NIP-98 \(error.code.rawValue): \(error.message)")
         return routed
       }
     }

@@ -6,7 +6,7 @@ import Testing
 
 @Suite struct FaultTests {
   /// Sends a signed `/query` over a raw connection and reads until the server closes.
-  static func rawQuery(_ origin: String, _ filters: String, key: SecretKey) throws -> (
+  static func rawQuery(_ origin: String, _ filters: String, key: SecretKey) async throws -> (
     bytes: [UInt8], closed: Bool
   ) {
     let body = Array(filters.utf8)
@@ -16,7 +16,7 @@ import Testing
     connection.send(
       "POST /query HTTP/1.1\r\nHost: x\r\nAuthorization: \(auth)\r\nContent-Length: \(body.count)\r\n"
         + "Connection: close\r\n\r\n" + filters)
-    return connection.readUntilClose()
+    return await connection.readUntilClose()
   }
 
   @Test func delaysTheAnswerByTheConfiguredTime() async throws {
@@ -57,7 +57,7 @@ import Testing
     server.setFaults([
       RelayFault(path: "/query", kind: 39002, action: .oversizedBody(bytes: size, declaresLength: true))
     ])
-    let received = try Self.rawQuery(origin, #"[{"kinds":[39002]}]"#, key: scenario.account)
+    let received = try await Self.rawQuery(origin, #"[{"kinds":[39002]}]"#, key: scenario.account)
     await server.stop()
     let response = try #require(RawResponse(received.bytes))
     #expect(response.status == 200)
@@ -73,7 +73,7 @@ import Testing
     server.setFaults([
       RelayFault(path: "/query", action: .oversizedBody(bytes: 2_500_000, declaresLength: false))
     ])
-    let received = try Self.rawQuery(origin, "[]", key: scenario.account)
+    let received = try await Self.rawQuery(origin, "[]", key: scenario.account)
     await server.stop()
     let response = try #require(RawResponse(received.bytes))
     #expect(response.headers["content-length"] == nil)
@@ -86,7 +86,7 @@ import Testing
     let events = try (1...4).map { try scenario.message("message \($0)", offset: Int64($0)) }
     let (server, origin) = try await Scenario.start(RelayFixtureData(events: events))
     server.setFaults([RelayFault(path: "/query", action: .truncatedBody)])
-    let received = try Self.rawQuery(origin, #"[{"kinds":[9]}]"#, key: scenario.account)
+    let received = try await Self.rawQuery(origin, #"[{"kinds":[9]}]"#, key: scenario.account)
     await server.stop()
     let response = try #require(RawResponse(received.bytes))
     let declared = try #require(response.headers["content-length"].flatMap { Int($0) })
@@ -112,7 +112,7 @@ import Testing
     let scenario = Scenario()
     let (server, origin) = try await Scenario.start(RelayFixtureData())
     server.setFaults([RelayFault(path: "/query", action: .closeConnection)])
-    let received = try Self.rawQuery(origin, "[]", key: scenario.account)
+    let received = try await Self.rawQuery(origin, "[]", key: scenario.account)
     await server.stop()
     #expect(received.bytes.isEmpty)
     #expect(received.closed)

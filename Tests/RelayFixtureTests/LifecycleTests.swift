@@ -43,7 +43,7 @@ import Testing
     let connection = try RawConnection(port: url.port ?? 0, ipv6: true)
     connection.send(
       "GET / HTTP/1.1\r\nHost: [::1]\r\nAccept: application/nostr+json\r\nConnection: close\r\n\r\n")
-    let response = RawResponse(connection.readUntilClose().bytes)
+    let response = RawResponse(await connection.readUntilClose().bytes)
     await server.stop()
     #expect(url.absoluteString.hasPrefix("http://[::1]:"))
     #expect(response?.body == document)
@@ -74,7 +74,7 @@ import Testing
     try await Task.sleep(for: .milliseconds(100))
     #expect(server.activeConnections == 1)
     await server.stop()
-    #expect(idle.readUntilClose(idleMilliseconds: 2000).closed)
+    #expect(await idle.readUntilClose(idleMilliseconds: 2000).closed)
     #expect(server.activeConnections == 0)
     #expect(server.origin == nil)
     #expect(throws: RawConnectionError.self) { try RawConnection(port: port(of: origin)) }

@@ -83,7 +83,7 @@ import Testing
       url: origin + "/media/" + name, method: "GET", body: nil, key: scenario.account, now: Scenario.now)
     connection.send(
       "GET /media/\(name) HTTP/1.1\r\nHost: x\r\nAuthorization: \(auth)\r\nConnection: close\r\n\r\n")
-    let response = RawResponse(connection.readUntilClose().bytes)
+    let response = RawResponse(await connection.readUntilClose().bytes)
     await server.stop()
     #expect(response?.status == 404)
   }

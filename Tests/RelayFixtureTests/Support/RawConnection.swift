@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 #if canImport(Glibc)
@@ -7,7 +8,9 @@ import Darwin
 #endif
 
 /// A plain TCP client for what URLSession hides: partial writes, trickling, truncated answers.
-final class RawConnection {
+///
+/// `@unchecked Sendable`: each test uses its connection from one task at a time.
+final class RawConnection: @unchecked Sendable {
   private let descriptor: Int32
 
   /// Connects to `127.0.0.1:port`, or `[::1]:port` when `ipv6` is set.
@@ -80,9 +83,19 @@ final class RawConnection {
     return poll(&descriptors, 1, timeoutMilliseconds) > 0
   }
 
-  /// Reads until the peer closes, `limit` bytes arrived, or nothing arrives for `idleMilliseconds`.
-  /// `closed` says whether the peer closed.
-  func readUntilClose(limit: Int = 64 * 1024 * 1024, idleMilliseconds: Int32 = 5000) -> (
+  /// Reads until the peer closes, `limit` bytes arrived, or nothing arrives for `idleMilliseconds`;
+  /// `closed` says whether the peer closed. Blocks a dispatch thread, never the test's executor.
+  func readUntilClose(limit: Int = 64 * 1024 * 1024, idleMilliseconds: Int32 = 5000) async -> (
+    bytes: [UInt8], closed: Bool
+  ) {
+    await withCheckedContinuation { continuation in
+      DispatchQueue.global().async {
+        continuation.resume(returning: self.readBlocking(limit: limit, idleMilliseconds: idleMilliseconds))
+      }
+    }
+  }
+
+  private func readBlocking(limit: Int = 64 * 1024 * 1024, idleMilliseconds: Int32 = 5000) -> (
     bytes: [UInt8], closed: Bool
   ) {
     var received: [UInt8] = []

@@ -3,7 +3,9 @@ import NostrEvent
 import RelayFixture
 import Testing
 
-@Suite struct LoadTests {
+/// The tests that need the machine to themselves, run one after the other: a CPU-bound load and
+/// a deadline measurement would otherwise disturb each other.
+@Suite(.serialized) struct ConcurrencyTests {
   static let clients = 200
   static let queriesPerClient = 20
 
@@ -40,5 +42,35 @@ import Testing
     print(
       "RelayFixture load: \(answered) queries from \(Self.clients) clients in \(elapsed); "
         + "test process RSS before \(mib(before)), after load \(mib(during)), after stop \(mib(after))")
+  }
+
+  @Test func cutsOffATricklingClientWithoutStallingOthers() async throws {
+    let (server, origin) = try await Scenario.start(RelayFixtureData(nip11: Array("{}".utf8))) {
+      $0.requestTimeout = .seconds(1)
+    }
+    let slow = try RawConnection(port: port(of: origin))
+    let request = Array("GET / HTTP/1.1\r\nHost: x\r\nAccept: application/nostr+json\r\n\r\n".utf8)
+    let started = ContinuousClock.now
+    slow.send([request[0]])
+    let client = HTTPTestClient()
+    defer { client.invalidate() }
+    let other = try await client.send("GET", origin + "/", headers: ["Accept": "application/nostr+json"])
+    let slowStillWaiting = !slow.isReadable()
+    var sent = 1
+    while sent < request.count, !slow.isReadable() {
+      try await Task.sleep(for: .milliseconds(250))
+      guard slow.send([request[sent]]) else { break }
+      sent += 1
+    }
+    let received = await slow.readUntilClose(idleMilliseconds: 3000)
+    let cutOffAfter = ContinuousClock.now - started
+    await server.stop()
+    #expect(other.status == 200)
+    #expect(slowStillWaiting)
+    #expect(sent < request.count)
+    #expect(RawResponse(received.bytes)?.status == 408)
+    #expect(received.closed)
+    #expect(cutOffAfter >= .seconds(1))
+    #expect(cutOffAfter < .seconds(3))
   }
 }
