@@ -55,7 +55,8 @@ import Testing
   @Test func servesTheDemoMessagesToTheAccount() async throws {
     let data = try RelayFixtureData.load(folder: Self.folder)
     let manifest = try Self.manifest()
-    let keys = try JSONReader().read(Array(try Data(contentsOf: Self.folder.appendingPathComponent("keys.json"))))
+    let keys = try JSONReader().read(
+      Array(try Data(contentsOf: Self.folder.appendingPathComponent("keys.json"))))
     let secret = try #require(keys.objectValue?["account"]?.objectValue?["secret_key"]?.stringValue)
     let account = try SecretKey(hex: secret)
     let now: Int64 = 1_767_226_200
