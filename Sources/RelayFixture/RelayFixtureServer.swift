@@ -15,7 +15,19 @@ import Darwin
 /// its own thread (at most `maxConnections` at once, the rest wait in the backlog), so a slow or
 /// hostile client never stalls the others. Call `stop()` when done: it closes every socket and
 /// waits for every thread. While running, a test can change the data, inject faults and read the
-/// request log.
+/// request log:
+/// ```swift
+/// let server = RelayFixtureServer(
+///   data: RelayFixtureData(nip11: document, events: [message, profile], media: ["avatar.png": png]),
+///   configuration: RelayFixtureConfiguration(now: 1_767_226_200))
+/// let origin = try await server.start()              // http://127.0.0.1:<free port>
+/// server.setFaults([RelayFault(path: "/query", kind: 0, action: .delay(milliseconds: 2000))])
+/// // … run the client …
+/// #expect(server.requestCount(path: "/query", kind: 0) == 0)
+/// await server.stop()
+/// ```
+/// Reads use `poll()` with the request's overall deadline (rather than `SO_RCVTIMEO` per read),
+/// together with a stop pipe, so a deadline or `stop()` wakes a waiting thread at once.
 public final class RelayFixtureServer: Sendable {
   /// The stack size of each connection thread (1 MiB): enough for the bounded JSON reader.
   public static let threadStackBytes = 1024 * 1024

@@ -79,4 +79,48 @@ import Testing
     #expect(server.origin == nil)
     #expect(throws: RawConnectionError.self) { try RawConnection(port: port(of: origin)) }
   }
+
+  @Test func stopEndsDelayedAnswersAndJoinsEveryConnection() async throws {
+    let (server, origin) = try await Scenario.start(RelayFixtureData(nip11: Array("{}".utf8)))
+    server.setFaults([RelayFault(path: "/", action: .delay(milliseconds: 60_000))])
+    let connections = try (0..<20).map { _ in try RawConnection(port: port(of: origin)) }
+    for connection in connections {
+      connection.send("GET / HTTP/1.1\r\nHost: x\r\nAccept: application/nostr+json\r\n\r\n")
+    }
+    while server.requestCount(path: "/") < connections.count { try await Task.sleep(for: .milliseconds(20)) }
+    let started = ContinuousClock.now
+    await server.stop()
+    let stopping = ContinuousClock.now - started
+    #expect(server.activeConnections == 0)
+    #expect(stopping < .seconds(5))
+    for connection in connections {
+      let received = await connection.readUntilClose(idleMilliseconds: 2000)
+      #expect(received.closed)
+      #expect(received.bytes.isEmpty)
+    }
+  }
+
+  @Test func makesConnectionsOverTheLimitWaitForAFreeSlot() async throws {
+    let (server, origin) = try await Scenario.start(RelayFixtureData(nip11: Array("{}".utf8))) {
+      $0.maxConnections = 2
+    }
+    let first = try RawConnection(port: port(of: origin))
+    let second = try RawConnection(port: port(of: origin))
+    first.send("GET / HT")
+    second.send("GET / HT")
+    while server.activeConnections < 2 { try await Task.sleep(for: .milliseconds(20)) }
+    let third = try RawConnection(port: port(of: origin))
+    third.send("GET / HTTP/1.1\r\nHost: x\r\nAccept: application/nostr+json\r\nConnection: close\r\n\r\n")
+    try await Task.sleep(for: .milliseconds(300))
+    let servedWhileFull = third.isReadable()
+    let countWhileFull = server.requestCount(path: "/")
+    first.send("TP/1.1\r\nHost: x\r\nAccept: application/nostr+json\r\nConnection: close\r\n\r\n")
+    let firstAnswer = RawResponse(await first.readUntilClose().bytes)
+    let thirdAnswer = RawResponse(await third.readUntilClose().bytes)
+    await server.stop()
+    #expect(!servedWhileFull)
+    #expect(countWhileFull == 0)
+    #expect(firstAnswer?.status == 200)
+    #expect(thirdAnswer?.status == 200)
+  }
 }
