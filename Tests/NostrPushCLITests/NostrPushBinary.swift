@@ -48,6 +48,11 @@ enum NostrPushBinary {
       stderr: String(decoding: errorData.wait(), as: UTF8.self))
   }
 
+  /// Runs `nostr-push arguments…` with `input` bytes as standard input.
+  static func run(_ arguments: [String], input: Data) throws -> Run {
+    try run(arguments, input: Array(input))
+  }
+
   /// The package root (the folder holding Package.swift above this file).
   static let packageRoot: URL = {
     var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

@@ -7,18 +7,6 @@ import FoundationNetworking
 #endif
 
 @Suite struct RelayCommandTests {
-  /// The built `nostr-push` in the build folder of the test runner.
-  private static var binary: URL {
-    let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-    var folder = runner.deletingLastPathComponent()
-    while folder.path != "/",
-      !FileManager.default.fileExists(atPath: folder.appendingPathComponent("nostr-push").path)
-    {
-      folder = folder.deletingLastPathComponent()
-    }
-    return folder.appendingPathComponent("nostr-push")
-  }
-
   private static func temporaryDataFolder() throws -> URL {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
       "relay-cli-\(UUID().uuidString)")
@@ -27,24 +15,15 @@ import FoundationNetworking
     return folder
   }
 
-  private static func run(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
-    let process = Process()
-    process.executableURL = binary
-    process.arguments = arguments
-    let errors = Pipe()
-    process.standardError = errors
-    process.standardOutput = Pipe()
-    try process.run()
-    let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    return (process.terminationStatus, text)
-  }
-
   @Test func printsTheListeningURLServesAndStopsOnSIGTERM() async throws {
     let folder = try Self.temporaryDataFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
+    guard let binary = NostrPushBinary.url else {
+      Issue.record("nostr-push was not built")
+      return
+    }
     let process = Process()
-    process.executableURL = Self.binary
+    process.executableURL = binary
     process.arguments = ["relay", "--data", folder.path, "--port", "0", "--now", "1767225600"]
     let output = Pipe()
     process.standardOutput = output
@@ -72,7 +51,7 @@ import FoundationNetworking
   @Test func refusesANonLoopbackHostWithStatus1() throws {
     let folder = try Self.temporaryDataFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
-    let result = try Self.run(["relay", "--data", folder.path, "--host", "192.0.2.1"])
+    let result = try NostrPushBinary.run(["relay", "--data", folder.path, "--host", "192.0.2.1"])
     #expect(result.status == 1)
     #expect(result.stderr.contains("non_loopback_host"))
   }
@@ -81,6 +60,6 @@ import FoundationNetworking
     ["relay"], ["relay", "--data", "/tmp", "--port", "http"], ["relay", "--data", "/tmp", "--bogus", "1"],
   ])
   func refusesBadArgumentsWithStatus2(arguments: [String]) throws {
-    #expect(try Self.run(arguments).status == 2)
+    #expect(try NostrPushBinary.run(arguments).status == 2)
   }
 }
