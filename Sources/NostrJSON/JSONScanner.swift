@@ -146,6 +146,8 @@ struct JSONScanner {
     let start = position
     // Fast path: no escapes, so the bytes between the quotes are the string.
     while position < bytes.count {
+      position = ByteScan.skipOrdinary(bytes.baseAddress!, from: position, to: bytes.count)
+      guard position < bytes.count else { break }
       let byte = bytes[position]
       if byte == UInt8(ascii: "\"") {
         let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<position])
@@ -159,7 +161,9 @@ struct JSONScanner {
     guard position < bytes.count else {
       throw JSONError(code: .syntax, offset: start - 1, reason: "unterminated string")
     }
-    var decoded: [UInt8] = Array(UnsafeRawBufferPointer(rebasing: bytes[start..<position]))
+    var decoded: [UInt8] = []
+    decoded.reserveCapacity(2 * (position - start) + 16)
+    decoded.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<position]))
     while position < bytes.count {
       let byte = bytes[position]
       switch byte {
@@ -173,8 +177,16 @@ struct JSONScanner {
       case 0..<0x20:
         throw controlCharacter(byte)
       default:
-        decoded.append(byte)
+        // Copy the whole run up to the next quote, backslash or control byte at once.
+        let runStart = position
         position += 1
+        position = ByteScan.skipOrdinary(bytes.baseAddress!, from: position, to: bytes.count)
+        while position < bytes.count {
+          let next = bytes[position]
+          if next == UInt8(ascii: "\"") || next == UInt8(ascii: "\\") || next < 0x20 { break }
+          position += 1
+        }
+        decoded.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart..<position]))
       }
     }
     throw JSONError(code: .syntax, offset: start - 1, reason: "unterminated string")
