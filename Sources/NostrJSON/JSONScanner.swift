@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The recursive-descent state of one `JSONReader.read` call.
 ///
 /// Paths are attached to errors only while an error travels up, so the success path pays
@@ -193,7 +199,16 @@ struct JSONScanner {
   }
 
   private func makeString(_ utf8: UnsafeRawBufferPointer, at offset: Int) throws(JSONError) -> String {
-    guard let string = String(validating: utf8, as: UTF8.self) else {
+    // `String(decoding:)` is specialized for byte buffers (the generic `String(validating:)` is
+    // not); it repairs bad UTF-8, so the input was valid exactly when nothing was repaired.
+    let bytes = UnsafeBufferPointer(
+      start: utf8.baseAddress?.assumingMemoryBound(to: UInt8.self), count: utf8.count)
+    var string = String(decoding: bytes, as: UTF8.self)
+    let unchanged = string.withUTF8 { decoded in
+      decoded.count == bytes.count
+        && (bytes.isEmpty || memcmp(decoded.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
+    }
+    guard unchanged else {
       throw JSONError(code: .invalidUnicode, offset: offset, reason: "string is not valid UTF-8")
     }
     return string
