@@ -1,4 +1,10 @@
-/// SHA-256 (FIPS 180-4), written in Swift so that the module needs no crypto library.
+#if canImport(CryptoKit)
+import CryptoKit
+import Foundation
+#endif
+
+/// SHA-256 (FIPS 180-4), written in Swift so that the module needs no crypto library (CryptoKit
+/// is used instead where it exists).
 ///
 /// It computes every event id, so it works on whole 64-byte blocks straight from the caller's
 /// memory, without copying or allocating per byte.
@@ -25,6 +31,16 @@ public enum SHA256 {
   /// Writes the digest of `buffer` into the first 32 bytes of `digest`.
   static func hash(buffer: UnsafeRawBufferPointer, into digest: UnsafeMutableRawBufferPointer) {
     precondition(digest.count >= digestCount)
+    #if canImport(CryptoKit)
+    // Apple platforms: the system implementation uses the CPU's SHA instructions.
+    CryptoKit.SHA256.hash(data: buffer).withUnsafeBytes { digest.copyMemory(from: $0) }
+    #else
+    portableHash(buffer: buffer, into: digest)
+    #endif
+  }
+
+  /// The Swift implementation (every platform without CryptoKit).
+  static func portableHash(buffer: UnsafeRawBufferPointer, into digest: UnsafeMutableRawBufferPointer) {
     var state = SHA256State()
     roundConstants.withUnsafeBufferPointer { constants in
       withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
