@@ -80,7 +80,33 @@ extension BenchmarkRegistry {
         return Double(plain.count * rounds) / seconds / 1e6
       },
       passes: { _ in nil })
-    return ([oneCore, parallel, serialization, sha], notes)
+    let events = corpus.events
+    let parseOnly = Benchmark(
+      module: "NostrEvent", name: "breakdown: parse only (JSON bytes → Event), one core", unit: "events/s",
+      baselineName: "—", target: "report (where full verification spends its time)", baseline: nil,
+      measured: {
+        var parsed = 0
+        let seconds = Stopwatch.seconds {
+          for document in documents where (try? Event(json: document)) != nil { parsed += 1 }
+        }
+        precondition(parsed == count)
+        return Double(count) / seconds
+      },
+      passes: { _ in nil })
+    let idOnly = Benchmark(
+      module: "NostrEvent", name: "breakdown: id only (canonical serialization + SHA-256), one core",
+      unit: "events/s", baselineName: "—", target: "report (where full verification spends its time)",
+      baseline: nil,
+      measured: {
+        var sink: UInt8 = 0
+        let seconds = Stopwatch.seconds {
+          for event in events { sink ^= SHA256.hash(event.canonicalBytes())[0] }
+        }
+        _ = sink
+        return Double(count) / seconds
+      },
+      passes: { _ in nil })
+    return ([oneCore, parallel, parseOnly, idOnly, serialization, sha], notes)
   }
 
   static func verifyDocuments(_ documents: [[UInt8]]) {
