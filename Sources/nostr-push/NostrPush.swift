@@ -8,6 +8,7 @@ enum NostrPush {
     VerifyCommand.self,
     Nip19Command.self,
     DescriptorCommand.self,
+    RelayCommand.self,
   ]
 
   static func main() async {
