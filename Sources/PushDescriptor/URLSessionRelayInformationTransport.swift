@@ -135,8 +135,10 @@ private final class BoundedDownload: NSObject, URLSessionDataDelegate, @unchecke
       finish(.failure(error))
       return
     }
+    // A refused redirect completes without a response callback; its status is on the task.
+    let finalStatus = (task.response as? HTTPURLResponse)?.statusCode ?? 0
     lock.lock()
-    let response = RelayInformationResponse(status: status, body: body)
+    let response = RelayInformationResponse(status: status == 0 ? finalStatus : status, body: body)
     lock.unlock()
     finish(.success(response))
   }

@@ -7,8 +7,9 @@ import Glibc
 import Darwin
 #endif
 
-/// A minimal HTTP/1.1 server on 127.0.0.1 that answers every request with one canned reply,
-/// for discovery tests until the fixture relay is available (test target only).
+/// A minimal HTTP/1.1 server on 127.0.0.1 that answers every request with one canned reply
+/// (test target only): it can send a `Location` header, which the fixture relay cannot, so it
+/// serves the redirect-refusal test.
 final class LoopbackHTTPResponder: Sendable {
   /// What every request is answered with.
   struct Reply: Sendable {
