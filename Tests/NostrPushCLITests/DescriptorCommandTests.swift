@@ -1,4 +1,5 @@
 import Foundation
+import RelayFixture
 import Testing
 
 /// Runs the built `nostr-push descriptor` on fixtures and compares its exact output.
@@ -86,6 +87,17 @@ import Testing
     #expect(run.status == 1)
     #expect(run.stdout.isEmpty)
     #expect(run.stderr.contains("larger than 16777216 bytes"))
+  }
+
+  @Test func fetchesTheDocumentFromARelayURL() async throws {
+    let nip11 = Array(try Data(contentsOf: URL(fileURLWithPath: Self.validFixture)))
+    let server = RelayFixtureServer(data: RelayFixtureData(nip11: nip11))
+    let base = try await server.start()
+    let relay = base.absoluteString.replacingOccurrences(of: "http://", with: "ws://")
+    let run = try Self.run(["descriptor", relay])
+    await server.stop()
+    #expect(run.stdout == Self.validOutput)
+    #expect(run.status == 0)
   }
 
   @Test func reportsAnUnreachableRelayAsTransport() throws {
