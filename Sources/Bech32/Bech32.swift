@@ -72,7 +72,31 @@ public enum Bech32 {
   public static func encode(hrp: String, bytes: [UInt8], limit: Limit = .bip173) throws(Bech32Error)
     -> String
   {
-    try encode(hrp: hrp, words: words(fromBytes: bytes), limit: limit)
+    let prefix = try checkedPrefix(hrp)
+    try checkLength(prefixCount: prefix.count, byteCount: bytes.count, limit: limit)
+    return prefix.withUnsafeBufferPointer { prefix in
+      bytes.withUnsafeBufferPointer { bytes in assemble(prefix: prefix, bytes: bytes) }
+    }
+  }
+
+  /// Builds the bech32 string for a prefix known to be valid lower case (the NIP-19 ones).
+  static func encode(knownPrefix prefix: StaticString, bytes: [UInt8], limit: Limit) throws(Bech32Error)
+    -> String
+  {
+    try checkLength(prefixCount: prefix.utf8CodeUnitCount, byteCount: bytes.count, limit: limit)
+    return bytes.withUnsafeBufferPointer { bytes in
+      assemble(
+        prefix: UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount), bytes: bytes)
+    }
+  }
+
+  /// Throws `invalid_length` when a string for `byteCount` bytes would pass `limit`.
+  private static func checkLength(prefixCount: Int, byteCount: Int, limit: Limit) throws(Bech32Error) {
+    let length = prefixCount + 1 + (byteCount * 8 + 4) / 5 + checksumLength
+    guard length <= limit.maxLength else {
+      throw Bech32Error(
+        .invalidLength, "\(length) characters is more than the limit of \(limit.maxLength)")
+    }
   }
 
   /// Regroups bytes into 5-bit words, padding the last word with zero bits.
@@ -157,6 +181,55 @@ public enum Bech32 {
           output[index] = UInt8(ascii: "1")
           index += 1
           for word in words {
+            state = Bech32Checksum.step(state, word, table)
+            output[index] = alphabet[Int(word)]
+            index += 1
+          }
+          for _ in 0..<checksumLength { state = Bech32Checksum.step(state, 0, table) }
+          state ^= Bech32Checksum.residue
+          for position in 0..<checksumLength {
+            let word = (state >> UInt32(5 * (checksumLength - 1 - position))) & 31
+            output[index] = alphabet[Int(word)]
+            index += 1
+          }
+          return length
+        }
+      }
+    }
+  }
+
+  /// Writes prefix, separator, the bytes regrouped into words, and checksum; the prefix is valid
+  /// lower case.
+  static func assemble(prefix: UnsafeBufferPointer<UInt8>, bytes: UnsafeBufferPointer<UInt8>) -> String {
+    let wordCount = (bytes.count * 8 + 4) / 5
+    let length = prefix.count + 1 + wordCount + checksumLength
+    return Bech32Checksum.generatorTable.withUnsafeBufferPointer { table in
+      Bech32Checksum.alphabet.withUnsafeBufferPointer { alphabet in
+        String(unsafeUninitializedCapacity: length) { output in
+          var state = Bech32Checksum.state(afterPrefix: prefix, table)
+          var index = 0
+          for byte in prefix {
+            output[index] = byte
+            index += 1
+          }
+          output[index] = UInt8(ascii: "1")
+          index += 1
+          var accumulator: UInt32 = 0
+          var bits: UInt32 = 0
+          for byte in bytes {
+            accumulator = (accumulator << 8) | UInt32(byte)
+            bits += 8
+            while bits >= 5 {
+              bits -= 5
+              let word = UInt8((accumulator >> bits) & 31)
+              state = Bech32Checksum.step(state, word, table)
+              output[index] = alphabet[Int(word)]
+              index += 1
+            }
+            accumulator &= (1 << bits) - 1
+          }
+          if bits > 0 {
+            let word = UInt8((accumulator << (5 - bits)) & 31)
             state = Bech32Checksum.step(state, word, table)
             output[index] = alphabet[Int(word)]
             index += 1

@@ -1,58 +1,94 @@
 /// Hex conversion for the 32-byte keys and ids NIP-19 carries; this module depends on no other.
+///
+/// It works on the contiguous UTF-8 of the string, never on `Character`s, because it sits on
+/// the npub encode path that must stay well under a microsecond.
 enum HexBytes {
   /// The lower-case hex digits, indexed by value.
   static let digits: [UInt8] = Array("0123456789abcdef".utf8)
 
-  /// The value of a hex digit byte (either case), or nil.
+  /// The value of a hex digit byte (either case), or 0xFF.
   @inline(__always)
-  static func value(of digit: UInt8) -> UInt8? {
+  static func value(of digit: UInt8) -> UInt8 {
     switch digit {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-    default: nil
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): digit &- UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): digit &- UInt8(ascii: "a") &+ 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): digit &- UInt8(ascii: "A") &+ 10
+    default: 0xFF
     }
+  }
+
+  /// Calls `body` with the UTF-8 bytes of `text`, copying only a non-contiguous string.
+  @inline(__always)
+  static func withUTF8<R>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
+    var copy = text
+    copy.makeContiguousUTF8()
+    return copy.utf8.withContiguousStorageIfAvailable(body)!
   }
 
   /// Whether `text` is exactly `byteCount * 2` hex digits (either case) and nothing else.
   static func isHex(_ text: String, byteCount: Int) -> Bool {
-    text.utf8.count == byteCount * 2 && text.utf8.allSatisfy { value(of: $0) != nil }
+    withUTF8(text) { utf8 in
+      guard utf8.count == byteCount * 2 else { return false }
+      for digit in utf8 where value(of: digit) == 0xFF { return false }
+      return true
+    }
   }
 
   /// Parses exactly `byteCount` bytes of hex (either case); errors name `field`.
   static func bytes(_ text: String, byteCount: Int, field: String) throws(Bech32Error) -> [UInt8] {
-    let utf8 = text.utf8
-    guard utf8.count == byteCount * 2 else {
-      throw Bech32Error(
-        .invalidLength, field: field,
-        "\(field) has \(utf8.count) characters; \(byteCount * 2) hex digits are required")
-    }
-    var bytes = [UInt8](repeating: 0, count: byteCount)
-    var high: UInt8 = 0
-    for (offset, digit) in utf8.enumerated() {
-      guard let nibble = value(of: digit) else {
-        throw Bech32Error(
-          .invalidCharacter, field: field, offset: offset, "\(field) has a non-hex character at \(offset)")
+    let result = withUTF8(text) { utf8 -> Result<[UInt8], Bech32Error> in
+      guard utf8.count == byteCount * 2 else {
+        return .failure(
+          Bech32Error(
+            .invalidLength, field: field,
+            "\(field) has \(utf8.count) characters; \(byteCount * 2) hex digits are required"))
       }
-      if offset & 1 == 0 {
-        high = nibble << 4
-      } else {
-        bytes[offset >> 1] = high | nibble
+      var badOffset: Int?
+      let bytes = [UInt8](unsafeUninitializedCapacity: byteCount) { output, count in
+        for index in 0..<byteCount {
+          let high = value(of: utf8[2 * index])
+          let low = value(of: utf8[2 * index + 1])
+          guard high < 16, low < 16 else {
+            badOffset = high < 16 ? 2 * index + 1 : 2 * index
+            count = index
+            return
+          }
+          output[index] = high << 4 | low
+        }
+        count = byteCount
       }
+      if let badOffset {
+        return .failure(
+          Bech32Error(
+            .invalidCharacter, field: field, offset: badOffset,
+            "\(field) has a non-hex character at \(badOffset)"))
+      }
+      return .success(bytes)
     }
-    return bytes
+    return try result.get()
   }
 
   /// The lower-case hex of `bytes`.
-  static func string(_ bytes: some Collection<UInt8>) -> String {
-    String(unsafeUninitializedCapacity: bytes.count * 2) { output in
-      var index = 0
-      for byte in bytes {
-        output[index] = digits[Int(byte >> 4)]
-        output[index + 1] = digits[Int(byte & 15)]
-        index += 2
+  static func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+    digits.withUnsafeBufferPointer { digits in
+      String(unsafeUninitializedCapacity: bytes.count * 2) { output in
+        for (index, byte) in bytes.enumerated() {
+          output[2 * index] = digits[Int(byte >> 4)]
+          output[2 * index + 1] = digits[Int(byte & 15)]
+        }
+        return bytes.count * 2
       }
-      return index
     }
+  }
+
+  /// The lower-case hex of `bytes`.
+  static func string(_ bytes: ArraySlice<UInt8>) -> String {
+    bytes.withUnsafeBufferPointer { string($0) }
+  }
+
+  /// The lower-case hex of `bytes`.
+  static func string(_ bytes: [UInt8]) -> String {
+    bytes.withUnsafeBufferPointer { string($0) }
   }
 }
