@@ -55,21 +55,20 @@ struct Nip19Command: CLICommand {
         answer(Array(source.utf8))
       }
     } else if reader.has("jsonl") {
-      var input = Nip19InputReader()
-      while let line = input.nextLine() {
+      try LineStream(descriptor: STDIN_FILENO, maxLineBytes: maxInputBytes).forEachLine { line in
         switch line {
-        case .text(let bytes):
-          if !trimmed(bytes).isEmpty { answer(bytes) }
-        case .tooLong:
+        case .bytes(let bytes):
+          let input = Array(bytes)
+          if !trimmed(input).isEmpty { answer(input) }
+        case .oversized:
           allValid = false
           CLIOutput.line(bytes: tooLongLine)
         }
       }
     } else {
-      var input = Nip19InputReader()
-      if let bytes = input.readAll() {
-        answer(bytes)
-      } else {
+      do {
+        answer(try CommandInput.readWhole(STDIN_FILENO, limit: maxInputBytes))
+      } catch {
         allValid = false
         CLIOutput.line(bytes: tooLongLine)
       }
@@ -77,10 +76,13 @@ struct Nip19Command: CLICommand {
     return allValid ? ExitCode.success : ExitCode.failure
   }
 
-  /// The answer to an input over `Nip19InputReader.maxLineBytes`.
+  /// The longest input line (or single input) kept in memory: 16 MiB, as `cli.md` sets.
+  static let maxInputBytes = 16 * 1024 * 1024
+
+  /// The answer to an input over `maxInputBytes`.
   private static let tooLongLine = errorJSON(
     code: Bech32Error.Code.invalidLength.rawValue,
-    message: "the input is over \(Nip19InputReader.maxLineBytes) bytes and was skipped")
+    message: "the input is over \(maxInputBytes) bytes and was skipped")
 
   /// The output line for one input, and whether it decoded.
   private static func decodeLine(_ input: [UInt8]) -> (json: [UInt8], valid: Bool) {

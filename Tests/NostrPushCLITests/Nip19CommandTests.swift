@@ -2,60 +2,6 @@ import Dispatch
 import Foundation
 import Testing
 
-/// What one run of the binary produced.
-private struct RunResult {
-  var status: Int32
-  var stdout: String
-  var stderr: String
-}
-
-/// Runs the built `nostr-push` (next to the test bundle, e.g. `.build/debug/nostr-push`).
-private enum NostrPushBinary {
-  static let url: URL? = {
-    var folders: [URL] = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
-    if let executable = Bundle.main.executableURL { folders.append(executable.deletingLastPathComponent()) }
-    var root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    while root.path != "/" {
-      if FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) {
-        folders.append(root.appendingPathComponent(".build/debug"))
-        break
-      }
-      root.deleteLastPathComponent()
-    }
-    return folders.map { $0.appendingPathComponent("nostr-push") }
-      .first { FileManager.default.isExecutableFile(atPath: $0.path) }
-  }()
-
-  static func run(_ arguments: [String], input: Data = Data()) throws -> RunResult {
-    let binary = try #require(url, "nostr-push binary not found next to the test bundle")
-    let process = Process()
-    process.executableURL = binary
-    process.arguments = arguments
-    let stdin = Pipe()
-    let stdout = Pipe()
-    let stderr = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    process.standardError = stderr
-    try process.run()
-    let writer = stdin.fileHandleForWriting
-    DispatchQueue.global().async {
-      try? writer.write(contentsOf: input)
-      try? writer.close()
-    }
-    let errors = DispatchQueue.global()
-    nonisolated(unsafe) var errorData = Data()
-    let group = DispatchGroup()
-    errors.async(group: group) { errorData = stderr.fileHandleForReading.readDataToEndOfFile() }
-    let output = stdout.fileHandleForReading.readDataToEndOfFile()
-    group.wait()
-    process.waitUntilExit()
-    return RunResult(
-      status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
-      stderr: String(decoding: errorData, as: UTF8.self))
-  }
-}
-
 @Suite struct Nip19CommandTests {
   static let pubkey = "3bf0c63fcb93463407af97a5e5ee64fa883d107ef9e558472c4eb9aaaefa459d"
 
@@ -176,7 +122,7 @@ private enum NostrPushBinary {
       naddr1qq98yetxv4ex2mnrv4esygrl54h466tz4v0re4pyuavvxqptsejl0vxcmnhfl60z3rth2xkpjspsgqqqw4rsf34vl5
       nrelay1qqt8wumn8ghj7un9d3shjtnwdaehgu3wvfskueq4r295t
       """
-    let result = try NostrPushBinary.run(["nip19", "decode", "--jsonl"], input: Data(input.utf8))
+    let result = try NostrPushBinary.run(["nip19", "decode", "--jsonl"], input: Array(input.utf8))
     #expect(result.status == 1)
     #expect(
       result.stdout == """
@@ -191,7 +137,7 @@ private enum NostrPushBinary {
 
   @Test func exitsWith0WhenEveryLineDecodes() throws {
     let input = "npub14f8usejl26twx0dhuxjh9cas7keav9vr0v8nvtwtrjqx3vycc76qqh9nsy\n\n"
-    let result = try NostrPushBinary.run(["nip19", "decode", "--jsonl", "-"], input: Data(input.utf8))
+    let result = try NostrPushBinary.run(["nip19", "decode", "--jsonl", "-"], input: Array(input.utf8))
     #expect(result.status == 0)
     #expect(
       result.stdout
