@@ -38,8 +38,8 @@ public enum NIP19Entity: Sendable, Hashable {
 
   /// Decodes a NIP-19 string, optionally prefixed with `nostr:`, of up to 5 000 characters.
   ///
-  /// Checks run in the order of `bech32.md`: characters, case, length, checksum, then the
-  /// prefix, the padding and the payload. Unknown TLV types are skipped.
+  /// Checks run in this order: characters, length, case, separator, checksum, then the prefix
+  /// (`unknown_prefix`), the padding and the payload. Unknown TLV types are skipped.
   public init(decoding text: String) throws(Bech32Error) {
     let decoded: Bech32.Decoded
     if Self.hasURIPrefix(text) {
