@@ -82,6 +82,39 @@ enum HexBytes {
     }
   }
 
+  /// The lower-case hex of the bytes that 5-bit `words` regroup into, or nil when the leftover
+  /// bits are not a valid padding (more than 4, or not zero).
+  ///
+  /// This is `Bech32.bytes(fromWords:)` and `string(_:)` in one pass, without the byte array,
+  /// for the npub, nsec and note decode path.
+  static func string(regrouping words: [UInt8]) -> String? {
+    let byteCount = words.count * 5 / 8
+    var validPadding = true
+    let hex = words.withUnsafeBufferPointer { words in
+      digits.withUnsafeBufferPointer { digits in
+        String(unsafeUninitializedCapacity: byteCount * 2) { output in
+          var accumulator: UInt32 = 0
+          var bits: UInt32 = 0
+          var index = 0
+          for word in words {
+            accumulator = ((accumulator << 5) | UInt32(word & 31)) & 0xFFF
+            bits += 5
+            if bits >= 8 {
+              bits -= 8
+              let byte = Int((accumulator >> bits) & 0xFF)
+              output[index] = digits[byte >> 4]
+              output[index + 1] = digits[byte & 15]
+              index += 2
+            }
+          }
+          validPadding = bits <= 4 && accumulator & ((1 << bits) - 1) == 0
+          return index
+        }
+      }
+    }
+    return validPadding ? hex : nil
+  }
+
   /// The lower-case hex of `bytes`.
   static func string(_ bytes: ArraySlice<UInt8>) -> String {
     bytes.withUnsafeBufferPointer { string($0) }

@@ -24,6 +24,9 @@ public enum NIP19Entity: Sendable, Hashable {
   /// The size of keys and event ids, in bytes.
   public static let keyLength = 32
 
+  /// The number of 5-bit words that carry `keyLength` bytes.
+  static let keyWordCount = (keyLength * 8 + 4) / 5
+
   /// The human-readable part this entity is encoded with (`npub`, `nevent`, …).
   public var prefix: String {
     switch self {
@@ -136,6 +139,9 @@ public enum NIP19Entity: Sendable, Hashable {
 
   /// The lower-case hex of a bare 32-byte payload.
   private static func key(_ decoded: Bech32.Decoded, field: String) throws(Bech32Error) -> String {
+    if decoded.words.count == keyWordCount, let hex = HexBytes.string(regrouping: decoded.words) {
+      return hex
+    }
     let bytes = try decoded.bytes()
     guard bytes.count == keyLength else {
       throw Bech32Error(
