@@ -6,13 +6,12 @@ enum HexBytes {
   /// The lower-case hex digits, indexed by value.
   static let digits: [UInt8] = Array("0123456789abcdef".utf8)
 
-  /// The value of a hex digit byte (either case), or 0xFF.
-  @inline(__always)
-  static func value(of digit: UInt8) -> UInt8 {
-    switch digit {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): digit &- UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): digit &- UInt8(ascii: "a") &+ 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): digit &- UInt8(ascii: "A") &+ 10
+  /// For each byte, its value as a hex digit (either case), or 0xFF.
+  static let values: [UInt8] = (0...255).map { byte in
+    switch byte {
+    case 48...57: UInt8(byte - 48)
+    case 97...102: UInt8(byte - 87)
+    case 65...70: UInt8(byte - 55)
     default: 0xFF
     }
   }
@@ -30,8 +29,11 @@ enum HexBytes {
   static func isHex(_ text: String, byteCount: Int) -> Bool {
     withUTF8(text) { utf8 in
       guard utf8.count == byteCount * 2 else { return false }
-      for digit in utf8 where value(of: digit) == 0xFF { return false }
-      return true
+      return values.withUnsafeBufferPointer { values in
+        var invalid: UInt8 = 0
+        for digit in utf8 { invalid |= values[Int(digit)] }
+        return invalid & 0x80 == 0
+      }
     }
   }
 
@@ -44,21 +46,20 @@ enum HexBytes {
             .invalidLength, field: field,
             "\(field) has \(utf8.count) characters; \(byteCount * 2) hex digits are required"))
       }
-      var badOffset: Int?
+      var invalid: UInt8 = 0
       let bytes = [UInt8](unsafeUninitializedCapacity: byteCount) { output, count in
-        for index in 0..<byteCount {
-          let high = value(of: utf8[2 * index])
-          let low = value(of: utf8[2 * index + 1])
-          guard high < 16, low < 16 else {
-            badOffset = high < 16 ? 2 * index + 1 : 2 * index
-            count = index
-            return
+        values.withUnsafeBufferPointer { values in
+          for index in 0..<byteCount {
+            let high = values[Int(utf8[2 &* index])]
+            let low = values[Int(utf8[2 &* index &+ 1])]
+            invalid |= high | low
+            output[index] = high << 4 | (low & 15)
           }
-          output[index] = high << 4 | low
         }
         count = byteCount
       }
-      if let badOffset {
+      if invalid & 0x80 != 0 {
+        let badOffset = utf8.firstIndex { values[Int($0)] == 0xFF } ?? 0
         return .failure(
           Bech32Error(
             .invalidCharacter, field: field, offset: badOffset,
@@ -93,11 +94,26 @@ enum HexBytes {
     let hex = words.withUnsafeBufferPointer { words in
       digits.withUnsafeBufferPointer { digits in
         String(unsafeUninitializedCapacity: byteCount * 2) { output in
+          var index = 0
+          var word = 0
+          // Eight words are exactly five bytes: take them 40 bits at a time.
+          while word + 8 <= words.count {
+            var group: UInt64 = 0
+            for offset in 0..<8 { group = (group << 5) | UInt64(words[word &+ offset] & 31) }
+            var shift: UInt64 = 40
+            while shift > 0 {
+              shift &-= 8
+              let byte = Int(truncatingIfNeeded: group >> shift) & 0xFF
+              output[index] = digits[byte >> 4]
+              output[index &+ 1] = digits[byte & 15]
+              index &+= 2
+            }
+            word &+= 8
+          }
           var accumulator: UInt32 = 0
           var bits: UInt32 = 0
-          var index = 0
-          for word in words {
-            accumulator = ((accumulator << 5) | UInt32(word & 31)) & 0xFFF
+          for value in words[word...] {
+            accumulator = ((accumulator << 5) | UInt32(value & 31)) & 0xFFF
             bits += 5
             if bits >= 8 {
               bits -= 8

@@ -131,9 +131,13 @@ public enum NIP19Entity: Sendable, Hashable {
   /// Whether `text` starts with `nostr:` in either case.
   private static func hasURIPrefix(_ text: String) -> Bool {
     HexBytes.withUTF8(text) { utf8 in
-      let scheme = uriPrefix.utf8
-      guard utf8.count > scheme.count else { return false }
-      return zip(utf8, scheme).allSatisfy { Bech32Checksum.lowercased($0) == $1 }
+      let scheme: StaticString = "nostr:"
+      guard utf8.count > scheme.utf8CodeUnitCount else { return false }
+      for index in 0..<scheme.utf8CodeUnitCount
+      where Bech32Checksum.lowercased(utf8[index]) != scheme.utf8Start[index] {
+        return false
+      }
+      return true
     }
   }
 
