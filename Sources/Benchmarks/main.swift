@@ -29,6 +29,7 @@ var notes: [String] = []
 // Each module adds its rows here: `try BenchmarkRegistry.<module>Benchmarks(quick:)`.
 for (rows, rowNotes) in [
   try BenchmarkRegistry.nostrEventBenchmarks(quick: quick),
+  try BenchmarkRegistry.bech32Benchmarks(quick: quick),
   try BenchmarkRegistry.pushDescriptorBenchmarks(quick: quick),
 ] {
   notes += rowNotes
