@@ -263,10 +263,30 @@ public enum Bech32 {
   }
 
   /// The decoder proper, over the UTF-8 bytes of the input.
-  ///
-  /// An input over the limit is refused after looking at no more than `limit + 1` bytes, so a
-  /// huge input costs no more than a long valid one.
   static func decode(_ input: UnsafeBufferPointer<UInt8>, limit: Limit) -> Result<Decoded, Bech32Error> {
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(min(input.count, limit.maxLength), 1)) {
+      words in
+      check(input, limit: limit, words: words).map { separator in
+        let hrp = String(unsafeUninitializedCapacity: separator) { output in
+          for index in 0..<separator { output[index] = Bech32Checksum.lowercased(input[index]) }
+          return separator
+        }
+        return Decoded(hrp: hrp, words: Array(words[..<(input.count - separator - 1 - checksumLength)]))
+      }
+    }
+  }
+
+  /// Checks `input` and writes its data words (checksum excluded) to the start of `words`;
+  /// returns the offset of the separator.
+  ///
+  /// `words` must hold `min(input.count, limit.maxLength)` bytes. An input over the limit is
+  /// refused after looking at no more than `limit + 1` bytes, so a huge input costs no more than
+  /// a long valid one.
+  static func check(
+    _ input: UnsafeBufferPointer<UInt8>, limit: Limit, words: UnsafeMutableBufferPointer<UInt8>
+  )
+    -> Result<Int, Bech32Error>
+  {
     let examined = min(input.count, limit.maxLength + 1)
     var classes: UInt8 = 0
     Bech32Checksum.characterClasses.withUnsafeBufferPointer { table in
@@ -302,24 +322,21 @@ public enum Bech32 {
     let wordCount = dataCount - checksumLength
     var invalid: UInt8 = 0
     var state: UInt32 = 0
-    let words = [UInt8](unsafeUninitializedCapacity: wordCount) { words, count in
-      Bech32Checksum.generatorTable.withUnsafeBufferPointer { table in
-        Bech32Checksum.values.withUnsafeBufferPointer { values in
-          state = Bech32Checksum.state(afterPrefix: prefix, table)
-          for index in 0..<wordCount {
-            let value = values[Int(data[index])]
-            invalid |= value
-            state = Bech32Checksum.step(state, value & 31, table)
-            words[index] = value
-          }
-          for index in wordCount..<dataCount {
-            let value = values[Int(data[index])]
-            invalid |= value
-            state = Bech32Checksum.step(state, value & 31, table)
-          }
+    Bech32Checksum.generatorTable.withUnsafeBufferPointer { table in
+      Bech32Checksum.values.withUnsafeBufferPointer { values in
+        state = Bech32Checksum.state(afterPrefix: prefix, table)
+        for index in 0..<wordCount {
+          let value = values[Int(data[index])]
+          invalid |= value
+          state = Bech32Checksum.step(state, value & 31, table)
+          words[index] = value
+        }
+        for index in wordCount..<dataCount {
+          let value = values[Int(data[index])]
+          invalid |= value
+          state = Bech32Checksum.step(state, value & 31, table)
         }
       }
-      count = wordCount
     }
     if invalid & 0x80 != 0 {
       let index = data.firstIndex { Bech32Checksum.values[Int($0)] == 0xFF } ?? 0
@@ -333,10 +350,6 @@ public enum Bech32 {
       let kind = state == Bech32Checksum.bech32mResidue ? "a bech32m checksum" : "the checksum fails"
       return .failure(Bech32Error(.invalidChecksum, "\(kind); bech32 (BIP-173) is required"))
     }
-    let hrp = String(unsafeUninitializedCapacity: separator) { output in
-      for (index, byte) in prefix.enumerated() { output[index] = Bech32Checksum.lowercased(byte) }
-      return separator
-    }
-    return .success(Decoded(hrp: hrp, words: words))
+    return .success(separator)
   }
 }

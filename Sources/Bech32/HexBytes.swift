@@ -39,35 +39,85 @@ enum HexBytes {
 
   /// Parses exactly `byteCount` bytes of hex (either case); errors name `field`.
   static func bytes(_ text: String, byteCount: Int, field: String) throws(Bech32Error) -> [UInt8] {
-    let result = withUTF8(text) { utf8 -> Result<[UInt8], Bech32Error> in
-      guard utf8.count == byteCount * 2 else {
-        return .failure(
-          Bech32Error(
-            .invalidLength, field: field,
-            "\(field) has \(utf8.count) characters; \(byteCount * 2) hex digits are required"))
+    var bytes = [UInt8](repeating: 0, count: byteCount)
+    let failure = withUTF8(text) { utf8 in
+      bytes.withUnsafeMutableBufferPointer { parse(utf8, into: $0, field: field) }
+    }
+    if let failure { throw failure }
+    return bytes
+  }
+
+  /// Parses `utf8` as exactly `output.count` bytes of hex (either case) into `output`; returns
+  /// the error, naming `field`, when it is not that.
+  static func parse(
+    _ utf8: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<UInt8>, field: String
+  )
+    -> Bech32Error?
+  {
+    guard utf8.count == output.count * 2 else {
+      return Bech32Error(
+        .invalidLength, field: field,
+        "\(field) has \(utf8.count) characters; \(output.count * 2) hex digits are required")
+    }
+    var invalid: UInt8 = 0
+    values.withUnsafeBufferPointer { values in
+      for index in 0..<output.count {
+        let high = values[Int(utf8[2 &* index])]
+        let low = values[Int(utf8[2 &* index &+ 1])]
+        invalid |= high | low
+        output[index] = high << 4 | (low & 15)
       }
-      var invalid: UInt8 = 0
-      let bytes = [UInt8](unsafeUninitializedCapacity: byteCount) { output, count in
-        values.withUnsafeBufferPointer { values in
-          for index in 0..<byteCount {
-            let high = values[Int(utf8[2 &* index])]
-            let low = values[Int(utf8[2 &* index &+ 1])]
-            invalid |= high | low
-            output[index] = high << 4 | (low & 15)
+    }
+    guard invalid & 0x80 != 0 else { return nil }
+    let badOffset = utf8.firstIndex { values[Int($0)] == 0xFF } ?? 0
+    return Bech32Error(
+      .invalidCharacter, field: field, offset: badOffset, "\(field) has a non-hex character at \(badOffset)")
+  }
+
+  /// The lower-case hex of the bytes that 5-bit `words` regroup into, or nil when the leftover
+  /// bits are not a valid padding (more than 4, or not zero).
+  ///
+  /// This is `Bech32.bytes(fromWords:)` and `string(_:)` in one pass, without the byte array,
+  /// for the npub, nsec and note decode path.
+  static func string(regrouping words: UnsafeBufferPointer<UInt8>) -> String? {
+    let byteCount = words.count * 5 / 8
+    var validPadding = true
+    let hex = digits.withUnsafeBufferPointer { digits in
+      String(unsafeUninitializedCapacity: byteCount * 2) { output in
+        var index = 0
+        var word = 0
+        // Eight words are exactly five bytes: take them 40 bits at a time.
+        while word + 8 <= words.count {
+          var group: UInt64 = 0
+          for offset in 0..<8 { group = (group << 5) | UInt64(words[word &+ offset] & 31) }
+          var shift: UInt64 = 40
+          while shift > 0 {
+            shift &-= 8
+            let byte = Int(truncatingIfNeeded: group >> shift) & 0xFF
+            output[index] = digits[byte >> 4]
+            output[index &+ 1] = digits[byte & 15]
+            index &+= 2
+          }
+          word &+= 8
+        }
+        var accumulator: UInt32 = 0
+        var bits: UInt32 = 0
+        for value in words[word...] {
+          accumulator = ((accumulator << 5) | UInt32(value & 31)) & 0xFFF
+          bits += 5
+          if bits >= 8 {
+            bits -= 8
+            let byte = Int((accumulator >> bits) & 0xFF)
+            output[index] = digits[byte >> 4]
+            output[index + 1] = digits[byte & 15]
+            index += 2
           }
         }
-        count = byteCount
+        validPadding = bits <= 4 && accumulator & ((1 << bits) - 1) == 0
+        return index
       }
-      if invalid & 0x80 != 0 {
-        let badOffset = utf8.firstIndex { values[Int($0)] == 0xFF } ?? 0
-        return .failure(
-          Bech32Error(
-            .invalidCharacter, field: field, offset: badOffset,
-            "\(field) has a non-hex character at \(badOffset)"))
-      }
-      return .success(bytes)
     }
-    return try result.get()
+    return validPadding ? hex : nil
   }
 
   /// The lower-case hex of `bytes`.
@@ -81,54 +131,6 @@ enum HexBytes {
         return bytes.count * 2
       }
     }
-  }
-
-  /// The lower-case hex of the bytes that 5-bit `words` regroup into, or nil when the leftover
-  /// bits are not a valid padding (more than 4, or not zero).
-  ///
-  /// This is `Bech32.bytes(fromWords:)` and `string(_:)` in one pass, without the byte array,
-  /// for the npub, nsec and note decode path.
-  static func string(regrouping words: [UInt8]) -> String? {
-    let byteCount = words.count * 5 / 8
-    var validPadding = true
-    let hex = words.withUnsafeBufferPointer { words in
-      digits.withUnsafeBufferPointer { digits in
-        String(unsafeUninitializedCapacity: byteCount * 2) { output in
-          var index = 0
-          var word = 0
-          // Eight words are exactly five bytes: take them 40 bits at a time.
-          while word + 8 <= words.count {
-            var group: UInt64 = 0
-            for offset in 0..<8 { group = (group << 5) | UInt64(words[word &+ offset] & 31) }
-            var shift: UInt64 = 40
-            while shift > 0 {
-              shift &-= 8
-              let byte = Int(truncatingIfNeeded: group >> shift) & 0xFF
-              output[index] = digits[byte >> 4]
-              output[index &+ 1] = digits[byte & 15]
-              index &+= 2
-            }
-            word &+= 8
-          }
-          var accumulator: UInt32 = 0
-          var bits: UInt32 = 0
-          for value in words[word...] {
-            accumulator = ((accumulator << 5) | UInt32(value & 31)) & 0xFFF
-            bits += 5
-            if bits >= 8 {
-              bits -= 8
-              let byte = Int((accumulator >> bits) & 0xFF)
-              output[index] = digits[byte >> 4]
-              output[index + 1] = digits[byte & 15]
-              index += 2
-            }
-          }
-          validPadding = bits <= 4 && accumulator & ((1 << bits) - 1) == 0
-          return index
-        }
-      }
-    }
-    return validPadding ? hex : nil
   }
 
   /// The lower-case hex of `bytes`.

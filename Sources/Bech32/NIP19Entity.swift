@@ -44,13 +44,14 @@ public enum NIP19Entity: Sendable, Hashable {
   /// Checks run in this order: characters, length, case, separator, checksum, then the prefix
   /// (`unknown_prefix`), the padding and the payload. Unknown TLV types are skipped.
   public init(decoding text: String) throws(Bech32Error) {
-    let decoded: Bech32.Decoded
-    if Self.hasURIPrefix(text) {
-      decoded = try Bech32.decode(
-        String(decoding: text.utf8.dropFirst(Self.uriPrefix.utf8.count), as: UTF8.self), limit: .nip19)
-    } else {
-      decoded = try Bech32.decode(text, limit: .nip19)
+    let text =
+      Self.hasURIPrefix(text)
+      ? String(decoding: text.utf8.dropFirst(Self.uriPrefix.utf8.count), as: UTF8.self) : text
+    if let entity = Self.decodeBareKey(text) {
+      self = entity
+      return
     }
+    let decoded = try Bech32.decode(text, limit: .nip19)
     switch decoded.hrp {
     case "npub": self = .npub(pubkey: try Self.key(decoded, field: "pubkey"))
     case "nsec": self = .nsec(secretKey: try Self.key(decoded, field: "secret_key"))
@@ -128,6 +129,27 @@ public enum NIP19Entity: Sendable, Hashable {
     }
   }
 
+  /// A valid `npub`, `nsec` or `note` decoded without intermediate arrays (the hot path of
+  /// notification display); nil for anything else, which the general path then decodes or refuses.
+  private static func decodeBareKey(_ text: String) -> NIP19Entity? {
+    HexBytes.withUTF8(text) { input -> NIP19Entity? in
+      guard input.count == 4 + 1 + keyWordCount + Bech32.checksumLength else { return nil }
+      return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: input.count) { words -> NIP19Entity? in
+        guard case .success(4) = Bech32.check(input, limit: .nip19, words: words),
+          let hex = HexBytes.string(regrouping: UnsafeBufferPointer(rebasing: words[..<keyWordCount]))
+        else { return nil }
+        var prefix: UInt32 = 0
+        for index in 0..<4 { prefix = prefix << 8 | UInt32(Bech32Checksum.lowercased(input[index])) }
+        switch prefix {
+        case 0x6E70_7562: return .npub(pubkey: hex)  // "npub"
+        case 0x6E73_6563: return .nsec(secretKey: hex)  // "nsec"
+        case 0x6E6F_7465: return .note(id: hex)  // "note"
+        default: return nil
+        }
+      }
+    }
+  }
+
   /// Whether `text` starts with `nostr:` in either case.
   private static func hasURIPrefix(_ text: String) -> Bool {
     HexBytes.withUTF8(text) { utf8 in
@@ -143,9 +165,6 @@ public enum NIP19Entity: Sendable, Hashable {
 
   /// The lower-case hex of a bare 32-byte payload.
   private static func key(_ decoded: Bech32.Decoded, field: String) throws(Bech32Error) -> String {
-    if decoded.words.count == keyWordCount, let hex = HexBytes.string(regrouping: decoded.words) {
-      return hex
-    }
     let bytes = try decoded.bytes()
     guard bytes.count == keyLength else {
       throw Bech32Error(
@@ -159,8 +178,15 @@ public enum NIP19Entity: Sendable, Hashable {
   private static func encodeKey(_ hex: String, prefix: StaticString, field: String) throws(Bech32Error)
     -> String
   {
-    let bytes = try HexBytes.bytes(hex, byteCount: keyLength, field: field)
-    return try Bech32.encode(knownPrefix: prefix, bytes: bytes, limit: .nip19)
+    let result = HexBytes.withUTF8(hex) { utf8 in
+      withUnsafeTemporaryAllocation(of: UInt8.self, capacity: keyLength) {
+        bytes -> Result<String, Bech32Error> in
+        if let failure = HexBytes.parse(utf8, into: bytes, field: field) { return .failure(failure) }
+        let prefix = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+        return .success(Bech32.assemble(prefix: prefix, bytes: UnsafeBufferPointer(bytes)))
+      }
+    }
+    return try result.get()
   }
 
   /// A 4-byte big-endian kind as an integer.
