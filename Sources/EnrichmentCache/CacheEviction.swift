@@ -1,7 +1,8 @@
 /// Keeps the database under its size bound: avatars least recently used first, then the oldest
 /// profiles and channels.
 enum CacheEviction {
-  /// Rows deleted per eviction step before the size is measured again.
+  /// Profile or channel rows deleted per eviction step before the size is measured again
+  /// (avatars, being large, go one at a time).
   static let stepRows = 16
 
   /// Evicts inside the caller's write transaction until the used pages fit `maxBytes`, then
@@ -11,8 +12,7 @@ enum CacheEviction {
     let limit = SQLiteValue.integer(Int64(stepRows))
     while try usedBytes(db) > maxBytes {
       let deleted = try db.run(
-        "DELETE FROM avatars WHERE rowid IN (SELECT rowid FROM avatars ORDER BY used_at, rowid LIMIT ?)",
-        [limit])
+        "DELETE FROM avatars WHERE rowid IN (SELECT rowid FROM avatars ORDER BY used_at, rowid LIMIT 1)")
       if deleted == 0 { break }
     }
     while try usedBytes(db) > maxBytes {

@@ -7,7 +7,8 @@ final class TemporaryFolder: Sendable {
   let url: URL
 
   init() throws {
-    url = FileManager.default.temporaryDirectory.appendingPathComponent("enrichment-cache-\(UUID().uuidString)")
+    url = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "enrichment-cache-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
   }
 
@@ -33,7 +34,8 @@ let testNow: Int64 = 1_800_000_000
 
 /// A profile record with a fresh random id.
 func profile(
-  _ pubkey: String, name: String? = "Alice", picture: String? = nil, createdAt: Int64 = 100, id: String = randomHex()
+  _ pubkey: String, name: String? = "Alice", picture: String? = nil, createdAt: Int64 = 100,
+  id: String = randomHex()
 ) -> Profile {
   Profile(pubkey: pubkey, displayName: name, pictureURL: picture, eventID: id, createdAt: createdAt)
 }

@@ -12,14 +12,18 @@ func rawPragma(_ path: String, _ sql: String) -> String? {
   var statement: OpaquePointer?
   guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else { return nil }
   defer { sqlite3_finalize(statement) }
-  guard sqlite3_step(statement) == SQLITE_ROW, let text = sqlite3_column_text(statement, 0) else { return nil }
+  guard sqlite3_step(statement) == SQLITE_ROW, let text = sqlite3_column_text(statement, 0) else {
+    return nil
+  }
   return String(cString: text)
 }
 
 /// Runs SQL on a separate raw read-write connection.
 func rawExecute(_ path: String, _ sql: String) -> Int32 {
   var db: OpaquePointer?
-  guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK else { return -1 }
+  guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK else {
+    return -1
+  }
   defer { sqlite3_close_v2(db) }
   return sqlite3_exec(db, sql, nil, nil, nil)
 }
@@ -39,7 +43,8 @@ func rawExecute(_ path: String, _ sql: String) -> Int32 {
     let sender = randomHex()
     do {
       let cache = try EnrichmentCache(path: folder.path())
-      _ = try cache.storeProfiles([profile(sender, name: "Bob")], account: account, relay: testRelay, now: testNow)
+      _ = try cache.storeProfiles(
+        [profile(sender, name: "Bob")], account: account, relay: testRelay, now: testNow)
     }
     let reopened = try EnrichmentCache(path: folder.path())
     let found = try reopened.lookupProfile(account: account, relay: testRelay, pubkey: sender, now: testNow)
@@ -49,7 +54,8 @@ func rawExecute(_ path: String, _ sql: String) -> Int32 {
   @Test func refusesANewerSchemaAndLeavesTheFileUntouched() throws {
     let folder = try TemporaryFolder()
     _ = try EnrichmentCache(path: folder.path())
-    #expect(rawExecute(folder.path(), "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA user_version = 99") == SQLITE_OK)
+    #expect(
+      rawExecute(folder.path(), "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA user_version = 99") == SQLITE_OK)
     let before = try Data(contentsOf: URL(fileURLWithPath: folder.path()))
     let error = try #require(throws: CacheError.self) { try EnrichmentCache(path: folder.path()) }
     #expect(error.code == .newerSchema)
@@ -92,9 +98,11 @@ func rawExecute(_ path: String, _ sql: String) -> Int32 {
     #expect(error.code == .busy)
     #expect(error.isTransient)
     // Reads still work while a writer holds the lock (WAL).
-    #expect(try cache.lookupProfile(account: account, relay: testRelay, pubkey: randomHex(), now: testNow) == nil)
+    #expect(
+      try cache.lookupProfile(account: account, relay: testRelay, pubkey: randomHex(), now: testNow) == nil)
     #expect(sqlite3_exec(holder, "COMMIT", nil, nil, nil) == SQLITE_OK)
-    let outcome = try cache.storeProfiles([profile(randomHex())], account: account, relay: testRelay, now: testNow)
+    let outcome = try cache.storeProfiles(
+      [profile(randomHex())], account: account, relay: testRelay, now: testNow)
     #expect(outcome == [.stored])
   }
 }
