@@ -4,17 +4,22 @@ import Testing
 
 @testable import EnrichmentCache
 
-/// Reads one integer or text pragma through a separate raw connection.
-func rawPragma(_ path: String, _ sql: String) -> String? {
+/// The first column of the first row of `sql`, read through a separate raw read-write connection
+/// (read-write so that it can recover the WAL of a killed writer), or a description of the error.
+func rawPragma(_ path: String, _ sql: String) -> String {
   var db: OpaquePointer?
-  guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { return nil }
+  let opened = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, nil)
   defer { sqlite3_close_v2(db) }
+  guard opened == SQLITE_OK else { return "open error \(opened)" }
+  sqlite3_busy_timeout(db, 2000)
   var statement: OpaquePointer?
-  guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else { return nil }
+  let prepared = sqlite3_prepare_v2(db, sql, -1, &statement, nil)
   defer { sqlite3_finalize(statement) }
-  guard sqlite3_step(statement) == SQLITE_ROW, let text = sqlite3_column_text(statement, 0) else {
-    return nil
+  guard prepared == SQLITE_OK else {
+    return "prepare error \(prepared): \(String(cString: sqlite3_errmsg(db)))"
   }
+  let stepped = sqlite3_step(statement)
+  guard stepped == SQLITE_ROW, let text = sqlite3_column_text(statement, 0) else { return "step \(stepped)" }
   return String(cString: text)
 }
 
