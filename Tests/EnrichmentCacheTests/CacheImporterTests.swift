@@ -1,0 +1,239 @@
+internal import CSQLite
+import Foundation
+import NostrEvent
+import Testing
+
+@testable import EnrichmentCache
+
+/// A second raw connection holding the write lock (`BEGIN IMMEDIATE`) until released.
+final class WriteLockHolder: @unchecked Sendable {
+  private var db: OpaquePointer?
+
+  init(path: String) throws {
+    guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK,
+      sqlite3_exec(db, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK
+    else { throw CacheError(code: .storage, message: "cannot take the write lock") }
+  }
+
+  func release() {
+    sqlite3_exec(db, "COMMIT", nil, nil, nil)
+    sqlite3_close_v2(db)
+    db = nil
+  }
+
+  deinit { if db != nil { release() } }
+}
+
+@Suite struct CacheImporterTests {
+  let folder: TemporaryFolder
+  let cache: EnrichmentCache
+  let account = randomHex()
+  let relayKey = EventFactory()
+  /// The standard schedule at 1/100: the same five retries in 77.5 ms.
+  let fastSchedule = RetrySchedule.standard.scaled(by: 0.01)
+
+  init() throws {
+    folder = try TemporaryFolder()
+    cache = try EnrichmentCache(path: folder.path(), busyTimeout: .milliseconds(5))
+  }
+
+  func profileBatch(
+    _ senders: [EventFactory], account: String? = nil, name: String = "n", createdAt: Int64 = 100
+  )
+    throws -> ImportBatch
+  {
+    ImportBatch(
+      account: account ?? self.account, relay: testRelay,
+      profiles: try senders.map { try $0.profile(["name": name], createdAt: createdAt) })
+  }
+
+  func name(of sender: EventFactory, account: String? = nil) throws -> String? {
+    try cache.lookupProfile(
+      account: account ?? self.account, relay: testRelay, pubkey: sender.pubkey, now: testNow)?
+      .value.displayName
+  }
+
+  @Test func theStandardScheduleIsFiveRetriesOverSevenPointSevenFiveSeconds() {
+    #expect(
+      RetrySchedule.standard.delays == [
+        .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(4),
+      ])
+    #expect(RetrySchedule.standard.total == .milliseconds(7750))
+    #expect(fastSchedule.delays.count == 5)
+    #expect(fastSchedule.total == .microseconds(77_500))
+  }
+
+  @Test func verifiesAndWritesProfilesAndChannelsInTheBackground() async throws {
+    let importer = CacheImporter(cache: cache, retrySchedule: fastSchedule)
+    let senders = (0..<4).map { _ in EventFactory() }
+    var profiles = try senders.map { try $0.profile(["name": "sender"]) }
+    profiles.append(try tampered(try EventFactory().profile(["name": "forged"])))
+    let channels = try (0..<4).map { index in
+      ChannelEvents(
+        metadata: try relayKey.metadata("c\(index)", name: "Channel \(index)"),
+        membership: try relayKey.membership("c\(index)", members: [senders[0].pubkey, randomHex()]))
+    }
+    let impostor = ChannelEvents(metadata: try EventFactory().metadata("c9", name: "Fake"), membership: nil)
+    let ticket = try importer.enqueue(
+      ImportBatch(
+        account: account, relay: testRelay, relayKey: relayKey.pubkey, profiles: profiles,
+        channels: channels + [impostor]))
+    let result = try await importer.wait(for: ticket, timeout: .seconds(10))
+    #expect(result.failure == nil)
+    #expect(result.written == 4 + 8)
+    #expect(result.rejected == 2)
+    #expect(try name(of: senders[3]) == "sender")
+    let channel = try cache.lookupChannel(account: account, relay: testRelay, channelID: "c2", now: testNow)
+    #expect(channel?.value.name == "Channel 2")
+    #expect(
+      try cache.lookupMembership(account: account, relay: testRelay, channelID: "c2", now: testNow)?.value
+        .count == 2)
+    #expect(try cache.lookupChannel(account: account, relay: testRelay, channelID: "c9", now: testNow) == nil)
+  }
+
+  @Test func writesLargeBatchesInChunksInOrder() async throws {
+    let importer = CacheImporter(cache: cache, retrySchedule: fastSchedule)
+    let senders = (0..<600).map { _ in EventFactory() }
+    let ticket = try importer.enqueue(try profileBatch(senders))
+    let result = try await importer.wait(for: ticket, timeout: .seconds(30))
+    #expect(result.written == 600)
+    #expect(try cache.stats().profiles == 600)
+  }
+
+  @Test func retriesABusyChunkInPlaceAndKeepsTheQueueOrder() async throws {
+    let importer = CacheImporter(cache: cache, retrySchedule: RetrySchedule.standard.scaled(by: 0.2))
+    let first = EventFactory()
+    let second = EventFactory()
+    let lock = try WriteLockHolder(path: folder.path())
+    let firstTicket = try importer.enqueue(try profileBatch([first], name: "first"))
+    let secondTicket = try importer.enqueue(try profileBatch([second], name: "second"))
+    // 0.05 + 0.1 + 0.2 s of pauses pass before the lock goes: the first batch has retried at least twice.
+    try await Task.sleep(for: .milliseconds(400))
+    #expect(try name(of: second) == nil)
+    lock.release()
+    let firstResult = try await importer.wait(for: firstTicket, timeout: .seconds(10))
+    let secondResult = try await importer.wait(for: secondTicket, timeout: .seconds(10))
+    #expect(firstResult.failure == nil)
+    #expect(firstResult.retries >= 2)
+    #expect(firstResult.retries <= 5)
+    #expect(secondResult.failure == nil)
+    #expect(firstResult.completionIndex < secondResult.completionIndex)
+    #expect(try name(of: first) == "first")
+    #expect(try name(of: second) == "second")
+    #expect(importer.failures().isEmpty)
+  }
+
+  @Test func reportsATerminalFailureThatLaterSuccessesDoNotHide() async throws {
+    let importer = CacheImporter(cache: cache, retrySchedule: fastSchedule)
+    let lock = try WriteLockHolder(path: folder.path())
+    let doomed = try importer.enqueue(try profileBatch([EventFactory()]))
+    let failed = try await importer.wait(for: doomed, timeout: .seconds(10))
+    let failure = try #require(failed.failure)
+    #expect(failure.error.code == .busy)
+    #expect(failure.attempts == 6)
+    #expect(failure.chunk == 0)
+    #expect(failure.account == account)
+    #expect(failed.retries == 5)
+    lock.release()
+    let later = try importer.enqueue(try profileBatch([EventFactory()]))
+    #expect(try await importer.wait(for: later, timeout: .seconds(10)).failure == nil)
+    #expect(importer.failures().map(\.batchID) == [failed.batchID])
+    #expect(importer.failures().first?.error.code == .busy)
+  }
+
+  @Test func failsAtOnceOnAnErrorThatIsNotTransient() async throws {
+    let importer = CacheImporter(cache: cache, retrySchedule: fastSchedule)
+    #expect(rawExecute(folder.path(), "DROP TABLE profiles") == SQLITE_OK)
+    let ticket = try importer.enqueue(try profileBatch([EventFactory()]))
+    let result = try await importer.wait(for: ticket, timeout: .seconds(10))
+    #expect(result.failure?.attempts == 1)
+    #expect(result.failure?.error.code == .storage)
+    #expect(result.retries == 0)
+  }
+
+  @Test func coalescesRequestsForTheSameProfilesWhileTheWorkerIsBusy() async throws {
+    let importer = CacheImporter(cache: cache, retrySchedule: RetrySchedule.standard.scaled(by: 0.1))
+    let sender = EventFactory()
+    let other = EventFactory()
+    let lock = try WriteLockHolder(path: folder.path())
+    let busy = try importer.enqueue(try profileBatch([EventFactory()]))
+    try await Task.sleep(for: .milliseconds(20))
+    let older = try importer.enqueue(try profileBatch([sender, other], name: "older", createdAt: 100))
+    let newer = try importer.enqueue(try profileBatch([sender], name: "newer", createdAt: 200))
+    let again = try importer.enqueue(try profileBatch([sender], name: "stale", createdAt: 50))
+    #expect(newer.batchIDs == older.batchIDs)
+    #expect(again.batchIDs == older.batchIDs)
+    #expect(importer.pendingCount == 1)
+    lock.release()
+    _ = try await importer.wait(for: busy, timeout: .seconds(10))
+    let result = try await importer.wait(for: newer, timeout: .seconds(10))
+    #expect(result.coalesced == 2)
+    #expect(result.written == 2)
+    #expect(try name(of: sender) == "newer")
+    #expect(try name(of: other) == "older")
+  }
+
+  @Test func holdsAtMostEightPendingBatches() async throws {
+    let importer = CacheImporter(cache: cache, retrySchedule: RetrySchedule.standard.scaled(by: 0.1))
+    let lock = try WriteLockHolder(path: folder.path())
+    _ = try importer.enqueue(try profileBatch([EventFactory()]))
+    try await Task.sleep(for: .milliseconds(20))
+    var tickets: [ImportTicket] = []
+    for _ in 0..<CacheImporter.maxPendingBatches {
+      tickets.append(try importer.enqueue(try profileBatch([EventFactory()])))
+    }
+    let error = try #require(throws: CacheError.self) {
+      try importer.enqueue(try profileBatch([EventFactory()]))
+    }
+    #expect(error.code == .queueFull)
+    #expect(importer.pendingCount == 8)
+    lock.release()
+    let last = try await importer.wait(for: tickets[7], timeout: .seconds(20))
+    #expect(last.failure == nil)
+  }
+
+  @Test func keepsEachBatchsOriginalAccount() async throws {
+    let importer = CacheImporter(cache: cache, retrySchedule: RetrySchedule.standard.scaled(by: 0.1))
+    let switchedTo = randomHex()
+    let sender = EventFactory()
+    let lock = try WriteLockHolder(path: folder.path())
+    let before = try importer.enqueue(try profileBatch([sender], name: "for the first account"))
+    let after = try importer.enqueue(try profileBatch([EventFactory()], account: switchedTo))
+    lock.release()
+    #expect(try await importer.wait(for: before, timeout: .seconds(10)).account == account)
+    #expect(try await importer.wait(for: after, timeout: .seconds(10)).account == switchedTo)
+    #expect(try name(of: sender) == "for the first account")
+    #expect(try name(of: sender, account: switchedTo) == nil)
+  }
+
+  @Test func discardsAnImportForARemovedAccount() async throws {
+    let importer = CacheImporter(cache: cache, retrySchedule: fastSchedule)
+    try cache.removeAccount(account, now: testNow)
+    let sender = EventFactory()
+    let result = try await importer.wait(
+      for: try importer.enqueue(try profileBatch([sender])), timeout: .seconds(10))
+    #expect(result.failure == nil)
+    #expect(result.written == 0)
+    #expect(try name(of: sender) == nil)
+  }
+
+  @Test func stopsWaitingAtTheTimeout() async throws {
+    let importer = CacheImporter(cache: cache, retrySchedule: RetrySchedule.standard.scaled(by: 0.1))
+    let lock = try WriteLockHolder(path: folder.path())
+    let ticket = try importer.enqueue(try profileBatch([EventFactory()]))
+    let error = await #expect(throws: CacheError.self) {
+      try await importer.wait(for: ticket, timeout: .milliseconds(50))
+    }
+    #expect(error?.code == .timeout)
+    lock.release()
+  }
+
+  @Test func returnsFromEnqueueBeforeVerifying() throws {
+    let importer = CacheImporter(cache: cache, retrySchedule: fastSchedule)
+    let lock = try WriteLockHolder(path: folder.path())
+    let ticket = try importer.enqueue(try profileBatch([EventFactory()]))
+    #expect(ticket.batchIDs.count == 1)
+    #expect(try cache.stats().profiles == 0)
+    lock.release()
+  }
+}
