@@ -68,6 +68,13 @@ public final class CacheImporter: Sendable {
 
   /// The number of batches waiting.
   public var pendingCount: Int { worker.pendingCount }
+
+  /// Retries made so far by the batch being written (tests watch it to act at a known point).
+  var currentRetries: Int { worker.currentRetries }
+
+  /// Ends the worker's current or next retry pause at once (tests use it after releasing a lock,
+  /// so that they need not wait out a long schedule).
+  func interruptPause() { worker.interruptPause() }
 }
 
 /// The queue and its worker thread.
@@ -92,6 +99,8 @@ private final class ImportWorker: @unchecked Sendable {
   private var nextWaiter: UInt64 = 1
   private var completed = 0
   private var stopping = false
+  private var pauseInterrupted = false
+  private var retriesInProgress = 0
   private var results: [UInt64: ImportResult] = [:]
   private var resultOrder: [UInt64] = []
   private var failureLog: [ImportFailure] = []
@@ -120,6 +129,19 @@ private final class ImportWorker: @unchecked Sendable {
     condition.lock()
     defer { condition.unlock() }
     return pending.count
+  }
+
+  var currentRetries: Int {
+    condition.lock()
+    defer { condition.unlock() }
+    return retriesInProgress
+  }
+
+  func interruptPause() {
+    condition.lock()
+    pauseInterrupted = true
+    condition.signal()
+    condition.unlock()
   }
 
   func failures() -> [ImportFailure] {
@@ -246,6 +268,7 @@ private final class ImportWorker: @unchecked Sendable {
         return
       }
       let entry = pending.removeFirst()
+      retriesInProgress = 0
       condition.unlock()
 
       var result = write(entry)
@@ -294,6 +317,7 @@ private final class ImportWorker: @unchecked Sendable {
         } catch {
           if error.isTransient && attempts <= schedule.delays.count {
             result.retries += 1
+            setRetriesInProgress(result.retries)
             pause(schedule.delays[attempts - 1])
             continue
           }
@@ -387,13 +411,20 @@ private final class ImportWorker: @unchecked Sendable {
     return (profiles, pairs, rejected)
   }
 
+  private func setRetriesInProgress(_ retries: Int) {
+    condition.lock()
+    retriesInProgress = retries
+    condition.unlock()
+  }
+
   private func pause(_ delay: Duration) {
     let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
     condition.lock()
     let until = Date(timeIntervalSinceNow: seconds)
-    while Date() < until {
+    while Date() < until && !pauseInterrupted {
       _ = condition.wait(until: until)
     }
+    pauseInterrupted = false
     condition.unlock()
   }
 }

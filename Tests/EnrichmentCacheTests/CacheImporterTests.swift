@@ -16,10 +16,23 @@ final class WriteLockHolder: @unchecked Sendable {
   }
 
   func release() {
+    lock.lock()
+    defer { lock.unlock() }
+    guard db != nil else { return }
     sqlite3_exec(db, "COMMIT", nil, nil, nil)
     sqlite3_close_v2(db)
     db = nil
   }
+
+  /// Releases the lock from a plain thread after `seconds`, independent of the test's task.
+  func release(after seconds: Double) {
+    Thread.detachNewThread { [self] in
+      Thread.sleep(forTimeInterval: seconds)
+      release()
+    }
+  }
+
+  private let lock = NSLock()
 
   deinit { if db != nil { release() } }
 }
@@ -29,8 +42,19 @@ final class WriteLockHolder: @unchecked Sendable {
   let cache: EnrichmentCache
   let account = randomHex()
   let relayKey = EventFactory()
-  /// The standard schedule at 1/100: the same five retries in 77.5 ms.
+  /// The standard schedule at 1/100: the same five retries in 77.5 ms, for batches meant to fail.
   let fastSchedule = RetrySchedule.standard.scaled(by: 0.01)
+  /// Two quick retries, then pauses long enough that a batch outlasts any test holding the lock;
+  /// tests end a pause with `interruptPause()` after releasing the lock, so nothing here depends
+  /// on how fast a loaded machine runs.
+  let holdingSchedule = RetrySchedule(delays: [
+    .milliseconds(10), .milliseconds(10), .seconds(600), .seconds(600), .seconds(600),
+  ])
+
+  /// Waits (without a deadline) until `condition` holds.
+  func until(_ condition: () -> Bool) async throws {
+    while !condition() { try await Task.sleep(for: .milliseconds(2)) }
+  }
 
   init() throws {
     folder = try TemporaryFolder()
@@ -78,7 +102,7 @@ final class WriteLockHolder: @unchecked Sendable {
       ImportBatch(
         account: account, relay: testRelay, relayKey: relayKey.pubkey, profiles: profiles,
         channels: channels + [impostor]))
-    let result = try await importer.wait(for: ticket, timeout: .seconds(10))
+    let result = try await importer.wait(for: ticket, timeout: .seconds(60))
     #expect(result.failure == nil)
     #expect(result.written == 4 + 8)
     #expect(result.rejected == 2)
@@ -95,29 +119,32 @@ final class WriteLockHolder: @unchecked Sendable {
     let importer = CacheImporter(cache: cache, retrySchedule: fastSchedule)
     let senders = (0..<600).map { _ in EventFactory() }
     let ticket = try importer.enqueue(try profileBatch(senders))
-    let result = try await importer.wait(for: ticket, timeout: .seconds(30))
+    let result = try await importer.wait(for: ticket, timeout: .seconds(60))
     #expect(result.written == 600)
     #expect(try cache.stats().profiles == 600)
   }
 
   @Test func retriesABusyChunkInPlaceAndKeepsTheQueueOrder() async throws {
-    let importer = CacheImporter(cache: cache, retrySchedule: RetrySchedule.standard.scaled(by: 0.2))
+    let importer = CacheImporter(cache: cache, retrySchedule: holdingSchedule)
     let first = EventFactory()
     let second = EventFactory()
     let lock = try WriteLockHolder(path: folder.path())
     let firstTicket = try importer.enqueue(try profileBatch([first], name: "first"))
     let secondTicket = try importer.enqueue(try profileBatch([second], name: "second"))
-    // 0.05 + 0.1 + 0.2 s of pauses pass before the lock goes: the first batch has retried at least twice.
-    try await Task.sleep(for: .milliseconds(400))
-    #expect(try name(of: second) == nil)
+    // Three attempts failed; the worker is in its first long pause, the second batch still waits.
+    try await until { importer.currentRetries == 3 }
+    #expect(importer.pendingCount == 1)
+    #expect(try name(of: first) == nil)
     lock.release()
-    let firstResult = try await importer.wait(for: firstTicket, timeout: .seconds(10))
-    let secondResult = try await importer.wait(for: secondTicket, timeout: .seconds(10))
+    importer.interruptPause()
+    let firstResult = try await importer.wait(for: firstTicket, timeout: .seconds(60))
+    let secondResult = try await importer.wait(for: secondTicket, timeout: .seconds(60))
     #expect(firstResult.failure == nil)
-    #expect(firstResult.retries >= 2)
-    #expect(firstResult.retries <= 5)
+    #expect(firstResult.retries == 3)
     #expect(secondResult.failure == nil)
-    #expect(firstResult.completionIndex < secondResult.completionIndex)
+    #expect(secondResult.retries == 0)
+    #expect(firstResult.completionIndex == 0)
+    #expect(secondResult.completionIndex == 1)
     #expect(try name(of: first) == "first")
     #expect(try name(of: second) == "second")
     #expect(importer.failures().isEmpty)
@@ -127,7 +154,7 @@ final class WriteLockHolder: @unchecked Sendable {
     let importer = CacheImporter(cache: cache, retrySchedule: fastSchedule)
     let lock = try WriteLockHolder(path: folder.path())
     let doomed = try importer.enqueue(try profileBatch([EventFactory()]))
-    let failed = try await importer.wait(for: doomed, timeout: .seconds(10))
+    let failed = try await importer.wait(for: doomed, timeout: .seconds(60))
     let failure = try #require(failed.failure)
     #expect(failure.error.code == .busy)
     #expect(failure.attempts == 6)
@@ -136,7 +163,7 @@ final class WriteLockHolder: @unchecked Sendable {
     #expect(failed.retries == 5)
     lock.release()
     let later = try importer.enqueue(try profileBatch([EventFactory()]))
-    #expect(try await importer.wait(for: later, timeout: .seconds(10)).failure == nil)
+    #expect(try await importer.wait(for: later, timeout: .seconds(60)).failure == nil)
     #expect(importer.failures().map(\.batchID) == [failed.batchID])
     #expect(importer.failures().first?.error.code == .busy)
   }
@@ -145,19 +172,19 @@ final class WriteLockHolder: @unchecked Sendable {
     let importer = CacheImporter(cache: cache, retrySchedule: fastSchedule)
     #expect(rawExecute(folder.path(), "DROP TABLE profiles") == SQLITE_OK)
     let ticket = try importer.enqueue(try profileBatch([EventFactory()]))
-    let result = try await importer.wait(for: ticket, timeout: .seconds(10))
+    let result = try await importer.wait(for: ticket, timeout: .seconds(60))
     #expect(result.failure?.attempts == 1)
     #expect(result.failure?.error.code == .storage)
     #expect(result.retries == 0)
   }
 
   @Test func coalescesRequestsForTheSameProfilesWhileTheWorkerIsBusy() async throws {
-    let importer = CacheImporter(cache: cache, retrySchedule: RetrySchedule.standard.scaled(by: 0.1))
+    let importer = CacheImporter(cache: cache, retrySchedule: holdingSchedule)
     let sender = EventFactory()
     let other = EventFactory()
     let lock = try WriteLockHolder(path: folder.path())
     let busy = try importer.enqueue(try profileBatch([EventFactory()]))
-    try await Task.sleep(for: .milliseconds(20))
+    try await until { importer.currentRetries == 3 }
     let older = try importer.enqueue(try profileBatch([sender, other], name: "older", createdAt: 100))
     let newer = try importer.enqueue(try profileBatch([sender], name: "newer", createdAt: 200))
     let again = try importer.enqueue(try profileBatch([sender], name: "stale", createdAt: 50))
@@ -165,8 +192,9 @@ final class WriteLockHolder: @unchecked Sendable {
     #expect(again.batchIDs == older.batchIDs)
     #expect(importer.pendingCount == 1)
     lock.release()
-    _ = try await importer.wait(for: busy, timeout: .seconds(10))
-    let result = try await importer.wait(for: newer, timeout: .seconds(10))
+    importer.interruptPause()
+    _ = try await importer.wait(for: busy, timeout: .seconds(60))
+    let result = try await importer.wait(for: newer, timeout: .seconds(60))
     #expect(result.coalesced == 2)
     #expect(result.written == 2)
     #expect(try name(of: sender) == "newer")
@@ -174,10 +202,10 @@ final class WriteLockHolder: @unchecked Sendable {
   }
 
   @Test func holdsAtMostEightPendingBatches() async throws {
-    let importer = CacheImporter(cache: cache, retrySchedule: RetrySchedule.standard.scaled(by: 0.1))
+    let importer = CacheImporter(cache: cache, retrySchedule: holdingSchedule)
     let lock = try WriteLockHolder(path: folder.path())
     _ = try importer.enqueue(try profileBatch([EventFactory()]))
-    try await Task.sleep(for: .milliseconds(20))
+    try await until { importer.pendingCount == 0 }
     var tickets: [ImportTicket] = []
     for _ in 0..<CacheImporter.maxPendingBatches {
       tickets.append(try importer.enqueue(try profileBatch([EventFactory()])))
@@ -188,20 +216,22 @@ final class WriteLockHolder: @unchecked Sendable {
     #expect(error.code == .queueFull)
     #expect(importer.pendingCount == 8)
     lock.release()
-    let last = try await importer.wait(for: tickets[7], timeout: .seconds(20))
+    importer.interruptPause()
+    let last = try await importer.wait(for: tickets[7], timeout: .seconds(60))
     #expect(last.failure == nil)
   }
 
   @Test func keepsEachBatchsOriginalAccount() async throws {
-    let importer = CacheImporter(cache: cache, retrySchedule: RetrySchedule.standard.scaled(by: 0.1))
+    let importer = CacheImporter(cache: cache, retrySchedule: holdingSchedule)
     let switchedTo = randomHex()
     let sender = EventFactory()
     let lock = try WriteLockHolder(path: folder.path())
     let before = try importer.enqueue(try profileBatch([sender], name: "for the first account"))
     let after = try importer.enqueue(try profileBatch([EventFactory()], account: switchedTo))
     lock.release()
-    #expect(try await importer.wait(for: before, timeout: .seconds(10)).account == account)
-    #expect(try await importer.wait(for: after, timeout: .seconds(10)).account == switchedTo)
+    importer.interruptPause()
+    #expect(try await importer.wait(for: before, timeout: .seconds(60)).account == account)
+    #expect(try await importer.wait(for: after, timeout: .seconds(60)).account == switchedTo)
     #expect(try name(of: sender) == "for the first account")
     #expect(try name(of: sender, account: switchedTo) == nil)
   }
@@ -211,14 +241,14 @@ final class WriteLockHolder: @unchecked Sendable {
     try cache.removeAccount(account, now: testNow)
     let sender = EventFactory()
     let result = try await importer.wait(
-      for: try importer.enqueue(try profileBatch([sender])), timeout: .seconds(10))
+      for: try importer.enqueue(try profileBatch([sender])), timeout: .seconds(60))
     #expect(result.failure == nil)
     #expect(result.written == 0)
     #expect(try name(of: sender) == nil)
   }
 
   @Test func stopsWaitingAtTheTimeout() async throws {
-    let importer = CacheImporter(cache: cache, retrySchedule: RetrySchedule.standard.scaled(by: 0.1))
+    let importer = CacheImporter(cache: cache, retrySchedule: holdingSchedule)
     let lock = try WriteLockHolder(path: folder.path())
     let ticket = try importer.enqueue(try profileBatch([EventFactory()]))
     let error = await #expect(throws: CacheError.self) {
@@ -226,6 +256,8 @@ final class WriteLockHolder: @unchecked Sendable {
     }
     #expect(error?.code == .timeout)
     lock.release()
+    importer.interruptPause()
+    #expect(try await importer.wait(for: ticket, timeout: .seconds(60)).failure == nil)
   }
 
   @Test func returnsFromEnqueueBeforeVerifying() throws {
