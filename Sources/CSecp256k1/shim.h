@@ -4,4 +4,9 @@
 #include <secp256k1.h>
 #include <secp256k1_extrakeys.h>
 #include <secp256k1_schnorrsig.h>
+
+/* Swift 6 cannot read the mutable C global `secp256k1_context_static` safely; this returns it. */
+static inline const secp256k1_context *nostrpushkit_context_static(void) {
+  return secp256k1_context_static;
+}
 #endif

@@ -4,7 +4,11 @@ import Foundation
 @main
 enum NostrPush {
   /// Every command, in the order `--help` lists them.
-  static let commands: [any CLICommand.Type] = [CacheCommand.self]
+  static let commands: [any CLICommand.Type] = [
+    VerifyCommand.self,
+    Nip19Command.self,
+    CacheCommand.self,
+  ]
 
   static func main() async {
     let arguments = Array(CommandLine.arguments.dropFirst())

@@ -1,29 +1,10 @@
 import Foundation
 import Testing
 
-/// Runs the built `nostr-push` with `arguments`; returns (status, stdout, stderr).
+/// Runs `nostr-push cache arguments…`; returns (status, stdout, stderr).
 private func runCache(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
-  var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-  var binary: URL?
-  for _ in 0..<4 where binary == nil {
-    let candidate = directory.appendingPathComponent("nostr-push")
-    if FileManager.default.isExecutableFile(atPath: candidate.path) { binary = candidate }
-    directory = directory.deletingLastPathComponent()
-  }
-  let process = Process()
-  process.executableURL = try #require(binary, "nostr-push is not built next to the test bundle")
-  process.arguments = ["cache"] + arguments
-  let output = Pipe()
-  let errors = Pipe()
-  process.standardOutput = output
-  process.standardError = errors
-  try process.run()
-  let out = output.fileHandleForReading.readDataToEndOfFile()
-  let err = errors.fileHandleForReading.readDataToEndOfFile()
-  process.waitUntilExit()
-  return (
-    process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self)
-  )
+  let run = try NostrPushBinary.run(["cache"] + arguments)
+  return (run.status, run.stdout, run.stderr)
 }
 
 @Suite struct CacheCommandTests {

@@ -1,0 +1,52 @@
+import Dispatch
+import NostrJSON
+
+/// Verifies many events at once, spreading the work over every core.
+///
+/// Signature checks dominate the cost and share nothing but the immutable verification
+/// context, so chunks of the batch run in parallel with `DispatchQueue.concurrentPerform`.
+public enum BatchVerifier {
+  /// The fewest events one worker takes, so that tiny batches do not pay for scheduling.
+  public static let minimumChunk = 64
+
+  /// The outcome of `Event.verify()` for each event, in order.
+  public static func verify(_ events: [Event]) -> [EventVerification] {
+    map(count: events.count, placeholder: EventVerification.idMismatch) { events[$0].verify() }
+  }
+
+  /// Parses and verifies each JSON document, in order: a parse failure is the `EventError`, a
+  /// parsed event the outcome of its verification.
+  public static func verify(jsonDocuments: [[UInt8]]) -> [Result<EventVerification, EventError>] {
+    map(count: jsonDocuments.count, placeholder: .success(.idMismatch)) { index in
+      Result { () throws(EventError) in try Event(json: jsonDocuments[index]).verify() }
+    }
+  }
+
+  private static func map<Output: Sendable>(
+    count: Int, placeholder: Output, _ transform: @Sendable (Int) -> Output
+  ) -> [Output] {
+    guard count > 0 else { return [] }
+    var results = [Output](repeating: placeholder, count: count)
+    let workers = max(1, min(ProcessInfoCores.active, (count + minimumChunk - 1) / minimumChunk))
+    let chunks = workers * 4
+    let chunkSize = (count + chunks - 1) / chunks
+    results.withUnsafeMutableBufferPointer { output in
+      let output = UnsafeSendableBuffer(buffer: output)
+      DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+        let start = chunk * chunkSize
+        let end = min(count, start + chunkSize)
+        guard start < end else { return }
+        for index in start..<end { output.buffer[index] = transform(index) }
+      }
+    }
+    return results
+  }
+}
+
+/// A buffer whose disjoint ranges are written by different workers.
+///
+/// `@unchecked Sendable`: every index is written by exactly one worker, and the buffer outlives
+/// `concurrentPerform`, which returns only when all workers are done.
+private struct UnsafeSendableBuffer<Element>: @unchecked Sendable {
+  let buffer: UnsafeMutableBufferPointer<Element>
+}

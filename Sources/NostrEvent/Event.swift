@@ -1,0 +1,183 @@
+import NostrJSON
+
+/// A NIP-01 event, parsed and field-validated but not yet verified.
+///
+/// Parsing checks shape only (hex fields, integer ranges, tag structure); call `verify()` to
+/// check that the id is the hash of the content and that the signature is the author's.
+public struct Event: Sendable, Hashable {
+  /// The most tags one event may carry: far above real events, low enough to bound the work.
+  public static let maxTags = 100_000
+  /// The largest `created_at` accepted: 2^53 − 1, the largest integer every JSON reader keeps exact.
+  public static let maxCreatedAt: Int64 = (1 << 53) - 1
+  /// The largest `kind` accepted.
+  public static let maxKind = 65_535
+
+  /// The event id: 64 lowercase hex characters.
+  public let id: String
+  /// The author's x-only public key: 64 lowercase hex characters.
+  public let pubkey: String
+  /// Seconds since the Unix epoch, 0 … 2^53 − 1.
+  public let createdAt: Int64
+  /// The event kind, 0 … 65535.
+  public let kind: Int
+  /// The tags, each an array of strings (an empty tag is kept).
+  public let tags: [[String]]
+  /// The content, exactly as decoded.
+  public let content: String
+  /// The BIP-340 signature: 128 lowercase hex characters.
+  public let sig: String
+
+  init(
+    id: String, pubkey: String, createdAt: Int64, kind: Int, tags: [[String]], content: String, sig: String
+  ) {
+    self.id = id
+    self.pubkey = pubkey
+    self.createdAt = createdAt
+    self.kind = kind
+    self.tags = tags
+    self.content = content
+    self.sig = sig
+  }
+
+  /// Parses an event from JSON bytes (no verification).
+  public init(json: some Sequence<UInt8>) throws(EventError) {
+    let value: JSONValue
+    do {
+      value = try JSONReader().read(json)
+    } catch {
+      throw Event.malformed(error)
+    }
+    try self.init(jsonValue: value)
+  }
+
+  /// Parses an event from a JSON string (no verification).
+  public init(json: String) throws(EventError) {
+    let value: JSONValue
+    do {
+      value = try JSONReader().read(json)
+    } catch {
+      throw Event.malformed(error)
+    }
+    try self.init(jsonValue: value)
+  }
+
+  /// Takes an event from an already-read JSON value (no verification).
+  public init(jsonValue: JSONValue) throws(EventError) {
+    guard case .object(let object) = jsonValue else {
+      throw EventError(
+        code: .malformedJSON, message: "an event must be a JSON object, not \(jsonValue.typeName)")
+    }
+    var id: String?
+    var pubkey: String?
+    var createdAt: Int64?
+    var kind: Int?
+    var tags: [[String]]?
+    var content: String?
+    var sig: String?
+    for member in object.members {
+      switch member.key {
+      case "id": id = try Event.hex(member.value, field: "id", length: 64)
+      case "pubkey": pubkey = try Event.hex(member.value, field: "pubkey", length: 64)
+      case "sig": sig = try Event.hex(member.value, field: "sig", length: 128)
+      case "created_at":
+        createdAt = try Event.integer(member.value, field: "created_at", range: 0...Event.maxCreatedAt)
+      case "kind":
+        kind = Int(try Event.integer(member.value, field: "kind", range: 0...Int64(Event.maxKind)))
+      case "tags": tags = try Event.tags(member.value)
+      case "content":
+        guard case .string(let text) = member.value else {
+          throw EventError.invalid("content", "expected a string, got \(member.value.typeName)")
+        }
+        content = text
+      default: continue
+      }
+    }
+    guard let id else { throw EventError.invalid("id", "missing") }
+    guard let pubkey else { throw EventError.invalid("pubkey", "missing") }
+    guard let createdAt else { throw EventError.invalid("created_at", "missing") }
+    guard let kind else { throw EventError.invalid("kind", "missing") }
+    guard let tags else { throw EventError.invalid("tags", "missing") }
+    guard let content else { throw EventError.invalid("content", "missing") }
+    guard let sig else { throw EventError.invalid("sig", "missing") }
+    self.init(
+      id: id, pubkey: pubkey, createdAt: createdAt, kind: kind, tags: tags, content: content, sig: sig)
+  }
+
+  /// The event as a JSON object with the seven NIP-01 members.
+  public var jsonValue: JSONValue {
+    .object(
+      JSONObject([
+        "id": .string(id),
+        "pubkey": .string(pubkey),
+        "created_at": .integer(createdAt),
+        "kind": .integer(Int64(kind)),
+        "tags": .array(tags.map { .array($0.map { .string($0) }) }),
+        "content": .string(content),
+        "sig": .string(sig),
+      ]))
+  }
+
+  /// The compact JSON of the event (common escaping), as sent to relays.
+  public func jsonBytes() -> [UInt8] {
+    JSONWriter.bytes(jsonValue)
+  }
+
+  /// The second element of every tag whose first element is `name`, in tag order.
+  public func tagValues(_ name: String) -> [String] {
+    tags.compactMap { $0.count >= 2 && $0[0] == name ? $0[1] : nil }
+  }
+
+  // MARK: Field readers
+
+  static func malformed(_ error: JSONError) -> EventError {
+    EventError(code: .malformedJSON, message: "malformed JSON: \(error.description)")
+  }
+
+  private static func hex(_ value: JSONValue, field: String, length: Int) throws(EventError) -> String {
+    guard case .string(let text) = value else {
+      throw EventError.invalid(field, "expected a string, got \(value.typeName)")
+    }
+    guard Hex.isLowercaseHex(text, length: length) else {
+      throw EventError.invalid(field, "expected \(length) lowercase hex characters")
+    }
+    return text
+  }
+
+  private static func integer(
+    _ value: JSONValue, field: String, range: ClosedRange<Int64>
+  ) throws(EventError) -> Int64 {
+    guard case .integer(let number) = value else {
+      throw EventError.invalid(field, "expected a JSON integer, got \(value.typeName)")
+    }
+    guard range.contains(number) else {
+      throw EventError.invalid(field, "\(number) is outside \(range.lowerBound)…\(range.upperBound)")
+    }
+    return number
+  }
+
+  private static func tags(_ value: JSONValue) throws(EventError) -> [[String]] {
+    guard case .array(let elements) = value else {
+      throw EventError.invalid("tags", "expected an array, got \(value.typeName)")
+    }
+    guard elements.count <= maxTags else {
+      throw EventError.invalid("tags", "\(elements.count) tags is more than \(maxTags)")
+    }
+    var tags: [[String]] = []
+    tags.reserveCapacity(elements.count)
+    for (index, element) in elements.enumerated() {
+      guard case .array(let items) = element else {
+        throw EventError.invalid("tags", "tags[\(index)] is \(element.typeName), not an array")
+      }
+      var tag: [String] = []
+      tag.reserveCapacity(items.count)
+      for (position, item) in items.enumerated() {
+        guard case .string(let text) = item else {
+          throw EventError.invalid("tags", "tags[\(index)][\(position)] is \(item.typeName), not a string")
+        }
+        tag.append(text)
+      }
+      tags.append(tag)
+    }
+    return tags
+  }
+}

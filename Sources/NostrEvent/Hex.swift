@@ -1,0 +1,82 @@
+/// Hexadecimal encoding and decoding of bytes.
+///
+/// Nostr writes every id, key and signature as lowercase hex; the decoder also reads uppercase
+/// so that callers can decide for themselves whether to be strict.
+public enum Hex {
+  private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
+
+  /// The lowercase hex encoding of `bytes`.
+  public static func encode(_ bytes: some Sequence<UInt8>) -> String {
+    var output: [UInt8] = []
+    output.reserveCapacity(bytes.underestimatedCount * 2)
+    digits.withUnsafeBufferPointer { table in
+      for byte in bytes {
+        output.append(table[Int(byte >> 4)])
+        output.append(table[Int(byte & 0x0F)])
+      }
+    }
+    return String(decoding: output, as: UTF8.self)
+  }
+
+  /// The bytes of hex `text` (lower or upper case), or nil when it has an odd length or a
+  /// character that is not a hex digit.
+  public static func decode(_ text: String) -> [UInt8]? {
+    var text = text
+    return text.withUTF8 { decode(utf8: UnsafeRawBufferPointer($0)) }
+  }
+
+  /// Whether `text` is exactly `length` characters of lowercase hex (no sign, no whitespace).
+  public static func isLowercaseHex(_ text: String, length: Int) -> Bool {
+    guard text.utf8.count == length else { return false }
+    for byte in text.utf8 {
+      switch byte {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"): continue
+      default: return false
+      }
+    }
+    return true
+  }
+
+  static func decode(utf8: UnsafeRawBufferPointer) -> [UInt8]? {
+    guard utf8.count % 2 == 0 else { return nil }
+    let count = utf8.count / 2
+    var failed = false
+    let bytes = [UInt8](unsafeUninitializedCapacity: count) { output, initialized in
+      for index in 0..<count {
+        guard let high = value(of: utf8[2 * index]), let low = value(of: utf8[2 * index + 1]) else {
+          failed = true
+          break
+        }
+        output[index] = high << 4 | low
+      }
+      initialized = failed ? 0 : count
+    }
+    return failed ? nil : bytes
+  }
+
+  /// Decodes hex `text` into `output`, which must hold exactly half as many bytes as `text`
+  /// has characters; false on a bad character or length.
+  static func decode(_ text: String, into output: UnsafeMutableRawBufferPointer) -> Bool {
+    var text = text
+    return text.withUTF8 { utf8 in
+      guard utf8.count == output.count * 2 else { return false }
+      for index in 0..<output.count {
+        guard let high = value(of: utf8[2 * index]), let low = value(of: utf8[2 * index + 1]) else {
+          return false
+        }
+        output[index] = high << 4 | low
+      }
+      return true
+    }
+  }
+
+  @inline(__always)
+  private static func value(of digit: UInt8) -> UInt8? {
+    switch digit {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): digit &- UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): digit &- UInt8(ascii: "a") &+ 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): digit &- UInt8(ascii: "A") &+ 10
+    default: nil
+    }
+  }
+}

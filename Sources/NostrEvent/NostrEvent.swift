@@ -1,1 +1,0 @@
-// The NostrEvent module. Its types arrive with the issue that builds it.

@@ -1,0 +1,123 @@
+import NostrEvent
+import NostrJSON
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `nostr-push verify [--jsonl] [FILE|-]`: checks NIP-01 ids and BIP-340 signatures.
+enum VerifyCommand: CLICommand {
+  /// The largest event document (and the longest `--jsonl` line) accepted: 16 MiB.
+  static let maxDocumentBytes = JSONReader.defaultMaxBytes
+
+  static let name = "verify"
+  static let summary = "check NIP-01 event ids and BIP-340 signatures"
+  static let usage = """
+    usage: nostr-push verify [--jsonl] [FILE|-]
+
+    Reads one event JSON object (or, with --jsonl, one per line; blank lines skipped) from FILE
+    or standard input and prints one JSON line per event:
+      {"id":"<64 hex>","valid":true,"escaping":"common"|"literal"}
+      {"id":<id as given or null>,"valid":false,"error":"<code>","message":"<text>"}
+    Codes: malformed_json, invalid_field, id_mismatch, bad_signature.
+    Exit status: 0 when every event is valid, 1 otherwise, 2 for a usage error.
+    """
+
+  static func run(_ arguments: [String]) async throws -> Int32 {
+    let reader = try ArgumentReader(arguments, valueFlags: [], booleanFlags: ["jsonl"])
+    let path = try reader.positionals(atMost: 1).first
+    let descriptor: Int32
+    do {
+      descriptor = try CommandInput.open(path)
+    } catch {
+      CLIOutput.error("nostr-push verify: \(error.message)")
+      return ExitCode.failure
+    }
+    defer { if descriptor != STDIN_FILENO { close(descriptor) } }
+    let output = OutputBuffer()
+    var allValid = true
+    do {
+      if reader.has("jsonl") {
+        let stream = LineStream(descriptor: descriptor, maxLineBytes: maxDocumentBytes)
+        try stream.forEachLine(beforeRead: output.flush) { line in
+          switch line {
+          case .oversized:
+            allValid = false
+            output.appendLine(
+              failure(
+                id: nil, code: "malformed_json",
+                message: "line is over the \(maxDocumentBytes)-byte limit and was skipped"))
+          case .bytes(let bytes):
+            guard !isBlank(bytes) else { return }
+            let (text, valid) = verdict(for: bytes)
+            allValid = allValid && valid
+            output.appendLine(text)
+          }
+        }
+      } else {
+        let document = try CommandInput.readWhole(descriptor, limit: maxDocumentBytes)
+        let (text, valid) = document.withUnsafeBytes { verdict(for: $0) }
+        allValid = valid
+        output.appendLine(text)
+      }
+    } catch {
+      output.flush()
+      CLIOutput.error("nostr-push verify: \(error.message)")
+      return ExitCode.failure
+    }
+    output.flush()
+    return allValid ? ExitCode.success : ExitCode.failure
+  }
+
+  /// The output line for one event document, and whether the event is valid.
+  static func verdict(for bytes: UnsafeRawBufferPointer) -> (line: [UInt8], valid: Bool) {
+    let value: JSONValue
+    do {
+      value = try JSONReader(maxBytes: maxDocumentBytes).read(buffer: bytes)
+    } catch {
+      return (
+        failure(id: nil, code: "malformed_json", message: "malformed JSON: \(error.description)"), false
+      )
+    }
+    let givenID = value.objectValue?["id"]?.stringValue
+    let event: Event
+    do {
+      event = try Event(jsonValue: value)
+    } catch {
+      return (failure(id: givenID, code: error.code.rawValue, message: error.message), false)
+    }
+    switch event.verify() {
+    case .valid(let rule):
+      let object = JSONObject([
+        "id": .string(event.id), "valid": .bool(true), "escaping": .string(rule.rawValue),
+      ])
+      return (JSONWriter.bytes(.object(object)), true)
+    case .idMismatch:
+      return (
+        failure(
+          id: givenID, code: "id_mismatch",
+          message: "id is not the SHA-256 of the event's canonical serialization"), false
+      )
+    case .badSignature:
+      return (
+        failure(
+          id: givenID, code: "bad_signature", message: "signature does not verify for the id and pubkey"),
+        false
+      )
+    }
+  }
+
+  private static func failure(id: String?, code: String, message: String) -> [UInt8] {
+    let object = JSONObject([
+      "id": id.map { .string($0) } ?? .null, "valid": .bool(false), "error": .string(code),
+      "message": .string(message),
+    ])
+    return JSONWriter.bytes(.object(object))
+  }
+
+  private static func isBlank(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    bytes.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
+  }
+}

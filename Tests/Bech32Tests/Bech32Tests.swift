@@ -1,1 +1,0 @@
-// Tests for Bech32 arrive with the issue that builds it.

@@ -1,1 +1,0 @@
-// Tests for NostrEvent arrive with the issue that builds it.
