@@ -112,10 +112,26 @@ private final class ImportWorker: @unchecked Sendable {
   }
 
   func start() {
-    let thread = Thread { [self] in run() }
+    let thread = Thread { [self] in
+      Self.lowerPriority()
+      run()
+    }
     thread.name = "EnrichmentCache.CacheImporter"
+    thread.qualityOfService = .utility
     thread.start()
   }
+
+  /// Makes the worker yield to the app's threads: `.utility` QoS on Apple platforms; on Linux,
+  /// where QoS is not mapped to the scheduler, a nice value of `workerNice` for this thread (the
+  /// nice value is per thread on Linux, and `who` 0 names the calling one).
+  private static func lowerPriority() {
+    #if os(Linux)
+    _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, workerNice)
+    #endif
+  }
+
+  /// The Linux nice value of the worker thread (0 is normal, 19 the lowest priority).
+  static let workerNice: Int32 = 10
 
   /// Lets the worker finish what is queued, then end.
   func stop() {
@@ -365,7 +381,10 @@ private final class ImportWorker: @unchecked Sendable {
       if let metadata = pair.metadata { events.append(metadata) }
       if let membership = pair.membership { events.append(membership) }
     }
-    let valid = BatchVerifier.verify(events).map(\.isValid)
+    // Small batches are checked on this (low-priority) thread; large ones fan out over the cores.
+    let valid =
+      events.count < BatchVerifier.minimumChunk
+      ? events.map { $0.verify().isValid } : BatchVerifier.verify(events).map(\.isValid)
     var rejected = 0
     var profiles: [Profile] = []
     for (event, isValid) in zip(batch.profiles, valid) {

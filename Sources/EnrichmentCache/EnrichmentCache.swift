@@ -406,6 +406,11 @@ public final class EnrichmentCache: @unchecked Sendable {
 
   // MARK: - Internals
 
+  /// Runs `SELECT 1` on the cache's connection: the benchmarks' baseline for one round trip.
+  package func selectOne() throws(CacheError) -> Int64 {
+    try locked { db throws(CacheError) in try db.first("SELECT 1") { row in row.integer(0) } ?? 0 }
+  }
+
   /// Runs `body` with the connection, holding the lock.
   func locked<T>(_ body: (SQLiteConnection) throws(CacheError) -> T) throws(CacheError) -> T {
     lock.lock()
@@ -462,9 +467,11 @@ public final class EnrichmentCache: @unchecked Sendable {
         .optionalText(profile.displayName), .optionalText(profile.pictureURL), .text(profile.eventID),
         .integer(profile.createdAt), .integer(now),
       ])
-    try db.run(
-      "DELETE FROM avatars WHERE account = ? AND relay = ? AND pubkey = ? AND url IS NOT ?",
-      key + [.optionalText(profile.pictureURL)])
+    if existing != nil {
+      try db.run(
+        "DELETE FROM avatars WHERE account = ? AND relay = ? AND pubkey = ? AND url IS NOT ?",
+        key + [.optionalText(profile.pictureURL)])
+    }
     return .stored
   }
 
