@@ -5,11 +5,20 @@ import Foundation
 ///
 /// One file, shared by the app and its extension: WAL journal, a busy timeout, every write in one
 /// `BEGIN IMMEDIATE` transaction, prepared statements reused. Every record is keyed by account
-/// pubkey and canonical relay origin, and no read or write crosses accounts. Decisions where the
-/// spec is silent: lookups do not write (except the avatar's least-recently-used stamp, at most
-/// once a minute, best effort); a damaged file that still has a valid header is reported as
-/// `corrupt` by the operation that meets it rather than checked at open (a full check would
-/// break the 5 ms open budget).
+/// pubkey and canonical relay origin (`RelayOrigin`), and no read or write crosses accounts.
+///
+/// Decisions where the spec is silent:
+/// - Lookups do not write, except the avatar's least-recently-used stamp (at most once a minute,
+///   best effort, bounded by the busy timeout).
+/// - A channel refresh that fetched both halves is stored with one `storeChannel(metadata:
+///   membership:…)` call; a half stored alone that changed (a new event id) removes the other
+///   half, while the same event fetched again only renews its fetch time.
+/// - A write that loses to the replacement order changes nothing, not even the fetch time.
+/// - Avatars are kept per (account, relay, sender) for the profile's current picture URL only; a
+///   download for another URL is discarded.
+/// - Delivery claims are per (account, relay, event id).
+/// - A damaged file that still has a valid header is reported as `corrupt` by the operation that
+///   meets it rather than checked at open (a full check would break the 5 ms open budget).
 ///
 /// `@unchecked Sendable`: the only mutable state is the connection and its statement cache, and
 /// every access to them happens inside `lock`; the other stored properties are immutable.
@@ -75,6 +84,22 @@ public final class EnrichmentCache: @unchecked Sendable {
         _ = try db.run(
           "INSERT OR REPLACE INTO accounts(account, removed, changed_at) VALUES (?, 0, ?)",
           [.text(account), .integer(now)])
+      }
+    }
+  }
+
+  /// Registers an account on first use unless it carries a removal tombstone; returns false (and
+  /// changes nothing) for a removed account. This is what a wake calls; only `addAccount` revives.
+  @discardableResult
+  public func registerAccount(_ account: String, now: Int64) throws(CacheError) -> Bool {
+    try HexKey.check(account, field: "account")
+    return try locked { db throws(CacheError) in
+      try db.immediateTransaction { () throws(CacheError) in
+        guard try !isRemoved(db, account) else { return false }
+        try db.run(
+          "INSERT OR IGNORE INTO accounts(account, removed, changed_at) VALUES (?, 0, ?)",
+          [.text(account), .integer(now)])
+        return true
       }
     }
   }

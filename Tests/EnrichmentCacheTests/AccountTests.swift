@@ -77,6 +77,14 @@ import Testing
       ])
   }
 
+  @Test func registersOnFirstUseButNeverRevivesARemovedAccount() throws {
+    #expect(try cache.registerAccount(account, now: testNow))
+    #expect(try cache.registerAccount(account, now: testNow + 1))
+    try cache.removeAccount(account, now: testNow + 2)
+    #expect(try !cache.registerAccount(account, now: testNow + 3))
+    #expect(try cache.isAccountRemoved(account))
+  }
+
   @Test func keepsTheTombstoneAcrossConnections() throws {
     try cache.removeAccount(account, now: testNow)
     let second = try EnrichmentCache(path: folder.path())
