@@ -43,7 +43,13 @@ public final class CacheImporter: Sendable {
   /// Waits until every batch of `ticket` is done and returns their combined result: the first
   /// failure if any, counts summed. Throws `timeout` after `timeout`, `cancelled` when the task is.
   public func wait(for ticket: ImportTicket, timeout: Duration) async throws(CacheError) -> ImportResult {
-    let deadline = ContinuousClock.now + timeout
+    try await wait(for: ticket, until: ContinuousClock.now + timeout)
+  }
+
+  /// As `wait(for:timeout:)`, with the deadline as an instant.
+  public func wait(for ticket: ImportTicket, until deadline: ContinuousClock.Instant) async throws(CacheError)
+    -> ImportResult
+  {
     var combined: ImportResult?
     for id in ticket.batchIDs {
       let result = try await worker.result(of: id, deadline: deadline)

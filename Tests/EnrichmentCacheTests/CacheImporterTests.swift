@@ -124,6 +124,48 @@ final class WriteLockHolder: @unchecked Sendable {
     #expect(try cache.stats().profiles == 600)
   }
 
+  @Test func writesTwoHundredFiftySixProfilesPerTransaction() async throws {
+    let importer = CacheImporter(cache: cache, retrySchedule: fastSchedule)
+    #expect(
+      rawExecute(
+        folder.path(),
+        "CREATE TRIGGER boom BEFORE INSERT ON profiles WHEN NEW.display_name = 'boom' "
+          + "BEGIN SELECT RAISE(ABORT, 'boom'); END") == SQLITE_OK)
+    var profiles = try (0..<300).map { _ in try EventFactory().profile(["name": "fine"]) }
+    profiles[280] = try EventFactory().profile(["name": "boom"])
+    let ticket = try importer.enqueue(ImportBatch(account: account, relay: testRelay, profiles: profiles))
+    let result = try await importer.wait(for: ticket, timeout: .seconds(60))
+    #expect(result.failure?.chunk == 1)
+    #expect(result.failure?.attempts == 1)
+    #expect(result.written == 256)
+    #expect(try cache.stats().profiles == 256)
+  }
+
+  @Test func writesFiveHundredTwelveChannelPairsPerTransaction() async throws {
+    let importer = CacheImporter(cache: cache, retrySchedule: fastSchedule)
+    #expect(
+      rawExecute(
+        folder.path(),
+        "CREATE TRIGGER boom BEFORE INSERT ON channels WHEN NEW.name = 'boom' "
+          + "BEGIN SELECT RAISE(ABORT, 'boom'); END") == SQLITE_OK)
+    let member = randomHex()
+    let pairs = try (0..<520).map { index in
+      ChannelEvents(
+        metadata: try relayKey.metadata("c\(index)", name: index == 515 ? "boom" : "fine"),
+        membership: try relayKey.membership("c\(index)", members: [member]))
+    }
+    let ticket = try importer.enqueue(
+      ImportBatch(
+        account: account, relay: testRelay, relayKey: relayKey.pubkey,
+        profiles: [try EventFactory().profile([:])],
+        channels: pairs))
+    let result = try await importer.wait(for: ticket, timeout: .seconds(60))
+    #expect(result.failure?.chunk == 2)
+    #expect(try cache.stats().profiles == 1)
+    #expect(try cache.stats().channels == 512)
+    #expect(try cache.stats().memberships == 512)
+  }
+
   @Test func retriesABusyChunkInPlaceAndKeepsTheQueueOrder() async throws {
     let importer = CacheImporter(cache: cache, retrySchedule: holdingSchedule)
     let first = EventFactory()
