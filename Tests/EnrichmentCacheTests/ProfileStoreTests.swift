@@ -101,3 +101,26 @@ import Testing
     #expect(try cache.stats().profiles == 600)
   }
 }
+
+@Suite struct ConcurrentUseTests {
+  @Test func servesManyTasksThroughOneInstance() async throws {
+    let folder = try TemporaryFolder()
+    let cache = try EnrichmentCache(path: folder.path())
+    let account = randomHex()
+    let senders = (0..<8).map { _ in (0..<50).map { _ in randomHex() } }
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for (task, keys) in senders.enumerated() {
+        group.addTask {
+          for key in keys {
+            _ = try cache.storeProfiles(
+              [profile(key, name: "task \(task)")], account: account, relay: testRelay, now: testNow)
+            let found = try cache.lookupProfile(account: account, relay: testRelay, pubkey: key, now: testNow)
+            #expect(found?.value.displayName == "task \(task)")
+          }
+        }
+      }
+      try await group.waitForAll()
+    }
+    #expect(try cache.stats().profiles == 400)
+  }
+}
