@@ -58,7 +58,7 @@ public struct ImportResult: Sendable, Hashable {
   public var written: Int
   /// Events dropped because they did not verify, had the wrong kind or signer, or bad fields.
   public var rejected: Int
-  /// Profiles merged into an earlier pending batch instead of queued twice.
+  /// Profiles of later requests merged into this batch while it waited, instead of queued twice.
   public var coalesced: Int
   /// Retries after a busy or locked database.
   public var retries: Int

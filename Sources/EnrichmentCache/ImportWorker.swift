@@ -93,40 +93,40 @@ final class ImportWorker: @unchecked Sendable {
   func enqueue(_ batch: ImportBatch) throws(CacheError) -> ImportTicket {
     condition.lock()
     defer { condition.unlock() }
-    var batch = batch
-    var mergedInto: [UInt64] = []
-    var coalesced = 0
-    if !batch.profiles.isEmpty {
-      var remaining: [Event] = []
-      for event in batch.profiles {
-        if let (slot, index) = pendingProfile(event.pubkey, account: batch.account, relay: batch.relay) {
-          let waiting = pending[slot].batch.profiles[index]
-          if EnrichmentCache.replaces(event.createdAt, event.id, waiting.createdAt, waiting.id) {
-            pending[slot].batch.profiles[index] = event
-          }
-          pending[slot].coalesced += 1
-          coalesced += 1
-          if !mergedInto.contains(pending[slot].id) { mergedInto.append(pending[slot].id) }
-        } else {
-          remaining.append(event)
-        }
+    // Plan first, so that a refused request changes nothing.
+    var matches: [(event: Event, slot: Int, index: Int)] = []
+    var remaining: [Event] = []
+    for event in batch.profiles {
+      if let (slot, index) = pendingProfile(event.pubkey, account: batch.account, relay: batch.relay) {
+        matches.append((event, slot, index))
+      } else {
+        remaining.append(event)
       }
-      batch.profiles = remaining
     }
-    if batch.profiles.isEmpty && batch.channels.isEmpty && !mergedInto.isEmpty {
-      return ImportTicket(batchIDs: mergedInto)
-    }
-    guard pending.count < CacheImporter.maxPendingBatches else {
+    let needsBatch = !remaining.isEmpty || !batch.channels.isEmpty || matches.isEmpty
+    guard !needsBatch || pending.count < CacheImporter.maxPendingBatches else {
       throw CacheError(
         code: .queueFull, message: "\(CacheImporter.maxPendingBatches) import batches are already waiting")
     }
+    var mergedInto: [UInt64] = []
+    for match in matches {
+      let waiting = pending[match.slot].batch.profiles[match.index]
+      if EnrichmentCache.replaces(match.event.createdAt, match.event.id, waiting.createdAt, waiting.id) {
+        pending[match.slot].batch.profiles[match.index] = match.event
+      }
+      pending[match.slot].coalesced += 1
+      if !mergedInto.contains(pending[match.slot].id) { mergedInto.append(pending[match.slot].id) }
+    }
+    guard needsBatch else { return ImportTicket(batchIDs: mergedInto) }
+    var newBatch = batch
+    newBatch.profiles = remaining
     let id = nextID
     nextID += 1
     var index: [String: Int] = [:]
-    for (position, event) in batch.profiles.enumerated() where index[event.pubkey] == nil {
+    for (position, event) in remaining.enumerated() where index[event.pubkey] == nil {
       index[event.pubkey] = position
     }
-    pending.append(Pending(id: id, batch: batch, profileIndex: index, coalesced: coalesced))
+    pending.append(Pending(id: id, batch: newBatch, profileIndex: index, coalesced: 0))
     condition.signal()
     return ImportTicket(batchIDs: [id] + mergedInto)
   }

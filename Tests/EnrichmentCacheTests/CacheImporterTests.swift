@@ -248,19 +248,35 @@ final class WriteLockHolder: @unchecked Sendable {
     let lock = try WriteLockHolder(path: folder.path())
     _ = try importer.enqueue(try profileBatch([EventFactory()]))
     try await until { importer.pendingCount == 0 }
+    let senders = (0..<CacheImporter.maxPendingBatches).map { _ in EventFactory() }
     var tickets: [ImportTicket] = []
-    for _ in 0..<CacheImporter.maxPendingBatches {
-      tickets.append(try importer.enqueue(try profileBatch([EventFactory()])))
+    for sender in senders {
+      tickets.append(try importer.enqueue(try profileBatch([sender], name: "queued", createdAt: 100)))
     }
+    // A request that needs a ninth batch is refused whole: its coalescible profile is not merged.
     let error = try #require(throws: CacheError.self) {
-      try importer.enqueue(try profileBatch([EventFactory()]))
+      try importer.enqueue(
+        ImportBatch(
+          account: account, relay: testRelay,
+          profiles: [
+            try senders[0].profile(["name": "refused"], createdAt: 200),
+            try EventFactory().profile(["name": "x"]),
+          ]))
     }
     #expect(error.code == .queueFull)
     #expect(importer.pendingCount == 8)
+    // A request entirely coalescible into waiting batches needs no slot and is accepted.
+    let merged = try importer.enqueue(try profileBatch([senders[7]], name: "merged", createdAt: 300))
+    #expect(merged.batchIDs == tickets[7].batchIDs)
     lock.release()
     importer.interruptPause()
+    let first = try await importer.wait(for: tickets[0], timeout: .seconds(60))
     let last = try await importer.wait(for: tickets[7], timeout: .seconds(60))
-    #expect(last.failure == nil)
+    #expect(first.failure == nil)
+    #expect(first.coalesced == 0)
+    #expect(last.coalesced == 1)
+    #expect(try name(of: senders[0]) == "queued")
+    #expect(try name(of: senders[7]) == "merged")
   }
 
   @Test func keepsEachBatchsOriginalAccount() async throws {
