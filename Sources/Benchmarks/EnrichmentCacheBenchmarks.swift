@@ -2,188 +2,301 @@ import EnrichmentCache
 import Foundation
 import NostrEvent
 
-/// The cache rows of `performance.md`: open an existing file, one profile + channel + membership
-/// lookup (p50, p99), a 256-profile write batch, each beside an empty `SELECT 1` on the same
-/// connection; and the time the app spends enqueuing an import of 4 profiles and 4 channel pairs
-/// beside the same import done synchronously.
-enum EnrichmentCacheBenchmarks {
-  /// Profiles in the cache the lookups run against.
+extension BenchmarkRegistry {
+  /// The cache rows of `performance.md`: open an existing file; one profile + channel + membership
+  /// lookup (p50, p99) in a cache of 10 000 profiles and 1 000 channels; a 256-profile write batch —
+  /// each beside an empty `SELECT 1` on the same connection — and the time the app spends enqueuing
+  /// an import of 4 profiles and 4 channel pairs beside the same import done synchronously.
+  static func enrichmentCacheBenchmarks(quick: Bool) throws -> (rows: [Benchmark], notes: [String]) {
+    let fixture = try CacheBenchmarkFixture(lookupsPerRepetition: quick ? 500 : 2_000)
+    let module = "EnrichmentCache"
+    let selectOne = { Stopwatch.seconds { _ = try? fixture.cache.selectOne() } * 1000 }
+
+    let open = Benchmark(
+      module: module, name: "open an existing cache file (10 000 profiles, 1 000 channels)", unit: "ms",
+      baselineName: "SELECT 1 on the same connection", target: "≤ 5 ms", baseline: selectOne,
+      measured: { try Stopwatch.seconds { _ = try EnrichmentCache(path: fixture.path) } * 1000 },
+      passes: { $0.median <= 5 })
+
+    let lookups = LookupFigures(fixture: fixture)
+    let lookupP50 = Benchmark(
+      module: module, name: "profile + channel + membership lookup, p50", unit: "ms",
+      baselineName: "SELECT 1 on the same connection, p50", target: "report",
+      baseline: { lookups.selectPercentile(50) }, measured: { try lookups.lookupPercentile(50) },
+      passes: { _ in nil })
+    let lookupP99 = Benchmark(
+      module: module, name: "profile + channel + membership lookup, p99", unit: "ms",
+      baselineName: "SELECT 1 on the same connection, p99", target: "≤ 0.5 ms",
+      baseline: { lookups.selectPercentile(99) }, measured: { try lookups.lookupPercentile(99) },
+      passes: { $0.median <= 0.5 })
+    let lookupCPU = Benchmark(
+      module: module, name: "profile + channel + membership lookup, p99 of thread CPU time", unit: "ms",
+      baselineName: "SELECT 1 on the same connection, p99 CPU", target: "report (wall p99 minus preemption)",
+      baseline: { lookups.selectPercentile(99, clock: .threadCPU) },
+      measured: { try lookups.lookupPercentile(99, clock: .threadCPU) }, passes: { _ in nil })
+    let snapshot = Benchmark(
+      module: module, name: "the same three records via lookupSnapshot (one read transaction), p99",
+      unit: "ms",
+      baselineName: "SELECT 1 on the same connection, p99", target: "report",
+      baseline: { lookups.selectPercentile(99) }, measured: { try lookups.snapshotPercentile(99) },
+      passes: { _ in nil })
+
+    let batch = Benchmark(
+      module: module, name: "256-profile write batch (one transaction)", unit: "ms",
+      baselineName: "SELECT 1 on the same connection", target: "≤ 25 ms", baseline: selectOne,
+      measured: { try fixture.writeBatch() * 1000 }, passes: { $0.median <= 25 })
+
+    let imports = try ImportFigures(fixture: fixture, perRepetition: quick ? 5 : 20)
+    let enqueue = Benchmark(
+      module: module, name: "import enqueue: 4 profiles + 4 channel pairs (caller's time), median",
+      unit: "ms",
+      baselineName: "the same import done synchronously on the caller", target: "≤ 0.3 ms",
+      baseline: { try imports.synchronous() }, measured: { try imports.enqueue() },
+      passes: { $0.median <= 0.3 })
+
+    let notes = [
+      "cache: \(CacheBenchmarkFixture.profileCount) profiles, \(CacheBenchmarkFixture.channelCount) channels "
+        + "with \(CacheBenchmarkFixture.membersPerChannel)-member rosters, one account; WAL, synchronous=NORMAL; "
+        + "file under \(fixture.folder.path) (removed by the next run)",
+      "lookup rows: p50/p99 over \(lookups.count) lookups per repetition, random keys; import rows: median of "
+        + "\(imports.perRepetition) imports per repetition, each waited for before the next",
+    ]
+    return ([open, lookupP50, lookupP99, lookupCPU, snapshot, batch, enqueue], notes)
+  }
+}
+
+/// A cache file filled once for the cache rows, and the connection they share.
+private final class CacheBenchmarkFixture {
   static let profileCount = 10_000
-  /// Channels (metadata and a 20-member roster each) in that cache.
   static let channelCount = 1_000
-  /// Repetitions of each figure; the median is reported with min and max.
-  static let repetitions = 7
+  static let membersPerChannel = 20
+  /// The folder of the last run, removed when the next run starts.
+  static let folderName = "nostrpush-cache-bench"
 
-  /// One measured figure in milliseconds over the repetitions.
-  struct Figure {
-    var name: String
-    var samples: [Double]
-    var target: String
+  let folder: URL
+  let path: String
+  let cache: EnrichmentCache
+  let relay: RelayOrigin
+  let account = randomHex()
+  let now = Int64(Date().timeIntervalSince1970)
+  let senders: [String]
+  let channels: [String]
+  let lookupsPerRepetition: Int
 
-    var median: Double { samples.sorted()[samples.count / 2] }
-    var line: String {
-      let sorted = samples.sorted()
-      return String(
-        format: "%@: median %.4f ms (min %.4f, max %.4f) target %@", name, median, sorted.first ?? 0,
-        sorted.last ?? 0, target)
-    }
-  }
-
-  /// Builds the caches in a temporary folder and measures every row.
-  static func run() throws -> [Figure] {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "cache-bench-\(UUID().uuidString)")
+  init(lookupsPerRepetition: Int) throws {
+    self.lookupsPerRepetition = lookupsPerRepetition
+    folder = FileManager.default.temporaryDirectory.appendingPathComponent(Self.folderName)
+    try? FileManager.default.removeItem(at: folder)
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let path = folder.appendingPathComponent("cache.sqlite").path
-    let relay = try RelayOrigin("wss://bench.example")
-    let account = randomHex()
-    let now = Int64(Date().timeIntervalSince1970)
+    path = folder.appendingPathComponent("cache.sqlite").path
+    relay = try RelayOrigin("wss://bench.example")
+    cache = try EnrichmentCache(path: path)
+    let senders = (0..<Self.profileCount).map { _ in randomHex() }
+    let channels = (0..<Self.channelCount).map { "channel-\($0)" }
+    self.senders = senders
+    self.channels = channels
+    for start in stride(from: 0, to: senders.count, by: CacheImporter.profilesPerTransaction) {
+      let records = senders[start..<min(senders.count, start + CacheImporter.profilesPerTransaction)].map {
+        Profile(
+          pubkey: $0, displayName: "Sender \($0.prefix(8))", pictureURL: "https://img.example/\($0).png",
+          eventID: randomHex(), createdAt: 1000)
+      }
+      _ = try cache.storeProfiles(records, account: account, relay: relay, now: now)
+    }
     let relayKey = randomHex()
-    let senders = (0..<profileCount).map { _ in randomHex() }
-    let channels = (0..<channelCount).map { "channel-\($0)" }
-    do {
-      let cache = try EnrichmentCache(path: path)
-      for start in stride(from: 0, to: profileCount, by: 256) {
-        let records = senders[start..<min(profileCount, start + 256)].map { sender in
-          Profile(
-            pubkey: sender, displayName: "Sender \(sender.prefix(8))",
-            pictureURL: "https://img.example/\(sender).png",
-            eventID: randomHex(), createdAt: 1000)
-        }
-        _ = try cache.storeProfiles(records, account: account, relay: relay, now: now)
-      }
-      let pairs = try channels.map { channel in
-        (
-          Optional(
-            ChannelMetadata(
-              channelID: channel, name: "Name of \(channel)", type: .stream, signer: relayKey,
-              eventID: randomHex(),
-              createdAt: 1000)),
-          Optional(
-            try Roster(
-              channelID: channel,
-              memberPubkeys: (0..<20).map { senders[($0 * 37 + channel.count) % profileCount] },
-              signer: relayKey, eventID: randomHex(), createdAt: 1000))
-        )
-      }
-      _ = try cache.storeChannels(pairs, account: account, relay: relay, now: now)
+    let pairs = try channels.enumerated().map { index, channel in
+      let members = (0..<Self.membersPerChannel).map { senders[(index * 31 + $0 * 7) % senders.count] }
+      let metadata = ChannelMetadata(
+        channelID: channel, name: "Name of \(channel)", type: .stream, signer: relayKey, eventID: randomHex(),
+        createdAt: 1000)
+      let roster = try Roster(
+        channelID: channel, memberPubkeys: members, signer: relayKey, eventID: randomHex(), createdAt: 1000)
+      return (Optional(metadata), Optional(roster))
     }
-
-    var figures: [Figure] = []
-    var open = Figure(name: "cache open existing file", samples: [], target: "<= 5 ms")
-    for _ in 0..<repetitions {
-      open.samples.append(try milliseconds { _ = try EnrichmentCache(path: path) })
-    }
-    figures.append(open)
-
-    let cache = try EnrichmentCache(path: path)
-    var baseline = Figure(name: "baseline SELECT 1 (same connection), p50", samples: [], target: "-")
-    var p50 = Figure(name: "lookup profile+channel+membership p50", samples: [], target: "-")
-    var p99 = Figure(name: "lookup profile+channel+membership p99", samples: [], target: "<= 0.5 ms")
-    for _ in 0..<repetitions {
-      var selects: [Double] = []
-      var lookups: [Double] = []
-      for _ in 0..<2000 {
-        selects.append(try milliseconds { _ = try cache.selectOne() })
-        let sender = senders.randomElement()!
-        let channel = channels.randomElement()!
-        lookups.append(
-          try milliseconds {
-            _ = try cache.lookupProfile(account: account, relay: relay, pubkey: sender, now: now)
-            _ = try cache.lookupChannel(account: account, relay: relay, channelID: channel, now: now)
-            _ = try cache.lookupMembership(
-              account: account, relay: relay, channelID: channel, member: sender, now: now)
-          })
-      }
-      selects.sort()
-      lookups.sort()
-      baseline.samples.append(selects[selects.count / 2])
-      p50.samples.append(lookups[lookups.count / 2])
-      p99.samples.append(lookups[lookups.count * 99 / 100])
-    }
-    figures += [baseline, p50, p99]
-
-    var batch = Figure(name: "256-profile write batch", samples: [], target: "<= 25 ms")
-    for _ in 0..<repetitions {
-      let records = (0..<256).map { _ in
-        Profile(pubkey: randomHex(), displayName: "New", pictureURL: nil, eventID: randomHex(), createdAt: 5)
-      }
-      batch.samples.append(
-        try milliseconds { _ = try cache.storeProfiles(records, account: account, relay: relay, now: now) })
-    }
-    figures.append(batch)
-    figures += try importFigures(cache: cache, relay: relay, now: now)
-    return figures
+    _ = try cache.storeChannels(pairs, account: account, relay: relay, now: now)
   }
 
-  /// Enqueue time of 4 profiles + 4 channel pairs, beside the same import done synchronously.
-  private static func importFigures(cache: EnrichmentCache, relay: RelayOrigin, now: Int64) throws -> [Figure]
-  {
-    let importer = CacheImporter(cache: cache)
-    let relayKey = SecretKey.generate()
-    let account = randomHex()
-    var enqueue = Figure(
-      name: "import enqueue 4 profiles + 4 channel pairs", samples: [], target: "<= 0.3 ms")
-    var synchronous = Figure(name: "baseline: same import done synchronously", samples: [], target: "-")
-    for repetition in 0..<repetitions {
-      let profiles = try (0..<4).map { _ in
-        let key = SecretKey.generate()
-        return try UnsignedEvent(
-          pubkey: key.publicKeyHex, createdAt: now, kind: 0, tags: [],
-          content: #"{"name":"bench","picture":"https://img.example/p.png"}"#
-        ).signed(with: key)
-      }
-      let pairs = try (0..<4).map { index in
-        let channel = "import-\(repetition)-\(index)"
-        return ChannelEvents(
-          metadata: try UnsignedEvent(
-            pubkey: relayKey.publicKeyHex, createdAt: now, kind: 39000,
-            tags: [["d", channel], ["name", "Imported"], ["t", "stream"]], content: ""
-          ).signed(with: relayKey),
-          membership: try UnsignedEvent(
-            pubkey: relayKey.publicKeyHex, createdAt: now, kind: 39002,
-            tags: [["d", channel]] + profiles.map { ["p", $0.pubkey] }, content: ""
-          ).signed(with: relayKey))
-      }
-      let batch = ImportBatch(
-        account: account, relay: relay, relayKey: relayKey.publicKeyHex, profiles: profiles, channels: pairs)
-      var ticket: ImportTicket?
-      enqueue.samples.append(try milliseconds { ticket = try importer.enqueue(batch) })
-      if let ticket { waitBlocking(importer, ticket) }
-      let other = randomHex()
-      synchronous.samples.append(
-        try milliseconds {
-          for event in profiles {
-            try cache.storeProfile(event: event, account: other, relay: relay, now: now)
-          }
-          for pair in pairs {
-            try cache.storeChannel(
-              metadata: pair.metadata, membership: pair.membership, relayKey: relayKey.publicKeyHex,
-              account: other,
-              relay: relay, now: now)
-          }
+  /// Seconds to write 256 new profiles in one transaction.
+  func writeBatch() throws -> Double {
+    let records = (0..<256).map { _ in
+      Profile(pubkey: randomHex(), displayName: "New", pictureURL: nil, eventID: randomHex(), createdAt: 5)
+    }
+    return try Stopwatch.seconds {
+      _ = try cache.storeProfiles(records, account: account, relay: relay, now: now)
+    }
+  }
+}
+
+/// Percentiles of lookups and of `SELECT 1` over many calls, in milliseconds of wall time or of
+/// the calling thread's CPU time (which leaves out time the thread spent preempted).
+private struct LookupFigures {
+  enum Clock {
+    case wall
+    case threadCPU
+  }
+
+  let fixture: CacheBenchmarkFixture
+  var count: Int { fixture.lookupsPerRepetition }
+
+  func lookupPercentile(_ percentile: Int, clock: Clock = .wall) throws -> Double {
+    var times: [Double] = []
+    times.reserveCapacity(count)
+    for _ in 0..<count {
+      let sender = fixture.senders.randomElement()!
+      let channel = fixture.channels.randomElement()!
+      times.append(
+        try Self.milliseconds(clock) {
+          _ = try fixture.cache.lookupProfile(
+            account: fixture.account, relay: fixture.relay, pubkey: sender, now: fixture.now)
+          _ = try fixture.cache.lookupChannel(
+            account: fixture.account, relay: fixture.relay, channelID: channel, now: fixture.now)
+          _ = try fixture.cache.lookupMembership(
+            account: fixture.account, relay: fixture.relay, channelID: channel, member: sender,
+            now: fixture.now)
         })
     }
-    return [enqueue, synchronous]
+    return Self.percentile(times, percentile)
   }
 
-  private static func waitBlocking(_ importer: CacheImporter, _ ticket: ImportTicket) {
+  func snapshotPercentile(_ percentile: Int) throws -> Double {
+    var times: [Double] = []
+    times.reserveCapacity(count)
+    for _ in 0..<count {
+      let sender = fixture.senders.randomElement()!
+      let channel = fixture.channels.randomElement()!
+      times.append(
+        try Self.milliseconds(.wall) {
+          _ = try fixture.cache.lookupSnapshot(
+            account: fixture.account, relay: fixture.relay, sender: sender, channelID: channel,
+            now: fixture.now)
+        })
+    }
+    return Self.percentile(times, percentile)
+  }
+
+  func selectPercentile(_ percentile: Int, clock: Clock = .wall) -> Double {
+    let times = (0..<count).map { _ in Self.milliseconds(clock) { _ = try? fixture.cache.selectOne() } }
+    return Self.percentile(times, percentile)
+  }
+
+  static func percentile(_ values: [Double], _ percentile: Int) -> Double {
+    let sorted = values.sorted()
+    return sorted[min(sorted.count - 1, sorted.count * percentile / 100)]
+  }
+
+  static func milliseconds(_ clock: Clock, _ body: () throws -> Void) rethrows -> Double {
+    switch clock {
+    case .wall:
+      return try Stopwatch.seconds(body) * 1000
+    case .threadCPU:
+      let start = threadCPUNanoseconds()
+      try body()
+      return Double(threadCPUNanoseconds() - start) / 1_000_000
+    }
+  }
+
+  static func threadCPUNanoseconds() -> Int64 {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+  }
+}
+
+/// Imports of 4 signed profiles and 4 signed channel pairs, enqueued or done synchronously, in
+/// milliseconds (median of `perRepetition` imports; each for a fresh account so it really writes).
+private struct ImportFigures {
+  let fixture: CacheBenchmarkFixture
+  let perRepetition: Int
+  let importer: CacheImporter
+  let relayKey: String
+  let profiles: [Event]
+  let pairs: [ChannelEvents]
+
+  init(fixture: CacheBenchmarkFixture, perRepetition: Int) throws {
+    self.fixture = fixture
+    self.perRepetition = perRepetition
+    importer = CacheImporter(cache: fixture.cache)
+    let key = SecretKey.generate()
+    relayKey = key.publicKeyHex
+    let profiles = try (0..<4).map { _ in
+      let author = SecretKey.generate()
+      return try UnsignedEvent(
+        pubkey: author.publicKeyHex, createdAt: fixture.now, kind: 0, tags: [],
+        content: #"{"name":"bench","display_name":"Bench Sender","picture":"https://img.example/p.png"}"#
+      ).signed(with: author)
+    }
+    self.profiles = profiles
+    pairs = try (0..<4).map { index in
+      ChannelEvents(
+        metadata: try UnsignedEvent(
+          pubkey: key.publicKeyHex, createdAt: fixture.now, kind: 39000,
+          tags: [["d", "import-\(index)"], ["name", "Imported \(index)"], ["t", "stream"]], content: ""
+        ).signed(with: key),
+        membership: try UnsignedEvent(
+          pubkey: key.publicKeyHex, createdAt: fixture.now, kind: 39002,
+          tags: [["d", "import-\(index)"]] + profiles.map { ["p", $0.pubkey] }, content: ""
+        ).signed(with: key))
+    }
+  }
+
+  func enqueue() throws -> Double {
+    var times: [Double] = []
+    for _ in 0..<perRepetition {
+      let batch = ImportBatch(
+        account: randomHex(), relay: fixture.relay, relayKey: relayKey, profiles: profiles, channels: pairs)
+      var ticket: ImportTicket?
+      times.append(try Stopwatch.seconds { ticket = try importer.enqueue(batch) } * 1000)
+      if let ticket { try waitBlocking(ticket) }
+    }
+    return BenchmarkRunner.median(times)
+  }
+
+  func synchronous() throws -> Double {
+    var times: [Double] = []
+    for _ in 0..<perRepetition {
+      let account = randomHex()
+      times.append(
+        try Stopwatch.seconds {
+          for event in profiles {
+            try fixture.cache.storeProfile(
+              event: event, account: account, relay: fixture.relay, now: fixture.now)
+          }
+          for pair in pairs {
+            try fixture.cache.storeChannel(
+              metadata: pair.metadata, membership: pair.membership, relayKey: relayKey, account: account,
+              relay: fixture.relay, now: fixture.now)
+          }
+        } * 1000)
+    }
+    return BenchmarkRunner.median(times)
+  }
+
+  /// Blocks until the import is written (outside the timed part).
+  private func waitBlocking(_ ticket: ImportTicket) throws {
+    let importer = importer
     let done = DispatchSemaphore(value: 0)
+    let outcome = ImportOutcomeBox()
     Task {
-      _ = try? await importer.wait(for: ticket, timeout: .seconds(30))
+      do throws(CacheError) {
+        outcome.failure = try await importer.wait(for: ticket, timeout: .seconds(30)).failure?.error
+      } catch {
+        outcome.failure = error
+      }
       done.signal()
     }
     done.wait()
+    if let failure = outcome.failure { throw failure }
   }
+}
 
-  private static func milliseconds(_ body: () throws -> Void) rethrows -> Double {
-    let start = DispatchTime.now().uptimeNanoseconds
-    try body()
-    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
-  }
+/// Carries the outcome of a waited-for import back to the blocked benchmark thread.
+///
+/// `@unchecked Sendable`: written once by the waiting task before it signals the semaphore, read
+/// only after the semaphore was signalled.
+private final class ImportOutcomeBox: @unchecked Sendable {
+  var failure: CacheError?
+}
 
-  private static func randomHex() -> String {
-    Hex.encode((0..<32).map { _ in UInt8.random(in: 0...255) })
-  }
+private func randomHex() -> String {
+  Hex.encode((0..<32).map { _ in UInt8.random(in: 0...255) })
 }

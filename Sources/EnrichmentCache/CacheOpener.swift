@@ -4,6 +4,9 @@ import Foundation
 enum CacheOpener {
   /// The WAL is truncated back to this size after a checkpoint (bytes).
   static let journalSizeLimit = 4 * 1024 * 1024
+  /// Reads go through a memory map of up to this many bytes (the default size bound), so a
+  /// lookup reads pages without a system call per page.
+  static let mmapSize = 32 * 1024 * 1024
 
   /// Opens and prepares a connection; throws `corrupt` for a file that is not a database and
   /// `newerSchema` (without changing the file) for one from a newer library.
@@ -18,7 +21,9 @@ enum CacheOpener {
     guard mode?.lowercased() == "wal" else {
       throw CacheError(code: .storage, message: "cannot switch to WAL (journal mode \(mode ?? "unknown"))")
     }
-    try db.execute("PRAGMA synchronous = NORMAL; PRAGMA journal_size_limit = \(journalSizeLimit)")
+    try db.execute(
+      "PRAGMA synchronous = NORMAL; PRAGMA journal_size_limit = \(journalSizeLimit); PRAGMA mmap_size = \(mmapSize)"
+    )
     if version < CacheSchema.currentVersion {
       try db.immediateTransaction { () throws(CacheError) in
         let current = try userVersion(db)

@@ -8,18 +8,25 @@ extension EnrichmentCache {
     try HexKey.check(account, field: "account")
     try Self.checkChannelID(channelID)
     return try locked { db throws(CacheError) in
-      try db.first(
-        """
-        SELECT name, type, signer, event_id, created_at, fetched_at FROM channels
-        WHERE account = ? AND relay = ? AND channel_id = ?
-        """, [.text(account), .text(relay.string), .text(channelID)]
-      ) { row in
-        Cached(
-          value: ChannelMetadata(
-            channelID: channelID, name: row.text(0), type: row.text(1).flatMap(ChannelType.init(rawValue:)),
-            signer: row.text(2) ?? "", eventID: row.text(3) ?? "", createdAt: row.integer(4)),
-          fetchedAt: row.integer(5), now: now)
-      }
+      try Self.readChannel(db, account: account, relay: relay.string, channelID: channelID, now: now)
+    }
+  }
+
+  /// Reads one channel's metadata on a connection the caller holds.
+  static func readChannel(
+    _ db: SQLiteConnection, account: String, relay: String, channelID: String, now: Int64
+  ) throws(CacheError) -> Cached<ChannelMetadata>? {
+    try db.first(
+      """
+      SELECT name, type, signer, event_id, created_at, fetched_at FROM channels
+      WHERE account = ? AND relay = ? AND channel_id = ?
+      """, [.text(account), .text(relay), .text(channelID)]
+    ) { row in
+      Cached(
+        value: ChannelMetadata(
+          channelID: channelID, name: row.text(0), type: row.text(1).flatMap(ChannelType.init(rawValue:)),
+          signer: row.text(2) ?? "", eventID: row.text(3) ?? "", createdAt: row.integer(4)),
+        fetchedAt: row.integer(5), now: now)
     }
   }
 
@@ -38,28 +45,38 @@ extension EnrichmentCache {
       memberBytes = nil
     }
     return try locked { db throws(CacheError) in
-      try db.first(
-        """
-        SELECT members, member_count, signer, event_id, created_at, fetched_at FROM memberships
-        WHERE account = ? AND relay = ? AND channel_id = ?
-        """, [.text(account), .text(relay.string), .text(channelID)]
-      ) { row in
-        let count = Int(row.integer(1))
-        var listed: Bool?
-        if let memberBytes {
-          let blob = row.blob(0) ?? []
-          if Self.blob(blob, contains: memberBytes) {
-            listed = true
-          } else {
-            listed = blob.count / 32 >= count ? false : nil
-          }
+      try Self.readMembership(
+        db, account: account, relay: relay.string, channelID: channelID, memberBytes: memberBytes, now: now)
+    }
+  }
+
+  /// Reads one channel's roster summary on a connection the caller holds; `memberBytes` is the
+  /// 32-byte key looked up for `isListed`.
+  static func readMembership(
+    _ db: SQLiteConnection, account: String, relay: String, channelID: String, memberBytes: [UInt8]?,
+    now: Int64
+  ) throws(CacheError) -> Cached<Membership>? {
+    try db.first(
+      """
+      SELECT members, member_count, signer, event_id, created_at, fetched_at FROM memberships
+      WHERE account = ? AND relay = ? AND channel_id = ?
+      """, [.text(account), .text(relay), .text(channelID)]
+    ) { row in
+      let count = Int(row.integer(1))
+      var listed: Bool?
+      if let memberBytes {
+        let blob = row.blob(0) ?? []
+        if Self.blob(blob, contains: memberBytes) {
+          listed = true
+        } else {
+          listed = blob.count / 32 >= count ? false : nil
         }
-        return Cached(
-          value: Membership(
-            channelID: channelID, count: count, signer: row.text(2) ?? "", eventID: row.text(3) ?? "",
-            createdAt: row.integer(4), isListed: listed),
-          fetchedAt: row.integer(5), now: now)
       }
+      return Cached(
+        value: Membership(
+          channelID: channelID, count: count, signer: row.text(2) ?? "", eventID: row.text(3) ?? "",
+          createdAt: row.integer(4), isListed: listed),
+        fetchedAt: row.integer(5), now: now)
     }
   }
 
@@ -190,7 +207,7 @@ extension EnrichmentCache {
     return result
   }
 
-  private static func blob(_ blob: [UInt8], contains key: [UInt8]) -> Bool {
+  static func blob(_ blob: [UInt8], contains key: [UInt8]) -> Bool {
     guard key.count == 32 else { return false }
     return blob.withUnsafeBytes { raw in
       key.withUnsafeBytes { needle in

@@ -6,18 +6,25 @@ extension EnrichmentCache {
     try HexKey.check(account, field: "account")
     try HexKey.check(pubkey, field: "pubkey")
     return try locked { db throws(CacheError) in
-      try db.first(
-        """
-        SELECT display_name, picture, event_id, created_at, fetched_at FROM profiles
-        WHERE account = ? AND relay = ? AND pubkey = ?
-        """, [.text(account), .text(relay.string), .text(pubkey)]
-      ) { row in
-        Cached(
-          value: Profile(
-            pubkey: pubkey, displayName: row.text(0), pictureURL: row.text(1), eventID: row.text(2) ?? "",
-            createdAt: row.integer(3)),
-          fetchedAt: row.integer(4), now: now)
-      }
+      try Self.readProfile(db, account: account, relay: relay.string, pubkey: pubkey, now: now)
+    }
+  }
+
+  /// Reads one profile on a connection the caller holds.
+  static func readProfile(
+    _ db: SQLiteConnection, account: String, relay: String, pubkey: String, now: Int64
+  ) throws(CacheError) -> Cached<Profile>? {
+    try db.first(
+      """
+      SELECT display_name, picture, event_id, created_at, fetched_at FROM profiles
+      WHERE account = ? AND relay = ? AND pubkey = ?
+      """, [.text(account), .text(relay), .text(pubkey)]
+    ) { row in
+      Cached(
+        value: Profile(
+          pubkey: pubkey, displayName: row.text(0), pictureURL: row.text(1), eventID: row.text(2) ?? "",
+          createdAt: row.integer(3)),
+        fetchedAt: row.integer(4), now: now)
     }
   }
 

@@ -7,22 +7,29 @@ enum HexKey {
 
   /// Whether `text` is 64 lowercase hex characters.
   static func isValid(_ text: String) -> Bool {
-    text.utf8.count == 64 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    bytes(text) != nil
   }
 
   /// The 32 bytes of a valid key, or nil.
   static func bytes(_ text: String) -> [UInt8]? {
-    guard isValid(text) else { return nil }
-    var result: [UInt8] = []
-    result.reserveCapacity(32)
+    let utf8 = text.utf8
+    guard utf8.count == 64 else { return nil }
+    var result = [UInt8](repeating: 0, count: 32)
+    var position = 0
     var high: UInt8 = 0
-    for (index, byte) in text.utf8.enumerated() {
-      let nibble = byte <= 0x39 ? byte - 0x30 : byte - 0x61 + 10
-      if index % 2 == 0 {
+    for byte in utf8 {
+      let nibble: UInt8
+      switch byte {
+      case 0x30...0x39: nibble = byte &- 0x30
+      case 0x61...0x66: nibble = byte &- 0x61 &+ 10
+      default: return nil
+      }
+      if position & 1 == 0 {
         high = nibble << 4
       } else {
-        result.append(high | nibble)
+        result[position >> 1] = high | nibble
       }
+      position += 1
     }
     return result
   }

@@ -86,6 +86,22 @@ final class SQLiteConnection {
     }
   }
 
+  /// Runs `body` inside one read transaction (`BEGIN … COMMIT`), so several queries share one
+  /// snapshot and one set of WAL read locks.
+  func readTransaction<T>(_ body: () throws(CacheError) -> T) throws(CacheError) -> T {
+    try run("BEGIN")
+    do {
+      let result = try body()
+      try run("COMMIT")
+      return result
+    } catch {
+      if sqlite3_get_autocommit(handle) == 0 {
+        _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
+      }
+      throw error
+    }
+  }
+
   private func prepared(_ sql: String) throws(CacheError) -> SQLiteStatement {
     if let statement = statements[sql] { return statement }
     var raw: OpaquePointer?

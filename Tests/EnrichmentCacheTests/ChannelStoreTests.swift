@@ -151,3 +151,38 @@ import Testing
     #expect(try storedName() == nil)
   }
 }
+
+@Suite struct SnapshotTests {
+  @Test func readsProfileChannelAndMembershipTogether() throws {
+    let folder = try TemporaryFolder()
+    let cache = try EnrichmentCache(path: folder.path())
+    let account = randomHex()
+    let sender = randomHex()
+    let relayKey = randomHex()
+    _ = try cache.storeProfiles(
+      [profile(sender, name: "Dora")], account: account, relay: testRelay, now: testNow)
+    _ = try cache.storeChannel(
+      metadata: ChannelMetadata(
+        channelID: "room", name: "Room", type: .stream, signer: relayKey, eventID: randomHex(), createdAt: 1),
+      roster: try Roster(
+        channelID: "room", memberPubkeys: [sender, randomHex(), randomHex()], signer: relayKey,
+        eventID: randomHex(),
+        createdAt: 1),
+      account: account, relay: testRelay, now: testNow - 4000)
+    let snapshot = try cache.lookupSnapshot(
+      account: account, relay: testRelay, sender: sender, channelID: "room", now: testNow)
+    #expect(snapshot.profile?.value.displayName == "Dora")
+    #expect(snapshot.profile?.isFresh == true)
+    #expect(snapshot.channel?.value.name == "Room")
+    #expect(snapshot.channel?.isFresh == false)
+    #expect(snapshot.membership?.value.isListed == true)
+    #expect(snapshot.recipientCount == 2)
+    let withoutChannel = try cache.lookupSnapshot(
+      account: account, relay: testRelay, sender: sender, channelID: nil, now: testNow)
+    #expect(withoutChannel.channel == nil)
+    #expect(withoutChannel.recipientCount == nil)
+    let otherAccount = try cache.lookupSnapshot(
+      account: randomHex(), relay: testRelay, sender: sender, channelID: "room", now: testNow)
+    #expect(otherAccount == EnrichmentSnapshot(profile: nil, channel: nil, membership: nil))
+  }
+}
