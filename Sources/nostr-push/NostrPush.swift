@@ -7,6 +7,9 @@ enum NostrPush {
   static let commands: [any CLICommand.Type] = [
     VerifyCommand.self,
     Nip19Command.self,
+    DescriptorCommand.self,
+    RelayCommand.self,
+    CacheCommand.self,
   ]
 
   static func main() async {
