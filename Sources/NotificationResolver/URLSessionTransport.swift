@@ -28,6 +28,7 @@ public final class URLSessionTransport: HTTPTransport {
     configuration.httpCookieAcceptPolicy = .never
     configuration.urlCache = nil
     configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+    configuration.timeoutIntervalForRequest = Self.idleTimeoutBackstop
     let delegate = CappedResponseDelegate()
     let queue = OperationQueue()
     queue.maxConcurrentOperationCount = 1
