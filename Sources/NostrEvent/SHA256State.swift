@@ -1,0 +1,125 @@
+/// The eight working words of one SHA-256 computation and its compression function.
+///
+/// Every event id goes through `compress`, so it is written for the compiler: the schedule is
+/// computed into one stack buffer per call (not per block), eight rounds per loop step rotate the
+/// roles of the words instead of moving them, Σ0/Σ1 use the nested rotation form (three
+/// rotations, two xors) and Maj reuses the previous round's `a ^ b`.
+struct SHA256State {
+  var h0: UInt32 = 0x6a09_e667
+  var h1: UInt32 = 0xbb67_ae85
+  var h2: UInt32 = 0x3c6e_f372
+  var h3: UInt32 = 0xa54f_f53a
+  var h4: UInt32 = 0x510e_527f
+  var h5: UInt32 = 0x9b05_688c
+  var h6: UInt32 = 0x1f83_d9ab
+  var h7: UInt32 = 0x5be0_cd19
+
+  @inline(__always)
+  private static func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 {
+    (x &>> n) | (x &<< (32 &- n))
+  }
+
+  /// One round; the caller rotates the roles of the eight words instead of moving them.
+  /// `previousXor` holds `b ^ c` on entry (the previous round's `a ^ b`) and `a ^ b` on exit.
+  @inline(__always)
+  private static func round(
+    _ a: UInt32, _ b: UInt32, _ c: UInt32, _ d: inout UInt32,
+    _ e: UInt32, _ f: UInt32, _ g: UInt32, _ h: inout UInt32, _ kw: UInt32, _ previousXor: inout UInt32
+  ) {
+    let sigma1 = rotr(rotr(rotr(e, 14) ^ e, 5) ^ e, 6)
+    let choice = g ^ (e & (f ^ g))
+    let temp1 = h &+ sigma1 &+ choice &+ kw
+    let sigma0 = rotr(rotr(rotr(a, 9) ^ a, 11) ^ a, 2)
+    let ab = a ^ b
+    let majority = b ^ (ab & previousXor)
+    previousXor = ab
+    d = d &+ temp1
+    h = temp1 &+ sigma0 &+ majority
+  }
+
+  /// The next schedule word from w[t−16], w[t−15], w[t−7] and w[t−2].
+  @inline(__always)
+  private static func schedule(_ w16: UInt32, _ w15: UInt32, _ w7: UInt32, _ w2: UInt32) -> UInt32 {
+    let s0 = rotr(rotr(w15, 11) ^ w15, 7) ^ (w15 &>> 3)
+    let s1 = rotr(rotr(w2, 2) ^ w2, 17) ^ (w2 &>> 10)
+    return w16 &+ s0 &+ w7 &+ s1
+  }
+
+  /// Compresses `count` consecutive 64-byte blocks starting at `blocks` into the state.
+  mutating func compress(_ blocks: UnsafeRawPointer, count: Int) {
+    guard count > 0 else { return }
+    Self.roundConstants.withUnsafeBufferPointer { constants in
+      withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
+        var block = blocks
+        for _ in 0..<count {
+          compress(block, k: constants.baseAddress!, w: schedule.baseAddress!)
+          block += 64
+        }
+      }
+    }
+  }
+
+  @inline(__always)
+  private mutating func compress(
+    _ block: UnsafeRawPointer, k: UnsafePointer<UInt32>, w: UnsafeMutablePointer<UInt32>
+  ) {
+    for t in 0..<16 {
+      w[t] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: t &* 4, as: UInt32.self))
+    }
+    for t in 16..<64 {
+      w[t] = Self.schedule(w[t &- 16], w[t &- 15], w[t &- 7], w[t &- 2])
+    }
+    var a = h0
+    var b = h1
+    var c = h2
+    var d = h3
+    var e = h4
+    var f = h5
+    var g = h6
+    var h = h7
+    var previousXor = b ^ c
+    var t = 0
+    while t < 64 {
+      Self.round(a, b, c, &d, e, f, g, &h, k[t] &+ w[t], &previousXor)
+      Self.round(h, a, b, &c, d, e, f, &g, k[t &+ 1] &+ w[t &+ 1], &previousXor)
+      Self.round(g, h, a, &b, c, d, e, &f, k[t &+ 2] &+ w[t &+ 2], &previousXor)
+      Self.round(f, g, h, &a, b, c, d, &e, k[t &+ 3] &+ w[t &+ 3], &previousXor)
+      Self.round(e, f, g, &h, a, b, c, &d, k[t &+ 4] &+ w[t &+ 4], &previousXor)
+      Self.round(d, e, f, &g, h, a, b, &c, k[t &+ 5] &+ w[t &+ 5], &previousXor)
+      Self.round(c, d, e, &f, g, h, a, &b, k[t &+ 6] &+ w[t &+ 6], &previousXor)
+      Self.round(b, c, d, &e, f, g, h, &a, k[t &+ 7] &+ w[t &+ 7], &previousXor)
+      t &+= 8
+    }
+    h0 = h0 &+ a
+    h1 = h1 &+ b
+    h2 = h2 &+ c
+    h3 = h3 &+ d
+    h4 = h4 &+ e
+    h5 = h5 &+ f
+    h6 = h6 &+ g
+    h7 = h7 &+ h
+  }
+
+  private static let roundConstants: [UInt32] = [
+    0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
+    0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174,
+    0xe49b_69c1, 0xefbe_4786, 0x0fc1_9dc6, 0x240c_a1cc, 0x2de9_2c6f, 0x4a74_84aa, 0x5cb0_a9dc, 0x76f9_88da,
+    0x983e_5152, 0xa831_c66d, 0xb003_27c8, 0xbf59_7fc7, 0xc6e0_0bf3, 0xd5a7_9147, 0x06ca_6351, 0x1429_2967,
+    0x27b7_0a85, 0x2e1b_2138, 0x4d2c_6dfc, 0x5338_0d13, 0x650a_7354, 0x766a_0abb, 0x81c2_c92e, 0x9272_2c85,
+    0xa2bf_e8a1, 0xa81a_664b, 0xc24b_8b70, 0xc76c_51a3, 0xd192_e819, 0xd699_0624, 0xf40e_3585, 0x106a_a070,
+    0x19a4_c116, 0x1e37_6c08, 0x2748_774c, 0x34b0_bcb5, 0x391c_0cb3, 0x4ed8_aa4a, 0x5b9c_ca4f, 0x682e_6ff3,
+    0x748f_82ee, 0x78a5_636f, 0x84c8_7814, 0x8cc7_0208, 0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7, 0xc671_78f2,
+  ]
+
+  /// Writes the digest (the eight words, big-endian) into the first 32 bytes of `digest`.
+  func write(to digest: UnsafeMutableRawBufferPointer) {
+    digest.storeBytes(of: h0.bigEndian, toByteOffset: 0, as: UInt32.self)
+    digest.storeBytes(of: h1.bigEndian, toByteOffset: 4, as: UInt32.self)
+    digest.storeBytes(of: h2.bigEndian, toByteOffset: 8, as: UInt32.self)
+    digest.storeBytes(of: h3.bigEndian, toByteOffset: 12, as: UInt32.self)
+    digest.storeBytes(of: h4.bigEndian, toByteOffset: 16, as: UInt32.self)
+    digest.storeBytes(of: h5.bigEndian, toByteOffset: 20, as: UInt32.self)
+    digest.storeBytes(of: h6.bigEndian, toByteOffset: 24, as: UInt32.self)
+    digest.storeBytes(of: h7.bigEndian, toByteOffset: 28, as: UInt32.self)
+  }
+}
