@@ -29,17 +29,18 @@ enum CanonicalSerializer {
     pubkey: String, createdAt: Int64, kind: Int, tags: [[String]], content: String,
     rule: NostrStringEscaper.Rule, into digest: UnsafeMutableRawBufferPointer
   ) {
-    let count = byteCount(
-      pubkey: pubkey, createdAt: createdAt, kind: kind, tags: tags, content: content, rule: rule)
     let body = { (buffer: UnsafeMutableRawBufferPointer) in
       let written = write(
         pubkey: pubkey, createdAt: createdAt, kind: kind, tags: tags, content: content, rule: rule,
         to: buffer.baseAddress!)
       SHA256.hash(buffer: UnsafeRawBufferPointer(rebasing: buffer[0..<written]), into: digest)
     }
-    if count <= maxStackBytes {
+    // Most events fit the stack buffer even if every byte were escaped, so they skip the count.
+    if upperBound(pubkey: pubkey, tags: tags, content: content) <= maxStackBytes {
       withUnsafeTemporaryAllocation(byteCount: maxStackBytes, alignment: 16, body)
     } else {
+      let count = byteCount(
+        pubkey: pubkey, createdAt: createdAt, kind: kind, tags: tags, content: content, rule: rule)
       let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 16)
       defer { buffer.deallocate() }
       body(buffer)
@@ -57,6 +58,17 @@ enum CanonicalSerializer {
         into: UnsafeMutableRawBufferPointer(output))
       initialized = SHA256.digestCount
     }
+  }
+
+  /// A size the serialization never exceeds: every string byte escaped as `\u00xx`, both
+  /// integers at their widest.
+  static func upperBound(pubkey: String, tags: [[String]], content: String) -> Int {
+    var total = 64 + 6 * (pubkey.utf8.count + content.utf8.count)
+    for tag in tags {
+      total += 3
+      for value in tag { total += 3 + 6 * value.utf8.count }
+    }
+    return total
   }
 
   /// The exact size of the serialization under `rule`.

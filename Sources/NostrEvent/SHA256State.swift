@@ -45,11 +45,54 @@ struct SHA256State {
     return w16 &+ s0 &+ w7 &+ s1
   }
 
+  /// σ0 of four schedule words at once.
+  @inline(__always)
+  private static func smallSigma0(_ x: SIMD4<UInt32>) -> SIMD4<UInt32> {
+    // Right shifts and left shifts grouped apart, so that the compiler does not see rotations
+    // (vector rotations have no SSE2 instruction and would be split into scalar ones).
+    let right = x &>> 3 ^ x &>> 7 ^ x &>> 18
+    return right ^ (x &<< 14 ^ x &<< 25)
+  }
+
+  /// σ1 of four schedule words at once.
+  @inline(__always)
+  private static func smallSigma1(_ x: SIMD4<UInt32>) -> SIMD4<UInt32> {
+    let right = x &>> 10 ^ x &>> 17 ^ x &>> 19
+    return right ^ (x &<< 13 ^ x &<< 15)
+  }
+
+  /// Fills w[16..<64] from w[0..<16], four words per step in vector registers (the rounds use
+  /// the integer units, so the schedule runs beside them on the vector units). Two words of each
+  /// step depend on the two before them, so σ1 is taken twice per step.
+  @inline(__always)
+  private static func expandSchedule(_ w: UnsafeMutablePointer<UInt32>) {
+    let raw = UnsafeMutableRawPointer(w)
+    var x0 = raw.loadUnaligned(fromByteOffset: 0, as: SIMD4<UInt32>.self)
+    var x1 = raw.loadUnaligned(fromByteOffset: 16, as: SIMD4<UInt32>.self)
+    var x2 = raw.loadUnaligned(fromByteOffset: 32, as: SIMD4<UInt32>.self)
+    var x3 = raw.loadUnaligned(fromByteOffset: 48, as: SIMD4<UInt32>.self)
+    for step in 0..<12 {
+      // x0…x3 hold w[t−16..<t]; the next four words are w[t..<t+4].
+      let w15 = SIMD4(x0[1], x0[2], x0[3], x1[0])
+      let w7 = SIMD4(x2[1], x2[2], x2[3], x3[0])
+      let partial = x0 &+ smallSigma0(w15) &+ w7
+      let low = partial &+ smallSigma1(SIMD4(x3[2], x3[3], x3[2], x3[3]))
+      let high = partial &+ smallSigma1(SIMD4(low[0], low[1], low[0], low[1]))
+      let next = SIMD4(low[0], low[1], high[2], high[3])
+      raw.storeBytes(of: next, toByteOffset: 64 &+ step &* 16, as: SIMD4<UInt32>.self)
+      x0 = x1
+      x1 = x2
+      x2 = x3
+      x3 = next
+    }
+  }
+
   /// Compresses `count` consecutive 64-byte blocks starting at `blocks` into the state.
   mutating func compress(_ blocks: UnsafeRawPointer, count: Int) {
     guard count > 0 else { return }
     Self.roundConstants.withUnsafeBufferPointer { constants in
-      withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
+      withUnsafeTemporaryAllocation(of: SIMD4<UInt32>.self, capacity: 16) { vectors in
+        let schedule = UnsafeMutableRawBufferPointer(vectors).bindMemory(to: UInt32.self)
         var block = blocks
         for _ in 0..<count {
           compress(block, k: constants.baseAddress!, w: schedule.baseAddress!)
@@ -66,9 +109,7 @@ struct SHA256State {
     for t in 0..<16 {
       w[t] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: t &* 4, as: UInt32.self))
     }
-    for t in 16..<64 {
-      w[t] = Self.schedule(w[t &- 16], w[t &- 15], w[t &- 7], w[t &- 2])
-    }
+    Self.expandSchedule(w)
     var a = h0
     var b = h1
     var c = h2
