@@ -170,11 +170,14 @@ struct EventFastReader {
     guard take(UInt8(ascii: "[")) else { return nil }
     var tags: [[String]] = []
     skipWhitespace()
+    if peekIsNot(UInt8(ascii: "]")) { tags.reserveCapacity(4) }
     if take(UInt8(ascii: "]")) { return tags }
     repeat {
       skipWhitespace()
       guard tags.count < Event.maxTags, take(UInt8(ascii: "[")) else { return nil }
       var tag: [String] = []
+      // Most tags hold two to four strings; one allocation instead of three growths.
+      tag.reserveCapacity(4)
       skipWhitespace()
       if !take(UInt8(ascii: "]")) {
         repeat {
@@ -322,6 +325,12 @@ struct EventFastReader {
   @inline(__always)
   private func byte(at index: Int) -> UInt8 {
     base.load(fromByteOffset: index, as: UInt8.self)
+  }
+
+  /// Whether the next byte exists and is not `byte`.
+  @inline(__always)
+  private func peekIsNot(_ byte: UInt8) -> Bool {
+    position < end && self.byte(at: position) != byte
   }
 
   /// Consumes `expected` when it is the next byte.
