@@ -1,8 +1,8 @@
 /// The eight working words of one SHA-256 computation and its compression function.
 ///
 /// Every event id goes through `compress`, so it is written for the compiler: the schedule is
-/// computed into one stack buffer per call (not per block), eight rounds per loop step rotate the
-/// roles of the words instead of moving them, Σ0/Σ1 use the nested rotation form (three
+/// computed into one stack buffer per call (not per block), the 64 rounds are spelled out with
+/// the round constants as immediates and rotate the roles of the words instead of moving them, Σ0/Σ1 use the nested rotation form (three
 /// rotations, two xors) and Maj reuses the previous round's `a ^ b`.
 struct SHA256State {
   var h0: UInt32 = 0x6a09_e667
@@ -90,22 +90,18 @@ struct SHA256State {
   /// Compresses `count` consecutive 64-byte blocks starting at `blocks` into the state.
   mutating func compress(_ blocks: UnsafeRawPointer, count: Int) {
     guard count > 0 else { return }
-    Self.roundConstants.withUnsafeBufferPointer { constants in
-      withUnsafeTemporaryAllocation(of: SIMD4<UInt32>.self, capacity: 16) { vectors in
-        let schedule = UnsafeMutableRawBufferPointer(vectors).bindMemory(to: UInt32.self)
-        var block = blocks
-        for _ in 0..<count {
-          compress(block, k: constants.baseAddress!, w: schedule.baseAddress!)
-          block += 64
-        }
+    withUnsafeTemporaryAllocation(of: SIMD4<UInt32>.self, capacity: 16) { vectors in
+      let schedule = UnsafeMutableRawBufferPointer(vectors).bindMemory(to: UInt32.self)
+      var block = blocks
+      for _ in 0..<count {
+        compress(block, w: schedule.baseAddress!)
+        block += 64
       }
     }
   }
 
   @inline(__always)
-  private mutating func compress(
-    _ block: UnsafeRawPointer, k: UnsafePointer<UInt32>, w: UnsafeMutablePointer<UInt32>
-  ) {
+  private mutating func compress(_ block: UnsafeRawPointer, w: UnsafeMutablePointer<UInt32>) {
     for t in 0..<16 {
       w[t] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: t &* 4, as: UInt32.self))
     }
@@ -119,18 +115,70 @@ struct SHA256State {
     var g = h6
     var h = h7
     var previousXor = b ^ c
-    var t = 0
-    while t < 64 {
-      Self.round(a, b, c, &d, e, f, g, &h, k[t] &+ w[t], &previousXor)
-      Self.round(h, a, b, &c, d, e, f, &g, k[t &+ 1] &+ w[t &+ 1], &previousXor)
-      Self.round(g, h, a, &b, c, d, e, &f, k[t &+ 2] &+ w[t &+ 2], &previousXor)
-      Self.round(f, g, h, &a, b, c, d, &e, k[t &+ 3] &+ w[t &+ 3], &previousXor)
-      Self.round(e, f, g, &h, a, b, c, &d, k[t &+ 4] &+ w[t &+ 4], &previousXor)
-      Self.round(d, e, f, &g, h, a, b, &c, k[t &+ 5] &+ w[t &+ 5], &previousXor)
-      Self.round(c, d, e, &f, g, h, a, &b, k[t &+ 6] &+ w[t &+ 6], &previousXor)
-      Self.round(b, c, d, &e, f, g, h, &a, k[t &+ 7] &+ w[t &+ 7], &previousXor)
-      t &+= 8
-    }
+    Self.round(a, b, c, &d, e, f, g, &h, 0x428a_2f98 &+ w[0], &previousXor)
+    Self.round(h, a, b, &c, d, e, f, &g, 0x7137_4491 &+ w[1], &previousXor)
+    Self.round(g, h, a, &b, c, d, e, &f, 0xb5c0_fbcf &+ w[2], &previousXor)
+    Self.round(f, g, h, &a, b, c, d, &e, 0xe9b5_dba5 &+ w[3], &previousXor)
+    Self.round(e, f, g, &h, a, b, c, &d, 0x3956_c25b &+ w[4], &previousXor)
+    Self.round(d, e, f, &g, h, a, b, &c, 0x59f1_11f1 &+ w[5], &previousXor)
+    Self.round(c, d, e, &f, g, h, a, &b, 0x923f_82a4 &+ w[6], &previousXor)
+    Self.round(b, c, d, &e, f, g, h, &a, 0xab1c_5ed5 &+ w[7], &previousXor)
+    Self.round(a, b, c, &d, e, f, g, &h, 0xd807_aa98 &+ w[8], &previousXor)
+    Self.round(h, a, b, &c, d, e, f, &g, 0x1283_5b01 &+ w[9], &previousXor)
+    Self.round(g, h, a, &b, c, d, e, &f, 0x2431_85be &+ w[10], &previousXor)
+    Self.round(f, g, h, &a, b, c, d, &e, 0x550c_7dc3 &+ w[11], &previousXor)
+    Self.round(e, f, g, &h, a, b, c, &d, 0x72be_5d74 &+ w[12], &previousXor)
+    Self.round(d, e, f, &g, h, a, b, &c, 0x80de_b1fe &+ w[13], &previousXor)
+    Self.round(c, d, e, &f, g, h, a, &b, 0x9bdc_06a7 &+ w[14], &previousXor)
+    Self.round(b, c, d, &e, f, g, h, &a, 0xc19b_f174 &+ w[15], &previousXor)
+    Self.round(a, b, c, &d, e, f, g, &h, 0xe49b_69c1 &+ w[16], &previousXor)
+    Self.round(h, a, b, &c, d, e, f, &g, 0xefbe_4786 &+ w[17], &previousXor)
+    Self.round(g, h, a, &b, c, d, e, &f, 0x0fc1_9dc6 &+ w[18], &previousXor)
+    Self.round(f, g, h, &a, b, c, d, &e, 0x240c_a1cc &+ w[19], &previousXor)
+    Self.round(e, f, g, &h, a, b, c, &d, 0x2de9_2c6f &+ w[20], &previousXor)
+    Self.round(d, e, f, &g, h, a, b, &c, 0x4a74_84aa &+ w[21], &previousXor)
+    Self.round(c, d, e, &f, g, h, a, &b, 0x5cb0_a9dc &+ w[22], &previousXor)
+    Self.round(b, c, d, &e, f, g, h, &a, 0x76f9_88da &+ w[23], &previousXor)
+    Self.round(a, b, c, &d, e, f, g, &h, 0x983e_5152 &+ w[24], &previousXor)
+    Self.round(h, a, b, &c, d, e, f, &g, 0xa831_c66d &+ w[25], &previousXor)
+    Self.round(g, h, a, &b, c, d, e, &f, 0xb003_27c8 &+ w[26], &previousXor)
+    Self.round(f, g, h, &a, b, c, d, &e, 0xbf59_7fc7 &+ w[27], &previousXor)
+    Self.round(e, f, g, &h, a, b, c, &d, 0xc6e0_0bf3 &+ w[28], &previousXor)
+    Self.round(d, e, f, &g, h, a, b, &c, 0xd5a7_9147 &+ w[29], &previousXor)
+    Self.round(c, d, e, &f, g, h, a, &b, 0x06ca_6351 &+ w[30], &previousXor)
+    Self.round(b, c, d, &e, f, g, h, &a, 0x1429_2967 &+ w[31], &previousXor)
+    Self.round(a, b, c, &d, e, f, g, &h, 0x27b7_0a85 &+ w[32], &previousXor)
+    Self.round(h, a, b, &c, d, e, f, &g, 0x2e1b_2138 &+ w[33], &previousXor)
+    Self.round(g, h, a, &b, c, d, e, &f, 0x4d2c_6dfc &+ w[34], &previousXor)
+    Self.round(f, g, h, &a, b, c, d, &e, 0x5338_0d13 &+ w[35], &previousXor)
+    Self.round(e, f, g, &h, a, b, c, &d, 0x650a_7354 &+ w[36], &previousXor)
+    Self.round(d, e, f, &g, h, a, b, &c, 0x766a_0abb &+ w[37], &previousXor)
+    Self.round(c, d, e, &f, g, h, a, &b, 0x81c2_c92e &+ w[38], &previousXor)
+    Self.round(b, c, d, &e, f, g, h, &a, 0x9272_2c85 &+ w[39], &previousXor)
+    Self.round(a, b, c, &d, e, f, g, &h, 0xa2bf_e8a1 &+ w[40], &previousXor)
+    Self.round(h, a, b, &c, d, e, f, &g, 0xa81a_664b &+ w[41], &previousXor)
+    Self.round(g, h, a, &b, c, d, e, &f, 0xc24b_8b70 &+ w[42], &previousXor)
+    Self.round(f, g, h, &a, b, c, d, &e, 0xc76c_51a3 &+ w[43], &previousXor)
+    Self.round(e, f, g, &h, a, b, c, &d, 0xd192_e819 &+ w[44], &previousXor)
+    Self.round(d, e, f, &g, h, a, b, &c, 0xd699_0624 &+ w[45], &previousXor)
+    Self.round(c, d, e, &f, g, h, a, &b, 0xf40e_3585 &+ w[46], &previousXor)
+    Self.round(b, c, d, &e, f, g, h, &a, 0x106a_a070 &+ w[47], &previousXor)
+    Self.round(a, b, c, &d, e, f, g, &h, 0x19a4_c116 &+ w[48], &previousXor)
+    Self.round(h, a, b, &c, d, e, f, &g, 0x1e37_6c08 &+ w[49], &previousXor)
+    Self.round(g, h, a, &b, c, d, e, &f, 0x2748_774c &+ w[50], &previousXor)
+    Self.round(f, g, h, &a, b, c, d, &e, 0x34b0_bcb5 &+ w[51], &previousXor)
+    Self.round(e, f, g, &h, a, b, c, &d, 0x391c_0cb3 &+ w[52], &previousXor)
+    Self.round(d, e, f, &g, h, a, b, &c, 0x4ed8_aa4a &+ w[53], &previousXor)
+    Self.round(c, d, e, &f, g, h, a, &b, 0x5b9c_ca4f &+ w[54], &previousXor)
+    Self.round(b, c, d, &e, f, g, h, &a, 0x682e_6ff3 &+ w[55], &previousXor)
+    Self.round(a, b, c, &d, e, f, g, &h, 0x748f_82ee &+ w[56], &previousXor)
+    Self.round(h, a, b, &c, d, e, f, &g, 0x78a5_636f &+ w[57], &previousXor)
+    Self.round(g, h, a, &b, c, d, e, &f, 0x84c8_7814 &+ w[58], &previousXor)
+    Self.round(f, g, h, &a, b, c, d, &e, 0x8cc7_0208 &+ w[59], &previousXor)
+    Self.round(e, f, g, &h, a, b, c, &d, 0x90be_fffa &+ w[60], &previousXor)
+    Self.round(d, e, f, &g, h, a, b, &c, 0xa450_6ceb &+ w[61], &previousXor)
+    Self.round(c, d, e, &f, g, h, a, &b, 0xbef9_a3f7 &+ w[62], &previousXor)
+    Self.round(b, c, d, &e, f, g, h, &a, 0xc671_78f2 &+ w[63], &previousXor)
     h0 = h0 &+ a
     h1 = h1 &+ b
     h2 = h2 &+ c
@@ -140,17 +188,6 @@ struct SHA256State {
     h6 = h6 &+ g
     h7 = h7 &+ h
   }
-
-  private static let roundConstants: [UInt32] = [
-    0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
-    0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174,
-    0xe49b_69c1, 0xefbe_4786, 0x0fc1_9dc6, 0x240c_a1cc, 0x2de9_2c6f, 0x4a74_84aa, 0x5cb0_a9dc, 0x76f9_88da,
-    0x983e_5152, 0xa831_c66d, 0xb003_27c8, 0xbf59_7fc7, 0xc6e0_0bf3, 0xd5a7_9147, 0x06ca_6351, 0x1429_2967,
-    0x27b7_0a85, 0x2e1b_2138, 0x4d2c_6dfc, 0x5338_0d13, 0x650a_7354, 0x766a_0abb, 0x81c2_c92e, 0x9272_2c85,
-    0xa2bf_e8a1, 0xa81a_664b, 0xc24b_8b70, 0xc76c_51a3, 0xd192_e819, 0xd699_0624, 0xf40e_3585, 0x106a_a070,
-    0x19a4_c116, 0x1e37_6c08, 0x2748_774c, 0x34b0_bcb5, 0x391c_0cb3, 0x4ed8_aa4a, 0x5b9c_ca4f, 0x682e_6ff3,
-    0x748f_82ee, 0x78a5_636f, 0x84c8_7814, 0x8cc7_0208, 0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7, 0xc671_78f2,
-  ]
 
   /// Writes the digest (the eight words, big-endian) into the first 32 bytes of `digest`.
   func write(to digest: UnsafeMutableRawBufferPointer) {
