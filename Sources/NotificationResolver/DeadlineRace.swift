@@ -1,23 +1,30 @@
 import Foundation
 
 /// Awaits work that cannot itself be interrupted (such as another task's value) until a deadline,
-/// and returns at the deadline without waiting for it.
+/// and returns at the deadline — or at once when the awaiting task is cancelled — without
+/// waiting for it.
 enum DeadlineRace {
-  /// The result of `operation`, or nil when `deadline` passes first; the operation keeps running.
+  /// The result of `operation`, or nil when `deadline` passes first or the caller is cancelled.
+  ///
+  /// The operation keeps running after a deadline; on the caller's cancellation it is cancelled
+  /// too when `cancelsOperation` is set (the resolver's own work), and left running otherwise
+  /// (enrichment whose late results still go to the cache).
   static func value<T: Sendable>(
-    by deadline: ContinuousClock.Instant, _ operation: @escaping @Sendable () async -> T
+    by deadline: ContinuousClock.Instant, cancelsOperation: Bool = false,
+    _ operation: @escaping @Sendable () async -> T
   ) async -> T? {
     let gate = ResumeOnce<T?>()
-    return await withCheckedContinuation { continuation in
-      gate.attach(continuation)
-      let worker = Task {
-        gate.resume(with: await operation())
-      }
-      Task {
-        try? await Task.sleep(until: deadline, clock: .continuous)
-        gate.resume(with: nil)
-        _ = worker
-      }
+    let worker = Task { gate.resume(with: await operation()) }
+    let timer = Task {
+      try? await Task.sleep(until: deadline, clock: .continuous)
+      gate.resume(with: nil)
+    }
+    defer { timer.cancel() }
+    return await withTaskCancellationHandler {
+      await withCheckedContinuation { gate.attach($0) }
+    } onCancel: {
+      gate.resume(with: nil)
+      if cancelsOperation { worker.cancel() }
     }
   }
 }

@@ -43,12 +43,18 @@ public struct NotificationResolver: Sendable {
   }
 
   /// Resolves the wake.
+  ///
+  /// Cancelling the calling task (as `serviceExtensionTimeWillExpire` should) ends the wait at
+  /// once with the `timeout` fallback, exactly as when the overall deadline passes, and cancels
+  /// the relay requests still running.
   public func resolve() async -> Resolution {
     let started = ContinuousClock.now
     let chosen = ChosenInstant()
     let limit = started + configuration.queryTimeout + configuration.budget + Self.deadlineSlack
     let (outcome, lingering) =
-      await DeadlineRace.value(by: limit) { await run(started: started, chosen: chosen) }
+      await DeadlineRace.value(by: limit, cancelsOperation: true) {
+        await run(started: started, chosen: chosen)
+      }
       ?? (.fallback(.timeout), .none)
     let finished = ContinuousClock.now
     return Resolution(

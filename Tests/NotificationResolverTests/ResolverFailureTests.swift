@@ -34,6 +34,22 @@ import Testing
     #expect(resolution.outcome.body == "Open the app to read it.")
   }
 
+  @Test func endsAtOnceWhenTheCallerIsCancelled() async throws {
+    let scenario = RelayScenario()
+    let server = try await scenario.startRelay(
+      [scenario.message("hi")], faults: [RelayFault(path: "/query", action: .delay(milliseconds: 5_000))])
+    defer { Task { await server.stop() } }
+    let configuration = try scenario.configuration(server, relayPubkey: true)
+    let started = ContinuousClock.now
+    let resolving = Task { await scenario.resolve(configuration, cache: nil) }
+    try await Task.sleep(for: .milliseconds(200))
+    resolving.cancel()
+    let resolution = await resolving.value
+    #expect(resolution.outcome == .fallback(.timeout))
+    // The relay answers after 5 s; a cancelled resolve must not wait for it.
+    #expect(ContinuousClock.now - started < .seconds(3))
+  }
+
   @Test func reportsARefusedConnectionAsUnreachable() async throws {
     let scenario = RelayScenario()
     let server = try await scenario.startRelay([])
