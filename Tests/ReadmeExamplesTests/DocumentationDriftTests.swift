@@ -4,22 +4,30 @@ import Testing
 /// Keeps the Swift in `README.md` and `Docs/*.md` identical to code the test suite compiles.
 ///
 /// Every ```swift block in those files is preceded by a marker: `<!-- compiled: File.testName -->`
-/// (the block is the body of `func testName` in `Tests/ReadmeExamplesTests/File.swift`, its
-/// leading `import` lines among the file's imports) or `<!-- not compiled: reason -->` (Package.swift
-/// fragments, UIKit code that cannot build on Linux).
+/// (the block is in the body of `func testName` in `Tests/ReadmeExamplesTests/File.swift`, its
+/// leading `import` lines among the file's imports), `<!-- compiled: File -->` (the block is in
+/// that file) or `<!-- not compiled: reason -->` (Package.swift fragments, UIKit code that cannot
+/// build on Linux).
 @Suite struct DocumentationDriftTests {
   @Test(arguments: MarkdownFile.all)
   func compiledBlocksAppearVerbatimInTheirTests(_ file: MarkdownFile) throws {
     for block in try file.swiftBlocks() {
       guard case .compiled(let fileName, let testName) = block.marker else { continue }
       let source = try ExampleSource(named: fileName)
-      let body = try #require(
-        source.body(of: testName), "\(file.name):\(block.line): no func \(testName) in \(fileName).swift")
-      #expect(
-        body.contains(block.code),
-        "\(file.name):\(block.line): the block differs from the body of \(fileName).\(testName)")
+      if let testName {
+        let body = try #require(
+          source.body(of: testName), "\(file.name):\(block.line): no func \(testName) in \(fileName).swift")
+        #expect(
+          body.contains(block.code),
+          "\(file.name):\(block.line): the block differs from the body of \(fileName).\(testName)")
+      } else {
+        #expect(
+          source.lines.joined(separator: "\n").contains(block.code),
+          "\(file.name):\(block.line): the block differs from \(fileName).swift")
+      }
       for line in block.imports {
-        #expect(source.topLevelLines.contains(line), "\(file.name):\(block.line): \(line) missing in \(fileName)")
+        #expect(
+          source.topLevelLines.contains(line), "\(file.name):\(block.line): \(line) missing in \(fileName)")
       }
     }
   }
@@ -34,13 +42,14 @@ import Testing
   @Test func compilesAnExampleForEveryLibraryInTheReadme() throws {
     let readme = try #require(MarkdownFile.all.first { $0.name == "README.md" })
     let tests = try readme.swiftBlocks().compactMap { block -> String? in
-      guard case .compiled(_, let testName) = block.marker else { return nil }
+      guard case .compiled(_, let testName?) = block.marker else { return nil }
       return testName
     }
     #expect(
       Set(tests).isSuperset(of: [
         "readsJSONStrictly", "decodesAnNpubAndCompactsIt", "signsVerifiesAndAuthenticatesAnHTTPRequest",
-        "parsesAPushDescriptorStrictly", "storesAndLooksUpAVerifiedProfile", "queriesAFixtureRelayOverLoopback",
+        "parsesAPushDescriptorStrictly", "storesAndLooksUpAVerifiedProfile",
+        "queriesAFixtureRelayOverLoopback",
       ]))
   }
 }
@@ -76,7 +85,8 @@ struct MarkdownFile: Sendable, CustomTestStringConvertible {
   struct Block {
     /// What the marker says.
     enum Marker: Equatable {
-      case compiled(file: String, test: String)
+      /// `compiled: File.test` (the body of a test) or `compiled: File` (anywhere in the file).
+      case compiled(file: String, test: String?)
       case notCompiled
     }
 
@@ -131,8 +141,8 @@ struct MarkdownFile: Sendable, CustomTestStringConvertible {
     guard inner.hasPrefix("compiled:") else { return nil }
     let name = inner.dropFirst("compiled:".count).trimmingCharacters(in: .whitespaces)
     let parts = name.split(separator: ".")
-    guard parts.count == 2 else { return nil }
-    return .compiled(file: String(parts[0]), test: String(parts[1]))
+    guard (1...2).contains(parts.count) else { return nil }
+    return .compiled(file: String(parts[0]), test: parts.count == 2 ? String(parts[1]) : nil)
   }
 }
 
@@ -142,7 +152,8 @@ struct ExampleSource {
 
   /// Reads `Tests/ReadmeExamplesTests/<name>.swift`.
   init(named name: String) throws {
-    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(name + ".swift")
+    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+      name + ".swift")
     lines = try String(contentsOf: url, encoding: .utf8).components(separatedBy: "\n")
   }
 

@@ -42,7 +42,8 @@ import FoundationNetworking
 
   @Test func decodesAnNpubAndCompactsIt() throws {
     // README example: begin
-    let entity = try NIP19Entity(decoding: "nostr:npub1yh4uueqa9gzg9rchfu45wrd9r3u450vn9ghm2yzsspgl0udga66qzrftlu")
+    let entity = try NIP19Entity(
+      decoding: "nostr:npub1yh4uueqa9gzg9rchfu45wrd9r3u450vn9ghm2yzsspgl0udga66qzrftlu")
     guard case .npub(let pubkey) = entity else { return }
     // pubkey == "25ebce641d2a04828f174f2b470da51c795a3d932a2fb510508051f7f1a8eeb4"
     let title = CompactNpub.display(for: pubkey)  // "npub1yh4…ftlu"
@@ -111,7 +112,8 @@ import FoundationNetworking
       bytes: Array(document.utf8),
       requiredAppProfile: PushAppProfile(id: "com.example.chat", transport: "apns"))
     let currentKey = relay.push.currentKey?.id  // "2026-01"
-    let ignored = relay.ignoredTopLevelKeys  // ["software_commit"]: unknown NIP-11 members are kept, not fatal
+    // Unknown top-level members are kept and listed, never fatal:
+    let ignored = relay.ignoredTopLevelKeys  // ["software_commit"]
 
     // The push part is strict: the first failed check names its field.
     let broken = document.replacingOccurrences(of: #""max_ignore":128"#, with: #""max_ignore":"128""#)
@@ -180,7 +182,8 @@ import FoundationNetworking
     request.setValue("application/json", forHTTPHeaderField: "Content-Type")
     let account = SecretKey.generate()
     request.setValue(
-      try NIP98.authorizationHeader(url: url.absoluteString, method: "POST", body: body, key: account, now: now),
+      try NIP98.authorizationHeader(
+        url: url.absoluteString, method: "POST", body: body, key: account, now: now),
       forHTTPHeaderField: "Authorization")
     let (data, response) = try await URLSession.shared.data(for: request)
     await server.stop()
