@@ -49,7 +49,7 @@ import Testing
       Set(tests).isSuperset(of: [
         "readsJSONStrictly", "decodesAnNpubAndCompactsIt", "signsVerifiesAndAuthenticatesAnHTTPRequest",
         "parsesAPushDescriptorStrictly", "storesAndLooksUpAVerifiedProfile",
-        "queriesAFixtureRelayOverLoopback",
+        "queriesAFixtureRelayOverLoopback", "resolvesAWakeAgainstAFixtureRelay",
       ]))
   }
 }

@@ -3,6 +3,7 @@ import EnrichmentCache
 import Foundation
 import NostrEvent
 import NostrJSON
+import NotificationResolver
 import PushDescriptor
 import RelayFixture
 import Testing
@@ -198,5 +199,52 @@ import FoundationNetworking
     #expect(events.first?.verify().isValid == true)
     #expect(server.requestCount(path: "/query") == 1)
     #expect(server.requests().first?.authorizedPubkey == account.publicKeyHex)
+  }
+
+  @Test func resolvesAWakeAgainstAFixtureRelay() async throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let cachePath = folder.appendingPathComponent("cache.sqlite").path
+    // README example: begin
+    let now: Int64 = 1_767_225_600
+    let account = SecretKey.generate()  // the app's user; the extension reads it from the keychain
+    let alice = SecretKey.generate()
+    let profile = try UnsignedEvent(
+      pubkey: alice.publicKeyHex, createdAt: now - 3600, kind: 0, tags: [],
+      content: #"{"display_name":"Alice Martin"}"#
+    ).signed(with: alice)
+    let message = try UnsignedEvent(
+      pubkey: alice.publicKeyHex, createdAt: now - 5, kind: 9, tags: [["p", account.publicKeyHex]],
+      content: "Lunch at `noon`? https://example.com/menu"
+    ).signed(with: alice)
+    let relay = RelayFixtureServer(
+      data: RelayFixtureData(events: [profile, message]), configuration: RelayFixtureConfiguration(now: now))
+    let origin = try await relay.start()
+
+    // What one wake does, in the extension or here:
+    let configuration = try ResolverConfiguration(
+      relay: try HTTPOrigin(relayURL: origin.absoluteString), secretKey: account)
+    let cache = try EnrichmentCache(path: cachePath, busyTimeout: .milliseconds(250))
+    let resolver = NotificationResolver(configuration: configuration, cache: cache, clock: .fixed(now))
+    let first = await resolver.resolve()
+    // first.outcome: .resolved — title "Alice Martin" (profile fetched: enrichment .refreshed),
+    // body "Lunch at noon? [link]", target.eventID == message.id
+    await first.lingering.wait()  // let late enrichment reach the cache
+
+    let second = await resolver.resolve()  // another wake for the same message
+    // second.outcome == .fallback(.alreadyDelivered): a message is presented once
+    await relay.stop()
+    // README example: end
+    guard case .resolved(let notification) = first.outcome else {
+      Issue.record("expected a resolved notification, got \(first.outcome)")
+      return
+    }
+    #expect(notification.title == "Alice Martin")
+    #expect(notification.enrichment == .refreshed)
+    #expect(notification.body == "Lunch at noon? [link]")
+    #expect(notification.target.eventID == message.id)
+    #expect(notification.senderPubkey == alice.publicKeyHex)
+    #expect(second.outcome == .fallback(.alreadyDelivered))
   }
 }
