@@ -202,10 +202,6 @@ import FoundationNetworking
   }
 
   @Test func resolvesAWakeAgainstAFixtureRelay() async throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let cachePath = folder.appendingPathComponent("cache.sqlite").path
     // README example: begin
     let now: Int64 = 1_767_225_600
     let account = SecretKey.generate()  // the app's user; the extension reads it from the keychain
@@ -225,6 +221,7 @@ import FoundationNetworking
     // What one wake does, in the extension or here:
     let configuration = try ResolverConfiguration(
       relay: try HTTPOrigin(relayURL: origin.absoluteString), secretKey: account)
+    let cachePath = FileManager.default.temporaryDirectory.appendingPathComponent("\(UUID()).sqlite").path
     let cache = try EnrichmentCache(path: cachePath, busyTimeout: .milliseconds(250))
     let resolver = NotificationResolver(configuration: configuration, cache: cache, clock: .fixed(now))
     let first = await resolver.resolve()
@@ -236,6 +233,7 @@ import FoundationNetworking
     // second.outcome == .fallback(.alreadyDelivered): a message is presented once
     await relay.stop()
     // README example: end
+    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: cachePath + suffix) }
     guard case .resolved(let notification) = first.outcome else {
       Issue.record("expected a resolved notification, got \(first.outcome)")
       return
