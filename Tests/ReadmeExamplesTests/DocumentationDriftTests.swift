@@ -55,7 +55,7 @@ import Testing
 }
 
 /// The package root: the nearest folder above this file holding `Package.swift`.
-private let packageRoot: URL = {
+let packageRoot: URL = {
   var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
   while folder.path != "/" {
     if FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
