@@ -1,7 +1,7 @@
 import Foundation
 import NostrEvent
 
-/// Single workloads to run under a profiler (`--profile sha|verify|parse`).
+/// Single workloads to run under a profiler (`--profile sha|verify|parse|serialize|breakdown|corpus|full|direct|batch`).
 enum Profiling {
   static func run(_ name: String, quick: Bool) throws {
     switch name {
@@ -20,6 +20,14 @@ enum Profiling {
         }
       }
       print(valid)
+    case "batch":
+      // Compare the CPU time of `batch` with `full` (same corpus and work, one core): any extra
+      // CPU time is contention between BatchVerifier's workers.
+      let corpus = try EventCorpus(count: 1_000)
+      for _ in 0..<5 {
+        let results = BatchVerifier.verify(jsonDocuments: corpus.documents)
+        precondition(results.allSatisfy { (try? $0.get())?.isValid == true })
+      }
     case "corpus", "full", "direct":
       // Compare `perf stat -e instructions:u` of full/direct against corpus (generation only).
       let corpus = try EventCorpus(count: 1_000)
@@ -59,7 +67,7 @@ enum Profiling {
             + "verify(parsed) \(micro(verify))  mean size \(Int(corpus.meanBytes)) B")
       }
     default:
-      print("unknown profile \(name): sha, verify, parse")
+      print("unknown profile \(name): sha, verify, parse, serialize, breakdown, corpus, full, direct, batch")
     }
   }
 }

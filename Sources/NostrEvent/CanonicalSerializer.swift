@@ -2,39 +2,49 @@ import NostrJSON
 
 /// Writes the NIP-01 serialization `[0,"<pubkey>",<created_at>,<kind>,<tags>,"<content>"]`
 /// whose SHA-256 is an event's id.
+///
+/// Every verification hashes this serialization, so it is written in two passes over the
+/// strings: one that counts the exact size, one that writes through a pointer into a single
+/// buffer of that size (on the stack when it is small), with no growth checks in between.
 enum CanonicalSerializer {
+  /// The largest serialization written into a stack buffer; longer ones take one heap buffer.
+  static let maxStackBytes = 16 * 1024
+
   /// The serialization under `rule`.
   static func bytes(
     pubkey: String, createdAt: Int64, kind: Int, tags: [[String]], content: String,
     rule: NostrStringEscaper.Rule
   ) -> [UInt8] {
-    var output: [UInt8] = []
-    var estimate = content.utf8.count + 100
-    for tag in tags {
-      estimate += 3
-      for value in tag { estimate += value.utf8.count + 3 }
+    let count = byteCount(
+      pubkey: pubkey, createdAt: createdAt, kind: kind, tags: tags, content: content, rule: rule)
+    return [UInt8](unsafeUninitializedCapacity: count) { output, initialized in
+      initialized = write(
+        pubkey: pubkey, createdAt: createdAt, kind: kind, tags: tags, content: content, rule: rule,
+        to: UnsafeMutableRawPointer(output.baseAddress!))
     }
-    output.reserveCapacity(estimate + estimate / 16)
-    output.append(contentsOf: "[0,\"".utf8)
-    output.append(contentsOf: pubkey.utf8)
-    output.append(contentsOf: "\",".utf8)
-    appendInteger(createdAt, to: &output)
-    output.append(UInt8(ascii: ","))
-    appendInteger(Int64(kind), to: &output)
-    output.append(contentsOf: ",[".utf8)
-    for (tagIndex, tag) in tags.enumerated() {
-      if tagIndex > 0 { output.append(UInt8(ascii: ",")) }
-      output.append(UInt8(ascii: "["))
-      for (valueIndex, value) in tag.enumerated() {
-        if valueIndex > 0 { output.append(UInt8(ascii: ",")) }
-        NostrStringEscaper.appendQuoted(value, rule: rule, to: &output)
-      }
-      output.append(UInt8(ascii: "]"))
+  }
+
+  /// Writes the SHA-256 of the serialization under `rule` into the first 32 bytes of `digest`.
+  static func hash(
+    pubkey: String, createdAt: Int64, kind: Int, tags: [[String]], content: String,
+    rule: NostrStringEscaper.Rule, into digest: UnsafeMutableRawBufferPointer
+  ) {
+    let body = { (buffer: UnsafeMutableRawBufferPointer) in
+      let written = write(
+        pubkey: pubkey, createdAt: createdAt, kind: kind, tags: tags, content: content, rule: rule,
+        to: buffer.baseAddress!)
+      SHA256.hash(buffer: UnsafeRawBufferPointer(rebasing: buffer[0..<written]), into: digest)
     }
-    output.append(contentsOf: "],".utf8)
-    NostrStringEscaper.appendQuoted(content, rule: rule, to: &output)
-    output.append(UInt8(ascii: "]"))
-    return output
+    // Most events fit the stack buffer even if every byte were escaped, so they skip the count.
+    if upperBound(pubkey: pubkey, tags: tags, content: content) <= maxStackBytes {
+      withUnsafeTemporaryAllocation(byteCount: maxStackBytes, alignment: 16, body)
+    } else {
+      let count = byteCount(
+        pubkey: pubkey, createdAt: createdAt, kind: kind, tags: tags, content: content, rule: rule)
+      let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 16)
+      defer { buffer.deallocate() }
+      body(buffer)
+    }
   }
 
   /// The id bytes (SHA-256 of the serialization) under `rule`.
@@ -42,22 +52,122 @@ enum CanonicalSerializer {
     pubkey: String, createdAt: Int64, kind: Int, tags: [[String]], content: String,
     rule: NostrStringEscaper.Rule
   ) -> [UInt8] {
-    let serialized = bytes(
-      pubkey: pubkey, createdAt: createdAt, kind: kind, tags: tags, content: content, rule: rule)
-    return serialized.withUnsafeBytes { SHA256.hash(buffer: $0) }
+    [UInt8](unsafeUninitializedCapacity: SHA256.digestCount) { output, initialized in
+      hash(
+        pubkey: pubkey, createdAt: createdAt, kind: kind, tags: tags, content: content, rule: rule,
+        into: UnsafeMutableRawBufferPointer(output))
+      initialized = SHA256.digestCount
+    }
   }
 
-  private static func appendInteger(_ value: Int64, to output: inout [UInt8]) {
-    if value < 0 { output.append(UInt8(ascii: "-")) }
-    var magnitude = value.magnitude
-    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-      var start = 20
-      repeat {
-        start -= 1
-        digits[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
-        magnitude /= 10
-      } while magnitude > 0
-      output.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start..<20]))
+  /// A size the serialization never exceeds: every string byte escaped as `\u00xx`, both
+  /// integers at their widest.
+  static func upperBound(pubkey: String, tags: [[String]], content: String) -> Int {
+    var total = 64 + 6 * (pubkey.utf8.count + content.utf8.count)
+    for tag in tags {
+      total += 3
+      for value in tag { total += 3 + 6 * value.utf8.count }
     }
+    return total
+  }
+
+  /// The exact size of the serialization under `rule`.
+  static func byteCount(
+    pubkey: String, createdAt: Int64, kind: Int, tags: [[String]], content: String,
+    rule: NostrStringEscaper.Rule
+  ) -> Int {
+    // `[0,` + quoted pubkey + `,` + created_at + `,` + kind + `,[` + tags + `],` + content + `]`
+    var total =
+      3 + quotedCount(pubkey, rule: rule) + 1 + digitCount(createdAt) + 1 + digitCount(Int64(kind)) + 2
+    for (tagIndex, tag) in tags.enumerated() {
+      total += tagIndex > 0 ? 3 : 2
+      for (valueIndex, value) in tag.enumerated() {
+        total += quotedCount(value, rule: rule) + (valueIndex > 0 ? 1 : 0)
+      }
+    }
+    return total + 2 + quotedCount(content, rule: rule) + 1
+  }
+
+  /// Writes the serialization under `rule` at `output` (room for `byteCount` bytes); returns
+  /// the number of bytes written.
+  static func write(
+    pubkey: String, createdAt: Int64, kind: Int, tags: [[String]], content: String,
+    rule: NostrStringEscaper.Rule, to output: UnsafeMutableRawPointer
+  ) -> Int {
+    var cursor = output
+    put(UInt8(ascii: "["), &cursor)
+    put(UInt8(ascii: "0"), &cursor)
+    put(UInt8(ascii: ","), &cursor)
+    writeQuoted(pubkey, rule: rule, &cursor)
+    put(UInt8(ascii: ","), &cursor)
+    writeInteger(createdAt, &cursor)
+    put(UInt8(ascii: ","), &cursor)
+    writeInteger(Int64(kind), &cursor)
+    put(UInt8(ascii: ","), &cursor)
+    put(UInt8(ascii: "["), &cursor)
+    for (tagIndex, tag) in tags.enumerated() {
+      if tagIndex > 0 { put(UInt8(ascii: ","), &cursor) }
+      put(UInt8(ascii: "["), &cursor)
+      for (valueIndex, value) in tag.enumerated() {
+        if valueIndex > 0 { put(UInt8(ascii: ","), &cursor) }
+        writeQuoted(value, rule: rule, &cursor)
+      }
+      put(UInt8(ascii: "]"), &cursor)
+    }
+    put(UInt8(ascii: "]"), &cursor)
+    put(UInt8(ascii: ","), &cursor)
+    writeQuoted(content, rule: rule, &cursor)
+    put(UInt8(ascii: "]"), &cursor)
+    return cursor - output
+  }
+
+  @inline(__always)
+  private static func put(_ byte: UInt8, _ cursor: inout UnsafeMutableRawPointer) {
+    cursor.storeBytes(of: byte, as: UInt8.self)
+    cursor += 1
+  }
+
+  private static func quotedCount(_ string: String, rule: NostrStringEscaper.Rule) -> Int {
+    var string = string
+    return string.withUTF8 { NostrStringEscaper.quotedCount(UnsafeRawBufferPointer($0), rule: rule) }
+  }
+
+  private static func writeQuoted(
+    _ string: String, rule: NostrStringEscaper.Rule, _ cursor: inout UnsafeMutableRawPointer
+  ) {
+    var string = string
+    let output = cursor
+    cursor += string.withUTF8 {
+      NostrStringEscaper.writeQuoted(UnsafeRawBufferPointer($0), rule: rule, to: output)
+    }
+  }
+
+  /// The length of `value` in decimal, with its sign.
+  private static func digitCount(_ value: Int64) -> Int {
+    (value < 0 ? 1 : 0) + digitCount(magnitude: value.magnitude)
+  }
+
+  private static func digitCount(magnitude value: UInt64) -> Int {
+    var count = 1
+    var magnitude = value
+    while magnitude >= 10 {
+      magnitude /= 10
+      count += 1
+    }
+    return count
+  }
+
+  private static func writeInteger(_ value: Int64, _ cursor: inout UnsafeMutableRawPointer) {
+    if value < 0 { put(UInt8(ascii: "-"), &cursor) }
+    let count = digitCount(magnitude: value.magnitude)
+    var magnitude = value.magnitude
+    var index = count
+    repeat {
+      index -= 1
+      (cursor + index).storeBytes(
+        of: UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10), as: UInt8.self)
+      magnitude /= 10
+    } while magnitude > 0
+    cursor += count
   }
 }

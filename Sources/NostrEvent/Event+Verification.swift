@@ -48,7 +48,8 @@ extension Event {
   }
 
   private func hashSerialization(rule: NostrStringEscaper.Rule, into digest: UnsafeMutableRawBufferPointer) {
-    let bytes = canonicalBytes(rule: rule)
-    bytes.withUnsafeBytes { SHA256.hash(buffer: $0, into: digest) }
+    CanonicalSerializer.hash(
+      pubkey: pubkey, createdAt: createdAt, kind: kind, tags: tags, content: content, rule: rule, into: digest
+    )
   }
 }

@@ -62,6 +62,12 @@ public struct Event: Sendable, Hashable {
 
   /// Parses an event from the JSON bytes in `jsonBuffer` (no verification).
   public init(jsonBuffer: UnsafeRawBufferPointer) throws(EventError) {
+    // The common shape is read straight into the event; anything else (including every error)
+    // goes through the general reader, which gives the exact error.
+    if let event = EventFastReader.read(jsonBuffer) {
+      self = event
+      return
+    }
     let value: JSONValue
     do {
       value = try JSONReader().read(buffer: jsonBuffer)
@@ -73,13 +79,10 @@ public struct Event: Sendable, Hashable {
 
   /// Parses an event from a JSON string (no verification).
   public init(json: String) throws(EventError) {
-    let value: JSONValue
-    do {
-      value = try JSONReader().read(json)
-    } catch {
-      throw Event.malformed(error)
-    }
-    try self.init(jsonValue: value)
+    var json = json
+    self = try json.withUTF8 { buffer in
+      Result { () throws(EventError) in try Event(jsonBuffer: UnsafeRawBufferPointer(buffer)) }
+    }.get()
   }
 
   /// Takes an event from an already-read JSON value (no verification).

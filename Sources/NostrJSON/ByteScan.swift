@@ -1,14 +1,14 @@
 /// Eight-bytes-at-a-time checks for the bytes JSON strings treat specially.
 ///
 /// Reading and writing strings is dominated by looking for `"`, `\` and control bytes; testing
-/// a whole 64-bit word at once skips ordinary text eight bytes per step.
-enum ByteScan {
-  private static let ones: UInt64 = 0x0101_0101_0101_0101
-  private static let highBits: UInt64 = 0x8080_8080_8080_8080
-
+/// a whole 64-bit word at once skips ordinary text eight bytes per step. Public (and inlinable)
+/// so that NostrEvent's dedicated event reader scans strings the same way.
+public enum ByteScan {
   /// Whether any of the eight bytes in `word` is below 0x20, `"` (0x22) or `\` (0x5C).
-  @inline(__always)
-  static func hasSpecialByte(_ word: UInt64) -> Bool {
+  @inlinable @inline(__always)
+  public static func hasSpecialByte(_ word: UInt64) -> Bool {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highBits: UInt64 = 0x8080_8080_8080_8080
     let control = (word &- ones &* 0x20) & ~word & highBits
     let quote = word ^ (ones &* 0x22)
     let quoteZero = (quote &- ones) & ~quote & highBits
@@ -19,8 +19,8 @@ enum ByteScan {
 
   /// The first index at or after `start` (before `end`) whose eight-byte word holds a special
   /// byte, or the index where fewer than eight bytes remain.
-  @inline(__always)
-  static func skipOrdinary(_ base: UnsafeRawPointer, from start: Int, to end: Int) -> Int {
+  @inlinable @inline(__always)
+  public static func skipOrdinary(_ base: UnsafeRawPointer, from start: Int, to end: Int) -> Int {
     var index = start
     while index + 8 <= end, !hasSpecialByte(base.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
       index += 8

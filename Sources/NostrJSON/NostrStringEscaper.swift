@@ -38,6 +38,80 @@ public enum NostrStringEscaper {
     output.append(UInt8(ascii: "\""))
   }
 
+  /// The number of bytes `writeQuoted` writes for the UTF-8 bytes in `utf8` under `rule`.
+  ///
+  /// With `writeQuoted`, it lets a caller size one buffer exactly and fill it without growth checks.
+  public static func quotedCount(_ utf8: UnsafeRawBufferPointer, rule: Rule = .common) -> Int {
+    var total = utf8.count + 2
+    guard let base = utf8.baseAddress else { return total }
+    var index = 0
+    while index < utf8.count {
+      index = ByteScan.skipOrdinary(base, from: index, to: utf8.count)
+      guard index < utf8.count else { break }
+      let byte = utf8[index]
+      index += 1
+      if byte == 0x22 || byte == 0x5C {
+        total += 1
+      } else if byte < 0x20 {
+        total += extraBytes(for: byte, rule: rule)
+      }
+    }
+    return total
+  }
+
+  /// Writes the UTF-8 bytes in `utf8` as a quoted, escaped JSON string at `output`, which must
+  /// have room for `quotedCount(utf8, rule:)` bytes; returns the number of bytes written.
+  ///
+  /// The same bytes as `appendQuoted`, written through a pointer for the id computation's hot path.
+  public static func writeQuoted(
+    _ utf8: UnsafeRawBufferPointer, rule: Rule = .common, to output: UnsafeMutableRawPointer
+  ) -> Int {
+    output.storeBytes(of: 0x22, as: UInt8.self)
+    var written = 1
+    if let base = utf8.baseAddress {
+      var runStart = 0
+      var index = 0
+      while index < utf8.count {
+        index = ByteScan.skipOrdinary(base, from: index, to: utf8.count)
+        guard index < utf8.count else { break }
+        let byte = utf8[index]
+        index += 1
+        guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
+        if rule == .literal, byte < 0x20, shortEscape(byte) == nil { continue }
+        let run = index - 1 - runStart
+        (output + written).copyMemory(from: base + runStart, byteCount: run)
+        written += run
+        written += writeEscape(of: byte, to: output + written)
+        runStart = index
+      }
+      let run = utf8.count - runStart
+      (output + written).copyMemory(from: base + runStart, byteCount: run)
+      written += run
+    }
+    (output + written).storeBytes(of: 0x22, as: UInt8.self)
+    return written + 1
+  }
+
+  private static func extraBytes(for control: UInt8, rule: Rule) -> Int {
+    if shortEscape(control) != nil { return 1 }
+    return rule == .common ? 5 : 0
+  }
+
+  private static func writeEscape(of byte: UInt8, to output: UnsafeMutableRawPointer) -> Int {
+    output.storeBytes(of: UInt8(ascii: "\\"), as: UInt8.self)
+    if let letter = shortEscape(byte) {
+      (output + 1).storeBytes(of: letter, as: UInt8.self)
+      return 2
+    }
+    let hexDigits: StaticString = "0123456789abcdef"
+    (output + 1).storeBytes(of: UInt8(ascii: "u"), as: UInt8.self)
+    (output + 2).storeBytes(of: UInt8(ascii: "0"), as: UInt8.self)
+    (output + 3).storeBytes(of: UInt8(ascii: "0"), as: UInt8.self)
+    (output + 4).storeBytes(of: hexDigits.utf8Start[Int(byte >> 4)], as: UInt8.self)
+    (output + 5).storeBytes(of: hexDigits.utf8Start[Int(byte & 0x0F)], as: UInt8.self)
+    return 6
+  }
+
   /// `string` as a quoted, escaped JSON string.
   public static func quoted(_ string: String, rule: Rule = .common) -> String {
     var output: [UInt8] = []

@@ -43,6 +43,60 @@ import Testing
     }
   }
 
+  @Test(arguments: specialBytes)
+  func writesThroughAPointerWhatAppendWrites(_ special: UInt8) {
+    for rule in [NostrStringEscaper.Rule.common, .literal] {
+      for length in [1, 7, 8, 9, 16, 17] {
+        for position in 0..<length {
+          var bytes = [UInt8](repeating: UInt8(ascii: "x"), count: length)
+          bytes[position] = special
+          let text = String(decoding: bytes, as: UTF8.self)
+          var appended: [UInt8] = []
+          NostrStringEscaper.appendQuoted(text, rule: rule, to: &appended)
+          let written = bytes.withUnsafeBytes { utf8 in
+            let count = NostrStringEscaper.quotedCount(utf8, rule: rule)
+            return [UInt8](unsafeUninitializedCapacity: count) { output, initialized in
+              initialized = NostrStringEscaper.writeQuoted(
+                utf8, rule: rule, to: UnsafeMutableRawPointer(output.baseAddress!))
+              #expect(initialized == count)
+            }
+          }
+          #expect(written == appended, "\(rule) byte \(special) at \(position) of \(length)")
+        }
+      }
+    }
+  }
+
+  @Test func sizesTheSerializationExactlyAndHashesItInOneBuffer() throws {
+    let tags = [["e", "x\ny\u{01}"], [], ["p", String(repeating: "q", count: 70_000)]]
+    for rule in [NostrStringEscaper.Rule.common, .literal] {
+      for content in ["", "plain", "\u{00}\"\\\u{1F}🎉", String(repeating: "\n", count: 20_000)] {
+        let count = CanonicalSerializer.byteCount(
+          pubkey: "b", createdAt: 1_234_567, kind: 0, tags: tags, content: content, rule: rule)
+        let bytes = CanonicalSerializer.bytes(
+          pubkey: "b", createdAt: 1_234_567, kind: 0, tags: tags, content: content, rule: rule)
+        #expect(bytes.count == count)
+        var expected: [UInt8] = Array("[0,\"b\",1234567,0,[".utf8)
+        for (index, tag) in tags.enumerated() {
+          if index > 0 { expected.append(UInt8(ascii: ",")) }
+          expected.append(UInt8(ascii: "["))
+          for (position, value) in tag.enumerated() {
+            if position > 0 { expected.append(UInt8(ascii: ",")) }
+            NostrStringEscaper.appendQuoted(value, rule: rule, to: &expected)
+          }
+          expected.append(UInt8(ascii: "]"))
+        }
+        expected += Array("],".utf8)
+        NostrStringEscaper.appendQuoted(content, rule: rule, to: &expected)
+        expected.append(UInt8(ascii: "]"))
+        #expect(bytes == expected)
+        let id = CanonicalSerializer.id(
+          pubkey: "b", createdAt: 1_234_567, kind: 0, tags: tags, content: content, rule: rule)
+        #expect(id == SHA256.hash(expected))
+      }
+    }
+  }
+
   @Test func serializesTheNIP01Array() throws {
     let event = try Event(
       json: #"""

@@ -115,7 +115,7 @@ import Testing
     #expect(resolution.outcome.notification != nil)
     let account = scenario.account.publicKeyHex
     try cache.removeAccount(account, now: RelayScenario.now)
-    #expect(await resolution.lingering.wait(until: .now + .seconds(10)))
+    #expect(await resolution.lingering.wait(until: .now + RelayScenario.generousTimeout))
     try cache.addAccount(account, now: RelayScenario.now)
     let origin = try RelayOrigin(server.origin!)
     let profile = try cache.lookupProfile(

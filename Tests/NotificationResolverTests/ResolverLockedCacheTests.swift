@@ -32,10 +32,7 @@ import Testing
     let cache = try folder.cache()
     let server = try await scenario.startRelay([scenario.message("hi")] + scenario.enrichmentEvents())
     defer { Task { await server.stop() } }
-    let budget: Duration = .milliseconds(500)
-    let queryTimeout: Duration = .seconds(2)
-    let configuration = try scenario.configuration(
-      server, relayPubkey: true, budget: budget, queryTimeout: queryTimeout)
+    let configuration = try scenario.configuration(server, relayPubkey: true)
     let lock = try WriteLock(path: folder.path + "/cache.sqlite")
     let resolution = await scenario.resolve(configuration, cache: cache)
     withExtendedLifetime(lock) {}
