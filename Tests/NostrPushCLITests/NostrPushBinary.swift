@@ -23,29 +23,36 @@ enum NostrPushBinary {
     var stderr: String
   }
 
-  /// Runs `nostr-push arguments…` with `input` as standard input (written to a temporary file
-  /// first, so a large input cannot deadlock the pipes).
+  /// Runs `nostr-push arguments…` with `input` as standard input and waits for it.
+  ///
+  /// Standard input, output and error are temporary files, read only after the process has
+  /// exited: a pipe read interrupted by a signal (`EINTR`) makes Foundation's
+  /// `readDataToEndOfFile` crash, and a large output cannot deadlock a pipe.
   static func run(_ arguments: [String], input: [UInt8] = []) throws -> Run {
-    guard let url else { throw MissingBinary() }
-    let inputFile = FileManager.default.temporaryDirectory
-      .appendingPathComponent("nostr-push-input-\(UUID().uuidString)")
-    try Data(input).write(to: inputFile)
-    defer { try? FileManager.default.removeItem(at: inputFile) }
-    let process = Process()
-    process.executableURL = url
-    process.arguments = arguments
-    process.standardInput = try FileHandle(forReadingFrom: inputFile)
-    let stdout = Pipe()
-    let stderr = Pipe()
-    process.standardOutput = stdout
-    process.standardError = stderr
+    let files = try RunFiles(input: input)
+    defer { files.remove() }
+    let process = try files.process(arguments)
     try process.run()
-    let errorData = ErrorCollector(stderr.fileHandleForReading)
-    let outputData = stdout.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return Run(
-      status: process.terminationStatus, stdout: String(decoding: outputData, as: UTF8.self),
-      stderr: String(decoding: errorData.wait(), as: UTF8.self))
+    return files.result(status: process.terminationStatus)
+  }
+
+  /// Like `run(_:input:)`, but suspends instead of blocking a thread while the process runs, so
+  /// async tests beside it keep their cooperative threads.
+  static func runAsync(_ arguments: [String], input: [UInt8] = []) async throws -> Run {
+    let files = try RunFiles(input: input)
+    defer { files.remove() }
+    let process = try files.process(arguments)
+    let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+      process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+      do {
+        try process.run()
+      } catch {
+        process.terminationHandler = nil
+        continuation.resume(throwing: error)
+      }
+    }
+    return files.result(status: status)
   }
 
   /// Runs `nostr-push arguments…` with `input` bytes as standard input.
@@ -70,23 +77,37 @@ enum NostrPushBinary {
   }
 }
 
-/// Reads a pipe to its end on another thread, so that stdout and stderr drain together.
-///
-/// `@unchecked Sendable`: `data` is written by the reading thread before `done` is signalled
-/// and read only after waiting for it.
-private final class ErrorCollector: @unchecked Sendable {
-  private var data = Data()
-  private let done = DispatchSemaphore(value: 0)
+/// The temporary files that stand in for one run's standard input, output and error.
+private struct RunFiles {
+  let base: String
 
-  init(_ handle: FileHandle) {
-    Thread.detachNewThread { [self] in
-      data = handle.readDataToEndOfFile()
-      done.signal()
-    }
+  init(input: [UInt8]) throws {
+    base = NSTemporaryDirectory() + "nostr-push-run-" + UUID().uuidString
+    try Data(input).write(to: URL(fileURLWithPath: base + ".in"))
+    _ = FileManager.default.createFile(atPath: base + ".out", contents: nil)
+    _ = FileManager.default.createFile(atPath: base + ".err", contents: nil)
   }
 
-  func wait() -> Data {
-    done.wait()
-    return data
+  func process(_ arguments: [String]) throws -> Process {
+    guard let url = NostrPushBinary.url else { throw NostrPushBinary.MissingBinary() }
+    let process = Process()
+    process.executableURL = url
+    process.arguments = arguments
+    process.standardInput = FileHandle(forReadingAtPath: base + ".in")
+    process.standardOutput = FileHandle(forWritingAtPath: base + ".out")
+    process.standardError = FileHandle(forWritingAtPath: base + ".err")
+    return process
+  }
+
+  func result(status: Int32) -> NostrPushBinary.Run {
+    let output = FileManager.default.contents(atPath: base + ".out") ?? Data()
+    let errors = FileManager.default.contents(atPath: base + ".err") ?? Data()
+    return NostrPushBinary.Run(
+      status: status, stdout: String(decoding: output, as: UTF8.self),
+      stderr: String(decoding: errors, as: UTF8.self))
+  }
+
+  func remove() {
+    for suffix in [".in", ".out", ".err"] { try? FileManager.default.removeItem(atPath: base + suffix) }
   }
 }

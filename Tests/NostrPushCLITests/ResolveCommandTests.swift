@@ -48,14 +48,14 @@ import Testing
 
   static func resolve(
     _ server: RelayFixtureServer, cache: String, now: Int64 = now, extra: [String] = []
-  ) async throws -> (FileBackedRun, JSONObject) {
+  ) async throws -> (NostrPushBinary.Run, JSONObject) {
     try await resolve(origin: server.origin ?? "", cache: cache, now: now, extra: extra)
   }
 
   static func resolve(
     origin: String, cache: String, now: Int64 = now, extra: [String] = []
-  ) async throws -> (FileBackedRun, JSONObject) {
-    let run = try await FileBackedRun.run(
+  ) async throws -> (NostrPushBinary.Run, JSONObject) {
+    let run = try await NostrPushBinary.runAsync(
       [
         "resolve", "--relay", origin.replacingOccurrences(of: "http://", with: "ws://"),
         "--secret-key-file", demo.appendingPathComponent("account.key").path, "--cache", cache, "--now",
@@ -153,7 +153,7 @@ import Testing
     let nsec = try NIP19Entity.nsec(secretKey: hex).encoded()
     let keyFile = workspace.path + "/nsec.txt"
     try Data("\n  \(nsec) \n".utf8).write(to: URL(fileURLWithPath: keyFile))
-    let run = try await FileBackedRun.run([
+    let run = try await NostrPushBinary.runAsync([
       "resolve", "--relay", server.origin!, "--secret-key-file", keyFile, "--cache", workspace.cache, "--now",
       "\(Self.now)",
     ])
@@ -162,14 +162,14 @@ import Testing
   }
 
   @Test func refusesMissingArgumentsWithAUsageError() async throws {
-    let run = try await FileBackedRun.run(["resolve", "--cache", "/tmp/x.sqlite"])
+    let run = try await NostrPushBinary.runAsync(["resolve", "--cache", "/tmp/x.sqlite"])
     #expect(run.status == 2)
     #expect(run.stdout.isEmpty)
     #expect(run.stderr.contains("--relay"))
   }
 
   @Test func runsTheDemo() async throws {
-    let run = try await FileBackedRun.run(["demo"])
+    let run = try await NostrPushBinary.runAsync(["demo"])
     #expect(run.status == 0)
     let lines = run.stdout.split(separator: "\n")
     #expect(lines.count == 2)
@@ -177,52 +177,6 @@ import Testing
     #expect(objects.map { $0["enrichment"] } == [.string("refreshed"), .string("cache_fresh")])
     #expect(objects.map { $0["title"] } == [.string("Alice Martin"), .string("Alice Martin")])
     #expect(run.stderr.contains("wake 2 (warm cache)"))
-  }
-}
-
-/// Runs the built `nostr-push` with standard output and error sent to files rather than pipes,
-/// awaiting its exit without blocking a thread.
-///
-/// Tests here run a fixture relay in-process while other tests spawn processes; a pipe read can
-/// then be interrupted by a signal (`EINTR`), which Foundation's `readDataToEndOfFile` turns into a
-/// crash. Files are read only after the process has exited. Waiting with `waitUntilExit` would
-/// hold one of the few cooperative threads and stall the deadline tests running beside it.
-struct FileBackedRun {
-  var status: Int32
-  var stdout: String
-  var stderr: String
-
-  static func run(_ arguments: [String]) async throws -> FileBackedRun {
-    guard let url = NostrPushBinary.url else { throw NostrPushBinary.MissingBinary() }
-    let base = NSTemporaryDirectory() + "nostr-push-run-" + UUID().uuidString
-    let outPath = base + ".out"
-    let errPath = base + ".err"
-    _ = FileManager.default.createFile(atPath: outPath, contents: nil)
-    _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-    defer {
-      try? FileManager.default.removeItem(atPath: outPath)
-      try? FileManager.default.removeItem(atPath: errPath)
-    }
-    let process = Process()
-    process.executableURL = url
-    process.arguments = arguments
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = FileHandle(forWritingAtPath: outPath)
-    process.standardError = FileHandle(forWritingAtPath: errPath)
-    let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-      process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-      do {
-        try process.run()
-      } catch {
-        process.terminationHandler = nil
-        continuation.resume(throwing: error)
-      }
-    }
-    let out = FileManager.default.contents(atPath: outPath) ?? Data()
-    let err = FileManager.default.contents(atPath: errPath) ?? Data()
-    return FileBackedRun(
-      status: status, stdout: String(decoding: out, as: UTF8.self),
-      stderr: String(decoding: err, as: UTF8.self))
   }
 }
 

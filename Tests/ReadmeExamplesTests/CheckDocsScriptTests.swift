@@ -46,6 +46,9 @@ import Testing
       public func documentedAcrossMultiLineAttribute() {}
       /// Documented.
       @available(macOS 13, *) @discardableResult public func documentedWithAttributes() -> Int { 1 }
+      /// Documented under a line of several attributes.
+      @inlinable @inline(__always)
+      public func documentedUnderSeveralAttributes() {}
       @available(macOS 13, *) @discardableResult public func flaggedWithAttributes() -> Int { 1 }
       nonisolated public func flaggedModifierFirst() {}
       /// Detached by a blank line.
