@@ -105,6 +105,14 @@ let package = Package(
       swiftSettings: strictSettings
     ),
     .testTarget(
+      name: "ReadmeExamplesTests",
+      dependencies: [
+        "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache", "NotificationResolver",
+        "RelayFixture",
+      ],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
       name: "NostrPushCLITests",
       dependencies: ["nostr-push", "NostrEvent", "NostrJSON", "Bech32", "RelayFixture"],
       swiftSettings: strictSettings

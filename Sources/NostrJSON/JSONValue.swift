@@ -4,12 +4,19 @@
 /// number, including an integer literal too large for `Int64`, is `.float`. A boolean is never a
 /// number and a number is never a boolean, unlike `NSNumber` bridging.
 public enum JSONValue: Sendable, Hashable {
+  /// JSON `null`.
   case null
+  /// `true` or `false`; never a number.
   case bool(Bool)
+  /// A number written without fraction or exponent that fits in `Int64`.
   case integer(Int64)
+  /// Any other number: with a fraction or exponent, or an integer too large for `Int64`.
   case float(Double)
+  /// A string, escapes decoded.
   case string(String)
+  /// An array, elements in order.
   case array([JSONValue])
+  /// An object, members in document order.
   case object(JSONObject)
 
   /// The string, when this is a JSON string.
