@@ -28,7 +28,9 @@ func checkFilter(_ value: JSONValue) {
   do {
     reparsed = try Filter(jsonValue: try JSONReader().read(written))
   } catch {
-    fatalError("a parsed filter does not parse back from its own JSON (\(error)): \(JSONWriter.string(filter.jsonValue))")
+    fatalError(
+      "a parsed filter does not parse back from its own JSON (\(error)): \(JSONWriter.string(filter.jsonValue))"
+    )
   }
   guard reparsed == filter else {
     fatalError("filter round trip changed \(filter) into \(reparsed)")

@@ -49,7 +49,8 @@ func fuzzText(_ text: String) {
   }
   let display = CompactNpub.display(for: text)
   if display != CompactNpub.fallback {
-    guard display.count == CompactNpub.headLength + 1 + CompactNpub.tailLength, display.hasPrefix("npub1") else {
+    guard display.count == CompactNpub.headLength + 1 + CompactNpub.tailLength, display.hasPrefix("npub1")
+    else {
       fatalError("compact display of \(text) is \(display)")
     }
   }
@@ -62,7 +63,8 @@ func fuzzPayload(mode: UInt8, payload: [UInt8]) {
   if mode & 0x20 != 0 { text = "nostr:" + text }
   let result = Result { () throws(Bech32Error) in try NIP19Entity(decoding: text) }
   switch (prefix, result) {
-  case ("npub", .success(.npub(let hex))), ("nsec", .success(.nsec(let hex))), ("note", .success(.note(let hex))):
+  case ("npub", .success(.npub(let hex))), ("nsec", .success(.nsec(let hex))),
+    ("note", .success(.note(let hex))):
     guard payload.count == 32, hex == hexString(payload) else {
       fatalError("\(text) decoded to \(hex) from a \(payload.count)-byte payload")
     }
@@ -73,7 +75,9 @@ func fuzzPayload(mode: UInt8, payload: [UInt8]) {
   case ("nrelay", .success), ("lnbc", .success):
     fatalError("\(text) decoded although \(prefix) is no supported entity")
   case ("nrelay", .failure(let error)), ("lnbc", .failure(let error)):
-    guard error.code == .unknownPrefix else { fatalError("\(prefix) failed with \(error.code), not unknown_prefix") }
+    guard error.code == .unknownPrefix else {
+      fatalError("\(prefix) failed with \(error.code), not unknown_prefix")
+    }
   case (_, .success(let entity)):
     guard entity.prefix == prefix else { fatalError("\(text) decoded to a \(entity.prefix)") }
     checkRoundTrip(entity, from: text)
