@@ -69,6 +69,11 @@ let package = Package(
       ],
       swiftSettings: strictSettings
     ),
+    .executableTarget(
+      name: "DemoFixtureGenerator",
+      dependencies: ["NostrEvent", "NostrJSON"],
+      swiftSettings: strictSettings
+    ),
     .testTarget(name: "NostrJSONTests", dependencies: ["NostrJSON"], swiftSettings: strictSettings),
     .testTarget(name: "Bech32Tests", dependencies: ["Bech32"], swiftSettings: strictSettings),
     .testTarget(

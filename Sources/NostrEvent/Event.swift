@@ -41,9 +41,30 @@ public struct Event: Sendable, Hashable {
 
   /// Parses an event from JSON bytes (no verification).
   public init(json: some Sequence<UInt8>) throws(EventError) {
+    let parsed = json.withContiguousStorageIfAvailable { buffer in
+      Result { () throws(EventError) in try Event(jsonBuffer: UnsafeRawBufferPointer(buffer)) }
+    }
+    if let parsed {
+      self = try parsed.get()
+    } else {
+      self = try Array(json).withUnsafeBytes { buffer in
+        Result { () throws(EventError) in try Event(jsonBuffer: buffer) }
+      }.get()
+    }
+  }
+
+  /// Parses an event from JSON bytes (no verification); the non-generic path for arrays.
+  public init(json: [UInt8]) throws(EventError) {
+    self = try json.withUnsafeBytes { buffer in
+      Result { () throws(EventError) in try Event(jsonBuffer: buffer) }
+    }.get()
+  }
+
+  /// Parses an event from the JSON bytes in `jsonBuffer` (no verification).
+  public init(jsonBuffer: UnsafeRawBufferPointer) throws(EventError) {
     let value: JSONValue
     do {
-      value = try JSONReader().read(json)
+      value = try JSONReader().read(buffer: jsonBuffer)
     } catch {
       throw Event.malformed(error)
     }

@@ -27,14 +27,17 @@ public enum Hex {
 
   /// Whether `text` is exactly `length` characters of lowercase hex (no sign, no whitespace).
   public static func isLowercaseHex(_ text: String, length: Int) -> Bool {
-    guard text.utf8.count == length else { return false }
-    for byte in text.utf8 {
-      switch byte {
-      case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"): continue
-      default: return false
+    var text = text
+    return text.withUTF8 { utf8 in
+      guard utf8.count == length else { return false }
+      for byte in utf8 {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"): continue
+        default: return false
+        }
       }
+      return true
     }
-    return true
   }
 
   static func decode(utf8: UnsafeRawBufferPointer) -> [UInt8]? {

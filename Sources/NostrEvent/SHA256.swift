@@ -1,4 +1,10 @@
-/// SHA-256 (FIPS 180-4), written in Swift so that the module needs no crypto library.
+#if canImport(CryptoKit)
+import CryptoKit
+import Foundation
+#endif
+
+/// SHA-256 (FIPS 180-4), written in Swift so that the module needs no crypto library (CryptoKit
+/// is used instead where it exists).
 ///
 /// It computes every event id, so it works on whole 64-byte blocks straight from the caller's
 /// memory, without copying or allocating per byte.
@@ -25,6 +31,16 @@ public enum SHA256 {
   /// Writes the digest of `buffer` into the first 32 bytes of `digest`.
   static func hash(buffer: UnsafeRawBufferPointer, into digest: UnsafeMutableRawBufferPointer) {
     precondition(digest.count >= digestCount)
+    #if canImport(CryptoKit)
+    // Apple platforms: the system implementation uses the CPU's SHA instructions.
+    CryptoKit.SHA256.hash(data: buffer).withUnsafeBytes { digest.copyMemory(from: $0) }
+    #else
+    portableHash(buffer: buffer, into: digest)
+    #endif
+  }
+
+  /// The Swift implementation (every platform without CryptoKit).
+  static func portableHash(buffer: UnsafeRawBufferPointer, into digest: UnsafeMutableRawBufferPointer) {
     var state = SHA256State()
     roundConstants.withUnsafeBufferPointer { constants in
       withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
@@ -85,6 +101,21 @@ private struct SHA256State {
     (x &>> n) | (x &<< (32 &- n))
   }
 
+  /// One round; the caller rotates the roles of the eight words instead of moving them.
+  @inline(__always)
+  private static func round(
+    _ a: UInt32, _ b: UInt32, _ c: UInt32, _ d: inout UInt32,
+    _ e: UInt32, _ f: UInt32, _ g: UInt32, _ h: inout UInt32, _ kw: UInt32
+  ) {
+    let sigma1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
+    let choice = g ^ (e & (f ^ g))
+    let temp1 = h &+ sigma1 &+ choice &+ kw
+    let sigma0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
+    let majority = (a & b) | (c & (a | b))
+    d = d &+ temp1
+    h = temp1 &+ sigma0 &+ majority
+  }
+
   @inline(__always)
   mutating func compress(_ block: UnsafeRawPointer, k: UnsafePointer<UInt32>, w: UnsafeMutablePointer<UInt32>)
   {
@@ -106,21 +137,17 @@ private struct SHA256State {
     var f = h5
     var g = h6
     var h = h7
-    for t in 0..<64 {
-      let s1 = Self.rotr(e, 6) ^ Self.rotr(e, 11) ^ Self.rotr(e, 25)
-      let choice = (e & f) ^ (~e & g)
-      let temp1 = h &+ s1 &+ choice &+ k[t] &+ w[t]
-      let s0 = Self.rotr(a, 2) ^ Self.rotr(a, 13) ^ Self.rotr(a, 22)
-      let majority = (a & b) ^ (a & c) ^ (b & c)
-      let temp2 = s0 &+ majority
-      h = g
-      g = f
-      f = e
-      e = d &+ temp1
-      d = c
-      c = b
-      b = a
-      a = temp1 &+ temp2
+    var t = 0
+    while t < 64 {
+      Self.round(a, b, c, &d, e, f, g, &h, k[t] &+ w[t])
+      Self.round(h, a, b, &c, d, e, f, &g, k[t &+ 1] &+ w[t &+ 1])
+      Self.round(g, h, a, &b, c, d, e, &f, k[t &+ 2] &+ w[t &+ 2])
+      Self.round(f, g, h, &a, b, c, d, &e, k[t &+ 3] &+ w[t &+ 3])
+      Self.round(e, f, g, &h, a, b, c, &d, k[t &+ 4] &+ w[t &+ 4])
+      Self.round(d, e, f, &g, h, a, b, &c, k[t &+ 5] &+ w[t &+ 5])
+      Self.round(c, d, e, &f, g, h, a, &b, k[t &+ 6] &+ w[t &+ 6])
+      Self.round(b, c, d, &e, f, g, h, &a, k[t &+ 7] &+ w[t &+ 7])
+      t &+= 8
     }
     h0 = h0 &+ a
     h1 = h1 &+ b

@@ -9,7 +9,19 @@ enum SystemRandom {
   /// `count` fresh random bytes from `SystemRandomNumberGenerator`.
   static func bytes(_ count: Int) -> [UInt8] {
     var generator = SystemRandomNumberGenerator()
-    return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+    var output = [UInt8](repeating: 0, count: count)
+    output.withUnsafeMutableBytes { raw in
+      var offset = 0
+      while offset < raw.count {
+        let word = generator.next()
+        withUnsafeBytes(of: word) { wordBytes in
+          let take = min(8, raw.count - offset)
+          raw[offset..<(offset + take)].copyBytes(from: wordBytes[0..<take])
+        }
+        offset += 8
+      }
+    }
+    return output
   }
 
   /// Overwrites `bytes` with zeros in a way the optimizer may not remove.

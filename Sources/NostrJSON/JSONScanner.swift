@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The recursive-descent state of one `JSONReader.read` call.
 ///
 /// Paths are attached to errors only while an error travels up, so the success path pays
@@ -146,6 +152,8 @@ struct JSONScanner {
     let start = position
     // Fast path: no escapes, so the bytes between the quotes are the string.
     while position < bytes.count {
+      position = ByteScan.skipOrdinary(bytes.baseAddress!, from: position, to: bytes.count)
+      guard position < bytes.count else { break }
       let byte = bytes[position]
       if byte == UInt8(ascii: "\"") {
         let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<position])
@@ -159,7 +167,9 @@ struct JSONScanner {
     guard position < bytes.count else {
       throw JSONError(code: .syntax, offset: start - 1, reason: "unterminated string")
     }
-    var decoded: [UInt8] = Array(UnsafeRawBufferPointer(rebasing: bytes[start..<position]))
+    var decoded: [UInt8] = []
+    decoded.reserveCapacity(2 * (position - start) + 16)
+    decoded.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<position]))
     while position < bytes.count {
       let byte = bytes[position]
       switch byte {
@@ -173,15 +183,32 @@ struct JSONScanner {
       case 0..<0x20:
         throw controlCharacter(byte)
       default:
-        decoded.append(byte)
+        // Copy the whole run up to the next quote, backslash or control byte at once.
+        let runStart = position
         position += 1
+        position = ByteScan.skipOrdinary(bytes.baseAddress!, from: position, to: bytes.count)
+        while position < bytes.count {
+          let next = bytes[position]
+          if next == UInt8(ascii: "\"") || next == UInt8(ascii: "\\") || next < 0x20 { break }
+          position += 1
+        }
+        decoded.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart..<position]))
       }
     }
     throw JSONError(code: .syntax, offset: start - 1, reason: "unterminated string")
   }
 
   private func makeString(_ utf8: UnsafeRawBufferPointer, at offset: Int) throws(JSONError) -> String {
-    guard let string = String(validating: utf8, as: UTF8.self) else {
+    // `String(decoding:)` is specialized for byte buffers (the generic `String(validating:)` is
+    // not); it repairs bad UTF-8, so the input was valid exactly when nothing was repaired.
+    let bytes = UnsafeBufferPointer(
+      start: utf8.baseAddress?.assumingMemoryBound(to: UInt8.self), count: utf8.count)
+    var string = String(decoding: bytes, as: UTF8.self)
+    let unchanged = string.withUTF8 { decoded in
+      decoded.count == bytes.count
+        && (bytes.isEmpty || memcmp(decoded.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
+    }
+    guard unchanged else {
       throw JSONError(code: .invalidUnicode, offset: offset, reason: "string is not valid UTF-8")
     }
     return string

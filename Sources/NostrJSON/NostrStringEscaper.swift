@@ -19,14 +19,19 @@ public enum NostrStringEscaper {
     output.append(UInt8(ascii: "\""))
     var string = string
     string.withUTF8 { utf8 in
+      guard let base = utf8.baseAddress else { return }
       var runStart = 0
-      for index in 0..<utf8.count {
+      var index = 0
+      while index < utf8.count {
+        index = ByteScan.skipOrdinary(UnsafeRawPointer(base), from: index, to: utf8.count)
+        guard index < utf8.count else { break }
         let byte = utf8[index]
+        index += 1
         guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
         if rule == .literal, byte < 0x20, shortEscape(byte) == nil { continue }
-        output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<(index - 1)]))
         appendEscape(of: byte, to: &output)
-        runStart = index + 1
+        runStart = index
       }
       output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
     }

@@ -1,0 +1,100 @@
+import Foundation
+import NostrJSON
+
+/// Runs benchmark rows and prints the report as a table or as JSON.
+struct BenchmarkRunner {
+  /// The fewest repetitions of each figure (the report gives their median, min and max).
+  static let minimumRepetitions = 5
+
+  var repetitions: Int
+
+  /// Runs `benchmark`, alternating baseline and measured repetitions.
+  func run(_ benchmark: Benchmark) throws -> BenchmarkSummary {
+    var measured: [Double] = []
+    var baseline: [Double] = []
+    for _ in 0..<max(repetitions, Self.minimumRepetitions) {
+      if let run = benchmark.baseline { baseline.append(try run()) }
+      measured.append(try benchmark.measured())
+    }
+    var summary = BenchmarkSummary(
+      benchmark: benchmark, repetitions: measured.count, median: Self.median(measured),
+      minimum: measured.min() ?? 0, maximum: measured.max() ?? 0,
+      baselineMedian: baseline.isEmpty ? nil : Self.median(baseline))
+    summary.met = benchmark.passes(summary)
+    return summary
+  }
+
+  static func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return 0 }
+    let middle = sorted.count / 2
+    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+  }
+
+  /// The report as an aligned text table.
+  static func table(_ summaries: [BenchmarkSummary]) -> String {
+    let header = [
+      "module", "figure", "unit", "median", "min", "max", "baseline", "baseline median", "ratio", "target",
+      "met",
+    ]
+    var rows = [header]
+    for summary in summaries {
+      let benchmark = summary.benchmark
+      rows.append([
+        benchmark.module, benchmark.name, benchmark.unit, format(summary.median), format(summary.minimum),
+        format(summary.maximum), benchmark.baselineName, summary.baselineMedian.map(format) ?? "n/a",
+        summary.ratio.map { String(format: "%.3f", $0) } ?? "n/a", benchmark.target,
+        summary.met.map { $0 ? "yes" : "NO" } ?? "report",
+      ])
+    }
+    var widths = [Int](repeating: 0, count: header.count)
+    for row in rows {
+      for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
+    }
+    return rows.map { row in
+      row.enumerated().map { index, cell in cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+      }
+      .joined(separator: "  ")
+    }.joined(separator: "\n")
+  }
+
+  /// The report as one JSON document.
+  static func json(_ summaries: [BenchmarkSummary], notes: [String]) -> String {
+    let rows: [JSONValue] = summaries.map { summary in
+      let benchmark = summary.benchmark
+      return .object(
+        JSONObject([
+          "module": .string(benchmark.module),
+          "figure": .string(benchmark.name),
+          "unit": .string(benchmark.unit),
+          "repetitions": .integer(Int64(summary.repetitions)),
+          "median": .float(summary.median),
+          "min": .float(summary.minimum),
+          "max": .float(summary.maximum),
+          "baseline": .string(benchmark.baselineName),
+          "baseline_median": summary.baselineMedian.map { .float($0) } ?? .null,
+          "ratio": summary.ratio.map { .float($0) } ?? .null,
+          "target": .string(benchmark.target),
+          "met": summary.met.map { .bool($0) } ?? .null,
+        ]))
+    }
+    return JSONWriter.string(
+      .object(JSONObject(["rows": .array(rows), "notes": .array(notes.map { .string($0) })])))
+  }
+
+  private static func format(_ value: Double) -> String {
+    if value >= 1000 { return String(format: "%.0f", value) }
+    if value >= 10 { return String(format: "%.1f", value) }
+    return String(format: "%.3f", value)
+  }
+}
+
+/// Monotonic wall-clock timing.
+enum Stopwatch {
+  /// Seconds taken by `body`.
+  static func seconds(_ body: () throws -> Void) rethrows -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    try body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+  }
+}

@@ -1,0 +1,205 @@
+import CSecp256k1
+import Dispatch
+import Foundation
+import NostrEvent
+
+extension BenchmarkRegistry {
+  /// The NostrEvent rows of `performance.md`: full verification against direct libsecp256k1,
+  /// parallel verification against one core, and serialization + SHA-256 throughput.
+  static func nostrEventBenchmarks(quick: Bool) throws -> (rows: [Benchmark], notes: [String]) {
+    let count = quick ? 2_000 : 20_000
+    let corpus = try EventCorpus(count: count)
+    let documents = corpus.documents
+    let decoded = DecodedSignatures(corpus.events)
+    let cores = ProcessInfo.processInfo.activeProcessorCount
+    var notes = [
+      "corpus: \(count) events, \(EventCorpus.minimumBytes)–\(EventCorpus.maximumBytes) B log-uniform target, "
+        + "mean \(Int(corpus.meanBytes)) B, min \(documents.map(\.count).min() ?? 0) B, "
+        + "max \(documents.map(\.count).max() ?? 0) B; 16 signing keys; seeded",
+      "cores: \(cores) (activeProcessorCount)",
+    ]
+
+    let oneCore = Benchmark(
+      module: "NostrEvent",
+      name: "full verification, one core (JSON → parse → serialize → SHA-256 → BIP-340)",
+      unit: "events/s", baselineName: "xonly_pubkey_parse + schnorrsig_verify on pre-decoded bytes",
+      target: "≥ 0.92 × baseline",
+      baseline: { Double(count) / Stopwatch.seconds { decoded.verifyAll() } },
+      measured: { Double(count) / Stopwatch.seconds { verifyDocuments(documents) } },
+      passes: { summary in summary.ratio.map { $0 >= 0.92 } })
+
+    let oneCoreFigure = OneCoreFigure(documents: documents)
+    let parallel = Benchmark(
+      module: "NostrEvent", name: "parallel verification, all cores (BatchVerifier)", unit: "events/s",
+      baselineName: "the one-core figure",
+      target: "≥ 0.9 × cores (\(cores)) = \(String(format: "%.1f", 0.9 * Double(cores))) × baseline",
+      baseline: { oneCoreFigure.measure() },
+      measured: {
+        Double(count)
+          / Stopwatch.seconds {
+            let results = BatchVerifier.verify(jsonDocuments: documents)
+            precondition(results.allSatisfy { (try? $0.get())?.isValid == true }, "corpus must verify")
+          }
+      },
+      passes: { summary in summary.ratio.map { $0 >= 0.9 * Double(cores) } })
+
+    let big = try bigEvent()
+    let bigBytes = big.canonicalBytes().count
+    let rounds = quick ? 200 : 1_000
+    let opensslFigure = OpenSSLSpeed.sha256MegabytesPerSecond()
+    notes.append(
+      opensslFigure == nil
+        ? "openssl: n/a (no openssl on PATH, or its output was not understood)"
+        : "openssl speed -evp sha256 -bytes 16384 -seconds 1: read once per repetition")
+    let serialization = Benchmark(
+      module: "NostrEvent", name: "canonical serialization + SHA-256, 64 KiB content event", unit: "MB/s",
+      baselineName: opensslFigure == nil ? "openssl: n/a" : "openssl speed -evp sha256 (16 KiB)",
+      target: "report the ratio",
+      baseline: opensslFigure == nil ? nil : { OpenSSLSpeed.sha256MegabytesPerSecond() ?? 0 },
+      measured: {
+        var sink: UInt8 = 0
+        let seconds = Stopwatch.seconds {
+          for _ in 0..<rounds { sink ^= SHA256.hash(big.canonicalBytes())[0] }
+        }
+        _ = sink
+        return Double(bigBytes * rounds) / seconds / 1e6
+      },
+      passes: { _ in nil })
+
+    let plain = [UInt8](repeating: 0x61, count: 16 * 1024)
+    let sha = Benchmark(
+      module: "NostrEvent", name: "SHA-256 alone, 16 KiB blocks (pure Swift)", unit: "MB/s",
+      baselineName: opensslFigure == nil ? "openssl: n/a" : "openssl speed -evp sha256 (16 KiB)",
+      target: "report the ratio",
+      baseline: opensslFigure == nil ? nil : { OpenSSLSpeed.sha256MegabytesPerSecond() ?? 0 },
+      measured: {
+        let rounds = quick ? 2_000 : 10_000
+        var sink: UInt8 = 0
+        let seconds = Stopwatch.seconds { for _ in 0..<rounds { sink ^= SHA256.hash(plain)[0] } }
+        _ = sink
+        return Double(plain.count * rounds) / seconds / 1e6
+      },
+      passes: { _ in nil })
+    let events = corpus.events
+    let parseOnly = Benchmark(
+      module: "NostrEvent", name: "breakdown: parse only (JSON bytes → Event), one core", unit: "events/s",
+      baselineName: "—", target: "report (where full verification spends its time)", baseline: nil,
+      measured: {
+        var parsed = 0
+        let seconds = Stopwatch.seconds {
+          for document in documents where (try? Event(json: document)) != nil { parsed += 1 }
+        }
+        precondition(parsed == count)
+        return Double(count) / seconds
+      },
+      passes: { _ in nil })
+    let idOnly = Benchmark(
+      module: "NostrEvent", name: "breakdown: id only (canonical serialization + SHA-256), one core",
+      unit: "events/s", baselineName: "—", target: "report (where full verification spends its time)",
+      baseline: nil,
+      measured: {
+        var sink: UInt8 = 0
+        let seconds = Stopwatch.seconds {
+          for event in events { sink ^= SHA256.hash(event.canonicalBytes())[0] }
+        }
+        _ = sink
+        return Double(count) / seconds
+      },
+      passes: { _ in nil })
+    return ([oneCore, parallel, parseOnly, idOnly, serialization, sha], notes)
+  }
+
+  static func verifyDocuments(_ documents: [[UInt8]]) {
+    var valid = 0
+    for document in documents {
+      if let event = try? Event(json: document), event.verify().isValid { valid += 1 }
+    }
+    precondition(valid == documents.count, "every corpus event must verify")
+  }
+
+  private static func bigEvent() throws -> Event {
+    let key = try SecretKey(hex: String(repeating: "0", count: 63) + "7")
+    var content = ""
+    let line = "A long note with \"quotes\", a URL https://example.com/a?b=c, emoji 🎉 and a newline.\n"
+    while content.utf8.count + line.utf8.count <= 64 * 1024 { content += line }
+    return try UnsignedEvent(
+      pubkey: key.publicKeyHex, createdAt: 1_700_000_000, kind: 30023, tags: [["d", "long-form"]],
+      content: content
+    ).signed(with: key)
+  }
+
+  /// Re-measures the one-core full-verification figure as the parallel row's baseline.
+  private struct OneCoreFigure {
+    var documents: [[UInt8]]
+    func measure() -> Double {
+      Double(documents.count) / Stopwatch.seconds { BenchmarkRegistry.verifyDocuments(documents) }
+    }
+  }
+}
+
+/// The corpus' ids, keys and signatures decoded to bytes ahead of time, and checked straight
+/// through libsecp256k1: the floor that full verification is compared with.
+struct DecodedSignatures {
+  var ids: [UInt8] = []
+  var keys: [UInt8] = []
+  var signatures: [UInt8] = []
+  let count: Int
+
+  init(_ events: [Event]) {
+    count = events.count
+    for event in events {
+      ids += Hex.decode(event.id)!
+      keys += Hex.decode(event.pubkey)!
+      signatures += Hex.decode(event.sig)!
+    }
+  }
+
+  func verifyAll() {
+    secp256k1_selftest()
+    let context = nostrpushkit_context_static()!
+    var valid = 0
+    ids.withUnsafeBufferPointer { ids in
+      keys.withUnsafeBufferPointer { keys in
+        signatures.withUnsafeBufferPointer { signatures in
+          for index in 0..<count {
+            var key = secp256k1_xonly_pubkey()
+            guard secp256k1_xonly_pubkey_parse(context, &key, keys.baseAddress! + 32 * index) == 1 else {
+              continue
+            }
+            if secp256k1_schnorrsig_verify(
+              context, signatures.baseAddress! + 64 * index, ids.baseAddress! + 32 * index, 32, &key) == 1
+            {
+              valid += 1
+            }
+          }
+        }
+      }
+    }
+    precondition(valid == count, "every corpus signature must verify")
+  }
+}
+
+/// Reads `openssl speed -evp sha256` at 16 KiB, when openssl is installed.
+enum OpenSSLSpeed {
+  /// MB/s (10^6 bytes per second), or nil when openssl is missing or its output unexpected.
+  static func sha256MegabytesPerSecond() -> Double? {
+    let candidates = ["/usr/bin/openssl", "/usr/local/bin/openssl", "/opt/homebrew/bin/openssl"]
+    guard let path = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+      return nil
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = ["speed", "-evp", "sha256", "-bytes", "16384", "-seconds", "1", "-mr"]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    do { try process.run() } catch { return nil }
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    // Machine-readable output: a line "+F:<n>:sha256:<bytes per second>".
+    for line in String(decoding: data, as: UTF8.self).split(separator: "\n") where line.hasPrefix("+F:") {
+      if let value = line.split(separator: ":").last.flatMap({ Double($0) }) { return value / 1e6 }
+    }
+    return nil
+  }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import NostrEvent
+
+/// Single workloads to run under a profiler (`--profile sha|verify|parse`).
+enum Profiling {
+  static func run(_ name: String, quick: Bool) throws {
+    switch name {
+    case "sha":
+      let block = [UInt8](repeating: 0x61, count: 16 * 1024)
+      var sink: UInt8 = 0
+      for _ in 0..<(quick ? 2_000 : 20_000) { sink ^= SHA256.hash(block)[0] }
+      print(sink)
+    case "verify", "parse":
+      let corpus = try EventCorpus(count: quick ? 500 : 2_000)
+      var valid = 0
+      for _ in 0..<(name == "parse" ? 100 : (quick ? 2 : 10)) {
+        for document in corpus.documents {
+          guard let event = try? Event(json: document) else { continue }
+          if name == "parse" || event.verify().isValid { valid += 1 }
+        }
+      }
+      print(valid)
+    case "corpus", "full", "direct":
+      // Compare `perf stat -e instructions:u` of full/direct against corpus (generation only).
+      let corpus = try EventCorpus(count: 1_000)
+      let decoded = DecodedSignatures(corpus.events)
+      for _ in 0..<5 {
+        if name == "full" { BenchmarkRegistry.verifyDocuments(corpus.documents) }
+        if name == "direct" { decoded.verifyAll() }
+      }
+    case "serialize":
+      let corpus = try EventCorpus(count: 500)
+      var total = 0
+      for _ in 0..<2_000 {
+        for event in corpus.events { total &+= event.canonicalBytes().count }
+      }
+      print(total)
+    case "breakdown":
+      let corpus = try EventCorpus(count: 2_000)
+      let documents = corpus.documents
+      let events = corpus.events
+      for _ in 0..<3 {
+        let parse = Stopwatch.seconds {
+          for document in documents { _ = try? Event(json: document) }
+        }
+        let serialize = Stopwatch.seconds {
+          for event in events { _ = event.canonicalBytes() }
+        }
+        let hash = Stopwatch.seconds {
+          for event in events { _ = SHA256.hash(event.canonicalBytes()) }
+        }
+        let verify = Stopwatch.seconds {
+          for event in events { _ = event.verify() }
+        }
+        let micro = { (seconds: Double) in String(format: "%.2f µs", seconds / Double(documents.count) * 1e6)
+        }
+        print(
+          "parse \(micro(parse))  serialize \(micro(serialize))  serialize+hash \(micro(hash))  "
+            + "verify(parsed) \(micro(verify))  mean size \(Int(corpus.meanBytes)) B")
+      }
+    default:
+      print("unknown profile \(name): sha, verify, parse")
+    }
+  }
+}

@@ -1,1 +1,0 @@
-// The RelayFixture module. Its types arrive with the issue that builds it.

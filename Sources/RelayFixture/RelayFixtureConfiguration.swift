@@ -1,0 +1,61 @@
+/// How a fixture relay binds, what it tolerates from clients and which clock it checks NIP-98 with.
+///
+/// The defaults are the limits of `relay-fixture.md`; tests shorten the timeouts to exercise them.
+public struct RelayFixtureConfiguration: Sendable, Hashable {
+  /// The largest request body accepted (1 MiB); a larger `Content-Length` is answered with 413.
+  public static let defaultMaxBodyBytes = 1024 * 1024
+  /// The largest request head (request line and headers) accepted (16 KiB); more is answered with 431.
+  public static let defaultMaxHeaderBytes = 16 * 1024
+  /// The most connections served at once (256); further ones wait in the listen backlog.
+  public static let defaultMaxConnections = 256
+  /// The time a request has to arrive whole, counted from its first byte (10 s).
+  public static let defaultRequestTimeout: Duration = .seconds(10)
+  /// How long a kept-alive connection may sit idle between requests (30 s).
+  public static let defaultIdleTimeout: Duration = .seconds(30)
+  /// How long one response may take to be written to a client that does not read (10 s).
+  public static let defaultWriteTimeout: Duration = .seconds(10)
+
+  /// The address to bind: an IP literal in 127.0.0.0/8, `::1` (brackets allowed) or `localhost`.
+  public var host: String
+  /// The port to bind; 0 picks a free one.
+  public var port: Int
+  /// A fixed clock (UNIX seconds) for NIP-98 `created_at` checks; nil uses the system clock.
+  public var now: Int64?
+  /// Whether `GET /media/<name>` requires NIP-98 auth (a relay's own media does; a stand-in
+  /// for a foreign avatar host does not).
+  public var mediaRequiresAuthorization: Bool
+  /// The largest request body accepted.
+  public var maxBodyBytes: Int
+  /// The largest request head accepted.
+  public var maxHeaderBytes: Int
+  /// The most connections served at once.
+  public var maxConnections: Int
+  /// The time a request has to arrive whole, from its first byte.
+  public var requestTimeout: Duration
+  /// How long a kept-alive connection may wait for its next request.
+  public var idleTimeout: Duration
+  /// How long writing one response may take.
+  public var writeTimeout: Duration
+
+  /// Creates a configuration; every limit defaults to the documented value.
+  public init(
+    host: String = "127.0.0.1", port: Int = 0, now: Int64? = nil, mediaRequiresAuthorization: Bool = true,
+    maxBodyBytes: Int = RelayFixtureConfiguration.defaultMaxBodyBytes,
+    maxHeaderBytes: Int = RelayFixtureConfiguration.defaultMaxHeaderBytes,
+    maxConnections: Int = RelayFixtureConfiguration.defaultMaxConnections,
+    requestTimeout: Duration = RelayFixtureConfiguration.defaultRequestTimeout,
+    idleTimeout: Duration = RelayFixtureConfiguration.defaultIdleTimeout,
+    writeTimeout: Duration = RelayFixtureConfiguration.defaultWriteTimeout
+  ) {
+    self.host = host
+    self.port = port
+    self.now = now
+    self.mediaRequiresAuthorization = mediaRequiresAuthorization
+    self.maxBodyBytes = maxBodyBytes
+    self.maxHeaderBytes = maxHeaderBytes
+    self.maxConnections = maxConnections
+    self.requestTimeout = requestTimeout
+    self.idleTimeout = idleTimeout
+    self.writeTimeout = writeTimeout
+  }
+}

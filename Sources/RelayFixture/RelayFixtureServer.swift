@@ -1,0 +1,357 @@
+import Dispatch
+import Foundation
+import NostrEvent
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A real HTTP/1.1 relay on a loopback socket, serving a `RelayFixtureData` the way a NIP-PL relay
+/// answers push clients: NIP-11 at `/`, NIP-98-authenticated `/query` and `/media/<name>`.
+///
+/// Tests, the demo and the benchmarks talk to it over real sockets. Each connection is served by
+/// its own thread (at most `maxConnections` at once, the rest wait in the backlog), so a slow or
+/// hostile client never stalls the others. Call `stop()` when done: it closes every socket and
+/// waits for every thread. While running, a test can change the data, inject faults and read the
+/// request log:
+/// ```swift
+/// let server = RelayFixtureServer(
+///   data: RelayFixtureData(nip11: document, events: [message, profile], media: ["avatar.png": png]),
+///   configuration: RelayFixtureConfiguration(now: 1_767_226_200))
+/// let origin = try await server.start()              // http://127.0.0.1:<free port>
+/// server.setFaults([RelayFault(path: "/query", kind: 0, action: .delay(milliseconds: 2000))])
+/// // … run the client …
+/// #expect(server.requestCount(path: "/query", kind: 0) == 0)
+/// await server.stop()
+/// ```
+/// Reads use `poll()` with the request's overall deadline (rather than `SO_RCVTIMEO` per read),
+/// together with a stop pipe, so a deadline or `stop()` wakes a waiting thread at once.
+public final class RelayFixtureServer: Sendable {
+  /// The stack size of each connection thread (1 MiB): enough for the bounded JSON reader.
+  public static let threadStackBytes = 1024 * 1024
+  /// The listen backlog: connections waiting for a free slot queue here.
+  public static let listenBacklog: Int32 = 1024
+  /// The most records the request log keeps (10 000); older ones are dropped first, so counts
+  /// cover the latest requests only.
+  public static let maxLogRecords = 10_000
+
+  private enum Lifecycle {
+    case idle
+    case running(listener: Int32, stopRead: Int32, stopWrite: Int32, origin: String)
+    case stopped
+  }
+
+  private struct State {
+    var lifecycle = Lifecycle.idle
+    var nip11: [UInt8]?
+    var store: EventStore
+    var media: [String: [UInt8]]
+    var faults: [(fault: RelayFault, remaining: Int?)]
+    var log: [RelayRequestRecord] = []
+    var now: Int64?
+  }
+
+  private struct FaultPlan {
+    var delayMilliseconds = 0
+    var action: RelayFault.Action?
+    var name: String?
+  }
+
+  /// The configuration the server was created with.
+  public let configuration: RelayFixtureConfiguration
+  /// The lines of `events.jsonl` that were skipped when the data was loaded.
+  public let problems: [RelayFixtureData.Problem]
+  private let state: Locked<State>
+  private let verifier = NIP98Verifier()
+  private let threads = DispatchGroup()
+  private let slots: ConnectionSlots
+  private let connectionCount = Locked(0)
+
+  /// Creates a server for `data`; nothing is bound until `start()`.
+  public init(data: RelayFixtureData, configuration: RelayFixtureConfiguration = RelayFixtureConfiguration())
+  {
+    self.configuration = configuration
+    self.problems = data.problems
+    self.slots = ConnectionSlots(capacity: configuration.maxConnections)
+    self.state = Locked(
+      State(
+        nip11: data.nip11, store: EventStore(data.entries), media: data.media,
+        faults: data.faults.map { ($0, $0.times) }, now: configuration.now))
+  }
+
+  /// Binds the configured loopback address, starts accepting, and returns the base URL
+  /// (`http://127.0.0.1:<port>`).
+  ///
+  /// Throws `nonLoopbackHost`/`invalidHost` for any address that is not loopback, `addressInUse`
+  /// when the port is taken, and `invalidState` when called twice.
+  @discardableResult
+  public func start() async throws(RelayFixtureError) -> URL {
+    let address = try LoopbackAddress(host: configuration.host)
+    guard (0...65535).contains(configuration.port) else {
+      throw RelayFixtureError(
+        code: .invalidPort, field: "port", message: "\(configuration.port) is not in 0...65535")
+    }
+    let isIdle = state.withLock { if case .idle = $0.lifecycle { true } else { false } }
+    guard isIdle else {
+      throw RelayFixtureError(code: .invalidState, field: "start", message: "the server was already started")
+    }
+    let (listener, port) = try PosixSocket.listen(
+      on: address, port: configuration.port, backlog: Self.listenBacklog)
+    let stopPipe: (read: Int32, write: Int32)
+    do {
+      stopPipe = try PosixSocket.makePipe()
+    } catch {
+      close(listener)
+      throw error
+    }
+    let origin = "http://\(address.urlHost):\(port)"
+    let claimed = state.withLock { state -> Bool in
+      guard case .idle = state.lifecycle else { return false }
+      state.lifecycle = .running(
+        listener: listener, stopRead: stopPipe.read, stopWrite: stopPipe.write, origin: origin)
+      return true
+    }
+    guard claimed else {
+      close(listener)
+      close(stopPipe.read)
+      close(stopPipe.write)
+      throw RelayFixtureError(code: .invalidState, field: "start", message: "the server was already started")
+    }
+    threads.enter()
+    spawn { [self] in
+      acceptLoop(listener: listener, stopPipe: stopPipe.read, origin: origin)
+      threads.leave()
+    }
+    return URL(string: origin)!
+  }
+
+  /// Stops accepting, closes every connection, and returns once every thread has ended.
+  ///
+  /// Safe to call more than once and on a server that never started.
+  public func stop() async {
+    let running = state.withLock { state -> (listener: Int32, read: Int32, write: Int32)? in
+      defer { state.lifecycle = .stopped }
+      guard case .running(let listener, let read, let write, _) = state.lifecycle else { return nil }
+      return (listener, read, write)
+    }
+    guard let running else { return }
+    var byte: UInt8 = 1
+    _ = write(running.write, &byte, 1)
+    slots.stop()
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      threads.notify(queue: .global()) { continuation.resume() }
+    }
+    close(running.listener)
+    close(running.read)
+    close(running.write)
+  }
+
+  /// The base URL while running (`http://127.0.0.1:<port>`), else nil.
+  public var baseURL: URL? {
+    origin.flatMap { URL(string: $0) }
+  }
+
+  /// The HTTP origin while running (`http://127.0.0.1:<port>`, `http://[::1]:<port>`), else nil;
+  /// NIP-98 `u` tags are checked against it.
+  public var origin: String? {
+    state.withLock { state in
+      if case .running(_, _, _, let origin) = state.lifecycle { return origin }
+      return nil
+    }
+  }
+
+  /// The number of connections being served right now.
+  public var activeConnections: Int { connectionCount.withLock { $0 } }
+
+  // MARK: Changing the scenario at run time
+
+  /// Replaces every fault (pass `[]` to clear them).
+  public func setFaults(_ faults: [RelayFault]) {
+    state.withLock { $0.faults = faults.map { ($0, $0.times) } }
+  }
+
+  /// Adds one fault after the existing ones.
+  public func addFault(_ fault: RelayFault) {
+    state.withLock { $0.faults.append((fault, fault.times)) }
+  }
+
+  /// Adds events to those served (an id already served is ignored).
+  public func add(_ events: [Event]) {
+    state.withLock { state in
+      for event in events {
+        state.store.insert(RelayFixtureData.Entry(event: event, json: event.jsonBytes()))
+      }
+    }
+  }
+
+  /// Replaces every served event.
+  public func setEvents(_ events: [Event]) {
+    let entries = events.map { RelayFixtureData.Entry(event: $0, json: $0.jsonBytes()) }
+    state.withLock { $0.store = EventStore(entries) }
+  }
+
+  /// Serves `bytes` as `/media/<name>`, or removes the file when `bytes` is nil.
+  public func setMedia(_ bytes: [UInt8]?, named name: String) {
+    state.withLock { $0.media[name] = bytes }
+  }
+
+  /// Replaces the NIP-11 document (nil answers 404).
+  public func setInformationDocument(_ bytes: [UInt8]?) {
+    state.withLock { $0.nip11 = bytes }
+  }
+
+  /// Fixes the relay's clock for NIP-98 checks (UNIX seconds); nil returns to the system clock.
+  public func setNow(_ now: Int64?) {
+    state.withLock { $0.now = now }
+  }
+
+  // MARK: The request log
+
+  /// Every request answered so far (the newest `maxLogRecords`), oldest first.
+  public func requests() -> [RelayRequestRecord] {
+    state.withLock { $0.log }
+  }
+
+  /// How many logged requests were for `path`, and, when `kind` is given, asked for that kind.
+  public func requestCount(path: String, kind: Int? = nil) -> Int {
+    state.withLock { state in
+      state.log.reduce(0) { count, record in
+        guard record.path == path else { return count }
+        if let kind, !record.kinds.contains(kind) { return count }
+        return count + 1
+      }
+    }
+  }
+
+  /// Empties the request log.
+  public func resetRequestLog() {
+    state.withLock { $0.log.removeAll() }
+  }
+
+  // MARK: Serving
+
+  private func spawn(_ body: @escaping @Sendable () -> Void) {
+    let thread = Thread(block: body)
+    thread.stackSize = Self.threadStackBytes
+    thread.start()
+  }
+
+  private func acceptLoop(listener: Int32, stopPipe: Int32, origin: String) {
+    while slots.acquire() {
+      var descriptor: Int32?
+      while descriptor == nil {
+        guard case .ready = PosixSocket.wait(for: listener, stopPipe: stopPipe, deadline: nil) else {
+          slots.release()
+          return
+        }
+        descriptor = PosixSocket.accept(from: listener)
+        if descriptor == nil, errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM {
+          guard PosixSocket.sleep(.milliseconds(50), stopPipe: stopPipe) else {
+            slots.release()
+            return
+          }
+        }
+      }
+      guard let connection = descriptor else { continue }
+      threads.enter()
+      connectionCount.withLock { $0 += 1 }
+      spawn { [self] in
+        serve(connection, stopPipe: stopPipe, origin: origin)
+        close(connection)
+        connectionCount.withLock { $0 -= 1 }
+        slots.release()
+        threads.leave()
+      }
+    }
+  }
+
+  private func serve(_ descriptor: Int32, stopPipe: Int32, origin: String) {
+    var reader = HTTPRequestReader(descriptor: descriptor, stopPipe: stopPipe, configuration: configuration)
+    let writer = ResponseWriter(
+      descriptor: descriptor, stopPipe: stopPipe, writeTimeout: configuration.writeTimeout)
+    while true {
+      switch reader.next() {
+      case .closed:
+        return
+      case .reject(let status, let message):
+        record(RelayRequestRecord(method: "", path: "", status: status))
+        writer.reject(status: status, message: message)
+        return
+      case .request(let request):
+        let routed = router(origin: origin).route(request)
+        let plan = takeFaults(path: request.path, kinds: routed.kinds)
+        let status: Int
+        switch plan.action {
+        case .status(let code): status = code
+        case .body(let code, _, _): status = code
+        case .notJSON, .oversizedBody: status = 200
+        case .closeConnection: status = 0
+        case nil, .delay, .truncatedBody: status = routed.response.status
+        }
+        record(
+          RelayRequestRecord(
+            method: request.method, path: request.path, kinds: routed.kinds.sorted(), filters: routed.filters,
+            hadAuthorization: request.header("authorization") != nil,
+            authorizedPubkey: routed.authorizedPubkey,
+            status: status, fault: plan.name))
+        if plan.delayMilliseconds > 0,
+          !PosixSocket.sleep(.milliseconds(plan.delayMilliseconds), stopPipe: stopPipe)
+        {
+          return
+        }
+        guard writer.write(routed.response, action: plan.action, keepAlive: request.keepAlive) else { return }
+      }
+    }
+  }
+
+  private func router(origin: String) -> RelayRouter {
+    state.withLock { state in
+      RelayRouter(
+        origin: origin, nip11: state.nip11, store: state.store, media: state.media,
+        mediaRequiresAuthorization: configuration.mediaRequiresAuthorization, verifier: verifier,
+        now: state.now ?? Int64(Date().timeIntervalSince1970))
+    }
+  }
+
+  private func takeFaults(path: String, kinds: Set<Int>) -> FaultPlan {
+    state.withLock { state in
+      var plan = FaultPlan()
+      for index in state.faults.indices {
+        let (fault, remaining) = state.faults[index]
+        guard remaining ?? 1 > 0, fault.matches(path: path, kinds: kinds) else { continue }
+        if case .delay(let milliseconds) = fault.action {
+          plan.delayMilliseconds += milliseconds
+          plan.name = plan.name ?? "delay"
+        } else if plan.action == nil {
+          plan.action = fault.action
+          plan.name = Self.name(of: fault.action)
+        } else {
+          continue
+        }
+        if let remaining { state.faults[index].remaining = remaining - 1 }
+      }
+      return plan
+    }
+  }
+
+  private func record(_ record: RelayRequestRecord) {
+    state.withLock { state in
+      if state.log.count >= Self.maxLogRecords { state.log.removeFirst(Self.maxLogRecords / 10) }
+      state.log.append(record)
+    }
+  }
+
+  private static func name(of action: RelayFault.Action) -> String {
+    switch action {
+    case .delay: "delay"
+    case .status: "status"
+    case .oversizedBody: "oversized_body"
+    case .truncatedBody: "truncated_body"
+    case .notJSON: "not_json"
+    case .closeConnection: "close"
+    case .body: "body"
+    }
+  }
+}

@@ -1,1 +1,0 @@
-// Tests for RelayFixture arrive with the issue that builds it.
