@@ -1,6 +1,7 @@
 // libFuzzer harness for event parsing and verification (module NostrEvent).
 //
 // Property: `Event(json:)` and `verify()` never crash or hang; a field error names its field;
+// an accepted event keeps the field rules (lowercase hex lengths, ranges, tag count);
 // an event that parses re-encodes through `jsonBytes()` to bytes that parse back to an
 // identical event with the same verification outcome; a `.valid` outcome means the id is the
 // one recomputed under the reported rule; and the same fields signed with a fixed test key
@@ -11,6 +12,12 @@ import NostrJSON
 /// A fixed test key (SHA-256 of "nostrpushkit-fuzz"), so a run is reproducible except for the
 /// BIP-340 auxiliary randomness.
 let fuzzKey = try! SecretKey(hex: "497d61b134e1b293d8a57836d3cddb0e43eb68a757961dc14cb737cf9b54632e")
+
+/// Whether `text` is exactly `count` characters of 0-9 and a-f (written out, not `Hex`).
+func isLowercaseHex(_ text: String, count: Int) -> Bool {
+  text.utf8.count == count
+    && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+}
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
@@ -23,6 +30,12 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
       fatalError("an invalid_field error names no field: \(error)")
     }
     return 0
+  }
+  guard isLowercaseHex(event.id, count: 64), isLowercaseHex(event.pubkey, count: 64),
+    isLowercaseHex(event.sig, count: 128), (0...Event.maxCreatedAt).contains(event.createdAt),
+    (0...Event.maxKind).contains(event.kind), event.tags.count <= Event.maxTags
+  else {
+    fatalError("an accepted event breaks a field rule: \(event)")
   }
   let verification = event.verify()
   let encoded = event.jsonBytes()
