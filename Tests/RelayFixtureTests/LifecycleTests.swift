@@ -103,6 +103,8 @@ import Testing
   @Test func makesConnectionsOverTheLimitWaitForAFreeSlot() async throws {
     let (server, origin) = try await Scenario.start(RelayFixtureData(nip11: Array("{}".utf8))) {
       $0.maxConnections = 2
+      // Long enough that a busy machine cannot turn the held requests into 408s mid-test.
+      $0.requestTimeout = .seconds(120)
     }
     let first = try RawConnection(port: port(of: origin))
     let second = try RawConnection(port: port(of: origin))
