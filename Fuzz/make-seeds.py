@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Writes the seed corpora under Fuzz/Corpus/<harness>/ from ../shared/vectors and Fixtures/.
 
-Run from anywhere: `python3 Fuzz/make-seeds.py`. The output is deterministic (sorted inputs, no
-randomness), so running it again only changes files when the vectors or fixtures changed. Each
-seed stays under its harness's -max_len; each harness gets a few dozen seeds.
+Run from anywhere: `python3 Fuzz/make-seeds.py`. It replaces Fuzz/Corpus/ as a whole; the output
+is deterministic (sorted inputs, no randomness), so running it again only changes files when the
+vectors or fixtures changed. Each seed stays under its harness's -max_len; each harness gets a
+few dozen seeds.
 """
 
 import hashlib
 import json
 import os
+import shutil
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -150,8 +152,9 @@ def preview_seeds(real, generated):
         "\u202ebidi\u202c \u2066iso\u2069 \u0000\u0007 ctrl\t\n\r  spaces   ",
         "👩‍💻" * 200, "e\u0301" * 200, "a" * 179, "a" * 180, "a" * 181, " " * 50 + "x" + " " * 50,
     ]
+    # The first byte picks the harness's mention renderer.
     for index, text in enumerate(texts):
-        write("preview", f"content-{index:02d}", text)
+        write("preview", f"content-{index:02d}", bytes([index % 5]) + text.encode())
 
 
 def descriptor_seeds():
@@ -170,6 +173,7 @@ def descriptor_seeds():
 def main():
     if VECTORS is None:
         sys.exit("make-seeds: ../shared/vectors not found")
+    shutil.rmtree(CORPUS, ignore_errors=True)
     real, generated, sample = events()
     json_seeds(real, generated)
     event_seeds(real, generated, sample)
