@@ -72,7 +72,31 @@ public enum Bech32 {
   public static func encode(hrp: String, bytes: [UInt8], limit: Limit = .bip173) throws(Bech32Error)
     -> String
   {
-    try encode(hrp: hrp, words: words(fromBytes: bytes), limit: limit)
+    let prefix = try checkedPrefix(hrp)
+    try checkLength(prefixCount: prefix.count, byteCount: bytes.count, limit: limit)
+    return prefix.withUnsafeBufferPointer { prefix in
+      bytes.withUnsafeBufferPointer { bytes in assemble(prefix: prefix, bytes: bytes) }
+    }
+  }
+
+  /// Builds the bech32 string for a prefix known to be valid lower case (the NIP-19 ones).
+  static func encode(knownPrefix prefix: StaticString, bytes: [UInt8], limit: Limit) throws(Bech32Error)
+    -> String
+  {
+    try checkLength(prefixCount: prefix.utf8CodeUnitCount, byteCount: bytes.count, limit: limit)
+    return bytes.withUnsafeBufferPointer { bytes in
+      assemble(
+        prefix: UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount), bytes: bytes)
+    }
+  }
+
+  /// Throws `invalid_length` when a string for `byteCount` bytes would pass `limit`.
+  private static func checkLength(prefixCount: Int, byteCount: Int, limit: Limit) throws(Bech32Error) {
+    let length = prefixCount + 1 + (byteCount * 8 + 4) / 5 + checksumLength
+    guard length <= limit.maxLength else {
+      throw Bech32Error(
+        .invalidLength, "\(length) characters is more than the limit of \(limit.maxLength)")
+    }
   }
 
   /// Regroups bytes into 5-bit words, padding the last word with zero bits.
@@ -174,33 +198,113 @@ public enum Bech32 {
     }
   }
 
-  /// The decoder proper, over the UTF-8 bytes of the input.
-  ///
-  /// An input over the limit is refused after looking at no more than `limit + 1` bytes, so a
-  /// huge input costs no more than a long valid one.
-  static func decode(_ input: UnsafeBufferPointer<UInt8>, limit: Limit) -> Result<Decoded, Bech32Error> {
-    let examined = min(input.count, limit.maxLength + 1)
-    var hasLower = false
-    var hasUpper = false
-    var separator = -1
-    for offset in 0..<examined {
-      let byte = input[offset]
-      guard byte >= 33 && byte <= 126 else {
-        return .failure(
-          Bech32Error(.invalidCharacter, offset: offset, "byte \(byte) at \(offset) is outside ASCII 33–126"))
+  /// Writes prefix, separator, the bytes regrouped into words, and checksum; the prefix is valid
+  /// lower case.
+  static func assemble(prefix: UnsafeBufferPointer<UInt8>, bytes: UnsafeBufferPointer<UInt8>) -> String {
+    let wordCount = (bytes.count * 8 + 4) / 5
+    let length = prefix.count + 1 + wordCount + checksumLength
+    return Bech32Checksum.generatorTable.withUnsafeBufferPointer { table in
+      Bech32Checksum.alphabet.withUnsafeBufferPointer { alphabet in
+        String(unsafeUninitializedCapacity: length) { output in
+          var state = Bech32Checksum.state(afterPrefix: prefix, table)
+          var index = 0
+          for byte in prefix {
+            output[index] = byte
+            index += 1
+          }
+          output[index] = UInt8(ascii: "1")
+          index += 1
+          var accumulator: UInt32 = 0
+          var bits: UInt32 = 0
+          var next = 0
+          // Five bytes are exactly eight words: take them 40 bits at a time.
+          while next + 5 <= bytes.count {
+            var group: UInt64 = 0
+            for offset in 0..<5 { group = (group << 8) | UInt64(bytes[next &+ offset]) }
+            var shift: UInt64 = 40
+            while shift > 0 {
+              shift &-= 5
+              let word = UInt8(truncatingIfNeeded: group >> shift) & 31
+              state = Bech32Checksum.step(state, word, table)
+              output[index] = alphabet[Int(word)]
+              index &+= 1
+            }
+            next &+= 5
+          }
+          for byte in bytes[next...] {
+            accumulator = (accumulator << 8) | UInt32(byte)
+            bits += 8
+            while bits >= 5 {
+              bits -= 5
+              let word = UInt8((accumulator >> bits) & 31)
+              state = Bech32Checksum.step(state, word, table)
+              output[index] = alphabet[Int(word)]
+              index += 1
+            }
+            accumulator &= (1 << bits) - 1
+          }
+          if bits > 0 {
+            let word = UInt8((accumulator << (5 - bits)) & 31)
+            state = Bech32Checksum.step(state, word, table)
+            output[index] = alphabet[Int(word)]
+            index += 1
+          }
+          for _ in 0..<checksumLength { state = Bech32Checksum.step(state, 0, table) }
+          state ^= Bech32Checksum.residue
+          for position in 0..<checksumLength {
+            let word = (state >> UInt32(5 * (checksumLength - 1 - position))) & 31
+            output[index] = alphabet[Int(word)]
+            index += 1
+          }
+          return length
+        }
       }
-      if byte &- UInt8(ascii: "a") < 26 { hasLower = true }
-      if byte &- UInt8(ascii: "A") < 26 { hasUpper = true }
-      if byte == UInt8(ascii: "1") { separator = offset }
+    }
+  }
+
+  /// The decoder proper, over the UTF-8 bytes of the input.
+  static func decode(_ input: UnsafeBufferPointer<UInt8>, limit: Limit) -> Result<Decoded, Bech32Error> {
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(min(input.count, limit.maxLength), 1)) {
+      words in
+      check(input, limit: limit, words: words).map { separator in
+        let hrp = String(unsafeUninitializedCapacity: separator) { output in
+          for index in 0..<separator { output[index] = Bech32Checksum.lowercased(input[index]) }
+          return separator
+        }
+        return Decoded(hrp: hrp, words: Array(words[..<(input.count - separator - 1 - checksumLength)]))
+      }
+    }
+  }
+
+  /// Checks `input` and writes its data words (checksum excluded) to the start of `words`;
+  /// returns the offset of the separator.
+  ///
+  /// `words` must hold `min(input.count, limit.maxLength)` bytes. An input over the limit is
+  /// refused after looking at no more than `limit + 1` bytes, so a huge input costs no more than
+  /// a long valid one.
+  static func check(
+    _ input: UnsafeBufferPointer<UInt8>, limit: Limit, words: UnsafeMutableBufferPointer<UInt8>
+  )
+    -> Result<Int, Bech32Error>
+  {
+    let examined = min(input.count, limit.maxLength + 1)
+    var classes: UInt8 = 0
+    Bech32Checksum.characterClasses.withUnsafeBufferPointer { table in
+      for byte in input[..<examined] { classes |= table[Int(byte)] }
+    }
+    if classes & Bech32Checksum.outOfRange != 0 {
+      let offset = input[..<examined].firstIndex { $0 < 33 || $0 > 126 } ?? 0
+      return .failure(
+        Bech32Error(
+          .invalidCharacter, offset: offset, "byte \(input[offset]) at \(offset) is outside ASCII 33–126"))
     }
     guard input.count <= limit.maxLength else {
-      return .failure(
-        Bech32Error(.invalidLength, "more than \(limit.maxLength) characters, the limit"))
+      return .failure(Bech32Error(.invalidLength, "more than \(limit.maxLength) characters, the limit"))
     }
-    guard !(hasLower && hasUpper) else {
+    guard classes & Bech32Checksum.bothCases != Bech32Checksum.bothCases else {
       return .failure(Bech32Error(.mixedCase, "the string mixes upper and lower case"))
     }
-    guard separator >= 0 else {
+    guard let separator = input.lastIndex(of: UInt8(ascii: "1")) else {
       return .failure(Bech32Error(.invalidCharacter, "no separator '1'"))
     }
     guard separator > 0 else {
@@ -214,37 +318,38 @@ public enum Bech32 {
         ))
     }
     let prefix = UnsafeBufferPointer(rebasing: input[..<separator])
-    var failure: Bech32Error?
-    let words = [UInt8](unsafeUninitializedCapacity: dataCount - checksumLength) { words, count in
-      Bech32Checksum.generatorTable.withUnsafeBufferPointer { table in
-        Bech32Checksum.values.withUnsafeBufferPointer { values in
-          var state = Bech32Checksum.state(afterPrefix: prefix, table)
-          for offset in (separator + 1)..<input.count {
-            let value = values[Int(input[offset])]
-            guard value != 0xFF else {
-              failure = Bech32Error(
-                .invalidCharacter, offset: offset,
-                "'\(UnicodeScalar(input[offset]))' at \(offset) is not a bech32 data character")
-              return
-            }
-            state = Bech32Checksum.step(state, value, table)
-            if count < words.count {
-              words[count] = value
-              count += 1
-            }
-          }
-          if state != Bech32Checksum.residue {
-            let kind = state == Bech32Checksum.bech32mResidue ? "a bech32m checksum" : "the checksum fails"
-            failure = Bech32Error(.invalidChecksum, "\(kind); bech32 (BIP-173) is required")
-          }
+    let data = UnsafeBufferPointer(rebasing: input[(separator + 1)...])
+    let wordCount = dataCount - checksumLength
+    var invalid: UInt8 = 0
+    var state: UInt32 = 0
+    Bech32Checksum.generatorTable.withUnsafeBufferPointer { table in
+      Bech32Checksum.values.withUnsafeBufferPointer { values in
+        state = Bech32Checksum.state(afterPrefix: prefix, table)
+        for index in 0..<wordCount {
+          let value = values[Int(data[index])]
+          invalid |= value
+          state = Bech32Checksum.step(state, value & 31, table)
+          words[index] = value
+        }
+        for index in wordCount..<dataCount {
+          let value = values[Int(data[index])]
+          invalid |= value
+          state = Bech32Checksum.step(state, value & 31, table)
         }
       }
     }
-    if let failure { return .failure(failure) }
-    let hrp = String(unsafeUninitializedCapacity: separator) { output in
-      for (index, byte) in prefix.enumerated() { output[index] = Bech32Checksum.lowercased(byte) }
-      return separator
+    if invalid & 0x80 != 0 {
+      let index = data.firstIndex { Bech32Checksum.values[Int($0)] == 0xFF } ?? 0
+      let offset = separator + 1 + index
+      return .failure(
+        Bech32Error(
+          .invalidCharacter, offset: offset,
+          "'\(UnicodeScalar(data[index]))' at \(offset) is not a bech32 data character"))
     }
-    return .success(Decoded(hrp: hrp, words: words))
+    guard state == Bech32Checksum.residue else {
+      let kind = state == Bech32Checksum.bech32mResidue ? "a bech32m checksum" : "the checksum fails"
+      return .failure(Bech32Error(.invalidChecksum, "\(kind); bech32 (BIP-173) is required"))
+    }
+    return .success(separator)
   }
 }

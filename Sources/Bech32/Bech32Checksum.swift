@@ -24,6 +24,23 @@ enum Bech32Checksum {
     return table
   }()
 
+  /// The `characterClasses` bit of a byte outside ASCII 33–126.
+  static let outOfRange: UInt8 = 1
+
+  /// The `characterClasses` bits of a lower-case and of an upper-case letter, together.
+  static let bothCases: UInt8 = 6
+
+  /// For each byte, `outOfRange`, 2 for a lower-case letter, 4 for an upper-case one, else 0;
+  /// OR-ing them over a string answers both questions in one branch-free pass.
+  static let characterClasses: [UInt8] = (0...255).map { byte in
+    switch byte {
+    case 97...122: 2
+    case 65...90: 4
+    case 33...126: 0
+    default: outOfRange
+    }
+  }
+
   /// For each value of the top five bits of the checksum state, the XOR of the generator terms
   /// those bits select.
   static let generatorTable: [UInt32] = {

@@ -16,7 +16,19 @@ public enum CompactNpub {
   /// The compact form of `key` (64 hex digits or an npub), or `Someone`.
   public static func display(for key: String) -> String {
     guard let npub = canonicalNpub(key) else { return fallback }
-    return String(npub.prefix(headLength)) + "\u{2026}" + String(npub.suffix(tailLength))
+    return HexBytes.withUTF8(npub) { npub in
+      String(unsafeUninitializedCapacity: headLength + 3 + tailLength) { output in
+        for index in 0..<headLength { output[index] = npub[index] }
+        // U+2026 HORIZONTAL ELLIPSIS in UTF-8.
+        output[headLength] = 0xE2
+        output[headLength + 1] = 0x80
+        output[headLength + 2] = 0xA6
+        for index in 0..<tailLength {
+          output[headLength + 3 + index] = npub[npub.count - tailLength + index]
+        }
+        return headLength + 3 + tailLength
+      }
+    }
   }
 
   /// The canonical lower-case npub of a 64-hex key or an npub (either case), or nil.
@@ -27,6 +39,6 @@ public enum CompactNpub {
     guard let decoded = try? Bech32.decode(key, limit: .nip19), decoded.hrp == "npub",
       let bytes = try? decoded.bytes(), bytes.count == NIP19Entity.keyLength
     else { return nil }
-    return try? Bech32.encode(hrp: "npub", bytes: bytes, limit: .nip19)
+    return try? Bech32.encode(knownPrefix: "npub", bytes: bytes, limit: .nip19)
   }
 }

@@ -24,6 +24,9 @@ public enum NIP19Entity: Sendable, Hashable {
   /// The size of keys and event ids, in bytes.
   public static let keyLength = 32
 
+  /// The number of 5-bit words that carry `keyLength` bytes.
+  static let keyWordCount = (keyLength * 8 + 4) / 5
+
   /// The human-readable part this entity is encoded with (`npub`, `nevent`, …).
   public var prefix: String {
     switch self {
@@ -38,17 +41,17 @@ public enum NIP19Entity: Sendable, Hashable {
 
   /// Decodes a NIP-19 string, optionally prefixed with `nostr:`, of up to 5 000 characters.
   ///
-  /// Checks run in the order of `bech32.md`: characters, case, length, checksum, then the
-  /// prefix, the padding and the payload. Unknown TLV types are skipped.
+  /// Checks run in this order: characters, length, case, separator, checksum, then the prefix
+  /// (`unknown_prefix`), the padding and the payload. Unknown TLV types are skipped.
   public init(decoding text: String) throws(Bech32Error) {
-    var text = Substring(text)
-    if text.utf8.count > Self.uriPrefix.utf8.count,
-      text.utf8.prefix(Self.uriPrefix.utf8.count).elementsEqual(
-        Self.uriPrefix.utf8, by: { Bech32Checksum.lowercased($0) == $1 })
-    {
-      text = text.dropFirst(Self.uriPrefix.count)
+    let text =
+      Self.hasURIPrefix(text)
+      ? String(decoding: text.utf8.dropFirst(Self.uriPrefix.utf8.count), as: UTF8.self) : text
+    if let entity = Self.decodeBareKey(text) {
+      self = entity
+      return
     }
-    let decoded = try Bech32.decode(String(text), limit: .nip19)
+    let decoded = try Bech32.decode(text, limit: .nip19)
     switch decoded.hrp {
     case "npub": self = .npub(pubkey: try Self.key(decoded, field: "pubkey"))
     case "nsec": self = .nsec(secretKey: try Self.key(decoded, field: "secret_key"))
@@ -104,7 +107,7 @@ public enum NIP19Entity: Sendable, Hashable {
       try writer.append(
         .special, HexBytes.bytes(pubkey, byteCount: Self.keyLength, field: "pubkey"), field: "pubkey")
       for relay in relays { try writer.append(.relay, relay.utf8, field: "relay") }
-      return try Bech32.encode(hrp: "nprofile", bytes: writer.bytes, limit: .nip19)
+      return try Bech32.encode(knownPrefix: "nprofile", bytes: writer.bytes, limit: .nip19)
     case .nevent(let id, let relays, let author, let kind):
       var writer = TLVWriter()
       try writer.append(.special, HexBytes.bytes(id, byteCount: Self.keyLength, field: "id"), field: "id")
@@ -114,7 +117,7 @@ public enum NIP19Entity: Sendable, Hashable {
           .author, HexBytes.bytes(author, byteCount: Self.keyLength, field: "author"), field: "author")
       }
       if let kind { try writer.append(.kind, Self.kindBytes(kind), field: "kind") }
-      return try Bech32.encode(hrp: "nevent", bytes: writer.bytes, limit: .nip19)
+      return try Bech32.encode(knownPrefix: "nevent", bytes: writer.bytes, limit: .nip19)
     case .naddr(let identifier, let pubkey, let kind, let relays):
       var writer = TLVWriter()
       try writer.append(.special, identifier.utf8, field: "identifier")
@@ -122,7 +125,41 @@ public enum NIP19Entity: Sendable, Hashable {
       try writer.append(
         .author, HexBytes.bytes(pubkey, byteCount: Self.keyLength, field: "pubkey"), field: "pubkey")
       try writer.append(.kind, Self.kindBytes(kind), field: "kind")
-      return try Bech32.encode(hrp: "naddr", bytes: writer.bytes, limit: .nip19)
+      return try Bech32.encode(knownPrefix: "naddr", bytes: writer.bytes, limit: .nip19)
+    }
+  }
+
+  /// A valid `npub`, `nsec` or `note` decoded without intermediate arrays (the hot path of
+  /// notification display); nil for anything else, which the general path then decodes or refuses.
+  private static func decodeBareKey(_ text: String) -> NIP19Entity? {
+    HexBytes.withUTF8(text) { input -> NIP19Entity? in
+      guard input.count == 4 + 1 + keyWordCount + Bech32.checksumLength else { return nil }
+      return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: input.count) { words -> NIP19Entity? in
+        guard case .success(4) = Bech32.check(input, limit: .nip19, words: words),
+          let hex = HexBytes.string(regrouping: UnsafeBufferPointer(rebasing: words[..<keyWordCount]))
+        else { return nil }
+        var prefix: UInt32 = 0
+        for index in 0..<4 { prefix = prefix << 8 | UInt32(Bech32Checksum.lowercased(input[index])) }
+        switch prefix {
+        case 0x6E70_7562: return .npub(pubkey: hex)  // "npub"
+        case 0x6E73_6563: return .nsec(secretKey: hex)  // "nsec"
+        case 0x6E6F_7465: return .note(id: hex)  // "note"
+        default: return nil
+        }
+      }
+    }
+  }
+
+  /// Whether `text` starts with `nostr:` in either case.
+  private static func hasURIPrefix(_ text: String) -> Bool {
+    HexBytes.withUTF8(text) { utf8 in
+      let scheme: StaticString = "nostr:"
+      guard utf8.count > scheme.utf8CodeUnitCount else { return false }
+      for index in 0..<scheme.utf8CodeUnitCount
+      where Bech32Checksum.lowercased(utf8[index]) != scheme.utf8Start[index] {
+        return false
+      }
+      return true
     }
   }
 
@@ -138,9 +175,18 @@ public enum NIP19Entity: Sendable, Hashable {
   }
 
   /// The bech32 string of a bare 32-byte payload given as hex.
-  private static func encodeKey(_ hex: String, prefix: String, field: String) throws(Bech32Error) -> String {
-    let bytes = try HexBytes.bytes(hex, byteCount: keyLength, field: field)
-    return try Bech32.encode(hrp: prefix, bytes: bytes, limit: .nip19)
+  private static func encodeKey(_ hex: String, prefix: StaticString, field: String) throws(Bech32Error)
+    -> String
+  {
+    let result = HexBytes.withUTF8(hex) { utf8 in
+      withUnsafeTemporaryAllocation(of: UInt8.self, capacity: keyLength) {
+        bytes -> Result<String, Bech32Error> in
+        if let failure = HexBytes.parse(utf8, into: bytes, field: field) { return .failure(failure) }
+        let prefix = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+        return .success(Bech32.assemble(prefix: prefix, bytes: UnsafeBufferPointer(bytes)))
+      }
+    }
+    return try result.get()
   }
 
   /// A 4-byte big-endian kind as an integer.

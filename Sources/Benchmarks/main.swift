@@ -27,7 +27,11 @@ let runner = BenchmarkRunner(repetitions: BenchmarkRunner.minimumRepetitions)
 var summaries: [BenchmarkSummary] = []
 var notes: [String] = []
 // Each module adds its rows here: `try BenchmarkRegistry.<module>Benchmarks(quick:)`.
-for (rows, rowNotes) in [try BenchmarkRegistry.nostrEventBenchmarks(quick: quick)] {
+for (rows, rowNotes) in [
+  try BenchmarkRegistry.nostrEventBenchmarks(quick: quick),
+  try BenchmarkRegistry.bech32Benchmarks(quick: quick),
+  try BenchmarkRegistry.pushDescriptorBenchmarks(quick: quick),
+] {
   notes += rowNotes
   for row in rows {
     if !asJSON { FileHandle.standardError.write(Data("running: \(row.name)\n".utf8)) }

@@ -7,6 +7,7 @@ enum NostrPush {
   static let commands: [any CLICommand.Type] = [
     VerifyCommand.self,
     Nip19Command.self,
+    DescriptorCommand.self,
     RelayCommand.self,
   ]
 

@@ -62,6 +62,30 @@ struct EntityGenerator {
     }
   }
 
+  @Test func survivesRandomEditsOfValidStrings() throws {
+    var generator = EntityGenerator(random: SplitMix64(seed: 0xF00D))
+    let alphabet = Array("qpzry9x8gf2tvdw0s3jn54khce6mua7l1QPZ\u{0} ".utf8) + [0xC3, 0xFF]
+    var decodedCount = 0
+    for round in 0..<1_200 {
+      let shape = EntityShape.allCases[round % EntityShape.allCases.count]
+      var characters = Array(try generator.entity(shape).encoded().utf8)
+      for _ in 0...Int.random(in: 0...2, using: &generator.random) {
+        let position = Int.random(in: 0..<characters.count, using: &generator.random)
+        switch generator.random.next() % 3 {
+        case 0: characters.remove(at: position)
+        case 1: characters.insert(alphabet.randomElement(using: &generator.random)!, at: position)
+        default: characters[position] = alphabet.randomElement(using: &generator.random)!
+        }
+      }
+      let text = String(decoding: characters, as: UTF8.self)
+      guard let entity = try? NIP19Entity(decoding: text) else { continue }
+      decodedCount += 1
+      #expect(try NIP19Entity(decoding: entity.encoded()) == entity, "\(text)")
+    }
+    // Edits that keep the string valid are rare (swapping an identical character, or none).
+    #expect(decodedCount < 1_200)
+  }
+
   @Test func decodesUpperCaseHexInputToLowerCase() throws {
     let text = try NIP19Entity.npub(pubkey: Self.pubkey.uppercased()).encoded()
     #expect(text == "npub180cvv07tjdrrgpa0j7j7tmnyl2yr6yr7l8j4s3evf6u64th6gkwsyjh6w6")

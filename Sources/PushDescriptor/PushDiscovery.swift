@@ -1,0 +1,131 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Fetches a relay's NIP-11 document over HTTP and validates its push descriptor, failing closed.
+///
+/// Every transport failure is `http`/`transport`, which a client treats as "no push capability":
+/// no enrollment, no lease.
+public struct PushDiscovery: Sendable {
+  /// The largest body read: 256 KiB, far above any real NIP-11 document, small enough to hold.
+  public static let maxBodyBytes = 256 * 1024
+  /// How long a fetch may take when the caller gives no deadline.
+  public static let defaultTimeout: Duration = .seconds(8)
+  /// The media type NIP-11 asks for.
+  public static let mediaType = "application/nostr+json"
+
+  /// The HTTP client used for the `GET`.
+  public var transport: any RelayInformationTransport
+
+  /// Creates a discovery client; by default each fetch uses its own ephemeral `URLSession`.
+  public init(transport: any RelayInformationTransport = URLSessionRelayInformationTransport()) {
+    self.transport = transport
+  }
+
+  /// The HTTP URL of a relay's information document: `ws`→`http`, `wss`→`https`, an empty path
+  /// becomes `/`; nil for anything that is not an absolute `ws`, `wss`, `http` or `https` URL.
+  public static func informationURL(forRelay relay: String) -> URL? {
+    guard var components = URLComponents(string: relay), let host = components.host, !host.isEmpty else {
+      return nil
+    }
+    switch components.scheme?.lowercased() {
+    case "ws", "http": components.scheme = "http"
+    case "wss", "https": components.scheme = "https"
+    default: return nil
+    }
+    if components.path.isEmpty { components.path = "/" }
+    components.fragment = nil
+    return components.url
+  }
+
+  /// Fetches and validates the document of `relay` before `deadline`.
+  ///
+  /// - Throws: `http`/`transport` for any fetch failure (including the deadline and
+  ///   cancellation), otherwise what `RelayDocument(bytes:)` throws.
+  public func discover(
+    relay: String, extensionName: String = PushDescriptor.defaultExtensionName,
+    requiredAppProfile: PushAppProfile? = nil, deadline: ContinuousClock.Instant
+  ) async throws(PushDescriptorError) -> RelayDocument {
+    let body = try await fetchDocument(relay: relay, deadline: deadline)
+    return try RelayDocument(
+      bytes: body, extensionName: extensionName, requiredAppProfile: requiredAppProfile)
+  }
+
+  /// Fetches and validates the document of `relay` within `timeout` (8 s by default).
+  public func discover(
+    relay: String, extensionName: String = PushDescriptor.defaultExtensionName,
+    requiredAppProfile: PushAppProfile? = nil, timeout: Duration = PushDiscovery.defaultTimeout
+  ) async throws(PushDescriptorError) -> RelayDocument {
+    try await discover(
+      relay: relay, extensionName: extensionName, requiredAppProfile: requiredAppProfile,
+      deadline: .now + timeout)
+  }
+
+  /// Fetches the raw bytes of `relay`'s information document: a 200 whose whole body arrived
+  /// within the cap before `deadline`.
+  ///
+  /// Use it when the permissive document is wanted whether or not it offers push.
+  public func fetchDocument(
+    relay: String, deadline: ContinuousClock.Instant
+  ) async throws(PushDescriptorError) -> [UInt8] {
+    guard let url = Self.informationURL(forRelay: relay) else {
+      throw .transport("\"\(relay)\" is not a ws, wss, http or https URL")
+    }
+    let remaining = ContinuousClock.now.duration(to: deadline)
+    guard remaining > .zero else { throw .transport("the deadline passed before the request") }
+    var request = URLRequest(url: url)
+    request.httpMethod = "GET"
+    request.setValue(Self.mediaType, forHTTPHeaderField: "Accept")
+    // A backstop only: the deadline itself is enforced in `send`, which always fires first.
+    request.timeoutInterval = Self.seconds(remaining) + 1
+    let response = try await send(request, deadline: deadline)
+    guard response.status == 200 else {
+      throw .transport("the relay answered HTTP \(response.status), not 200")
+    }
+    guard response.body.count <= Self.maxBodyBytes else {
+      throw .transport("the body is larger than \(Self.maxBodyBytes) bytes")
+    }
+    return response.body
+  }
+
+  /// The one place the deadline is enforced: the transport races a timer, and the loser is
+  /// cancelled.
+  private func send(
+    _ request: URLRequest, deadline: ContinuousClock.Instant
+  ) async throws(PushDescriptorError) -> RelayInformationResponse {
+    let transport = self.transport
+    do {
+      return try await withThrowingTaskGroup(of: RelayInformationResponse?.self) { group in
+        group.addTask { try await transport.send(request, maxBodyBytes: Self.maxBodyBytes) }
+        group.addTask {
+          try await Task.sleep(until: deadline, clock: .continuous)
+          return nil
+        }
+        defer { group.cancelAll() }
+        guard let response = try await group.next() ?? nil else {
+          throw PushDescriptorError.transport("no complete response before the deadline")
+        }
+        return response
+      }
+    } catch let error as PushDescriptorError {
+      throw error
+    } catch is CancellationError {
+      throw .transport("the fetch was cancelled")
+    } catch {
+      throw .transport("the fetch failed: \(Self.describe(error))")
+    }
+  }
+
+  private static func describe(_ error: any Error) -> String {
+    let nsError = error as NSError
+    if nsError.domain == NSURLErrorDomain { return nsError.localizedDescription }
+    return String(describing: error)
+  }
+
+  private static func seconds(_ duration: Duration) -> TimeInterval {
+    let (seconds, attoseconds) = duration.components
+    return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+  }
+}

@@ -1,0 +1,63 @@
+import NostrJSON
+
+/// A relay information document read both ways at once: the whole document permissively as
+/// `RelayInformation`, the advertisement and `push` strictly as `PushDescriptor`.
+///
+/// This is what discovery returns and what the CLI prints; a relay builds one from its parts to
+/// serve it.
+public struct RelayDocument: Sendable, Hashable {
+  /// Everything in the document, read permissively (the raw object included).
+  public var information: RelayInformation
+  /// The validated push descriptor.
+  public var push: PushDescriptor
+
+  /// Reads and validates a document's JSON bytes.
+  ///
+  /// - Throws: `document`/`wrong_type` for bytes that are not a JSON object, `duplicate` at the
+  ///   path of a repeated member name, else the first failed check of the push descriptor.
+  public init(
+    bytes: some Sequence<UInt8>, extensionName: String = PushDescriptor.defaultExtensionName,
+    requiredAppProfile: PushAppProfile? = nil
+  ) throws(PushDescriptorError) {
+    try self.init(
+      object: try DocumentReader.rootObject(bytes), extensionName: extensionName,
+      requiredAppProfile: requiredAppProfile)
+  }
+
+  /// Validates a document's root object that has already been read.
+  public init(
+    object: JSONObject, extensionName: String = PushDescriptor.defaultExtensionName,
+    requiredAppProfile: PushAppProfile? = nil
+  ) throws(PushDescriptorError) {
+    push = try PushDescriptor(
+      strictDocument: object, extensionName: extensionName, requiredAppProfile: requiredAppProfile)
+    information = RelayInformation(lenient: object)
+  }
+
+  /// Builds the document a relay serves: `information`'s members with `supported_extensions`
+  /// listing `extensionName` and `push` set to the descriptor.
+  ///
+  /// Existing string entries of `supported_extensions` are kept; anything else there is replaced.
+  public init(
+    information: RelayInformation, push: PushDescriptor,
+    extensionName: String = PushDescriptor.defaultExtensionName
+  ) {
+    var object = information.object
+    var extensions = object["supported_extensions"]?.arrayValue?.compactMap(\.stringValue) ?? []
+    extensions.removeAll(where: \.isEmpty)
+    if !extensions.contains(extensionName) { extensions.append(extensionName) }
+    object["supported_extensions"] = .array(extensions.map(JSONValue.string))
+    object["push"] = push.jsonValue
+    self.information = RelayInformation(lenient: object)
+    self.push = push
+  }
+
+  /// The names of top-level members that are neither known NIP-11 members nor the push members.
+  public var ignoredTopLevelKeys: [String] { information.ignoredTopLevelKeys }
+
+  /// The whole document as a JSON value, members in their stored order.
+  public var jsonValue: JSONValue { .object(information.object) }
+
+  /// The compact JSON of the whole document.
+  public func jsonBytes() -> [UInt8] { JSONWriter.bytes(jsonValue) }
+}

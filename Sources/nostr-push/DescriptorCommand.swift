@@ -1,0 +1,135 @@
+import Foundation
+import NostrJSON
+import PushDescriptor
+
+/// `nostr-push descriptor`: reads a NIP-11 document from a file, standard input or a relay URL
+/// and prints whether it carries a valid push descriptor (see `cli.md`).
+struct DescriptorCommand: CLICommand {
+  static let name = "descriptor"
+  static let summary = "validate a relay's NIP-11 push descriptor (file, URL or -)"
+  static let usage = """
+    usage: nostr-push descriptor [--extension NAME] [--app-profile ID --transport apns|fcm] FILE|URL|-
+
+    Reads a NIP-11 relay information document from FILE, standard input (-) or a relay URL
+    (http, https, ws, wss; fetched with Accept: application/nostr+json) and prints one line:
+      {"valid":true,"push":{...},"ignored_top_level_keys":[...]}
+      {"valid":false,"field":"<path>","error":"<code>","message":"<text>"}
+    Exit status 0 when the descriptor is valid, 1 otherwise.
+
+    options:
+      --extension NAME     the extension supported_extensions must list (default nip-pl)
+      --app-profile ID     require this app profile (needs --transport)
+      --transport T        the app profile's transport: apns or fcm
+    """
+
+  /// The largest document read from a file or standard input: the CLI's 16 MiB cap.
+  static let maxInputBytes = 16 * 1024 * 1024
+  /// The transports `--transport` accepts.
+  static let transports: Set<String> = ["apns", "fcm"]
+
+  static func run(_ arguments: [String]) async throws -> Int32 {
+    let reader = try ArgumentReader(arguments, valueFlags: ["extension", "app-profile", "transport"])
+    let positionals = try reader.positionals(atMost: 1)
+    guard let input = positionals.first else { throw UsageError("FILE, URL or - is required") }
+    let extensionName = reader.value("extension") ?? PushDescriptor.defaultExtensionName
+    guard !extensionName.isEmpty else { throw UsageError("--extension must not be empty") }
+    let requiredAppProfile = try appProfile(reader)
+
+    let result: Result<RelayDocument, PushDescriptorError>
+    if isURL(input) {
+      do {
+        result = .success(
+          try await PushDiscovery().discover(
+            relay: input, extensionName: extensionName, requiredAppProfile: requiredAppProfile))
+      } catch {
+        result = .failure(error)
+      }
+    } else {
+      guard let bytes = readInput(input) else { return ExitCode.failure }
+      result = Result { () throws(PushDescriptorError) in
+        try RelayDocument(bytes: bytes, extensionName: extensionName, requiredAppProfile: requiredAppProfile)
+      }
+    }
+    CLIOutput.line(bytes: JSONWriter.bytes(outputLine(result)))
+    if case .success = result { return ExitCode.success }
+    return ExitCode.failure
+  }
+
+  /// The output object: key order `valid, push, ignored_top_level_keys` or
+  /// `valid, field, error, message`.
+  static func outputLine(_ result: Result<RelayDocument, PushDescriptorError>) -> JSONValue {
+    switch result {
+    case .success(let document):
+      return .object(
+        JSONObject([
+          "valid": .bool(true), "push": document.push.jsonValue,
+          "ignored_top_level_keys": .array(document.ignoredTopLevelKeys.map(JSONValue.string)),
+        ]))
+    case .failure(let error):
+      return .object(
+        JSONObject([
+          "valid": .bool(false), "field": .string(error.field), "error": .string(error.code.rawValue),
+          "message": .string(error.message),
+        ]))
+    }
+  }
+
+  private static func appProfile(_ reader: ArgumentReader) throws -> PushAppProfile? {
+    switch (reader.value("app-profile"), reader.value("transport")) {
+    case (nil, nil):
+      return nil
+    case (let id?, let transport?):
+      guard !id.isEmpty else { throw UsageError("--app-profile must not be empty") }
+      guard transports.contains(transport) else {
+        throw UsageError("--transport must be apns or fcm, got '\(transport)'")
+      }
+      return PushAppProfile(id: id, transport: transport)
+    case (nil, _?):
+      throw UsageError("--transport needs --app-profile")
+    case (_?, nil):
+      throw UsageError("--app-profile needs --transport")
+    }
+  }
+
+  private static func isURL(_ input: String) -> Bool {
+    let lowered = input.lowercased()
+    return ["http://", "https://", "ws://", "wss://"].contains { lowered.hasPrefix($0) }
+  }
+
+  /// The bytes of FILE or standard input, at most `maxInputBytes`; nil (after a message on
+  /// standard error) when the input cannot be read or is larger.
+  private static func readInput(_ input: String) -> [UInt8]? {
+    let handle: FileHandle
+    if input == "-" {
+      handle = FileHandle.standardInput
+    } else {
+      let attributes = try? FileManager.default.attributesOfItem(atPath: input)
+      if let size = attributes?[.size] as? NSNumber, size.int64Value > Int64(maxInputBytes) {
+        CLIOutput.error("nostr-push descriptor: \(input) is larger than \(maxInputBytes) bytes; refused")
+        return nil
+      }
+      guard let file = FileHandle(forReadingAtPath: input) else {
+        CLIOutput.error("nostr-push descriptor: cannot read \(input)")
+        return nil
+      }
+      handle = file
+    }
+    defer { if input != "-" { try? handle.close() } }
+    var bytes: [UInt8] = []
+    while true {
+      let chunk: Data?
+      do {
+        chunk = try handle.read(upToCount: 64 * 1024)
+      } catch {
+        CLIOutput.error("nostr-push descriptor: cannot read \(input): \(error)")
+        return nil
+      }
+      guard let chunk, !chunk.isEmpty else { return bytes }
+      guard bytes.count + chunk.count <= maxInputBytes else {
+        CLIOutput.error("nostr-push descriptor: input is larger than \(maxInputBytes) bytes; refused")
+        return nil
+      }
+      bytes.append(contentsOf: chunk)
+    }
+  }
+}

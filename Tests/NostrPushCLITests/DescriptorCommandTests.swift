@@ -1,0 +1,118 @@
+import Foundation
+import RelayFixture
+import Testing
+
+/// Runs the built `nostr-push descriptor` on fixtures and compares its exact output.
+@Suite struct DescriptorCommandTests {
+  static let validFixture = fixture("Fixtures/nip11/push-descriptor.json")
+  static let invalidFixture = fixture("Fixtures/nip11/push-descriptor-invalid.json")
+
+  static let validOutput =
+    #"{"valid":true,"push":{"origin":"wss://push.example","keys":[{"id":"2026-11","pubkey":"#
+    + #""c5fadeb5d90d68baffc631455a07ca340ccf1e31110955e16d45eb5f87147cd9","retiring":true},"#
+    + #"{"id":"2026-12","pubkey":"5be6446aa8a31c11b3b453bf8dafc9b346ff328d1fa11a0fa02a1e6461f6a9b1","#
+    + #""current":true}],"app_profiles":[{"id":"com.example.chat","transport":"apns"},"#
+    + #"{"id":"com.example.chat.android","transport":"fcm"}],"push_kinds":[9,40002,45001,45003,1111],"#
+    + #""urgent_kinds":[45003],"h_grammar":"uuid-v4-lowercase","class_support":{"apns":["silent","#
+    + #""default","time_sensitive"],"fcm":["normal","high"]},"limitation":{"max_lease_ttl":2592000,"#
+    + #""max_leases_per_pubkey":8,"max_subscriptions_per_lease":4,"max_kinds":16,"max_authors":256,"#
+    + #""max_h":64,"max_tag_values":64,"max_ignore":128,"max_content_len":8192,"max_plaintext_len":4096,"#
+    + #""max_endpoint_len":512,"max_string_len":256}},"ignored_top_level_keys":["read_state_snapshot","#
+    + #""software_commit","software_commit_count"]}"# + "\n"
+
+  static func fixture(_ path: String) -> String {
+    NostrPushBinary.packageRoot.appendingPathComponent(path).path
+  }
+
+  static func run(_ arguments: [String], stdin: [UInt8] = []) throws -> NostrPushBinary.Run {
+    try NostrPushBinary.run(arguments, input: stdin)
+  }
+
+  @Test func printsTheNormalizedDescriptorOfAValidFile() throws {
+    let run = try Self.run(["descriptor", Self.validFixture])
+    #expect(run.stdout == Self.validOutput)
+    #expect(run.status == 0)
+  }
+
+  @Test func readsStandardInput() throws {
+    let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: Self.validFixture)))
+    let run = try Self.run(["descriptor", "-"], stdin: bytes)
+    #expect(run.stdout == Self.validOutput)
+    #expect(run.status == 0)
+  }
+
+  @Test func reportsTheFirstFailedCheckOfAnInvalidFile() throws {
+    let run = try Self.run(["descriptor", Self.invalidFixture])
+    #expect(
+      run.stdout
+        == #"{"valid":false,"field":"push.limitation.max_ignore","error":"wrong_type","message":"#
+        + #""push.limitation.max_ignore must be an integer, not a boolean"}"# + "\n")
+    #expect(run.status == 1)
+  }
+
+  @Test func checksTheNamedAppProfileAndTransport() throws {
+    let run = try Self.run(
+      ["descriptor", "--app-profile", "com.example.chat", "--transport", "fcm", Self.validFixture])
+    #expect(
+      run.stdout
+        == #"{"valid":false,"field":"push.app_profiles","error":"invalid_value","message":"#
+        + #""app profile \"com.example.chat\" uses transport \"apns\", not \"fcm\""}"# + "\n")
+    #expect(run.status == 1)
+  }
+
+  @Test func checksTheNamedExtension() throws {
+    let run = try Self.run(["descriptor", "--extension", "nip-pl-2", Self.validFixture])
+    #expect(
+      run.stdout
+        == #"{"valid":false,"field":"supported_extensions","error":"not_advertised","message":"#
+        + #""supported_extensions does not list \"nip-pl-2\""}"# + "\n")
+    #expect(run.status == 1)
+  }
+
+  @Test func reportsInputThatIsNotJSONAsTheDocument() throws {
+    let run = try Self.run(["descriptor", "-"], stdin: Array("<html></html>".utf8))
+    #expect(run.stdout.hasPrefix(#"{"valid":false,"field":"document","error":"wrong_type","message":"#))
+    #expect(run.status == 1)
+  }
+
+  @Test func refusesAFileOver16MiBWithoutOutput() throws {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "descriptor-\(UUID().uuidString).json")
+    #expect(FileManager.default.createFile(atPath: url.path, contents: nil))
+    defer { try? FileManager.default.removeItem(at: url) }
+    let handle = try FileHandle(forWritingTo: url)
+    try handle.truncate(atOffset: 16 * 1024 * 1024 + 1)
+    try handle.close()
+    let run = try Self.run(["descriptor", url.path])
+    #expect(run.status == 1)
+    #expect(run.stdout.isEmpty)
+    #expect(run.stderr.contains("larger than 16777216 bytes"))
+  }
+
+  @Test func fetchesTheDocumentFromARelayURL() async throws {
+    let nip11 = Array(try Data(contentsOf: URL(fileURLWithPath: Self.validFixture)))
+    let server = RelayFixtureServer(data: RelayFixtureData(nip11: nip11))
+    let base = try await server.start()
+    let relay = base.absoluteString.replacingOccurrences(of: "http://", with: "ws://")
+    let run = try Self.run(["descriptor", relay])
+    await server.stop()
+    #expect(run.stdout == Self.validOutput)
+    #expect(run.status == 0)
+  }
+
+  @Test func reportsAnUnreachableRelayAsTransport() throws {
+    let run = try Self.run(["descriptor", "ws://127.0.0.1:1"])
+    #expect(run.stdout.hasPrefix(#"{"valid":false,"field":"http","error":"transport","message":"#))
+    #expect(run.status == 1)
+  }
+
+  @Test(arguments: [
+    [String](), ["--app-profile", "x", "f.json"], ["--transport", "apns", "f.json"],
+    ["--app-profile", "x", "--transport", "webpush", "f.json"], ["--bogus", "f.json"], ["a.json", "b.json"],
+  ])
+  func refusesBadArgumentsWithStatus2(_ arguments: [String]) throws {
+    let run = try Self.run(["descriptor"] + arguments)
+    #expect(run.status == 2)
+    #expect(run.stdout.isEmpty)
+  }
+}

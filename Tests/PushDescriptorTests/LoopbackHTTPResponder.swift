@@ -1,0 +1,121 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A minimal HTTP/1.1 server on 127.0.0.1 that answers every request with one canned reply
+/// (test target only): it can send a `Location` header, which the fixture relay cannot, so it
+/// serves the redirect-refusal test.
+final class LoopbackHTTPResponder: Sendable {
+  /// What every request is answered with.
+  struct Reply: Sendable {
+    var status = 200
+    var headers: [String] = ["Content-Type: application/nostr+json"]
+    var body: [UInt8] = []
+    /// Whether to send `Content-Length`; without it the body ends when the connection closes.
+    var declaresLength = true
+    /// How long to wait after reading the request before answering.
+    var delay: Duration = .zero
+  }
+
+  let port: UInt16
+  private let listener: Int32
+  private let requestHeads = Mutex<[String]>([])
+  private let stopped = Mutex(false)
+
+  init(_ reply: Reply) throws {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw POSIXError(.EIO) }
+    var reuse: Int32 = 1
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+        bind(fd, generic, length) == 0 && listen(fd, 16) == 0 && getsockname(fd, generic, &length) == 0
+      }
+    }
+    guard bound else {
+      close(fd)
+      throw POSIXError(.EADDRINUSE)
+    }
+    listener = fd
+    port = UInt16(bigEndian: address.sin_port)
+    Thread.detachNewThread { [self] in acceptLoop(reply) }
+  }
+
+  /// `http://127.0.0.1:<port>`.
+  var baseURL: String { "http://127.0.0.1:\(port)" }
+
+  /// The request lines and headers received so far, one string per request.
+  var receivedRequests: [String] { requestHeads.withLock { $0 } }
+
+  /// Stops accepting connections. The accept loop closes the socket once it wakes, so the
+  /// descriptor cannot be reused by another socket while the loop still uses it.
+  func stop() {
+    let first = stopped.withLock { stopped in
+      defer { stopped = true }
+      return !stopped
+    }
+    if first { shutdown(listener, Int32(SHUT_RDWR)) }
+  }
+
+  private func acceptLoop(_ reply: Reply) {
+    while true {
+      let client = accept(listener, nil, nil)
+      guard client >= 0 else {
+        close(listener)
+        return
+      }
+      Thread.detachNewThread { [self] in answer(client, with: reply) }
+    }
+  }
+
+  private func answer(_ client: Int32, with reply: Reply) {
+    defer { close(client) }
+    var head: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while head.count < 65536, !head.ends(with: Array("\r\n\r\n".utf8)) {
+      let count = recv(client, &buffer, 1, 0)
+      guard count > 0 else { return }
+      head.append(buffer[0])
+    }
+    requestHeads.withLock { $0.append(String(decoding: head, as: UTF8.self)) }
+    if reply.delay > .zero {
+      Thread.sleep(
+        forTimeInterval: Double(reply.delay.components.seconds) + Double(reply.delay.components.attoseconds)
+          / 1e18)
+    }
+    var response = "HTTP/1.1 \(reply.status) Canned\r\nConnection: close\r\n"
+    for header in reply.headers { response += header + "\r\n" }
+    if reply.declaresLength { response += "Content-Length: \(reply.body.count)\r\n" }
+    response += "\r\n"
+    guard sendAll(client, Array(response.utf8)) else { return }
+    _ = sendAll(client, reply.body)
+  }
+
+  private func sendAll(_ client: Int32, _ bytes: [UInt8]) -> Bool {
+    var offset = 0
+    while offset < bytes.count {
+      let sent = bytes[offset...].withUnsafeBytes {
+        send(client, $0.baseAddress, min($0.count, 65536), Int32(MSG_NOSIGNAL))
+      }
+      guard sent > 0 else { return false }
+      offset += sent
+    }
+    return true
+  }
+}
+
+extension Array where Element == UInt8 {
+  fileprivate func ends(with suffix: [UInt8]) -> Bool {
+    count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix
+  }
+}

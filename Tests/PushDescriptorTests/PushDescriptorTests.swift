@@ -1,1 +1,0 @@
-// Tests for PushDescriptor arrive with the issue that builds it.
