@@ -74,6 +74,9 @@ let package = Package(
       dependencies: ["NostrEvent", "NostrJSON"],
       swiftSettings: strictSettings
     ),
+    // Test-only helper process for EnrichmentCacheTests (two writers at once, SIGKILL mid-write); not a
+    // product. `swift build` / `swift test` build it next to the test bundle.
+    .executableTarget(name: "CacheStressHelper", dependencies: ["EnrichmentCache"], swiftSettings: strictSettings),
     .testTarget(name: "NostrJSONTests", dependencies: ["NostrJSON"], swiftSettings: strictSettings),
     .testTarget(name: "Bech32Tests", dependencies: ["Bech32"], swiftSettings: strictSettings),
     .testTarget(

@@ -31,6 +31,7 @@ for (rows, rowNotes) in [
   try BenchmarkRegistry.nostrEventBenchmarks(quick: quick),
   try BenchmarkRegistry.bech32Benchmarks(quick: quick),
   try BenchmarkRegistry.pushDescriptorBenchmarks(quick: quick),
+  try BenchmarkRegistry.enrichmentCacheBenchmarks(quick: quick),
 ] {
   notes += rowNotes
   for row in rows {

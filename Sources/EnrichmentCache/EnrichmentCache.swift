@@ -1,1 +1,199 @@
-// The EnrichmentCache module. Its types arrive with the issue that builds it.
+import Foundation
+
+/// The SQLite cache of sender profiles, channel metadata and rosters, avatars and delivery claims
+/// that a notification extension reads to name a message's sender and channel.
+///
+/// One file, shared by the app and its extension: WAL journal, a busy timeout, every write in one
+/// `BEGIN IMMEDIATE` transaction, prepared statements reused. Every record is keyed by account
+/// pubkey and canonical relay origin (`RelayOrigin`), and no read or write crosses accounts.
+///
+/// Decisions where the spec is silent:
+/// - Lookups do not write, except the avatar's least-recently-used stamp (at most once a minute,
+///   best effort, bounded by the busy timeout).
+/// - A channel refresh that fetched both halves is stored with one `storeChannel(metadata:
+///   membership:…)` call; a half stored alone that changed (a new event id) removes the other
+///   half, while the same event fetched again only renews its fetch time.
+/// - A write that loses to the replacement order changes nothing, not even the fetch time.
+/// - Avatars are kept per (account, relay, sender) for the profile's current picture URL only; a
+///   download for another URL is discarded.
+/// - Delivery claims are per (account, relay, event id).
+/// - A damaged file that still has a valid header is reported as `corrupt` by the operation that
+///   meets it rather than checked at open (a full check would break the 5 ms open budget).
+///
+/// `@unchecked Sendable`: the only mutable state is the connection and its statement cache, and
+/// every access to them happens inside `lock`; the other stored properties are immutable.
+public final class EnrichmentCache: @unchecked Sendable {
+  /// The default size bound of the database (32 MiB).
+  public static let defaultMaxBytes: Int64 = 32 * 1024 * 1024
+  /// The default busy timeout (2 s); the resolver opens the cache with at most 250 ms.
+  public static let defaultBusyTimeout: Duration = .seconds(2)
+  /// How long a delivery claim is kept (7 days).
+  public static let deliveryRetention: Int64 = 7 * 24 * 3600
+  /// The longest channel id accepted, in UTF-8 bytes.
+  public static let maxChannelIDBytes = 256
+  /// The longest picture URL kept, in UTF-8 bytes; a longer one counts as no picture.
+  public static let maxPictureURLBytes = 2048
+  /// The longest `ETag` or `Last-Modified` value kept, in UTF-8 bytes.
+  public static let maxValidatorBytes = 256
+  /// Avatar use is stamped at most this often (seconds), so lookups rarely write.
+  static let avatarTouchInterval: Int64 = 60
+
+  /// The database file.
+  public let path: String
+  /// The size bound enforced after every write.
+  public let maxBytes: Int64
+  /// The clock used where no `now` is passed (corrupt-file names, import fetch times).
+  public let clock: @Sendable () -> Int64
+
+  private let lock = NSLock()
+  private let connection: SQLiteConnection
+
+  /// The current unix time in seconds.
+  public static let systemClock: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+
+  /// Opens (creating or migrating when needed) the cache file at `path`.
+  ///
+  /// A file that is not a database is moved aside to `<path>.corrupt-<unix time>` and a fresh one
+  /// is started; a file from a newer schema is refused with `newerSchema` and left untouched.
+  public init(
+    path: String, busyTimeout: Duration = EnrichmentCache.defaultBusyTimeout,
+    maxBytes: Int64 = EnrichmentCache.defaultMaxBytes,
+    clock: @escaping @Sendable () -> Int64 = EnrichmentCache.systemClock
+  ) throws(CacheError) {
+    self.path = path
+    self.maxBytes = maxBytes
+    self.clock = clock
+    let milliseconds =
+      busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
+    let timeout = Int32(clamping: max(0, milliseconds))
+    do {
+      connection = try CacheOpener.open(path: path, busyTimeoutMilliseconds: timeout)
+    } catch  where error.code == .corrupt {
+      try CacheOpener.moveAside(path: path, now: clock())
+      connection = try CacheOpener.open(path: path, busyTimeoutMilliseconds: timeout)
+    }
+  }
+
+  // MARK: - Accounts
+
+  /// Registers an account and clears its removal tombstone, if any.
+  public func addAccount(_ account: String, now: Int64) throws(CacheError) {
+    try HexKey.check(account, field: "account")
+    try locked { db throws(CacheError) in
+      try db.immediateTransaction { () throws(CacheError) in
+        _ = try db.run(
+          "INSERT OR REPLACE INTO accounts(account, removed, changed_at) VALUES (?, 0, ?)",
+          [.text(account), .integer(now)])
+      }
+    }
+  }
+
+  /// Registers an account on first use unless it carries a removal tombstone; returns false (and
+  /// changes nothing) for a removed account. This is what a wake calls; only `addAccount` revives.
+  @discardableResult
+  public func registerAccount(_ account: String, now: Int64) throws(CacheError) -> Bool {
+    try HexKey.check(account, field: "account")
+    return try locked { db throws(CacheError) in
+      try db.immediateTransaction { () throws(CacheError) in
+        guard try !isRemoved(db, account) else { return false }
+        try db.run(
+          "INSERT OR IGNORE INTO accounts(account, removed, changed_at) VALUES (?, 0, ?)",
+          [.text(account), .integer(now)])
+        return true
+      }
+    }
+  }
+
+  /// Deletes every row of an account in one transaction and records a tombstone; returns the
+  /// number of rows deleted. Later writes for the account are discarded until `addAccount`.
+  @discardableResult
+  public func removeAccount(_ account: String, now: Int64) throws(CacheError) -> Int {
+    try HexKey.check(account, field: "account")
+    return try locked { db throws(CacheError) in
+      try db.immediateTransaction { () throws(CacheError) in
+        var rows = 0
+        for table in CacheSchema.accountTables {
+          rows += try db.run("DELETE FROM \(table) WHERE account = ?", [.text(account)])
+        }
+        try db.run(
+          "INSERT OR REPLACE INTO accounts(account, removed, changed_at) VALUES (?, 1, ?)",
+          [.text(account), .integer(now)])
+        return rows
+      }
+    }
+  }
+
+  /// Whether the account carries a removal tombstone.
+  public func isAccountRemoved(_ account: String) throws(CacheError) -> Bool {
+    try HexKey.check(account, field: "account")
+    return try locked { db throws(CacheError) in try isRemoved(db, account) }
+  }
+
+  // MARK: - Statistics
+
+  /// Row counts and the size of the file plus its WAL.
+  public func stats() throws(CacheError) -> CacheStats {
+    let counts = try locked { db throws(CacheError) in
+      try CacheSchema.accountTables.map { table throws(CacheError) in
+        try db.first("SELECT count(*) FROM \(table)") { row in Int(row.integer(0)) } ?? 0
+      }
+    }
+    let byTable = Dictionary(uniqueKeysWithValues: zip(CacheSchema.accountTables, counts))
+    return CacheStats(
+      profiles: byTable["profiles"] ?? 0, channels: byTable["channels"] ?? 0,
+      memberships: byTable["memberships"] ?? 0, avatars: byTable["avatars"] ?? 0,
+      deliveries: byTable["deliveries"] ?? 0, bytes: Self.fileSize(path) + Self.fileSize(path + "-wal"))
+  }
+
+  // MARK: - Internals
+
+  /// Runs `SELECT 1` on the cache's connection: the benchmarks' baseline for one round trip.
+  package func selectOne() throws(CacheError) -> Int64 {
+    try locked { db throws(CacheError) in try db.first("SELECT 1") { row in row.integer(0) } ?? 0 }
+  }
+
+  /// Runs `body` with the connection, holding the lock.
+  func locked<T>(_ body: (SQLiteConnection) throws(CacheError) -> T) throws(CacheError) -> T {
+    lock.lock()
+    defer { lock.unlock() }
+    return try body(connection)
+  }
+
+  /// Runs a write for `account` in one `BEGIN IMMEDIATE` transaction: returns `discarded` when the
+  /// account is removed, and enforces the size bound before committing.
+  func write<T>(
+    account: String, discarded: T, _ body: (SQLiteConnection) throws(CacheError) -> T
+  ) throws(CacheError) -> T {
+    try locked { db throws(CacheError) in
+      try db.immediateTransaction { () throws(CacheError) in
+        guard try !isRemoved(db, account) else { return discarded }
+        let result = try body(db)
+        try CacheEviction.enforce(db, maxBytes: maxBytes)
+        return result
+      }
+    }
+  }
+
+  func isRemoved(_ db: SQLiteConnection, _ account: String) throws(CacheError) -> Bool {
+    try db.first("SELECT removed FROM accounts WHERE account = ?", [.text(account)]) { row in
+      row.integer(0) != 0
+    }
+      ?? false
+  }
+
+  /// The replacement order: a larger `created_at` wins; a tie goes to the lower id.
+  static func replaces(_ createdAt: Int64, _ id: String, _ oldCreatedAt: Int64, _ oldID: String) -> Bool {
+    createdAt > oldCreatedAt || (createdAt == oldCreatedAt && id < oldID)
+  }
+
+  static func checkChannelID(_ channelID: String) throws(CacheError) {
+    guard !channelID.isEmpty, channelID.utf8.count <= maxChannelIDBytes else {
+      throw .invalid("tags.d", "channel id must be 1 to 256 bytes")
+    }
+  }
+
+  private static func fileSize(_ path: String) -> Int64 {
+    let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+    return (attributes?[.size] as? NSNumber)?.int64Value ?? 0
+  }
+}

@@ -9,6 +9,7 @@ enum NostrPush {
     Nip19Command.self,
     DescriptorCommand.self,
     RelayCommand.self,
+    CacheCommand.self,
   ]
 
   static func main() async {

@@ -1,0 +1,71 @@
+import Foundation
+
+/// Opens the cache file: refuses a newer schema, switches to WAL and migrates forward.
+enum CacheOpener {
+  /// The WAL is truncated back to this size after a checkpoint (bytes).
+  static let journalSizeLimit = 4 * 1024 * 1024
+  /// Reads go through a memory map of up to this many bytes (the default size bound), so a
+  /// lookup reads pages without a system call per page.
+  static let mmapSize = 32 * 1024 * 1024
+
+  /// Opens and prepares a connection; throws `corrupt` for a file that is not a database and
+  /// `newerSchema` (without changing the file) for one from a newer library.
+  static func open(path: String, busyTimeoutMilliseconds: Int32) throws(CacheError) -> SQLiteConnection {
+    let db = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+    let version = try userVersion(db)
+    guard version <= CacheSchema.currentVersion else { throw newer(version) }
+    if version == 0 {
+      try db.execute("PRAGMA auto_vacuum = INCREMENTAL")
+    }
+    let mode = try db.first("PRAGMA journal_mode = WAL") { row in row.text(0) ?? "" }
+    guard mode?.lowercased() == "wal" else {
+      throw CacheError(code: .storage, message: "cannot switch to WAL (journal mode \(mode ?? "unknown"))")
+    }
+    try db.execute(
+      "PRAGMA synchronous = NORMAL; PRAGMA journal_size_limit = \(journalSizeLimit); PRAGMA mmap_size = \(mmapSize)"
+    )
+    if version < CacheSchema.currentVersion {
+      try db.immediateTransaction { () throws(CacheError) in
+        let current = try userVersion(db)
+        guard current <= CacheSchema.currentVersion else { throw newer(current) }
+        for migration in CacheSchema.migrations.dropFirst(Int(current)) {
+          try db.execute(migration)
+        }
+        try db.execute("PRAGMA user_version = \(CacheSchema.currentVersion)")
+      }
+    }
+    return db
+  }
+
+  /// Moves a file that is not a database (and its WAL and shared-memory files) to
+  /// `<path>.corrupt-<now>` so that a fresh cache can start.
+  static func moveAside(path: String, now: Int64) throws(CacheError) {
+    let manager = FileManager.default
+    var target = "\(path).corrupt-\(now)"
+    var attempt = 1
+    while manager.fileExists(atPath: target) {
+      target = "\(path).corrupt-\(now)-\(attempt)"
+      attempt += 1
+    }
+    do {
+      try manager.moveItem(atPath: path, toPath: target)
+      for suffix in ["-wal", "-shm"] where manager.fileExists(atPath: path + suffix) {
+        try manager.moveItem(atPath: path + suffix, toPath: target + suffix)
+      }
+    } catch {
+      throw CacheError(
+        code: .storage, field: "path", message: "cannot move the corrupt cache aside: \(error)")
+    }
+  }
+
+  private static func userVersion(_ db: SQLiteConnection) throws(CacheError) -> Int64 {
+    try db.first("PRAGMA user_version") { row in row.integer(0) } ?? 0
+  }
+
+  private static func newer(_ version: Int64) -> CacheError {
+    CacheError(
+      code: .newerSchema, field: "user_version",
+      message:
+        "the file has schema version \(version); this library knows up to \(CacheSchema.currentVersion)")
+  }
+}

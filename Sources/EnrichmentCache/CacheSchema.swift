@@ -1,0 +1,57 @@
+/// The cache's tables as an ordered list of forward-only migrations.
+///
+/// Migration `n` (1-based) moves the file from `user_version` n−1 to n; each runs once, inside the
+/// same `BEGIN IMMEDIATE` transaction as the version bump. A file whose version is above
+/// `currentVersion` comes from a newer library and is refused without being changed.
+enum CacheSchema {
+  /// The version this library writes.
+  static var currentVersion: Int64 { Int64(migrations.count) }
+
+  /// Every migration in order; append, never edit.
+  static let migrations: [String] = [
+    """
+    CREATE TABLE accounts(
+      account TEXT PRIMARY KEY,
+      removed INTEGER NOT NULL,
+      changed_at INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    CREATE TABLE profiles(
+      account TEXT NOT NULL, relay TEXT NOT NULL, pubkey TEXT NOT NULL,
+      display_name TEXT, picture TEXT,
+      event_id TEXT NOT NULL, created_at INTEGER NOT NULL, fetched_at INTEGER NOT NULL,
+      PRIMARY KEY(account, relay, pubkey)
+    );
+    CREATE INDEX profiles_fetched ON profiles(fetched_at);
+    CREATE TABLE channels(
+      account TEXT NOT NULL, relay TEXT NOT NULL, channel_id TEXT NOT NULL,
+      name TEXT, type TEXT, signer TEXT NOT NULL,
+      event_id TEXT NOT NULL, created_at INTEGER NOT NULL, fetched_at INTEGER NOT NULL,
+      PRIMARY KEY(account, relay, channel_id)
+    );
+    CREATE INDEX channels_fetched ON channels(fetched_at);
+    CREATE TABLE memberships(
+      account TEXT NOT NULL, relay TEXT NOT NULL, channel_id TEXT NOT NULL,
+      members BLOB NOT NULL, member_count INTEGER NOT NULL, signer TEXT NOT NULL,
+      event_id TEXT NOT NULL, created_at INTEGER NOT NULL, fetched_at INTEGER NOT NULL,
+      PRIMARY KEY(account, relay, channel_id)
+    );
+    CREATE INDEX memberships_fetched ON memberships(fetched_at);
+    CREATE TABLE avatars(
+      account TEXT NOT NULL, relay TEXT NOT NULL, pubkey TEXT NOT NULL,
+      url TEXT NOT NULL, content_type TEXT NOT NULL, bytes BLOB NOT NULL,
+      etag TEXT, last_modified TEXT, fetched_at INTEGER NOT NULL, used_at INTEGER NOT NULL,
+      PRIMARY KEY(account, relay, pubkey)
+    );
+    CREATE INDEX avatars_used ON avatars(used_at);
+    CREATE TABLE deliveries(
+      account TEXT NOT NULL, relay TEXT NOT NULL, event_id TEXT NOT NULL,
+      delivered_at INTEGER NOT NULL,
+      PRIMARY KEY(account, relay, event_id)
+    );
+    CREATE INDEX deliveries_time ON deliveries(delivered_at);
+    """
+  ]
+
+  /// The tables holding per-account rows, in the order an account removal deletes them.
+  static let accountTables = ["avatars", "profiles", "memberships", "channels", "deliveries"]
+}

@@ -1,0 +1,25 @@
+/// Row counts and on-disk size of the cache, as `nostr-push cache stats` prints them.
+public struct CacheStats: Sendable, Hashable {
+  /// Stored profiles.
+  public var profiles: Int
+  /// Stored channel metadata records.
+  public var channels: Int
+  /// Channels with a stored roster.
+  public var memberships: Int
+  /// Stored avatars.
+  public var avatars: Int
+  /// Delivery claims not yet pruned.
+  public var deliveries: Int
+  /// Size of the database file plus its write-ahead log, in bytes.
+  public var bytes: Int64
+
+  /// Creates a statistics value.
+  public init(profiles: Int, channels: Int, memberships: Int, avatars: Int, deliveries: Int, bytes: Int64) {
+    self.profiles = profiles
+    self.channels = channels
+    self.memberships = memberships
+    self.avatars = avatars
+    self.deliveries = deliveries
+    self.bytes = bytes
+  }
+}

@@ -1,0 +1,234 @@
+import Foundation
+
+extension EnrichmentCache {
+  /// The cached metadata of a channel, marked fresh or stale.
+  public func lookupChannel(
+    account: String, relay: RelayOrigin, channelID: String, now: Int64
+  ) throws(CacheError) -> Cached<ChannelMetadata>? {
+    try HexKey.check(account, field: "account")
+    try Self.checkChannelID(channelID)
+    return try locked { db throws(CacheError) in
+      try Self.readChannel(db, account: account, relay: relay.string, channelID: channelID, now: now)
+    }
+  }
+
+  /// Reads one channel's metadata on a connection the caller holds.
+  static func readChannel(
+    _ db: SQLiteConnection, account: String, relay: String, channelID: String, now: Int64
+  ) throws(CacheError) -> Cached<ChannelMetadata>? {
+    try db.first(
+      """
+      SELECT name, type, signer, event_id, created_at, fetched_at FROM channels
+      WHERE account = ? AND relay = ? AND channel_id = ?
+      """, [.text(account), .text(relay), .text(channelID)]
+    ) { row in
+      Cached(
+        value: ChannelMetadata(
+          channelID: channelID, name: row.text(0), type: row.text(1).flatMap(ChannelType.init(rawValue:)),
+          signer: row.text(2) ?? "", eventID: row.text(3) ?? "", createdAt: row.integer(4)),
+        fetchedAt: row.integer(5), now: now)
+    }
+  }
+
+  /// The cached roster summary of a channel, marked fresh or stale; `member` (usually the
+  /// sender) is looked up in the roster to fill `isListed`.
+  public func lookupMembership(
+    account: String, relay: RelayOrigin, channelID: String, member: String? = nil, now: Int64
+  ) throws(CacheError) -> Cached<Membership>? {
+    try HexKey.check(account, field: "account")
+    try Self.checkChannelID(channelID)
+    let memberBytes: [UInt8]?
+    if let member {
+      try HexKey.check(member, field: "member")
+      memberBytes = HexKey.bytes(member)
+    } else {
+      memberBytes = nil
+    }
+    return try locked { db throws(CacheError) in
+      try Self.readMembership(
+        db, account: account, relay: relay.string, channelID: channelID, memberBytes: memberBytes, now: now)
+    }
+  }
+
+  /// Reads one channel's roster summary on a connection the caller holds; `memberBytes` is the
+  /// 32-byte key looked up for `isListed`.
+  static func readMembership(
+    _ db: SQLiteConnection, account: String, relay: String, channelID: String, memberBytes: [UInt8]?,
+    now: Int64
+  ) throws(CacheError) -> Cached<Membership>? {
+    try db.first(
+      """
+      SELECT members, member_count, signer, event_id, created_at, fetched_at FROM memberships
+      WHERE account = ? AND relay = ? AND channel_id = ?
+      """, [.text(account), .text(relay), .text(channelID)]
+    ) { row in
+      let count = Int(row.integer(1))
+      var listed: Bool?
+      if let memberBytes {
+        let blob = row.blob(0) ?? []
+        if Self.blob(blob, contains: memberBytes) {
+          listed = true
+        } else {
+          listed = blob.count / 32 >= count ? false : nil
+        }
+      }
+      return Cached(
+        value: Membership(
+          channelID: channelID, count: count, signer: row.text(2) ?? "", eventID: row.text(3) ?? "",
+          createdAt: row.integer(4), isListed: listed),
+        fetchedAt: row.integer(5), now: now)
+    }
+  }
+
+  /// The stored roster of a channel (at most `Membership.maxStoredMembers`), in event order.
+  public func lookupMembers(account: String, relay: RelayOrigin, channelID: String) throws(CacheError)
+    -> [String]?
+  {
+    try HexKey.check(account, field: "account")
+    try Self.checkChannelID(channelID)
+    let blob = try locked { db throws(CacheError) in
+      try db.first(
+        "SELECT members FROM memberships WHERE account = ? AND relay = ? AND channel_id = ?",
+        [.text(account), .text(relay.string), .text(channelID)]
+      ) { row in row.blob(0) ?? [] }
+    }
+    guard let blob else { return nil }
+    return stride(from: 0, to: blob.count - blob.count % 32, by: 32).map { start in
+      Self.hex(blob[start..<start + 32])
+    }
+  }
+
+  /// Stores a channel refresh: metadata, roster or both, each verified and signed by the relay key.
+  ///
+  /// In one transaction: a new signer clears both halves; each half follows the replacement order;
+  /// a half that was replaced while the other half was not part of this refresh removes the old
+  /// other half, so a new name never shows with an old count.
+  package func storeChannel(
+    metadata: ChannelMetadata?, roster: Roster?, account: String, relay: RelayOrigin, now: Int64
+  ) throws(CacheError) -> ChannelStoreOutcome {
+    try storeChannels([(metadata, roster)], account: account, relay: relay, now: now)[0]
+  }
+
+  /// Stores several channel refreshes in one transaction (see `storeChannel`).
+  package func storeChannels(
+    _ pairs: [(ChannelMetadata?, Roster?)], account: String, relay: RelayOrigin, now: Int64
+  ) throws(CacheError) -> [ChannelStoreOutcome] {
+    try HexKey.check(account, field: "account")
+    for (metadata, roster) in pairs {
+      guard metadata != nil || roster != nil else {
+        throw .invalid("channel", "neither metadata nor membership")
+      }
+      if let metadata, let roster {
+        guard metadata.channelID == roster.channelID else {
+          throw .invalid("tags.d", "halves name other channels")
+        }
+        guard metadata.signer == roster.signer else { throw .invalid("pubkey", "halves have other signers") }
+      }
+      try Self.checkChannelID(metadata?.channelID ?? roster?.channelID ?? "")
+    }
+    let discarded = pairs.map { pair in
+      ChannelStoreOutcome(
+        metadata: pair.0 == nil ? nil : .discardedAccountRemoved,
+        membership: pair.1 == nil ? nil : .discardedAccountRemoved)
+    }
+    return try write(account: account, discarded: discarded) { db throws(CacheError) in
+      var outcomes: [ChannelStoreOutcome] = []
+      for (metadata, roster) in pairs {
+        outcomes.append(
+          try storeChannel(
+            db, metadata: metadata, roster: roster, account: account, relay: relay.string, now: now))
+      }
+      return outcomes
+    }
+  }
+
+  private func storeChannel(
+    _ db: SQLiteConnection, metadata: ChannelMetadata?, roster: Roster?, account: String, relay: String,
+    now: Int64
+  ) throws(CacheError) -> ChannelStoreOutcome {
+    let channelID = metadata?.channelID ?? roster?.channelID ?? ""
+    let signer = metadata?.signer ?? roster?.signer ?? ""
+    let key: [SQLiteValue] = [.text(account), .text(relay), .text(channelID)]
+    let whereKey = "WHERE account = ? AND relay = ? AND channel_id = ?"
+    typealias Stored = (signer: String, id: String, createdAt: Int64)
+    let read: (SQLiteRow) -> Stored = { row in (row.text(0) ?? "", row.text(1) ?? "", row.integer(2)) }
+    var oldMetadata = try db.first("SELECT signer, event_id, created_at FROM channels \(whereKey)", key, read)
+    var oldRoster = try db.first(
+      "SELECT signer, event_id, created_at FROM memberships \(whereKey)", key, read)
+    if (oldMetadata.map { $0.signer != signer } ?? false) || (oldRoster.map { $0.signer != signer } ?? false)
+    {
+      try db.run("DELETE FROM channels \(whereKey)", key)
+      try db.run("DELETE FROM memberships \(whereKey)", key)
+      oldMetadata = nil
+      oldRoster = nil
+    }
+    func outcome(_ old: Stored?, _ createdAt: Int64, _ id: String) -> StoreOutcome {
+      guard let old else { return .stored }
+      if old.id == id { return .renewed }
+      return Self.replaces(createdAt, id, old.createdAt, old.id) ? .stored : .ignoredOlder
+    }
+    var result = ChannelStoreOutcome(metadata: nil, membership: nil)
+    if let metadata {
+      let decision = outcome(oldMetadata, metadata.createdAt, metadata.eventID)
+      result.metadata = decision
+      if decision == .renewed {
+        try db.run("UPDATE channels SET fetched_at = ? \(whereKey)", [.integer(now)] + key)
+      } else if decision == .stored {
+        try db.run(
+          """
+          INSERT OR REPLACE INTO channels(account, relay, channel_id, name, type, signer, event_id, created_at,
+            fetched_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+          """,
+          key + [
+            .optionalText(metadata.name), .optionalText(metadata.type?.rawValue), .text(metadata.signer),
+            .text(metadata.eventID), .integer(metadata.createdAt), .integer(now),
+          ])
+        if roster == nil { try db.run("DELETE FROM memberships \(whereKey)", key) }
+      }
+    }
+    if let roster {
+      let decision = outcome(oldRoster, roster.createdAt, roster.eventID)
+      result.membership = decision
+      if decision == .renewed {
+        try db.run("UPDATE memberships SET fetched_at = ? \(whereKey)", [.integer(now)] + key)
+      } else if decision == .stored {
+        try db.run(
+          """
+          INSERT OR REPLACE INTO memberships(account, relay, channel_id, members, member_count, signer, event_id,
+            created_at, fetched_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+          """,
+          key + [
+            .blob(roster.packedMembers), .integer(Int64(roster.count)), .text(roster.signer),
+            .text(roster.eventID), .integer(roster.createdAt), .integer(now),
+          ])
+        if metadata == nil { try db.run("DELETE FROM channels \(whereKey)", key) }
+      }
+    }
+    return result
+  }
+
+  static func blob(_ blob: [UInt8], contains key: [UInt8]) -> Bool {
+    guard key.count == 32 else { return false }
+    return blob.withUnsafeBytes { raw in
+      key.withUnsafeBytes { needle in
+        var offset = 0
+        while offset + 32 <= raw.count {
+          if memcmp(raw.baseAddress! + offset, needle.baseAddress!, 32) == 0 { return true }
+          offset += 32
+        }
+        return false
+      }
+    }
+  }
+
+  private static func hex(_ bytes: ArraySlice<UInt8>) -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    var text: [UInt8] = []
+    text.reserveCapacity(bytes.count * 2)
+    for byte in bytes {
+      text.append(digits[Int(byte >> 4)])
+      text.append(digits[Int(byte & 0x0F)])
+    }
+    return String(decoding: text, as: UTF8.self)
+  }
+}

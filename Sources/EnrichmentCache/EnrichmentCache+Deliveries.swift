@@ -1,0 +1,23 @@
+extension EnrichmentCache {
+  /// Claims an event for delivery, atomically: true for the first claim, false when it was
+  /// already claimed. Claims older than `deliveryRetention` are pruned in the same transaction.
+  /// Throws `accountRemoved` for a removed account.
+  public func claimDelivery(eventID: String, account: String, relay: RelayOrigin, now: Int64)
+    throws(CacheError) -> Bool
+  {
+    try HexKey.check(eventID, field: "id")
+    try HexKey.check(account, field: "account")
+    return try locked { db throws(CacheError) in
+      try db.immediateTransaction { () throws(CacheError) in
+        guard try !isRemoved(db, account) else {
+          throw CacheError(code: .accountRemoved, field: "account", message: "the account was removed")
+        }
+        try db.run("DELETE FROM deliveries WHERE delivered_at < ?", [.integer(now - Self.deliveryRetention)])
+        let inserted = try db.run(
+          "INSERT OR IGNORE INTO deliveries(account, relay, event_id, delivered_at) VALUES (?, ?, ?, ?)",
+          [.text(account), .text(relay.string), .text(eventID), .integer(now)])
+        return inserted == 1
+      }
+    }
+  }
+}

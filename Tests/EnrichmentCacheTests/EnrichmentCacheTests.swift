@@ -1,1 +1,0 @@
-// Tests for EnrichmentCache arrive with the issue that builds it.

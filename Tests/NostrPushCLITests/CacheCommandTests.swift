@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+
+/// Runs `nostr-push cache arguments…`; returns (status, stdout, stderr).
+private func runCache(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+  let run = try NostrPushBinary.run(["cache"] + arguments)
+  return (run.status, run.stdout, run.stderr)
+}
+
+@Suite struct CacheCommandTests {
+  let folder: URL
+  let path: String
+  let pubkey = String(repeating: "ab", count: 32)
+
+  init() throws {
+    folder = FileManager.default.temporaryDirectory.appendingPathComponent("cache-cli-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    path = folder.appendingPathComponent("cache.sqlite").path
+  }
+
+  @Test func printsStatsWithKeysInContractOrder() throws {
+    #expect(try runCache(["add-account", "--cache", path, "--pubkey", pubkey]).status == 0)
+    let result = try runCache(["stats", "--cache", path])
+    #expect(result.status == 0)
+    let prefix = #"{"profiles":0,"channels":0,"memberships":0,"avatars":0,"deliveries":0,"bytes":"#
+    #expect(result.output.hasPrefix(prefix))
+    let bytes = result.output.dropFirst(prefix.count).dropLast(2)
+    let size = try #require(Int(bytes))
+    let fileSize = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+    let walSize = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+    #expect(size == fileSize + walSize)
+    #expect(result.output.hasSuffix("}\n"))
+  }
+
+  @Test func removesAndAddsAnAccount() throws {
+    let removed = try runCache(["remove-account", "--cache", path, "--pubkey", pubkey])
+    #expect(removed.status == 0)
+    #expect(removed.output == "{\"removed\":true,\"rows\":0}\n")
+    let added = try runCache(["add-account", "--cache", path, "--pubkey", pubkey.uppercased()])
+    #expect(added.status == 0)
+    #expect(added.output == "{\"added\":true}\n")
+  }
+
+  @Test func refusesAMalformedPubkey() throws {
+    let result = try runCache(["remove-account", "--cache", path, "--pubkey", "abc"])
+    #expect(result.status == 1)
+    #expect(result.output.isEmpty)
+    #expect(result.errors.contains("--pubkey"))
+  }
+
+  @Test func reportsUsageErrors() throws {
+    #expect(try runCache(["stats"]).status == 2)
+    #expect(try runCache(["compact", "--cache", path]).status == 2)
+    #expect(try runCache(["stats", "--cache", path, "--bogus", "1"]).status == 2)
+  }
+
+  @Test func refusesStatsForAMissingFile() throws {
+    let result = try runCache(["stats", "--cache", path])
+    #expect(result.status == 1)
+    #expect(!FileManager.default.fileExists(atPath: path))
+  }
+}
