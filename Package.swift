@@ -100,7 +100,7 @@ let package = Package(
       name: "NotificationResolverTests",
       dependencies: [
         "NotificationResolver", "RelayFixture", "EnrichmentCache", "NostrEvent", "NostrJSON", "Bech32",
-        "PushDescriptor",
+        "PushDescriptor", "CSQLite",
       ],
       swiftSettings: strictSettings
     ),

@@ -1,1 +1,200 @@
-// The NotificationResolver module. Its types arrive with the issue that builds it.
+import EnrichmentCache
+import Foundation
+import NostrEvent
+
+/// Turns one content-free push wake into the notification it was for: query the relay, verify,
+/// select exactly once, enrich within the budget, and compose the content — or a fallback with
+/// its reason, always within query timeout + budget + 1 s.
+///
+/// Create one per wake with the account's configuration and the shared cache (opened with a busy
+/// timeout of at most 250 ms), call ``resolve()``, present the outcome, and — if the process may
+/// stay alive — await ``Resolution/lingering`` so late enrichment reaches the cache.
+///
+/// Decisions where the spec is silent:
+/// - The NIP-11 `self` fetch runs beside the message query (both within the query timeout); only
+///   the channel pair waits for it, and without a relay key no channel record is trusted.
+/// - Channel metadata and membership are fetched as two bounded requests but refreshed as a pair:
+///   both are asked for when either is stale, shown as each arrives, and stored in one write.
+/// - The first busy or locked answer from the cache switches it off for the rest of the wake; a
+///   claim the cache cannot answer delivers without the once-guarantee rather than not at all.
+/// - Avatar downloads for the same URL are shared within a process, not across processes.
+/// - An outer guard returns `timeout` if the whole wake overruns query timeout + budget + 1 s.
+public struct NotificationResolver: Sendable {
+  /// The slack on top of query timeout + budget within which every resolution ends.
+  public static let deadlineSlack: Duration = .seconds(1)
+  /// The most candidates tried for the delivery claim before giving up.
+  public static let maxClaimAttempts = 64
+
+  private let configuration: ResolverConfiguration
+  private let store: (any EnrichmentStore)?
+  private let clock: UnixClock
+
+  /// Creates a resolver for one wake.
+  ///
+  /// `cache` nil means enrichment from the relay only, and no delivery-once guarantee.
+  public init(configuration: ResolverConfiguration, cache: EnrichmentCache?, clock: UnixClock = .system) {
+    self.init(configuration: configuration, store: cache.map(CacheStore.init), clock: clock)
+  }
+
+  init(configuration: ResolverConfiguration, store: (any EnrichmentStore)?, clock: UnixClock) {
+    self.configuration = configuration
+    self.store = store
+    self.clock = clock
+  }
+
+  /// Resolves the wake.
+  public func resolve() async -> Resolution {
+    let started = ContinuousClock.now
+    let chosen = ChosenInstant()
+    let limit = started + configuration.queryTimeout + configuration.budget + Self.deadlineSlack
+    let (outcome, lingering) =
+      await DeadlineRace.value(by: limit) { await run(started: started, chosen: chosen) }
+      ?? (.fallback(.timeout), .none)
+    let finished = ContinuousClock.now
+    return Resolution(
+      outcome: outcome, elapsed: started.duration(to: finished),
+      enrichmentElapsed: chosen.instant.map { $0.duration(to: finished) }, lingering: lingering)
+  }
+
+  private func run(started: ContinuousClock.Instant, chosen: ChosenInstant) async -> (
+    NotificationOutcome, LingeringWork
+  ) {
+    let account = configuration.account
+    let now = clock.now()
+    if let store, store.isAccountRemoved(account) { return (.fallback(.accountRemoved), .none) }
+    store?.registerAccount(account)
+    let queryDeadline = started + configuration.queryTimeout
+    let client = RelayClient(
+      origin: configuration.relay, key: configuration.secretKey, transport: configuration.transport,
+      clock: clock)
+    let relayKeyTask: Task<String?, Never>
+    if let configured = configuration.relayPubkey {
+      relayKeyTask = Task { configured }
+    } else {
+      relayKeyTask = Task { try? await client.relayKey(deadline: queryDeadline) }
+    }
+    let events: [Event]
+    do {
+      events = try await client.query(
+        configuration.filters, cap: RelayClient.messageQueryCap, deadline: queryDeadline)
+    } catch {
+      relayKeyTask.cancel()
+      return (.fallback(error.reason), .none)
+    }
+    let candidates = MessageSelector.candidates(
+      events, filters: configuration.filters, account: account, now: now)
+    guard !candidates.isEmpty else {
+      relayKeyTask.cancel()
+      return (.fallback(.noEligibleEvent), .none)
+    }
+    let message: Event
+    switch claim(candidates, account: account, now: now) {
+    case .success(let chosen): message = chosen
+    case .failure(let reason):
+      relayKeyTask.cancel()
+      return (.fallback(reason), .none)
+    }
+    let chosenAt = ContinuousClock.now
+    chosen.instant = chosenAt
+    let enrichDeadline = chosenAt + configuration.budget
+    let target = MessageTarget(eventID: message.id, tags: message.tags)
+    let scope = StoreScope(account: account, relay: configuration.relay)
+    let enrichment = EnrichmentRun(
+      scope: scope, sender: message.pubkey, channelID: target.channelID,
+      relayKey: { await relayKeyTask.value }, store: store,
+      client: client,
+      avatars: AvatarFetcher(
+        relay: configuration.relay, key: configuration.secretKey, transport: configuration.transport,
+        clock: clock),
+      now: now, requestTimeout: configuration.queryTimeout)
+    let (parts, lingering) = await enrichment.run(deadline: enrichDeadline)
+    let notification = compose(message, target: target, parts: parts, scope: scope, now: now)
+    return (.resolved(notification), lingering)
+  }
+
+  private func claim(_ candidates: [Event], account: String, now: Int64) -> Result<Event, FallbackReason> {
+    guard let store else { return .success(candidates[0]) }
+    for candidate in candidates.prefix(Self.maxClaimAttempts) {
+      switch store.claimDelivery(
+        account: account, relay: configuration.relay, eventID: candidate.id, now: now)
+      {
+      case .claimed, .unavailable: return .success(candidate)
+      case .alreadyDelivered: continue
+      case .accountRemoved: return .failure(.accountRemoved)
+      }
+    }
+    return .failure(.alreadyDelivered)
+  }
+
+  private func compose(
+    _ message: Event, target: MessageTarget, parts: EnrichedParts, scope: StoreScope, now: Int64
+  ) -> ResolvedNotification {
+    let name = parts.profile?.displayName.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }
+    let source: EnrichmentSource
+    if name == nil {
+      source = .none
+    } else if parts.profileRefreshed {
+      source = .refreshed
+    } else {
+      source = parts.profile?.isFresh == true ? .cacheFresh : .cacheStale
+    }
+    let title = NotificationTitle.title(displayName: name, compactNpub: KeyDisplay.compact(message.pubkey))
+    let subtitle = NotificationSubtitle.subtitle(
+      channelName: parts.channel?.name, channelType: parts.channel?.type, community: configuration.community)
+    var recipientCount: Int? = nil
+    if let membership = parts.membership, let channel = parts.channel, membership.signer == channel.signer {
+      recipientCount = RecipientCount.count(
+        memberCount: membership.memberCount, senderIsMember: membership.senderIsListed)
+    }
+    let store = self.store
+    let mentions = MentionNames(limit: MentionNames.maxLookups) { pubkey in
+      store?.profile(scope, pubkey: pubkey, now: now)?.displayName
+    }
+    let body = BodyPreview(renderMention: mentions.render).preview(of: message.content)
+    var avatarFile: String? = nil
+    if let avatar = parts.avatar, let directory = configuration.avatarDirectory {
+      avatarFile = AvatarFile.write(avatar, in: directory)
+    }
+    return ResolvedNotification(
+      title: title, subtitle: subtitle, body: body,
+      threadIdentifier: ThreadIdentifier.make(
+        account: scope.account, relay: scope.relay, channelID: target.channelID),
+      target: target, senderPubkey: message.pubkey, senderNpub: KeyDisplay.npub(message.pubkey) ?? "",
+      kind: message.kind, recipientCount: recipientCount, avatarFile: avatarFile, enrichment: source)
+  }
+}
+
+/// The result of one wake: the outcome, how long it took, and the work still writing to the cache.
+public struct Resolution: Sendable {
+  /// The notification or the fallback.
+  public var outcome: NotificationOutcome
+  /// From the start of ``NotificationResolver/resolve()`` to the outcome.
+  public var elapsed: Duration
+  /// From choosing the message (the start of the enrichment budget) to the outcome; nil for a
+  /// fallback decided before a message was chosen.
+  public var enrichmentElapsed: Duration?
+  /// Enrichment requests still running; await them to let their results reach the cache.
+  public var lingering: LingeringWork
+}
+
+/// The moment the message was chosen, written by the resolving task and read when the outcome is
+/// returned (possibly by the deadline guard while the resolving task still runs).
+///
+/// `@unchecked Sendable`: `value` is read and written only under `lock`.
+private final class ChosenInstant: @unchecked Sendable {
+  private let lock = NSLock()
+  private var value: ContinuousClock.Instant?
+
+  var instant: ContinuousClock.Instant? {
+    get {
+      lock.lock()
+      defer { lock.unlock() }
+      return value
+    }
+    set {
+      lock.lock()
+      value = newValue
+      lock.unlock()
+    }
+  }
+}

@@ -10,6 +10,8 @@ enum NostrPush {
     DescriptorCommand.self,
     RelayCommand.self,
     CacheCommand.self,
+    ResolveCommand.self,
+    DemoCommand.self,
   ]
 
   static func main() async {

@@ -1,0 +1,83 @@
+/// The notification body: a message's content reduced to a short, plain, safe line of text.
+///
+/// Markdown that would look like noise in a notification is turned into words (`[code]`,
+/// `[link]`, link labels, `@name` mentions), controls that could reorder or hide text are removed,
+/// and the result is cut to ``maxCharacters`` grapheme clusters so it fits a lock-screen banner.
+public struct BodyPreview: Sendable {
+  /// The longest body, in grapheme clusters, shown without cutting.
+  public static let maxCharacters = 180
+  /// How many grapheme clusters a cut body keeps before the ellipsis.
+  public static let keptCharacters = 177
+  /// How many UTF-8 bytes of the content are looked at; the rest is ignored.
+  ///
+  /// A preview needs a few hundred characters at most, so a multi-megabyte message (or a message
+  /// that is one giant code block) costs the same small, bounded amount of work as a short one.
+  public static let scanLimitBytes = 16 * 1024
+
+  /// Turns a mention's bech32 entity (`npub1…` or `nprofile1…`) into the text shown after `@`,
+  /// or nil when the entity is not a valid profile reference (the text is then kept as written).
+  public typealias MentionRenderer = @Sendable (String) -> String?
+
+  private let renderMention: MentionRenderer
+
+  /// Creates a preview builder that renders `nostr:` profile mentions with `renderMention`.
+  ///
+  /// Pass a renderer that looks names up in the enrichment cache and falls back to the compact npub.
+  public init(renderMention: @escaping MentionRenderer) {
+    self.renderMention = renderMention
+  }
+
+  /// The preview of `content`.
+  ///
+  /// Call it with the verified message's content; the result is never longer than
+  /// ``maxCharacters`` grapheme clusters.
+  public func preview(of content: String) -> String {
+    let bounded = Self.prefix(of: content, maxBytes: Self.scanLimitBytes)
+    let cleaned = ControlCharacterFilter.clean(bounded)
+    let plain = MarkdownFlattener(renderMention: renderMention).flatten(cleaned)
+    let collapsed = Self.collapseWhitespace(plain)
+    return Self.truncate(collapsed)
+  }
+
+  /// The longest prefix of `text` that is at most `maxBytes` UTF-8 bytes and ends on a grapheme
+  /// cluster boundary.
+  static func prefix(of text: String, maxBytes: Int) -> Substring {
+    guard text.utf8.count > maxBytes else { return text[...] }
+    let byteLimit = text.utf8.index(text.utf8.startIndex, offsetBy: maxBytes)
+    var end = text.startIndex
+    var index = text.startIndex
+    while index < text.endIndex {
+      let next = text.index(after: index)
+      if next > byteLimit { break }
+      end = next
+      index = next
+    }
+    return text[..<end]
+  }
+
+  /// Every run of whitespace becomes one space; leading and trailing whitespace is dropped.
+  static func collapseWhitespace(_ text: String) -> String {
+    var result = ""
+    result.reserveCapacity(text.utf8.count)
+    var pendingSpace = false
+    for character in text {
+      if character.isWhitespace {
+        pendingSpace = !result.isEmpty
+      } else {
+        if pendingSpace { result.append(" ") }
+        pendingSpace = false
+        result.append(character)
+      }
+    }
+    return result
+  }
+
+  /// Cuts `text` to ``keptCharacters`` grapheme clusters plus `…` when it is longer than
+  /// ``maxCharacters``.
+  static func truncate(_ text: String) -> String {
+    guard text.count > maxCharacters else { return text }
+    var kept = String(text.prefix(keptCharacters))
+    while let last = kept.last, last.isWhitespace { kept.removeLast() }
+    return kept + "\u{2026}"
+  }
+}

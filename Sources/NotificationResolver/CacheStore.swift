@@ -1,0 +1,175 @@
+import EnrichmentCache
+import Foundation
+import NostrEvent
+
+/// ``EnrichmentStore`` over the shared SQLite ``EnrichmentCache``.
+///
+/// Every failure (busy, locked, corrupt) reads as "nothing cached" or a dropped write, so the
+/// cache can only make a notification richer, never later or absent. The first busy or locked
+/// answer switches the cache off for the rest of the wake: each call may wait up to the busy
+/// timeout, and a dozen such waits would break the resolver's deadline.
+struct CacheStore: EnrichmentStore {
+  let cache: EnrichmentCache
+  private let breaker = CacheBreaker()
+
+  init(_ cache: EnrichmentCache) { self.cache = cache }
+
+  /// The result of `operation`, or nil when the cache is switched off or fails; a busy or locked
+  /// failure switches it off.
+  private func attempt<T>(_ operation: () throws(CacheError) -> T) -> T? {
+    guard !breaker.isTripped else { return nil }
+    do {
+      return try operation()
+    } catch {
+      if error.isTransient { breaker.trip() }
+      return nil
+    }
+  }
+
+  private func origin(_ scope: StoreScope) -> RelayOrigin? {
+    try? RelayOrigin(scope.relay.description)
+  }
+
+  func isAccountRemoved(_ account: String) -> Bool {
+    attempt { () throws(CacheError) in try cache.isAccountRemoved(account) } ?? false
+  }
+
+  func registerAccount(_ account: String) {
+    guard attempt({ () throws(CacheError) in try cache.isAccountRemoved(account) }) == false else { return }
+    _ = attempt { () throws(CacheError) in try cache.addAccount(account, now: cache.clock()) }
+  }
+
+  func claimDelivery(account: String, relay: HTTPOrigin, eventID: String, now: Int64) -> DeliveryClaim {
+    guard !breaker.isTripped, let origin = try? RelayOrigin(relay.description) else { return .unavailable }
+    do {
+      return try cache.claimDelivery(eventID: eventID, account: account, relay: origin, now: now)
+        ? .claimed : .alreadyDelivered
+    } catch {
+      if error.isTransient { breaker.trip() }
+      return error.code == .accountRemoved ? .accountRemoved : .unavailable
+    }
+  }
+
+  func profile(_ scope: StoreScope, pubkey: String, now: Int64) -> ProfileSnapshot? {
+    guard let origin = origin(scope),
+      let cached = attempt({ () throws(CacheError) in
+        try cache.lookupProfile(account: scope.account, relay: origin, pubkey: pubkey, now: now)
+      }) ?? nil
+    else { return nil }
+    return ProfileSnapshot(
+      displayName: cached.value.displayName, picture: cached.value.pictureURL, isFresh: cached.isFresh)
+  }
+
+  func channel(_ scope: StoreScope, channelID: String, now: Int64) -> ChannelSnapshot? {
+    guard let origin = origin(scope),
+      let cached = attempt({ () throws(CacheError) in
+        try cache.lookupChannel(account: scope.account, relay: origin, channelID: channelID, now: now)
+      }) ?? nil
+    else { return nil }
+    return ChannelSnapshot(
+      name: cached.value.name, type: cached.value.type?.rawValue, signer: cached.value.signer,
+      isFresh: cached.isFresh)
+  }
+
+  func membership(_ scope: StoreScope, channelID: String, sender: String, now: Int64) -> MembershipSnapshot? {
+    guard let origin = origin(scope),
+      let cached = attempt({ () throws(CacheError) in
+        try cache.lookupMembership(
+          account: scope.account, relay: origin, channelID: channelID, member: sender, now: now)
+      }) ?? nil
+    else { return nil }
+    return MembershipSnapshot(
+      memberCount: cached.value.count, senderIsListed: cached.value.isListed == true,
+      signer: cached.value.signer,
+      isFresh: cached.isFresh)
+  }
+
+  func avatar(_ scope: StoreScope, pubkey: String, url: String, now: Int64) -> AvatarSnapshot? {
+    guard let origin = origin(scope),
+      let cached = attempt({ () throws(CacheError) in
+        try cache.lookupAvatar(account: scope.account, relay: origin, pubkey: pubkey, now: now)
+      }) ?? nil,
+      cached.value.url == url
+    else { return nil }
+    return AvatarSnapshot(
+      bytes: cached.value.bytes, format: cached.value.format, url: cached.value.url,
+      validators: AvatarFetcher.Validators(etag: cached.value.etag, lastModified: cached.value.lastModified),
+      isFresh: cached.isFresh)
+  }
+
+  func saveProfile(_ scope: StoreScope, event: Event, now: Int64) -> ProfileSnapshot? {
+    guard let origin = origin(scope), let content = ProfileContent(event: event) else { return nil }
+    let record = Profile(
+      pubkey: event.pubkey, displayName: content.displayName, pictureURL: content.picture, eventID: event.id,
+      createdAt: event.createdAt)
+    guard
+      let outcome = attempt({ () throws(CacheError) in
+        try cache.storeProfiles([record], account: scope.account, relay: origin, now: now)
+      })?.first,
+      outcome != .discardedAccountRemoved
+    else { return nil }
+    return profile(scope, pubkey: event.pubkey, now: now)
+  }
+
+  func saveChannelPair(_ scope: StoreScope, metadata: Event?, roster: Event?, now: Int64) {
+    guard let origin = origin(scope) else { return }
+    var record: ChannelMetadata? = nil
+    if let metadata, let channelID = metadata.tagValues("d").first,
+      let parsed = ChannelContent.channel(event: metadata)
+    {
+      record = ChannelMetadata(
+        channelID: channelID, name: parsed.name, type: parsed.type.flatMap(ChannelType.init(rawValue:)),
+        signer: metadata.pubkey, eventID: metadata.id, createdAt: metadata.createdAt)
+    }
+    var members: Roster? = nil
+    if let roster, let channelID = roster.tagValues("d").first {
+      members = try? Roster(
+        channelID: channelID, memberPubkeys: roster.tagValues("p"), signer: roster.pubkey, eventID: roster.id,
+        createdAt: roster.createdAt)
+    }
+    if let record, let members, record.signer != members.signer || record.channelID != members.channelID {
+      return
+    }
+    guard record != nil || members != nil else { return }
+    _ = attempt { () throws(CacheError) in
+      try cache.storeChannel(
+        metadata: record, roster: members, account: scope.account, relay: origin, now: now)
+    }
+  }
+
+  func saveAvatar(_ scope: StoreScope, pubkey: String, avatar: AvatarSnapshot, now: Int64) {
+    guard let origin = origin(scope) else { return }
+    _ = attempt { () throws(CacheError) in
+      try cache.storeAvatar(
+        account: scope.account, relay: origin, pubkey: pubkey, url: avatar.url, bytes: avatar.bytes,
+        etag: avatar.validators.etag, lastModified: avatar.validators.lastModified, now: now)
+    }
+  }
+
+  func renewAvatar(_ scope: StoreScope, pubkey: String, url: String, now: Int64) {
+    guard let origin = origin(scope) else { return }
+    _ = attempt { () throws(CacheError) in
+      try cache.renewAvatar(account: scope.account, relay: origin, pubkey: pubkey, url: url, now: now)
+    }
+  }
+}
+
+/// Whether the cache answered busy or locked during this wake; once tripped it stays tripped.
+///
+/// `@unchecked Sendable`: `tripped` is read and written under `lock`.
+private final class CacheBreaker: @unchecked Sendable {
+  private let lock = NSLock()
+  private var tripped = false
+
+  var isTripped: Bool {
+    lock.lock()
+    defer { lock.unlock() }
+    return tripped
+  }
+
+  func trip() {
+    lock.lock()
+    tripped = true
+    lock.unlock()
+  }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+/// Awaits work that cannot itself be interrupted (such as another task's value) until a deadline,
+/// and returns at the deadline without waiting for it.
+enum DeadlineRace {
+  /// The result of `operation`, or nil when `deadline` passes first; the operation keeps running.
+  static func value<T: Sendable>(
+    by deadline: ContinuousClock.Instant, _ operation: @escaping @Sendable () async -> T
+  ) async -> T? {
+    let gate = ResumeOnce<T?>()
+    return await withCheckedContinuation { continuation in
+      gate.attach(continuation)
+      let worker = Task {
+        gate.resume(with: await operation())
+      }
+      Task {
+        try? await Task.sleep(until: deadline, clock: .continuous)
+        gate.resume(with: nil)
+        _ = worker
+      }
+    }
+  }
+}
+
+/// A continuation resumed by whichever caller comes first; later calls are ignored.
+///
+/// `@unchecked Sendable`: `state` is read and written only under `lock`, so the continuation is
+/// resumed exactly once.
+final class ResumeOnce<T: Sendable>: @unchecked Sendable {
+  private enum State {
+    case empty
+    case waiting(CheckedContinuation<T, Never>)
+    case done(T)
+    case finished
+  }
+
+  private let lock = NSLock()
+  private var state = State.empty
+
+  func attach(_ continuation: CheckedContinuation<T, Never>) {
+    lock.lock()
+    if case .done(let value) = state {
+      state = .finished
+      lock.unlock()
+      continuation.resume(returning: value)
+      return
+    }
+    state = .waiting(continuation)
+    lock.unlock()
+  }
+
+  func resume(with value: T) {
+    lock.lock()
+    switch state {
+    case .empty:
+      state = .done(value)
+      lock.unlock()
+    case .waiting(let continuation):
+      state = .finished
+      lock.unlock()
+      continuation.resume(returning: value)
+    case .done, .finished:
+      lock.unlock()
+    }
+  }
+}

@@ -1,0 +1,214 @@
+import NostrEvent
+
+/// The parts of a notification that name its sender and channel, as known at the deadline.
+struct EnrichedParts: Sendable {
+  var profile: ProfileSnapshot?
+  var profileRefreshed = false
+  var channel: ChannelSnapshot?
+  var membership: MembershipSnapshot?
+  var avatar: AvatarSnapshot?
+}
+
+/// Collects the results of the enrichment requests as they arrive.
+actor EnrichmentBoard {
+  private(set) var profile: ProfileSnapshot?
+  private(set) var channel: ChannelSnapshot?
+  private(set) var membership: MembershipSnapshot?
+  private(set) var avatar: AvatarSnapshot?
+  private(set) var relayKey: String?
+
+  func set(profile: ProfileSnapshot) { self.profile = profile }
+  func set(relayKey: String) { self.relayKey = relayKey }
+  func set(channel: ChannelSnapshot) { self.channel = channel }
+  func set(membership: MembershipSnapshot) { self.membership = membership }
+  func set(avatar: AvatarSnapshot) { self.avatar = avatar }
+}
+
+/// One wake's enrichment: cache first, then separate bounded requests for each missing or stale
+/// part, all started at once; at the deadline, whatever is there.
+///
+/// Requests still running at the deadline go on (the returned ``LingeringWork``) and write their
+/// results to the cache, unless the account was removed meanwhile.
+struct EnrichmentRun: Sendable {
+  let scope: StoreScope
+  let sender: String
+  let channelID: String?
+  /// The relay key (configured, or NIP-11 `self` once it arrives); only the channel pair waits
+  /// for it, so a slow NIP-11 answer never holds up the sender's name.
+  let relayKey: @Sendable () async -> String?
+  let store: (any EnrichmentStore)?
+  let client: RelayClient
+  let avatars: AvatarFetcher
+  let now: Int64
+  /// How long a request may run, including after the budget, before it is abandoned.
+  let requestTimeout: Duration
+
+  /// What the cache holds for this message before any request.
+  private struct CachedParts {
+    var profile: ProfileSnapshot?
+    var channel: ChannelSnapshot?
+    var membership: MembershipSnapshot?
+
+    /// Whether channel metadata and membership are both fresh (they refresh as a pair).
+    var pairIsFresh: Bool { channel?.isFresh == true && membership?.isFresh == true }
+  }
+
+  func run(deadline: ContinuousClock.Instant) async -> (EnrichedParts, LingeringWork) {
+    let cached = readCache()
+    let board = EnrichmentBoard()
+    let tasks = startRequests(cached: cached, board: board)
+    _ = await DeadlineRace.value(by: deadline) {
+      for task in tasks { await task.value }
+      return true
+    }
+    return (await collect(cached: cached, board: board), LingeringWork(tasks))
+  }
+
+  private func readCache() -> CachedParts {
+    var parts = CachedParts(profile: store?.profile(scope, pubkey: sender, now: now))
+    if let channelID {
+      parts.channel = store?.channel(scope, channelID: channelID, now: now)
+      parts.membership = store?.membership(scope, channelID: channelID, sender: sender, now: now)
+    }
+    return parts
+  }
+
+  /// The cached channel pair as far as `relayKey` signed it.
+  private func signed(_ cached: CachedParts, by relayKey: String?) -> CachedParts {
+    var parts = cached
+    parts.channel = cached.channel.flatMap { $0.signer == relayKey ? $0 : nil }
+    parts.membership = cached.membership.flatMap { $0.signer == relayKey ? $0 : nil }
+    return parts
+  }
+
+  /// Starts one task for the profile (then its avatar) and, unless the pair is fresh, one for
+  /// the channel pair; every request is bounded by `requestTimeout` from now.
+  private func startRequests(cached: CachedParts, board: EnrichmentBoard) -> [Task<Void, Never>] {
+    let requestDeadline = ContinuousClock.now + requestTimeout
+    let profileIsFresh = cached.profile?.isFresh == true
+    var tasks = [
+      Task {
+        var picture = cached.profile?.picture
+        if !profileIsFresh, let fetched = await fetchProfile(deadline: requestDeadline) {
+          await board.set(profile: fetched)
+          picture = fetched.picture
+        }
+        if let picture, let avatar = await fetchAvatar(picture, deadline: requestDeadline) {
+          await board.set(avatar: avatar)
+        }
+      }
+    ]
+    if let channelID {
+      tasks.append(
+        Task {
+          guard let relayKey = await relayKey() else { return }
+          await board.set(relayKey: relayKey)
+          guard !signed(cached, by: relayKey).pairIsFresh else { return }
+          async let metadata = fetchChannelEvent(
+            kind: 39000, channelID, relayKey: relayKey, deadline: requestDeadline
+          ) {
+            if let channel = ChannelContent.channel(event: $0) { await board.set(channel: channel) }
+          }
+          async let roster = fetchChannelEvent(
+            kind: 39002, channelID, relayKey: relayKey, deadline: requestDeadline
+          ) {
+            if let membership = ChannelContent.membership(event: $0, sender: sender) {
+              await board.set(membership: membership)
+            }
+          }
+          let (metadataEvent, rosterEvent) = await (metadata, roster)
+          guard metadataEvent != nil || rosterEvent != nil, !accountGone() else { return }
+          store?.saveChannelPair(scope, metadata: metadataEvent, roster: rosterEvent, now: now)
+        })
+    }
+    return tasks
+  }
+
+  /// What is there at the deadline: refreshed parts first, else cached ones; a channel pair is
+  /// never mixed from a refresh and an older cache entry.
+  private func collect(cached unverified: CachedParts, board: EnrichmentBoard) async -> EnrichedParts {
+    let cached = signed(unverified, by: await board.relayKey)
+    var parts = EnrichedParts()
+    let refreshedProfile = await board.profile
+    parts.profile = refreshedProfile ?? cached.profile
+    parts.profileRefreshed = refreshedProfile != nil
+    let refreshedChannel = await board.channel
+    let refreshedMembership = await board.membership
+    if !cached.pairIsFresh, refreshedChannel != nil || refreshedMembership != nil {
+      parts.channel = refreshedChannel
+      parts.membership = refreshedMembership
+    } else {
+      parts.channel = cached.channel
+      parts.membership = cached.membership
+    }
+    if let picture = parts.profile?.picture {
+      if let avatar = await board.avatar, avatar.url == picture {
+        parts.avatar = avatar
+      } else if let stored = store?.avatar(scope, pubkey: sender, url: picture, now: now) {
+        parts.avatar = stored
+      }
+    }
+    return parts
+  }
+
+  private func newest(_ events: [Event], matching filter: Filter) -> Event? {
+    events.filter { filter.matches($0) }.min { lhs, rhs in
+      lhs.createdAt != rhs.createdAt ? lhs.createdAt > rhs.createdAt : lhs.id < rhs.id
+    }
+  }
+
+  private func accountGone() -> Bool {
+    store?.isAccountRemoved(scope.account) ?? false
+  }
+
+  private func fetchProfile(deadline: ContinuousClock.Instant) async -> ProfileSnapshot? {
+    let filter = Filter(authors: [sender], kinds: [0], limit: 1)
+    guard
+      let events = try? await client.query([filter], cap: RelayClient.profileQueryCap, deadline: deadline),
+      let event = newest(events, matching: filter), event.pubkey == sender, event.kind == 0, !accountGone()
+    else { return nil }
+    guard let content = ProfileContent(event: event) else { return nil }
+    if let stored = store?.saveProfile(scope, event: event, now: now) { return stored }
+    return ProfileSnapshot(displayName: content.displayName, picture: content.picture, isFresh: true)
+  }
+
+  /// Fetches the relay-signed kind 39000 or 39002 event of `channelID`, hands it to `arrived` as
+  /// soon as it is verified, and returns it for the paired cache write.
+  private func fetchChannelEvent(
+    kind: Int, _ channelID: String, relayKey: String, deadline: ContinuousClock.Instant,
+    arrived: @Sendable (Event) async -> Void
+  ) async -> Event? {
+    let filter = Filter(authors: [relayKey], kinds: [kind], tags: ["d": [channelID]], limit: 1)
+    let cap = kind == 39000 ? RelayClient.channelQueryCap : RelayClient.membershipQueryCap
+    guard let events = try? await client.query([filter], cap: cap, deadline: deadline),
+      let event = newest(events, matching: filter), event.pubkey == relayKey, event.kind == kind
+    else { return nil }
+    await arrived(event)
+    return event
+  }
+
+  private func fetchAvatar(_ picture: String, deadline: ContinuousClock.Instant) async -> AvatarSnapshot? {
+    let cached = store?.avatar(scope, pubkey: sender, url: picture, now: now)
+    if let cached, cached.isFresh { return cached }
+    let avatars = self.avatars
+    let validators = cached?.validators
+    let key = "\(scope.account) \(scope.relay) \(picture)"
+    let result = await InFlightAvatars.shared.result(for: key) {
+      await avatars.fetch(picture, validators: validators, deadline: deadline)
+    }
+    guard !accountGone() else { return nil }
+    switch result {
+    case .image(let bytes, let format, let etag, let lastModified):
+      let avatar = AvatarSnapshot(
+        bytes: bytes, format: format, url: picture,
+        validators: AvatarFetcher.Validators(etag: etag, lastModified: lastModified), isFresh: true)
+      store?.saveAvatar(scope, pubkey: sender, avatar: avatar, now: now)
+      return avatar
+    case .notModified:
+      store?.renewAvatar(scope, pubkey: sender, url: picture, now: now)
+      return cached
+    case .refused:
+      return nil
+    }
+  }
+}

@@ -1,0 +1,72 @@
+import EnrichmentCache
+import NostrEvent
+
+/// The account and relay a cached record belongs to; no read or write crosses scopes.
+struct StoreScope: Sendable, Hashable {
+  var account: String
+  var relay: HTTPOrigin
+}
+
+/// A sender's cached or fetched profile, as far as a notification needs it.
+struct ProfileSnapshot: Sendable, Hashable {
+  var displayName: String?
+  var picture: String?
+  var isFresh: Bool
+}
+
+/// A channel's metadata, signed by `signer`.
+struct ChannelSnapshot: Sendable, Hashable {
+  var name: String?
+  var type: String?
+  var signer: String
+  var isFresh: Bool
+}
+
+/// A channel's roster summary, signed by `signer`, with whether the sender is listed in it.
+struct MembershipSnapshot: Sendable, Hashable {
+  var memberCount: Int
+  var senderIsListed: Bool
+  var signer: String
+  var isFresh: Bool
+}
+
+/// An avatar image with its source URL and validators.
+struct AvatarSnapshot: Sendable, Hashable {
+  var bytes: [UInt8]
+  var format: ImageFormat
+  var url: String
+  var validators: AvatarFetcher.Validators
+  var isFresh: Bool
+}
+
+/// The outcome of claiming a message for delivery.
+enum DeliveryClaim: Sendable, Hashable {
+  /// This wake presents it.
+  case claimed
+  /// Another wake already presented it.
+  case alreadyDelivered
+  /// The cache could not answer in time; deliver without the once-guarantee.
+  case unavailable
+  /// The account was removed; nothing is presented.
+  case accountRemoved
+}
+
+/// What the resolver needs from the enrichment cache, in its own terms.
+///
+/// Every method is bounded by the cache's busy timeout and never throws: a cache that cannot
+/// answer reads as empty and drops writes, so a broken or locked cache never stops a notification.
+protocol EnrichmentStore: Sendable {
+  func isAccountRemoved(_ account: String) -> Bool
+  func registerAccount(_ account: String)
+  func claimDelivery(account: String, relay: HTTPOrigin, eventID: String, now: Int64) -> DeliveryClaim
+  func profile(_ scope: StoreScope, pubkey: String, now: Int64) -> ProfileSnapshot?
+  func channel(_ scope: StoreScope, channelID: String, now: Int64) -> ChannelSnapshot?
+  func membership(_ scope: StoreScope, channelID: String, sender: String, now: Int64) -> MembershipSnapshot?
+  func avatar(_ scope: StoreScope, pubkey: String, url: String, now: Int64) -> AvatarSnapshot?
+  /// Stores a verified kind 0 event and returns the profile now stored (nil when nothing is).
+  func saveProfile(_ scope: StoreScope, event: Event, now: Int64) -> ProfileSnapshot?
+  /// Stores a channel refresh: verified relay-signed metadata, roster, or both, in one write.
+  func saveChannelPair(_ scope: StoreScope, metadata: Event?, roster: Event?, now: Int64)
+  func saveAvatar(_ scope: StoreScope, pubkey: String, avatar: AvatarSnapshot, now: Int64)
+  func renewAvatar(_ scope: StoreScope, pubkey: String, url: String, now: Int64)
+}

@@ -1,0 +1,25 @@
+/// Why a wake could not be resolved into a message; shown with the fallback notification.
+public enum FallbackReason: String, Error, Sendable, Hashable, CaseIterable {
+  /// The relay answered, but no event passed the eligibility checks.
+  case noEligibleEvent = "no_eligible_event"
+  /// Every eligible event was already presented by an earlier wake.
+  case alreadyDelivered = "already_delivered"
+  /// Connection refused, name resolution or TLS failed.
+  case relayUnreachable = "relay_unreachable"
+  /// The relay answered with a status other than 2xx.
+  case relayError = "relay_error"
+  /// The body was not a JSON array, too large, truncated or not UTF-8.
+  case invalidResponse = "invalid_response"
+  /// The account was removed from the cache; nothing is fetched or shown for it.
+  case accountRemoved = "account_removed"
+  /// The query timeout passed.
+  case timeout = "timeout"
+}
+
+/// The content shown when nothing resolves: it reveals nothing and asks the user to open the app.
+public enum FallbackContent {
+  /// The fallback title.
+  public static let title = "New message"
+  /// The fallback body.
+  public static let body = "Open the app to read it."
+}

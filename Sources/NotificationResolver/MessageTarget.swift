@@ -1,0 +1,83 @@
+/// Where tapping the notification leads: the message, its channel and, for a thread reply, the
+/// thread's parent message.
+///
+/// The rules read the tags exactly as the relay's ingest reads them, so the app opens the same
+/// channel and thread the relay filed the message under.
+public struct MessageTarget: Sendable, Hashable {
+  /// The message's event id (64 lowercase hex).
+  public var eventID: String
+  /// The first `h` tag's value when it is a lowercase UUID v4, else nil.
+  public var channelID: String?
+  /// The direct parent of a thread reply (64 lowercase hex), nil for a channel-level message or a
+  /// broadcast reply.
+  public var threadID: String?
+
+  /// Creates a target from its parts.
+  public init(eventID: String, channelID: String?, threadID: String?) {
+    self.eventID = eventID
+    self.channelID = channelID
+    self.threadID = threadID
+  }
+
+  /// Routes a message from its id and tags.
+  ///
+  /// Use it on a verified event; nothing in the tags is trusted beyond these rules.
+  public init(eventID: String, tags: [[String]]) {
+    self.eventID = eventID
+    self.channelID = Self.channelID(in: tags)
+    self.threadID = Self.threadID(in: tags)
+  }
+
+  /// The first `h` tag's value when it is a lowercase UUID v4; a later `h` tag is never consulted.
+  public static func channelID(in tags: [[String]]) -> String? {
+    guard let tag = tags.first(where: { $0.count >= 2 && $0[0] == "h" }) else { return nil }
+    return isLowercaseUUIDv4(tag[1]) ? tag[1] : nil
+  }
+
+  /// The thread parent: the last valid `reply`-marked `e` tag, else the last valid `root`-marked
+  /// one, and nil for a broadcast reply (`["broadcast","1"]`).
+  public static func threadID(in tags: [[String]]) -> String? {
+    if tags.contains(where: { $0.count >= 2 && $0[0] == "broadcast" && $0[1] == "1" }) { return nil }
+    if let reply = lastMarkedEventID(in: tags, marker: "reply") { return reply }
+    return lastMarkedEventID(in: tags, marker: "root")
+  }
+
+  /// Whether `text` is `xxxxxxxx-xxxx-4xxx-[89ab]xxx-xxxxxxxxxxxx` in lowercase hex.
+  public static func isLowercaseUUIDv4(_ text: String) -> Bool {
+    let bytes = Array(text.utf8)
+    guard bytes.count == 36 else { return false }
+    for (offset, byte) in bytes.enumerated() {
+      switch offset {
+      case 8, 13, 18, 23:
+        guard byte == UInt8(ascii: "-") else { return false }
+      case 14:
+        guard byte == UInt8(ascii: "4") else { return false }
+      case 19:
+        guard "89ab".utf8.contains(byte) else { return false }
+      default:
+        guard isLowercaseHexDigit(byte) else { return false }
+      }
+    }
+    return true
+  }
+
+  private static func lastMarkedEventID(in tags: [[String]], marker: String) -> String? {
+    for tag in tags.reversed() where tag.count >= 4 && tag[0] == "e" && tag[3] == marker {
+      if isHex64(tag[1]) { return tag[1].lowercased() }
+    }
+    return nil
+  }
+
+  private static func isHex64(_ text: String) -> Bool {
+    let bytes = text.utf8
+    guard bytes.count == 64 else { return false }
+    return bytes.allSatisfy {
+      isLowercaseHexDigit($0) || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0)
+    }
+  }
+
+  private static func isLowercaseHexDigit(_ byte: UInt8) -> Bool {
+    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+      || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+  }
+}

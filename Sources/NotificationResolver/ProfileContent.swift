@@ -1,0 +1,47 @@
+import EnrichmentCache
+import NostrEvent
+import NostrJSON
+
+/// The display name and picture of a verified kind 0 event, read the way the cache stores them;
+/// used when the resolver runs without a cache.
+struct ProfileContent: Sendable, Hashable {
+  /// The largest profile content parsed, in bytes.
+  static let maxContentBytes = 64 * 1024
+
+  var displayName: String?
+  var picture: String?
+
+  /// Reads `event`'s content; nil when it is not a kind 0 event with a JSON object content.
+  init?(event: Event) {
+    guard event.kind == 0,
+      case .object(let object)? = try? JSONReader(maxBytes: Self.maxContentBytes).read(event.content)
+    else { return nil }
+    self.displayName =
+      object["display_name"]?.stringValue.flatMap(DisplayName.sanitize)
+      ?? object["name"]?.stringValue.flatMap(DisplayName.sanitize)
+    self.picture = object["picture"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+  }
+}
+
+/// Channel metadata and membership read from verified relay-signed events; used when the
+/// resolver runs without a cache.
+enum ChannelContent {
+  /// The name (`name` tag) and type (`t` tag) of a kind 39000 event.
+  static func channel(event: Event) -> ChannelSnapshot? {
+    guard event.kind == 39000 else { return nil }
+    let name = event.tagValues("name").first.flatMap(DisplayName.sanitize)
+    return ChannelSnapshot(name: name, type: event.tagValues("t").first, signer: event.pubkey, isFresh: true)
+  }
+
+  /// The roster summary of a kind 39002 event for a message from `sender`; nil when any `p`
+  /// value is not 64 lowercase hex.
+  static func membership(event: Event, sender: String) -> MembershipSnapshot? {
+    guard event.kind == 39002 else { return nil }
+    let values = event.tagValues("p")
+    guard values.allSatisfy({ Hex.isLowercaseHex($0, length: 64) }) else { return nil }
+    let members = Set(values)
+    return MembershipSnapshot(
+      memberCount: members.count, senderIsListed: members.contains(sender), signer: event.pubkey,
+      isFresh: true)
+  }
+}

@@ -1,0 +1,114 @@
+import NostrEvent
+import NostrJSON
+
+/// Talks to one relay over HTTP on behalf of one account: NIP-98-authenticated `POST /query`
+/// and the NIP-11 document, each with its own response cap and deadline.
+public struct RelayClient: Sendable {
+  /// The response cap of the message query.
+  public static let messageQueryCap = 1024 * 1024
+  /// The response cap of a profile query.
+  public static let profileQueryCap = 256 * 1024
+  /// The response cap of a channel metadata query.
+  public static let channelQueryCap = 64 * 1024
+  /// The response cap of a membership query (a roster can be long).
+  public static let membershipQueryCap = 2 * 1024 * 1024
+  /// The response cap of the NIP-11 document.
+  public static let informationDocumentCap = 64 * 1024
+  /// The `limit` added to a filter that has none.
+  public static let defaultLimit = 10
+
+  /// The relay's canonical HTTP origin.
+  public let origin: HTTPOrigin
+  private let key: SecretKey
+  private let transport: any HTTPTransport
+  private let clock: UnixClock
+
+  /// Creates a client for `origin`, authenticating as `key`.
+  ///
+  /// `clock` gives NIP-98 `created_at`; fix it in tests together with the relay's clock.
+  public init(origin: HTTPOrigin, key: SecretKey, transport: any HTTPTransport, clock: UnixClock) {
+    self.origin = origin
+    self.key = key
+    self.transport = transport
+    self.clock = clock
+  }
+
+  /// The URL of the query endpoint, exactly as sent and as signed in NIP-98 `u`.
+  public var queryURL: String { origin.url(path: "/query") }
+
+  /// Sends `filters` to `POST /query` and returns every answered event that parses and verifies;
+  /// bad elements are dropped.
+  ///
+  /// Throws when the relay cannot be reached, answers non-2xx, or the body is not a JSON array
+  /// within `cap` bytes.
+  public func query(_ filters: [Filter], cap: Int, deadline: ContinuousClock.Instant)
+    async throws(RelayFailure)
+    -> [Event]
+  {
+    let body = JSONWriter.bytes(.array(filters.map(Self.withLimit)))
+    let authorization: String
+    do {
+      authorization = try NIP98.authorizationHeader(
+        url: queryURL, method: "POST", body: body, key: key, now: clock.now())
+    } catch {
+      throw RelayFailure(.relayError, "could not sign the NIP-98 header")
+    }
+    let request = HTTPRequest(
+      url: queryURL, method: "POST",
+      headers: [
+        "Content-Type": "application/json", "Authorization": authorization, "Accept": "application/json",
+      ],
+      body: body, maxResponseBytes: cap)
+    let response = try await send(request, deadline: deadline)
+    guard case .array(let elements) = try Self.parse(response.body, cap: cap) else {
+      throw RelayFailure(.invalidResponse, "the body is not a JSON array")
+    }
+    var events: [Event] = []
+    for element in elements {
+      guard let event = try? Event(jsonValue: element), event.verify().isValid else { continue }
+      events.append(event)
+    }
+    return events
+  }
+
+  /// The relay's own key from its NIP-11 document (`self`, 64 hex), or nil when it names none.
+  public func relayKey(deadline: ContinuousClock.Instant) async throws(RelayFailure) -> String? {
+    let request = HTTPRequest(
+      url: origin.url(path: "/"), method: "GET", headers: ["Accept": "application/nostr+json"],
+      maxResponseBytes: Self.informationDocumentCap)
+    let response = try await send(request, deadline: deadline)
+    guard case .object(let document) = try Self.parse(response.body, cap: Self.informationDocumentCap) else {
+      throw RelayFailure(.invalidResponse, "the NIP-11 document is not an object")
+    }
+    return document["self"]?.stringValue.flatMap(KeyDisplay.pubkey(fromKeyText:))
+  }
+
+  private func send(_ request: HTTPRequest, deadline: ContinuousClock.Instant) async throws(RelayFailure)
+    -> HTTPResponse
+  {
+    let response: HTTPResponse
+    do {
+      response = try await transport.send(request, deadline: deadline)
+    } catch {
+      throw RelayFailure(error)
+    }
+    guard (200..<300).contains(response.status) else {
+      throw RelayFailure(.relayError, "status \(response.status)")
+    }
+    return response
+  }
+
+  private static func parse(_ body: [UInt8], cap: Int) throws(RelayFailure) -> JSONValue {
+    do {
+      return try JSONReader(maxBytes: cap).read(body)
+    } catch {
+      throw RelayFailure(.invalidResponse, "body is not JSON (\(error.code.rawValue))")
+    }
+  }
+
+  private static func withLimit(_ filter: Filter) -> JSONValue {
+    var filter = filter
+    if filter.limit == nil { filter.limit = defaultLimit }
+    return filter.jsonValue
+  }
+}

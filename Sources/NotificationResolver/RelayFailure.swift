@@ -1,0 +1,25 @@
+/// Why a request to the relay gave nothing usable, already in the terms of a fallback reason.
+public struct RelayFailure: Error, Sendable, Hashable {
+  /// The fallback reason this failure reports.
+  public var reason: FallbackReason
+  /// A human-readable detail (never content or credentials).
+  public var message: String
+
+  /// Creates a failure.
+  public init(_ reason: FallbackReason, _ message: String) {
+    self.reason = reason
+    self.message = message
+  }
+
+  /// The failure for a transport error.
+  init(_ error: TransportError) {
+    switch error.code {
+    case .unreachable, .invalidURL: self.init(.relayUnreachable, error.message)
+    case .timeout, .cancelled: self.init(.timeout, error.message)
+    case .tooLarge, .truncated: self.init(.invalidResponse, error.message)
+    }
+  }
+
+  public static func == (lhs: RelayFailure, rhs: RelayFailure) -> Bool { lhs.reason == rhs.reason }
+  public func hash(into hasher: inout Hasher) { hasher.combine(reason) }
+}

@@ -1,0 +1,47 @@
+import NostrJSON
+
+/// The one JSON line `nostr-push resolve` prints for an outcome, with the keys in the order of
+/// `cli.md`.
+public enum ResolveLine {
+  /// The line's JSON object for `outcome`, which took `elapsedMilliseconds`.
+  public static func json(_ outcome: NotificationOutcome, elapsedMilliseconds: Int64) -> JSONValue {
+    switch outcome {
+    case .fallback(let reason):
+      return .object(
+        JSONObject([
+          "resolved": .bool(false), "reason": .string(reason.rawValue),
+          "title": .string(FallbackContent.title),
+          "body": .string(FallbackContent.body), "elapsed_ms": .integer(elapsedMilliseconds),
+        ]))
+    case .resolved(let notification):
+      let target = JSONObject([
+        "event_id": .string(notification.target.eventID),
+        "channel_id": optional(notification.target.channelID),
+        "thread_id": optional(notification.target.threadID),
+      ])
+      let sender = JSONObject([
+        "pubkey": .string(notification.senderPubkey), "npub": .string(notification.senderNpub),
+      ])
+      return .object(
+        JSONObject([
+          "resolved": .bool(true), "title": .string(notification.title),
+          "subtitle": optional(notification.subtitle),
+          "body": .string(notification.body), "thread_identifier": .string(notification.threadIdentifier),
+          "target": .object(target), "sender": .object(sender), "kind": .integer(Int64(notification.kind)),
+          "recipient_count": notification.recipientCount.map { .integer(Int64($0)) } ?? .null,
+          "avatar_file": optional(notification.avatarFile),
+          "enrichment": .string(notification.enrichment.rawValue),
+          "elapsed_ms": .integer(elapsedMilliseconds),
+        ]))
+    }
+  }
+
+  /// The compact JSON text of ``json(_:elapsedMilliseconds:)``.
+  public static func text(_ outcome: NotificationOutcome, elapsedMilliseconds: Int64) -> String {
+    JSONWriter.string(json(outcome, elapsedMilliseconds: elapsedMilliseconds))
+  }
+
+  private static func optional(_ text: String?) -> JSONValue {
+    text.map { .string($0) } ?? .null
+  }
+}

@@ -1,0 +1,74 @@
+import NostrEvent
+
+/// Everything one wake needs to know about the account and its relay.
+///
+/// The app writes it (relay URL, key, the lease's filters) where the extension can read it; the
+/// resolver never asks the user for anything.
+public struct ResolverConfiguration: Sendable {
+  /// The default enrichment budget, measured from the moment the message is chosen.
+  public static let defaultBudget: Duration = .milliseconds(1500)
+  /// The default limit on the NIP-11 fetch and the message query together.
+  public static let defaultQueryTimeout: Duration = .seconds(8)
+  /// The longest budget or query timeout accepted.
+  public static let maxTimeout: Duration = .seconds(60)
+
+  /// The relay's canonical origin.
+  public var relay: HTTPOrigin
+  /// The account's secret key (NIP-98 signing).
+  public var secretKey: SecretKey
+  /// The lease's filters: what the relay was asked to push for.
+  public var filters: [Filter]
+  /// The key that signs channel metadata and membership; nil to read NIP-11 `self`.
+  public var relayPubkey: String?
+  /// The relay's community name, the subtitle when a channel has none.
+  public var community: String?
+  /// The enrichment budget.
+  public var budget: Duration
+  /// The limit on reaching the relay and receiving the message query's answer.
+  public var queryTimeout: Duration
+  /// Where avatar attachments are written; nil for no avatar files.
+  public var avatarDirectory: String?
+  /// The HTTP stack.
+  public var transport: any HTTPTransport
+
+  /// The account's public key (64 lowercase hex).
+  public var account: String { secretKey.publicKeyHex }
+
+  /// Creates a configuration; `filters` nil means the default lease filter for the account.
+  ///
+  /// Throws when a budget or timeout is not positive or exceeds ``maxTimeout``, or `relayPubkey`
+  /// is not 64 hex.
+  public init(
+    relay: HTTPOrigin, secretKey: SecretKey, filters: [Filter]? = nil, relayPubkey: String? = nil,
+    community: String? = nil, budget: Duration = defaultBudget, queryTimeout: Duration = defaultQueryTimeout,
+    avatarDirectory: String? = nil, transport: any HTTPTransport = URLSessionTransport.shared
+  ) throws(ResolverError) {
+    guard budget > .zero, budget <= Self.maxTimeout else {
+      throw ResolverError(.outOfRange, field: "budget", "must be between 1 ms and 60 s")
+    }
+    guard queryTimeout > .zero, queryTimeout <= Self.maxTimeout else {
+      throw ResolverError(.outOfRange, field: "query_timeout", "must be between 1 ms and 60 s")
+    }
+    var relayKey: String? = nil
+    if let relayPubkey {
+      guard let hex = PublicKeyText.hex(from: relayPubkey) else {
+        throw ResolverError(.invalidKey, field: "relay_pubkey", "not 64 hex characters")
+      }
+      relayKey = hex
+    }
+    self.relay = relay
+    self.secretKey = secretKey
+    self.filters = filters ?? [Self.defaultFilter(account: secretKey.publicKeyHex)]
+    self.relayPubkey = relayKey
+    self.community = community
+    self.budget = budget
+    self.queryTimeout = queryTimeout
+    self.avatarDirectory = avatarDirectory
+    self.transport = transport
+  }
+
+  /// The lease filter used when none is configured: eligible kinds tagging the account.
+  public static func defaultFilter(account: String) -> Filter {
+    Filter(kinds: MessageSelector.eligibleKinds.sorted(), tags: ["p": [account]], limit: 10)
+  }
+}

@@ -1,0 +1,34 @@
+import NostrEvent
+
+/// The notification's thread identifier: an opaque, stable hex string that groups notifications
+/// of one channel on one relay for one account, and reveals none of those ids.
+///
+/// It is the SHA-256 of a domain-separated, length-prefixed encoding of (account, canonical relay
+/// origin, channel id or none), so no two different triples can collide by concatenation.
+public enum ThreadIdentifier {
+  /// The domain separator hashed before the fields; a new version gets a new separator.
+  static let domain = "nostr-push-kit/thread-identifier/v1"
+
+  /// The identifier of `channelID` (nil for a message outside any channel) on `relay` for
+  /// `account`.
+  public static func make(account: String, relay: HTTPOrigin, channelID: String?) -> String {
+    var input: [UInt8] = []
+    append(domain, to: &input)
+    append(account.lowercased(), to: &input)
+    append(relay.description, to: &input)
+    if let channelID {
+      input.append(1)
+      append(channelID, to: &input)
+    } else {
+      input.append(0)
+    }
+    return Hex.encode(SHA256.hash(input))
+  }
+
+  private static func append(_ field: String, to input: inout [UInt8]) {
+    let bytes = Array(field.utf8)
+    let length = UInt32(bytes.count)
+    input.append(contentsOf: [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: length >> $0) })
+    input.append(contentsOf: bytes)
+  }
+}

@@ -1,0 +1,174 @@
+import Bech32
+import EnrichmentCache
+import Foundation
+import NostrEvent
+import NostrJSON
+import NotificationResolver
+
+/// `nostr-push resolve`: one wake to one notification line (see `cli.md`).
+enum ResolveCommand: CLICommand {
+  static let name = "resolve"
+  static let summary = "resolve one push wake into a notification (JSON line)"
+  static let usage = """
+    usage: nostr-push resolve --relay URL --secret-key-file FILE --cache FILE
+                              [--filters FILE] [--relay-pubkey HEX] [--community NAME]
+                              [--budget-ms 1500] [--query-timeout-ms 8000] [--linger-ms 0] [--now UNIX]
+
+    Queries the relay for the message the wake was for, verifies it, claims it once in the cache,
+    enriches it within the budget and prints one JSON line: the notification, or the fallback with
+    its reason. Exits 0 whenever a line was printed.
+    """
+
+  /// The most a `--linger-ms` may ask for (one minute).
+  static let maxLingerMilliseconds: Int64 = 60_000
+
+  static func run(_ arguments: [String]) async throws -> Int32 {
+    let reader = try ArgumentReader(
+      arguments,
+      valueFlags: [
+        "relay", "secret-key-file", "cache", "filters", "relay-pubkey", "community", "budget-ms",
+        "query-timeout-ms", "linger-ms", "now",
+      ])
+    _ = try reader.positionals(atMost: 0)
+    let relayURL = try reader.required("relay")
+    let keyFile = try reader.required("secret-key-file")
+    let cachePath = try reader.required("cache")
+    let budget = try reader.integer("budget-ms", default: 1500)!
+    let queryTimeout = try reader.integer("query-timeout-ms", default: 8000)!
+    let linger = try reader.integer("linger-ms", default: 0)!
+    guard (0...maxLingerMilliseconds).contains(linger) else {
+      throw UsageError("--linger-ms must be between 0 and \(maxLingerMilliseconds)")
+    }
+    let clock = try reader.integer("now").map(UnixClock.fixed) ?? .system
+
+    let options: ResolveOptions
+    do {
+      let key = try SecretKeyFile.read(keyFile)
+      let relay = try HTTPOrigin(relayURL: relayURL)
+      let filters = try reader.value("filters").map(FilterFile.read)
+      let configuration = try ResolverConfiguration(
+        relay: relay, secretKey: key, filters: filters, relayPubkey: reader.value("relay-pubkey"),
+        community: reader.value("community"), budget: .milliseconds(budget),
+        queryTimeout: .milliseconds(queryTimeout),
+        avatarDirectory: cachePath + "-avatars")
+      options = ResolveOptions(configuration: configuration, cachePath: cachePath, clock: clock)
+    } catch {
+      CLIOutput.error("nostr-push resolve: \(error)")
+      return ExitCode.failure
+    }
+    let resolution = await options.resolve()
+    CLIOutput.line(
+      ResolveLine.text(resolution.outcome, elapsedMilliseconds: resolution.elapsed.wholeMilliseconds))
+    CLIOutput.error(timing(resolution))
+    if linger > 0 {
+      let finished = await resolution.lingering.wait(until: .now + .milliseconds(linger))
+      CLIOutput.error("resolve: late enrichment \(finished ? "finished" : "still running") after linger")
+    }
+    return ExitCode.success
+  }
+
+  /// The diagnostic timing line: total time and, once a message was chosen, the enrichment time.
+  static func timing(_ resolution: Resolution) -> String {
+    var text = "resolve: \(resolution.elapsed.wholeMilliseconds) ms"
+    if let enrichment = resolution.enrichmentElapsed {
+      text += ", enrichment \(enrichment.wholeMilliseconds) ms"
+    }
+    return text
+  }
+}
+
+/// One `resolve` run's inputs: the resolver configuration, the cache file and the clock.
+struct ResolveOptions: Sendable {
+  /// The busy timeout the resolver opens the cache with (at most 250 ms, per the spec).
+  static let cacheBusyTimeout: Duration = .milliseconds(250)
+
+  var configuration: ResolverConfiguration
+  var cachePath: String
+  var clock: UnixClock
+
+  /// Opens the cache (without it when it cannot be opened) and resolves the wake.
+  func resolve() async -> Resolution {
+    let clock = self.clock
+    var cache: EnrichmentCache? = nil
+    do {
+      cache = try EnrichmentCache(path: cachePath, busyTimeout: Self.cacheBusyTimeout, clock: { clock.now() })
+    } catch {
+      CLIOutput.error("nostr-push resolve: cache unavailable, enriching without it (\(error))")
+    }
+    return await NotificationResolver(configuration: configuration, cache: cache, clock: clock).resolve()
+  }
+}
+
+/// Reads the account's secret key from a file: 64 hex or `nsec1…`, surrounding whitespace trimmed.
+enum SecretKeyFile {
+  /// The largest key file read.
+  static let maxBytes = 4096
+
+  static func read(_ path: String) throws -> SecretKey {
+    let text = try BoundedFile.text(path, maxBytes: maxBytes, what: "secret key file")
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+    if text.utf8.count == 64, let key = try? SecretKey(hex: text.lowercased()) { return key }
+    if text.lowercased().hasPrefix("nsec1"), case .nsec(let hex)? = try? NIP19Entity(decoding: text),
+      let key = try? SecretKey(hex: hex)
+    {
+      return key
+    }
+    throw ResolverError(.invalidKey, field: "secret_key_file", "not 64 hex characters or a valid nsec")
+  }
+}
+
+/// Reads `--filters`: a JSON array of NIP-01 filters.
+enum FilterFile {
+  /// The largest filters file read.
+  static let maxBytes = 1024 * 1024
+  /// The most filters accepted.
+  static let maxFilters = 64
+
+  static func read(_ path: String) throws -> [Filter] {
+    let bytes = try BoundedFile.bytes(path, maxBytes: maxBytes, what: "filters file")
+    guard case .array(let elements) = try? JSONReader().read(bytes), !elements.isEmpty,
+      elements.count <= maxFilters
+    else {
+      throw ResolverError(.invalidFilters, field: "filters", "not a JSON array of 1 to \(maxFilters) filters")
+    }
+    var filters: [Filter] = []
+    for (index, element) in elements.enumerated() {
+      guard let filter = try? Filter(jsonValue: element) else {
+        throw ResolverError(.invalidFilters, field: "filters[\(index)]", "not a NIP-01 filter")
+      }
+      filters.append(filter)
+    }
+    return filters
+  }
+}
+
+/// Reads small files whole, refusing anything over a bound.
+enum BoundedFile {
+  static func bytes(_ path: String, maxBytes: Int, what: String) throws -> [UInt8] {
+    guard let handle = FileHandle(forReadingAtPath: path) else {
+      throw ResolverError(.outOfRange, field: what, "cannot open \(path)")
+    }
+    defer { try? handle.close() }
+    let data = (try? handle.read(upToCount: maxBytes + 1)) ?? Data()
+    guard data.count <= maxBytes else {
+      throw ResolverError(.outOfRange, field: what, "larger than \(maxBytes) bytes")
+    }
+    return [UInt8](data)
+  }
+
+  static func text(_ path: String, maxBytes: Int, what: String) throws -> String {
+    let bytes = try bytes(path, maxBytes: maxBytes, what: what)
+    guard let text = String(validating: bytes, as: UTF8.self) else {
+      throw ResolverError(.outOfRange, field: what, "not UTF-8")
+    }
+    return text
+  }
+}
+
+extension Duration {
+  /// The duration in whole milliseconds, rounded down.
+  var wholeMilliseconds: Int64 {
+    let parts = components
+    return parts.seconds * 1000 + parts.attoseconds / 1_000_000_000_000_000
+  }
+}

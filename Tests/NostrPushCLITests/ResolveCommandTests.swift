@@ -1,0 +1,328 @@
+import Bech32
+import Foundation
+import NostrEvent
+import NostrJSON
+import RelayFixture
+import Testing
+
+/// Runs the built `nostr-push resolve` against the fixture relay serving `Fixtures/demo`.
+@Suite struct ResolveCommandTests {
+  static let now: Int64 = 1_767_226_200
+  static let demo = NostrPushBinary.packageRoot.appendingPathComponent("Fixtures/demo")
+  static let resolvedKeys = [
+    "resolved", "title", "subtitle", "body", "thread_identifier", "target", "sender", "kind",
+    "recipient_count",
+    "avatar_file", "enrichment", "elapsed_ms",
+  ]
+
+  struct Manifest {
+    var events: JSONObject
+    var sender: String
+    var channel: String
+
+    init() throws {
+      let bytes = try Data(contentsOf: ResolveCommandTests.demo.appendingPathComponent("manifest.json"))
+      let object = try #require(try JSONReader().read([UInt8](bytes)).objectValue)
+      events = try #require(object["events"]?.objectValue)
+      sender = try #require(object["sender_pubkey"]?.stringValue)
+      channel = try #require(object["channel_id"]?.stringValue)
+    }
+
+    func id(_ role: String) -> String? { events[role]?.stringValue }
+  }
+
+  final class Workspace: Sendable {
+    let path = NSTemporaryDirectory() + "resolve-cli-" + UUID().uuidString
+    init() { try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+    var cache: String { path + "/cache.sqlite" }
+  }
+
+  static func startRelay(now: Int64 = now, faults: [RelayFault] = []) async throws -> RelayFixtureServer {
+    var data = try RelayFixtureData.load(folder: demo)
+    data.faults = faults
+    let server = RelayFixtureServer(data: data, configuration: RelayFixtureConfiguration(now: now))
+    _ = try await server.start()
+    return server
+  }
+
+  static func resolve(
+    _ server: RelayFixtureServer, cache: String, now: Int64 = now, extra: [String] = []
+  ) async throws -> (FileBackedRun, JSONObject) {
+    try await resolve(origin: server.origin ?? "", cache: cache, now: now, extra: extra)
+  }
+
+  static func resolve(
+    origin: String, cache: String, now: Int64 = now, extra: [String] = []
+  ) async throws -> (FileBackedRun, JSONObject) {
+    let run = try await FileBackedRun.run(
+      [
+        "resolve", "--relay", origin.replacingOccurrences(of: "http://", with: "ws://"),
+        "--secret-key-file", demo.appendingPathComponent("account.key").path, "--cache", cache, "--now",
+        "\(now)",
+      ] + extra)
+    let lines = run.stdout.split(separator: "\n")
+    #expect(lines.count == 1)
+    let object = try #require(try JSONReader().read(String(lines.first ?? "")).objectValue)
+    return (run, object)
+  }
+
+  @Test func resolvesTheColdThenTheWarmWakeFieldByField() async throws {
+    let manifest = try Manifest()
+    let server = try await Self.startRelay()
+    defer { Task { await server.stop() } }
+    let workspace = Workspace()
+    let (run, cold) = try await Self.resolve(server, cache: workspace.cache)
+    #expect(run.status == 0)
+    #expect(cold.keys == Self.resolvedKeys)
+    #expect(cold["resolved"] == .bool(true))
+    #expect(cold["title"] == .string("Alice Martin"))
+    #expect(cold["subtitle"] == .string("#relay-dev"))
+    #expect(cold["body"]?.stringValue?.contains("**demo**") == true)
+    #expect(cold["kind"] == .integer(9))
+    #expect(cold["recipient_count"] == .integer(2))
+    #expect(cold["enrichment"] == .string("refreshed"))
+    let target = try #require(cold["target"]?.objectValue)
+    #expect(target.keys == ["event_id", "channel_id", "thread_id"])
+    #expect(target["event_id"] == manifest.id("broadcast_reply").map(JSONValue.string))
+    #expect(target["channel_id"] == .string(manifest.channel))
+    #expect(target["thread_id"] == .null)
+    let sender = try #require(cold["sender"]?.objectValue)
+    #expect(sender["pubkey"] == .string(manifest.sender))
+    #expect(sender["npub"] == CompactNpub.canonicalNpub(manifest.sender).map(JSONValue.string))
+    let identifier = try #require(cold["thread_identifier"]?.stringValue)
+    #expect(identifier.count == 64 && !identifier.contains(manifest.channel))
+    #expect((cold["elapsed_ms"]?.integerValue ?? -1) >= 0)
+
+    let (_, warm) = try await Self.resolve(server, cache: workspace.cache)
+    #expect(warm["enrichment"] == .string("cache_fresh"))
+    #expect(warm["thread_identifier"] == .string(identifier))
+    let warmTarget = try #require(warm["target"]?.objectValue)
+    #expect(warmTarget["event_id"] == manifest.id("thread_reply").map(JSONValue.string))
+    #expect(warmTarget["thread_id"] == manifest.id("carol_reply").map(JSONValue.string))
+  }
+
+  @Test func lingersSoALateProfileReachesTheCache() async throws {
+    let server = try await Self.startRelay(faults: [
+      RelayFault(path: "/query", kind: 0, action: .delay(milliseconds: 1500))
+    ])
+    defer { Task { await server.stop() } }
+    let workspace = Workspace()
+    let (run, first) = try await Self.resolve(
+      server, cache: workspace.cache, extra: ["--budget-ms", "200", "--linger-ms", "5000"])
+    #expect(run.status == 0)
+    #expect(first["enrichment"] == .string("none"))
+    #expect(first["title"]?.stringValue?.hasPrefix("npub1") == true)
+    server.setFaults([])
+    let (_, second) = try await Self.resolve(server, cache: workspace.cache)
+    #expect(second["enrichment"] == .string("cache_fresh"))
+    #expect(second["title"] == .string("Alice Martin"))
+  }
+
+  @Test func appliesNowToEligibility() async throws {
+    let early = Self.now - 2000
+    let server = try await Self.startRelay(now: early)
+    defer { Task { await server.stop() } }
+    let workspace = Workspace()
+    let (run, line) = try await Self.resolve(server, cache: workspace.cache, now: early)
+    #expect(run.status == 0)
+    #expect(line["reason"] == .string("no_eligible_event"))
+  }
+
+  @Test func printsAFallbackLineWhenTheRelayIsDown() async throws {
+    let server = try await Self.startRelay()
+    let origin = try #require(server.origin)
+    await server.stop()
+    let workspace = Workspace()
+    let (run, line) = try await Self.resolve(
+      origin: origin, cache: workspace.cache, extra: ["--query-timeout-ms", "2000"])
+    #expect(run.status == 0)
+    #expect(line.keys == ["resolved", "reason", "title", "body", "elapsed_ms"])
+    #expect(line["resolved"] == .bool(false))
+    #expect(line["reason"] == .string("relay_unreachable"))
+    #expect(line["title"] == .string("New message"))
+    #expect(line["body"] == .string("Open the app to read it."))
+  }
+
+  @Test func readsAnNsecKeyFileWithSurroundingWhitespace() async throws {
+    let server = try await Self.startRelay()
+    defer { Task { await server.stop() } }
+    let workspace = Workspace()
+    let hex = try String(contentsOf: Self.demo.appendingPathComponent("account.key"), encoding: .utf8)
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+    let nsec = try NIP19Entity.nsec(secretKey: hex).encoded()
+    let keyFile = workspace.path + "/nsec.txt"
+    try Data("\n  \(nsec) \n".utf8).write(to: URL(fileURLWithPath: keyFile))
+    let run = try await FileBackedRun.run([
+      "resolve", "--relay", server.origin!, "--secret-key-file", keyFile, "--cache", workspace.cache, "--now",
+      "\(Self.now)",
+    ])
+    #expect(run.status == 0)
+    #expect(run.stdout.hasPrefix(#"{"resolved":true,"title":"Alice Martin""#))
+  }
+
+  @Test func refusesMissingArgumentsWithAUsageError() async throws {
+    let run = try await FileBackedRun.run(["resolve", "--cache", "/tmp/x.sqlite"])
+    #expect(run.status == 2)
+    #expect(run.stdout.isEmpty)
+    #expect(run.stderr.contains("--relay"))
+  }
+
+  @Test func runsTheDemo() async throws {
+    let run = try await FileBackedRun.run(["demo"])
+    #expect(run.status == 0)
+    let lines = run.stdout.split(separator: "\n")
+    #expect(lines.count == 2)
+    let objects = try lines.map { try #require(try JSONReader().read(String($0)).objectValue) }
+    #expect(objects.map { $0["enrichment"] } == [.string("refreshed"), .string("cache_fresh")])
+    #expect(objects.map { $0["title"] } == [.string("Alice Martin"), .string("Alice Martin")])
+    #expect(run.stderr.contains("wake 2 (warm cache)"))
+  }
+}
+
+/// Runs the built `nostr-push` with standard output and error sent to files rather than pipes,
+/// awaiting its exit without blocking a thread.
+///
+/// Tests here run a fixture relay in-process while other tests spawn processes; a pipe read can
+/// then be interrupted by a signal (`EINTR`), which Foundation's `readDataToEndOfFile` turns into a
+/// crash. Files are read only after the process has exited. Waiting with `waitUntilExit` would
+/// hold one of the few cooperative threads and stall the deadline tests running beside it.
+struct FileBackedRun {
+  var status: Int32
+  var stdout: String
+  var stderr: String
+
+  static func run(_ arguments: [String]) async throws -> FileBackedRun {
+    guard let url = NostrPushBinary.url else { throw NostrPushBinary.MissingBinary() }
+    let base = NSTemporaryDirectory() + "nostr-push-run-" + UUID().uuidString
+    let outPath = base + ".out"
+    let errPath = base + ".err"
+    _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+    _ = FileManager.default.createFile(atPath: errPath, contents: nil)
+    defer {
+      try? FileManager.default.removeItem(atPath: outPath)
+      try? FileManager.default.removeItem(atPath: errPath)
+    }
+    let process = Process()
+    process.executableURL = url
+    process.arguments = arguments
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = FileHandle(forWritingAtPath: outPath)
+    process.standardError = FileHandle(forWritingAtPath: errPath)
+    let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+      process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+      do {
+        try process.run()
+      } catch {
+        process.terminationHandler = nil
+        continuation.resume(throwing: error)
+      }
+    }
+    let out = FileManager.default.contents(atPath: outPath) ?? Data()
+    let err = FileManager.default.contents(atPath: errPath) ?? Data()
+    return FileBackedRun(
+      status: status, stdout: String(decoding: out, as: UTF8.self),
+      stderr: String(decoding: err, as: UTF8.self))
+  }
+}
+
+/// Deadline behaviour, measured in the `nostr-push resolve` process itself so that other test
+/// suites sharing this process's threads cannot distort it.
+@Suite struct ResolveDeadlineTests {
+  static let queryTimeoutMs: Int64 = 800
+  static let budgetMs: Int64 = 500
+  /// The promise: query timeout + budget + 1 s.
+  static let limitMs = queryTimeoutMs + budgetMs + 1000
+  static let fastArguments = ["--query-timeout-ms", "\(queryTimeoutMs)", "--budget-ms", "\(budgetMs)"]
+
+  @Test(arguments: [
+    (RelayFault.Action.status(503), "relay_error"),
+    (RelayFault.Action.notJSON, "invalid_response"),
+    (RelayFault.Action.truncatedBody, "invalid_response"),
+    (RelayFault.Action.oversizedBody(bytes: 2 << 20, declaresLength: false), "invalid_response"),
+    (RelayFault.Action.delay(milliseconds: 4000), "timeout"),
+  ])
+  func fallsBackWithinTheDeadline(action: RelayFault.Action, reason: String) async throws {
+    let server = try await ResolveCommandTests.startRelay(faults: [RelayFault(path: "/query", action: action)]
+    )
+    defer { Task { await server.stop() } }
+    let workspace = ResolveCommandTests.Workspace()
+    let (run, line) = try await ResolveCommandTests.resolve(
+      server, cache: workspace.cache, extra: Self.fastArguments)
+    #expect(run.status == 0)
+    #expect(line["reason"] == .string(reason))
+    #expect((line["elapsed_ms"]?.integerValue ?? .max) <= Self.limitMs)
+  }
+
+  @Test func fallsBackWithinTheDeadlineWhenTheConnectionIsRefused() async throws {
+    let server = try await ResolveCommandTests.startRelay()
+    let origin = try #require(server.origin)
+    await server.stop()
+    let workspace = ResolveCommandTests.Workspace()
+    let (_, line) = try await ResolveCommandTests.resolve(
+      origin: origin, cache: workspace.cache, extra: Self.fastArguments)
+    #expect(line["reason"] == .string("relay_unreachable"))
+    #expect((line["elapsed_ms"]?.integerValue ?? .max) <= Self.limitMs)
+  }
+
+  @Test func resolvesWithinTheDeadlineWhenTheNIP11FetchHangs() async throws {
+    let server = try await ResolveCommandTests.startRelay(faults: [
+      RelayFault(path: "/", action: .delay(milliseconds: 5000))
+    ])
+    defer { Task { await server.stop() } }
+    let workspace = ResolveCommandTests.Workspace()
+    let (_, line) = try await ResolveCommandTests.resolve(
+      server, cache: workspace.cache, extra: Self.fastArguments)
+    #expect(line["resolved"] == .bool(true))
+    #expect(line["title"] == .string("Alice Martin"))
+    #expect(line["subtitle"] == .null)
+    #expect((line["elapsed_ms"]?.integerValue ?? .max) <= Self.limitMs)
+  }
+
+  @Test func deliversTheStaleNameWithinTheBudgetAndCachesTheLateAnswer() async throws {
+    let seeded = ResolveCommandTests.now
+    let later = seeded + 2 * 3600
+    let server = try await ResolveCommandTests.startRelay(now: seeded)
+    defer { Task { await server.stop() } }
+    let workspace = ResolveCommandTests.Workspace()
+    let (_, first) = try await ResolveCommandTests.resolve(server, cache: workspace.cache, now: seeded)
+    #expect(first["enrichment"] == .string("refreshed"))
+
+    server.setNow(later)
+    server.setFaults([RelayFault(path: "/query", kind: 0, action: .delay(milliseconds: 3000))])
+    let (run, stale) = try await ResolveCommandTests.resolve(
+      server, cache: workspace.cache, now: later, extra: ["--budget-ms", "1500", "--linger-ms", "6000"])
+    #expect(stale["title"] == .string("Alice Martin"))
+    #expect(stale["enrichment"] == .string("cache_stale"))
+    let enrichment = try #require(Self.enrichmentMilliseconds(run.stderr))
+    #expect(enrichment <= 1600)
+    #expect(run.stderr.contains("late enrichment finished"))
+
+    server.setFaults([])
+    server.resetRequestLog()
+    let manifest = try ResolveCommandTests.Manifest()
+    server.add([try Self.messageFromAlice(createdAt: later - 10, channel: manifest.channel)])
+    let (_, third) = try await ResolveCommandTests.resolve(server, cache: workspace.cache, now: later)
+    #expect(third["body"] == .string("fresh"))
+    #expect(third["enrichment"] == .string("cache_fresh"))
+    #expect(server.requestCount(path: "/query", kind: 0) == 0)
+  }
+
+  /// A new message from the demo's sender to the account, signed with the demo's test key.
+  static func messageFromAlice(createdAt: Int64, channel: String) throws -> Event {
+    let bytes = try Data(contentsOf: ResolveCommandTests.demo.appendingPathComponent("keys.json"))
+    let keys = try #require(try JSONReader().read([UInt8](bytes)).objectValue)
+    let alice = try SecretKey(hex: try #require(keys["alice"]?.objectValue?["secret_key"]?.stringValue))
+    let account = try #require(keys["account"]?.objectValue?["pubkey"]?.stringValue)
+    return try UnsignedEvent(
+      pubkey: alice.publicKeyHex, createdAt: createdAt, kind: 9, tags: [["h", channel], ["p", account]],
+      content: "fresh"
+    ).signed(with: alice)
+  }
+
+  /// The `enrichment N ms` figure of the diagnostic line on standard error.
+  static func enrichmentMilliseconds(_ stderr: String) -> Int64? {
+    guard let range = stderr.range(of: "enrichment ") else { return nil }
+    return Int64(stderr[range.upperBound...].prefix { $0.isNumber })
+  }
+}

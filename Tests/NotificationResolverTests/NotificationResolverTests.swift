@@ -1,1 +1,0 @@
-// Tests for NotificationResolver arrive with the issue that builds it.

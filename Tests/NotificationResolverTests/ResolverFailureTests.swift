@@ -1,0 +1,85 @@
+import EnrichmentCache
+import NostrEvent
+import NotificationResolver
+import RelayFixture
+import Testing
+
+@Suite struct ResolverFailureTests {
+  @Test(arguments: [
+    (RelayFault.Action.status(503), FallbackReason.relayError),
+    (RelayFault.Action.status(401), FallbackReason.relayError),
+    (RelayFault.Action.notJSON, FallbackReason.invalidResponse),
+    (RelayFault.Action.truncatedBody, FallbackReason.invalidResponse),
+    (RelayFault.Action.oversizedBody(bytes: 2 << 20, declaresLength: true), FallbackReason.invalidResponse),
+    (RelayFault.Action.oversizedBody(bytes: 2 << 20, declaresLength: false), FallbackReason.invalidResponse),
+    (
+      RelayFault.Action.body(status: 200, contentType: "application/json", bytes: Array("{}".utf8)),
+      .invalidResponse
+    ),
+    (
+      RelayFault.Action.body(status: 200, contentType: "application/json", bytes: [0x5B, 0xFF, 0x5D]),
+      .invalidResponse
+    ),
+    (RelayFault.Action.body(status: 302, contentType: "text/plain", bytes: []), .relayError),
+  ])
+  func fallsBackWithTheReason(action: RelayFault.Action, reason: FallbackReason) async throws {
+    let scenario = RelayScenario()
+    let server = try await scenario.startRelay(
+      [scenario.message("hi")], faults: [RelayFault(path: "/query", action: action)])
+    defer { Task { await server.stop() } }
+    let configuration = try scenario.configuration(server, relayPubkey: true)
+    let resolution = await scenario.resolve(configuration, cache: nil)
+    #expect(resolution.outcome == .fallback(reason))
+    #expect(resolution.outcome.title == "New message")
+    #expect(resolution.outcome.body == "Open the app to read it.")
+  }
+
+  @Test func reportsARefusedConnectionAsUnreachable() async throws {
+    let scenario = RelayScenario()
+    let server = try await scenario.startRelay([])
+    let origin = server.origin!
+    await server.stop()
+    let configuration = try ResolverConfiguration(
+      relay: HTTPOrigin(relayURL: origin), secretKey: scenario.account)
+    let resolution = await NotificationResolver(
+      configuration: configuration, cache: nil, clock: .fixed(RelayScenario.now)
+    )
+    .resolve()
+    #expect(resolution.outcome == .fallback(.relayUnreachable))
+  }
+
+  @Test func reportsNoEligibleEventForOwnFutureBlankOrUnrequestedMessages() async throws {
+    let scenario = RelayScenario()
+    let own = scenario.message("mine", from: scenario.account)
+    let future = scenario.message("later", createdAt: RelayScenario.now + 301)
+    let blank = scenario.message(" \n\t ")
+    let wrongKind = scenario.sign(
+      scenario.sender, kind: 1, content: "note", tags: [["p", scenario.account.publicKeyHex]])
+    let server = try await scenario.startRelay([own, future, blank, wrongKind])
+    defer { Task { await server.stop() } }
+    let resolution = await scenario.resolve(try scenario.configuration(server, relayPubkey: true), cache: nil)
+    #expect(resolution.outcome == .fallback(.noEligibleEvent))
+  }
+
+  @Test func acceptsAMessageUpToFiveMinutesAhead() async throws {
+    let scenario = RelayScenario()
+    let ahead = scenario.message("soon", createdAt: RelayScenario.now + 300)
+    let server = try await scenario.startRelay([ahead])
+    defer { Task { await server.stop() } }
+    let resolution = await scenario.resolve(try scenario.configuration(server, relayPubkey: true), cache: nil)
+    #expect(resolution.outcome.notification?.target.eventID == ahead.id)
+  }
+
+  @Test func reportsARemovedAccount() async throws {
+    let scenario = RelayScenario()
+    let folder = TemporaryFolder()
+    let server = try await scenario.startRelay([scenario.message("hi")])
+    defer { Task { await server.stop() } }
+    let cache = try folder.cache()
+    try cache.removeAccount(scenario.account.publicKeyHex, now: RelayScenario.now)
+    let resolution = await scenario.resolve(
+      try scenario.configuration(server, relayPubkey: true), cache: cache)
+    #expect(resolution.outcome == .fallback(.accountRemoved))
+    #expect(server.requestCount(path: "/query") == 0)
+  }
+}
