@@ -46,8 +46,13 @@ extension BenchmarkRegistry {
     let warmRSS = Benchmark(
       module: module, name: "resolve, warm cache: peak RSS of the whole process", unit: "MiB",
       baselineName: "Foundation + one loopback URLSession GET", target: "≤ baseline + 8 MiB",
-      baseline: { try warm.nextBaseline().rssMiB }, measured: { try warm.nextMeasured().rssMiB },
+      baseline: { try warm.nextBaseline("rss").rssMiB }, measured: { try warm.nextMeasured("rss").rssMiB },
       passes: { summary in summary.baselineMedian.map { summary.median <= $0 + 8 } })
+    let warmClock = Benchmark(
+      module: module, name: "resolve, warm cache: wall time, monotonic clock around the process", unit: "ms",
+      baselineName: "Foundation + one loopback URLSession GET", target: "report (finer than /usr/bin/time)",
+      baseline: { try warm.nextBaseline("clock").clockMilliseconds },
+      measured: { try warm.nextMeasured("clock").clockMilliseconds }, passes: { _ in nil })
     let coldWall = Benchmark(
       module: module, name: "resolve, cold cache: wall time of the whole process", unit: "ms",
       baselineName: "Foundation + one loopback URLSession GET", target: "report",
@@ -57,7 +62,7 @@ extension BenchmarkRegistry {
     let coldRSS = Benchmark(
       module: module, name: "resolve, cold cache: peak RSS of the whole process", unit: "MiB",
       baselineName: "Foundation + one loopback URLSession GET", target: "≤ baseline + 8 MiB",
-      baseline: { try cold.nextBaseline().rssMiB }, measured: { try cold.nextMeasured().rssMiB },
+      baseline: { try cold.nextBaseline("rss").rssMiB }, measured: { try cold.nextMeasured("rss").rssMiB },
       passes: { summary in summary.baselineMedian.map { summary.median <= $0 + 8 } })
 
     let smallCount = 1_000
@@ -79,7 +84,7 @@ extension BenchmarkRegistry {
         + "path each run; baseline = \(baselineBinary) GET \(fixture.origin)/",
       "verify rows: corpora \(small) and \(large) (written once by --write-corpus, then reused)",
     ]
-    return ([warmWall, warmRSS, coldWall, coldRSS, verify], notes)
+    return ([warmWall, warmRSS, warmClock, coldWall, coldRSS, verify], notes)
   }
 }
 
@@ -110,7 +115,10 @@ enum BenchBinaries {
 
 /// One process's figures from `/usr/bin/time -v`.
 struct ProcessFigures {
+  /// `Elapsed (wall clock)` from `/usr/bin/time -v` (10 ms resolution).
   var wallMilliseconds: Double
+  /// This process's monotonic clock from spawning `/usr/bin/time` to its exit.
+  var clockMilliseconds: Double
   var rssKiB: Double
   var output: String
   var rssMiB: Double { rssKiB / 1024 }
@@ -134,8 +142,8 @@ enum ProcessProbe {
       try? FileManager.default.removeItem(atPath: outPath)
       try? FileManager.default.removeItem(atPath: errPath)
     }
-    FileManager.default.createFile(atPath: outPath, contents: nil)
-    FileManager.default.createFile(atPath: errPath, contents: nil)
+    _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+    _ = FileManager.default.createFile(atPath: errPath, contents: nil)
     guard let out = FileHandle(forWritingAtPath: keepOutput ? outPath : "/dev/null"),
       let err = FileHandle(forWritingAtPath: errPath)
     else { throw Failure(description: "cannot open scratch files in \(scratch.path)") }
@@ -145,8 +153,10 @@ enum ProcessProbe {
     process.standardOutput = out
     process.standardError = err
     process.standardInput = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
+    let clock = try Stopwatch.seconds {
+      try process.run()
+      process.waitUntilExit()
+    } * 1000
     try? out.close()
     try? err.close()
     let report = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
@@ -156,7 +166,7 @@ enum ProcessProbe {
         description: "\(binary) \(arguments.joined(separator: " ")) exited \(process.terminationStatus): "
           + "\(report.suffix(600)) \(output.prefix(300))")
     }
-    return ProcessFigures(wallMilliseconds: wall, rssKiB: rss, output: output)
+    return ProcessFigures(wallMilliseconds: wall, clockMilliseconds: clock, rssKiB: rss, output: output)
   }
 
   /// `Elapsed (wall clock) time (h:mm:ss or m:ss): 0:00.12` → 120.
@@ -181,13 +191,12 @@ enum ProcessProbe {
   }
 }
 
-/// Figures of one pair of rows (wall and RSS) taken from the same processes: the wall row runs
-/// them, the RSS row reads the peaks they recorded, in the same order.
+/// Figures of several rows taken from the same processes: the first row runs them, the others
+/// read the figures they recorded, in the same order (each reader keeps its own position).
 final class ProcessSamples {
   private var baselines: [ProcessFigures] = []
   private var measured: [ProcessFigures] = []
-  private var nextBaselineIndex = 0
-  private var nextMeasuredIndex = 0
+  private var positions: [String: Int] = [:]
 
   func runBaseline(_ run: () throws -> ProcessFigures) throws -> ProcessFigures {
     let figures = try run()
@@ -201,16 +210,21 @@ final class ProcessSamples {
     return figures
   }
 
-  func nextBaseline() throws -> ProcessFigures {
-    guard nextBaselineIndex < baselines.count else { throw ProcessProbe.Failure(description: "no baseline run") }
-    defer { nextBaselineIndex += 1 }
-    return baselines[nextBaselineIndex]
+  /// The next recorded baseline for `reader`.
+  func nextBaseline(_ reader: String) throws -> ProcessFigures {
+    try next(baselines, key: "baseline " + reader)
   }
 
-  func nextMeasured() throws -> ProcessFigures {
-    guard nextMeasuredIndex < measured.count else { throw ProcessProbe.Failure(description: "no measured run") }
-    defer { nextMeasuredIndex += 1 }
-    return measured[nextMeasuredIndex]
+  /// The next recorded measured run for `reader`.
+  func nextMeasured(_ reader: String) throws -> ProcessFigures {
+    try next(measured, key: "measured " + reader)
+  }
+
+  private func next(_ list: [ProcessFigures], key: String) throws -> ProcessFigures {
+    let position = positions[key, default: 0]
+    guard position < list.count else { throw ProcessProbe.Failure(description: "no recorded run for \(key)") }
+    positions[key] = position + 1
+    return list[position]
   }
 }
 
