@@ -133,7 +133,8 @@ enum ProcessProbe {
   }
 
   /// Runs `binary arguments…` to completion; stdout is kept only when `keepOutput`.
-  static func run(_ binary: String, _ arguments: [String], keepOutput: Bool = false) throws -> ProcessFigures {
+  static func run(_ binary: String, _ arguments: [String], keepOutput: Bool = false) throws -> ProcessFigures
+  {
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
       "nostrpush-probe-\(UUID().uuidString)")
     let outPath = scratch.path + ".out"
@@ -153,15 +154,17 @@ enum ProcessProbe {
     process.standardOutput = out
     process.standardError = err
     process.standardInput = FileHandle.nullDevice
-    let clock = try Stopwatch.seconds {
-      try process.run()
-      process.waitUntilExit()
-    } * 1000
+    let clock =
+      try Stopwatch.seconds {
+        try process.run()
+        process.waitUntilExit()
+      } * 1000
     try? out.close()
     try? err.close()
     let report = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
     let output = keepOutput ? ((try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "") : ""
-    guard process.terminationStatus == 0, let wall = elapsedMilliseconds(report), let rss = maxRSS(report) else {
+    guard process.terminationStatus == 0, let wall = elapsedMilliseconds(report), let rss = maxRSS(report)
+    else {
       throw Failure(
         description: "\(binary) \(arguments.joined(separator: " ")) exited \(process.terminationStatus): "
           + "\(report.suffix(600)) \(output.prefix(300))")
@@ -274,7 +277,8 @@ final class ResolveFixture {
 
   private static func startServer(_ data: RelayFixtureData) throws -> (RelayFixtureServer, String) {
     for port in [demoPort, 0] {
-      let server = RelayFixtureServer(data: data, configuration: RelayFixtureConfiguration(port: port, now: now))
+      let server = RelayFixtureServer(
+        data: data, configuration: RelayFixtureConfiguration(port: port, now: now))
       let started = StartResult()
       let done = DispatchSemaphore(value: 0)
       Task {
@@ -343,8 +347,10 @@ private final class StartResult: @unchecked Sendable {
 /// The JSON Lines corpora of the `verify --jsonl` memory row, written once and reused.
 enum VerifyCorpus {
   static func file(count: Int) throws -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("nostr-push-verify-\(count).jsonl")
-      .path
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "nostr-push-verify-\(count).jsonl"
+    )
+    .path
     let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
     if size == 0 {
       try CorpusWriter.write(count: count, to: path + ".partial")

@@ -57,11 +57,16 @@ struct StressScenario: Sendable {
         default: origin + "/media/avatar.png"
         }
       let content = JSONWriter.string(
-        .object(JSONObject(["name": .string("sender\(index)"), "display_name": .string("Sender \(index)"),
-          "picture": .string(picture)])))
+        .object(
+          JSONObject([
+            "name": .string("sender\(index)"), "display_name": .string("Sender \(index)"),
+            "picture": .string(picture),
+          ])))
       records.append(
-        try UnsignedEvent(pubkey: key.publicKeyHex, createdAt: now - 5000, kind: 0, tags: [], content: content)
-          .signed(with: key))
+        try UnsignedEvent(
+          pubkey: key.publicKeyHex, createdAt: now - 5000, kind: 0, tags: [], content: content
+        )
+        .signed(with: key))
     }
     let impostor = SecretKey.generate()
     for (index, channel) in channels.enumerated() {

@@ -64,7 +64,8 @@ func usage() -> Never {
 func log(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
 
 let options = Options(Array(CommandLine.arguments.dropFirst()))
-let deadline = Duration.milliseconds(options.queryTimeoutMilliseconds + options.budgetMilliseconds)
+let deadline =
+  Duration.milliseconds(options.queryTimeoutMilliseconds + options.budgetMilliseconds)
   + NotificationResolver.deadlineSlack
 var random = SplitMix64(seed: options.seed)
 try? FileManager.default.removeItem(atPath: options.workspace)
@@ -76,7 +77,8 @@ let started = ContinuousClock.now
 let server = RelayFixtureServer(data: RelayFixtureData())
 let origin = try await server.start().absoluteString
 log("stress: relay \(origin), workspace \(options.workspace), seed \(options.seed)")
-let scenario = try StressScenario(wakes: options.wakes, senders: options.senders, origin: origin, random: &random)
+let scenario = try StressScenario(
+  wakes: options.wakes, senders: options.senders, origin: origin, random: &random)
 server.setInformationDocument(scenario.nip11)
 var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 png += (0..<4000).map { _ in UInt8(truncatingIfNeeded: random.next()) }
@@ -84,8 +86,9 @@ server.setMedia(png, named: "avatar.png")
 server.setMedia(Array("<svg xmlns=\"http://www.w3.org/2000/svg\"/>".utf8), named: "avatar.svg")
 server.setMedia(Array("just text, not an image".utf8), named: "not-an-image.png")
 server.setEvents(scenario.records)
-log("stress: signed \(scenario.messages.count) messages, \(scenario.records.count) records, "
-  + "\(scenario.hostile.count) hostile events in \(started.duration(to: .now))")
+log(
+  "stress: signed \(scenario.messages.count) messages, \(scenario.records.count) records, "
+    + "\(scenario.hostile.count) hostile events in \(started.duration(to: .now))")
 
 /// Everything a wake needs, shared read-only by the wakes in flight.
 struct WakeContext: Sendable {
@@ -154,11 +157,13 @@ struct Tally {
 
   mutating func record(_ result: WakeResult) {
     maxElapsed = max(maxElapsed, result.elapsed)
-    elapsedMilliseconds.append(Double(result.elapsed.components.attoseconds) / 1e15
+    elapsedMilliseconds.append(
+      Double(result.elapsed.components.attoseconds) / 1e15
         + Double(result.elapsed.components.seconds) * 1000)
     if result.unreachable { unreachableWakes += 1 }
     if result.elapsed > deadline { fail("wake \(result.index) took \(result.elapsed) > \(deadline)") }
-    guard case .object(let object)? = try? JSONReader().read(result.line), let resolved = object["resolved"]?.boolValue
+    guard case .object(let object)? = try? JSONReader().read(result.line),
+      let resolved = object["resolved"]?.boolValue
     else {
       fail("wake \(result.index): not a result line: \(result.line.prefix(200))")
       return
@@ -183,7 +188,8 @@ struct Tally {
       if presented[id]! > 1 { fail("wake \(result.index): event \(id) presented \(presented[id]!) times") }
     } else {
       guard let reason = object["reason"]?.stringValue, FallbackReason(rawValue: reason) != nil,
-        object["title"]?.stringValue == FallbackContent.title, object["body"]?.stringValue == FallbackContent.body
+        object["title"]?.stringValue == FallbackContent.title,
+        object["body"]?.stringValue == FallbackContent.body
       else {
         fail("wake \(result.index): fallback line without a valid reason: \(result.line)")
         return
@@ -204,17 +210,21 @@ struct Tally {
         .flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? -1
     }
     let rss = field("VmRSS:")
-    let threads = Int(
-      status.split(separator: "\n").first { $0.hasPrefix("Threads:") }?.split(separator: "\t").last ?? "") ?? -1
+    let threads =
+      Int(
+        status.split(separator: "\n").first { $0.hasPrefix("Threads:") }?.split(separator: "\t").last ?? "")
+      ?? -1
     samples.append((wakes, descriptors, rss, threads))
-    log("stress: after \(wakes) wakes: fds \(descriptors), rss \(rss) KiB, threads \(threads), "
-      + "elapsed \(started.duration(to: .now))")
+    log(
+      "stress: after \(wakes) wakes: fds \(descriptors), rss \(rss) KiB, threads \(threads), "
+        + "elapsed \(started.duration(to: .now))")
   }
 
   mutating func collectFaults() {
     for record in server.requests() {
       if let fault = record.fault { faultsApplied["\(record.path) \(fault)", default: 0] += 1 }
-      faultsApplied["requests \(record.path.hasPrefix("/media/") ? "/media/*" : record.path)", default: 0] += 1
+      faultsApplied["requests \(record.path.hasPrefix("/media/") ? "/media/*" : record.path)", default: 0] +=
+        1
     }
     server.resetRequestLog()
   }
@@ -305,10 +315,14 @@ let (integrity, deliveries) = inspectCache(cachePath)
 if integrity != "ok" { tally.fail("integrity_check: \(integrity)") }
 let presentedCount = tally.presented.count
 if deliveries < presentedCount {
-  log("note: \(presentedCount - deliveries) presented events have no delivery row (claim unavailable: busy cache)")
+  log(
+    "note: \(presentedCount - deliveries) presented events have no delivery row (claim unavailable: busy cache)"
+  )
 }
 let sorted = tally.elapsedMilliseconds.sorted()
-func percentile(_ p: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
+func percentile(_ p: Double) -> Double {
+  sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+}
 let first = tally.samples.first!
 let middle = tally.samples[tally.samples.count / 2]
 let last = tally.samples.last!
@@ -317,20 +331,27 @@ let total = started.duration(to: .now)
 func row(_ dictionary: [String: Int]) -> String {
   dictionary.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
 }
-print("wakes: \(completed) in \(total) (in flight \(options.inFlight), query timeout \(options.queryTimeoutMilliseconds) ms, "
-  + "budget \(options.budgetMilliseconds) ms, deadline \(deadline), seed \(options.seed))")
+print(
+  "wakes: \(completed) in \(total) (in flight \(options.inFlight), query timeout \(options.queryTimeoutMilliseconds) ms, "
+    + "budget \(options.budgetMilliseconds) ms, deadline \(deadline), seed \(options.seed))")
 print("outcomes: \(row(tally.outcomes))")
 print("enrichment: \(row(tally.enrichment))")
 print("faults drawn: \(tally.faultsDrawn); unreachable-relay wakes: \(tally.unreachableWakes)")
 print("relay requests and faults applied: \(row(tally.faultsApplied))")
-print(String(format: "wake time ms: p50 %.1f, p99 %.1f, max %.1f (deadline %d)", percentile(0.5), percentile(0.99),
-  sorted.last ?? 0, options.queryTimeoutMilliseconds + options.budgetMilliseconds + 1000))
-print("presented: \(presentedCount) distinct events, \(tally.presented.values.filter { $0 > 1 }.count) presented twice or more; "
-  + "deliveries rows: \(deliveries)")
+print(
+  String(
+    format: "wake time ms: p50 %.1f, p99 %.1f, max %.1f (deadline %d)", percentile(0.5), percentile(0.99),
+    sorted.last ?? 0, options.queryTimeoutMilliseconds + options.budgetMilliseconds + 1000))
+print(
+  "presented: \(presentedCount) distinct events, \(tally.presented.values.filter { $0 > 1 }.count) presented twice or more; "
+    + "deliveries rows: \(deliveries)")
 print("integrity_check: \(integrity)")
-print("samples (wakes: fds, rss KiB, threads): "
-  + tally.samples.map { "\($0.wakes): \($0.descriptors), \($0.rssKiB), \($0.threads)" }.joined(separator: " | "))
-print("fds start \(first.descriptors) → middle \(middle.descriptors) → end \(last.descriptors); "
-  + "rss KiB start \(first.rssKiB) → middle \(middle.rssKiB) → end \(last.rssKiB)")
+print(
+  "samples (wakes: fds, rss KiB, threads): "
+    + tally.samples.map { "\($0.wakes): \($0.descriptors), \($0.rssKiB), \($0.threads)" }.joined(
+      separator: " | "))
+print(
+  "fds start \(first.descriptors) → middle \(middle.descriptors) → end \(last.descriptors); "
+    + "rss KiB start \(first.rssKiB) → middle \(middle.rssKiB) → end \(last.rssKiB)")
 print("failures: \(tally.failures.count)")
 exit(tally.failures.isEmpty ? 0 : 1)
