@@ -22,6 +22,8 @@ let package = Package(
     .library(name: "RelayFixture", targets: ["RelayFixture"]),
     .executable(name: "nostr-push", targets: ["nostr-push"]),
     .executable(name: "nostr-push-bench", targets: ["Benchmarks"]),
+    .executable(name: "URLSessionBaseline", targets: ["URLSessionBaseline"]),
+    .executable(name: "nostr-push-stress", targets: ["StressRunner"]),
   ],
   targets: [
     .systemLibrary(
@@ -67,6 +69,14 @@ let package = Package(
         "CSecp256k1", "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
         "NotificationResolver", "RelayFixture",
       ],
+      swiftSettings: strictSettings
+    ),
+    // The whole-process baseline of the `resolve` benchmark rows: Foundation + one loopback request.
+    .executableTarget(name: "URLSessionBaseline", swiftSettings: strictSettings),
+    // `Scripts/stress`: thousands of in-process wakes against the fixture relay with random faults.
+    .executableTarget(
+      name: "StressRunner",
+      dependencies: ["CSQLite", "NostrJSON", "NostrEvent", "EnrichmentCache", "NotificationResolver", "RelayFixture"],
       swiftSettings: strictSettings
     ),
     .executableTarget(

@@ -1,7 +1,7 @@
 import Foundation
 import NostrEvent
 
-// nostr-push-bench [--quick] [--json] [--write-corpus N FILE]
+// nostr-push-bench [--quick] [--json] [--only event|bech32|descriptor|cache|process] [--write-corpus N FILE]
 // Prints every performance figure beside its baseline measured in the same run (performance.md).
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -26,13 +26,18 @@ if let flag = arguments.firstIndex(of: "--profile"), flag + 1 < arguments.count 
 let runner = BenchmarkRunner(repetitions: BenchmarkRunner.minimumRepetitions)
 var summaries: [BenchmarkSummary] = []
 var notes: [String] = []
-// Each module adds its rows here: `try BenchmarkRegistry.<module>Benchmarks(quick:)`.
-for (rows, rowNotes) in [
-  try BenchmarkRegistry.nostrEventBenchmarks(quick: quick),
-  try BenchmarkRegistry.bech32Benchmarks(quick: quick),
-  try BenchmarkRegistry.pushDescriptorBenchmarks(quick: quick),
-  try BenchmarkRegistry.enrichmentCacheBenchmarks(quick: quick),
-] {
+// Each module adds its rows here: `("<key>", BenchmarkRegistry.<module>Benchmarks)`; `--only KEY`
+// runs one module's rows (e.g. `--only process` for the whole-process rows).
+let modules: [(key: String, rows: (Bool) throws -> (rows: [Benchmark], notes: [String]))] = [
+  ("event", BenchmarkRegistry.nostrEventBenchmarks),
+  ("bech32", BenchmarkRegistry.bech32Benchmarks),
+  ("descriptor", BenchmarkRegistry.pushDescriptorBenchmarks),
+  ("cache", BenchmarkRegistry.enrichmentCacheBenchmarks),
+  ("process", BenchmarkRegistry.processBenchmarks),
+]
+let only = arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+for module in modules where only == nil || only == module.key {
+  let (rows, rowNotes) = try module.rows(quick)
   notes += rowNotes
   for row in rows {
     if !asJSON { FileHandle.standardError.write(Data("running: \(row.name)\n".utf8)) }
