@@ -73,23 +73,20 @@ final class SQLiteConnection {
 
   /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back when it throws.
   func immediateTransaction<T>(_ body: () throws(CacheError) -> T) throws(CacheError) -> T {
-    try run("BEGIN IMMEDIATE")
-    do {
-      let result = try body()
-      try run("COMMIT")
-      return result
-    } catch {
-      if sqlite3_get_autocommit(handle) == 0 {
-        _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
-      }
-      throw error
-    }
+    try transaction(beginning: "BEGIN IMMEDIATE", body)
   }
 
   /// Runs `body` inside one read transaction (`BEGIN … COMMIT`), so several queries share one
   /// snapshot and one set of WAL read locks.
   func readTransaction<T>(_ body: () throws(CacheError) -> T) throws(CacheError) -> T {
-    try run("BEGIN")
+    try transaction(beginning: "BEGIN", body)
+  }
+
+  /// Runs `body` between `begin` and `COMMIT`, rolling back when it throws.
+  private func transaction<T>(
+    beginning begin: String, _ body: () throws(CacheError) -> T
+  ) throws(CacheError) -> T {
+    try run(begin)
     do {
       let result = try body()
       try run("COMMIT")
