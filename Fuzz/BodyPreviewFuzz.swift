@@ -6,9 +6,9 @@
 // is the message content (UTF-8, invalid sequences replaced).
 // Property: `BodyPreview.preview(of:)` never crashes or hangs; its output is at most 180
 // grapheme clusters, holds no C0 control, DEL or bidi control, starts with no whitespace, ends
-// with no space and has no two spaces in a row. (Whitespace is collapsed per grapheme cluster,
-// so a joiner or mark left after a separator attaches to the collapsed space — see
-// Fuzz/Regressions/preview and Fuzz/README.md; the checks are on scalars for that reason.)
+// with no space, has no two spaces in a row, and every grapheme cluster holding whitespace is one
+// plain space (no joiner or mark left hanging on a collapsed separator: the finding kept in
+// Fuzz/Regressions/preview, replayed by NotificationResolverTests/FuzzRegressionTests).
 import NotificationResolver
 
 let mentionNames: [String?] = [
@@ -42,6 +42,11 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   }
   for (first, second) in zip(scalars, scalars.dropFirst()) where first == " " && second == " " {
     fatalError("preview has doubled spaces: \(body.debugDescription)")
+  }
+  if body.contains(where: { character in
+    character != " " && character.unicodeScalars.contains { $0.properties.isWhitespace }
+  }) {
+    fatalError("preview has a space joined to another scalar: \(body.debugDescription)")
   }
   return 0
 }

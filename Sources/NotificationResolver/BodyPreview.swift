@@ -56,28 +56,60 @@ public struct BodyPreview: Sendable {
   }
 
   /// Every run of whitespace becomes one space; leading and trailing whitespace is dropped.
+  ///
+  /// The work is done on Unicode scalars, not grapheme clusters: a separator such as U+2029 is a
+  /// cluster of its own, and the joiner or combining mark that follows it would otherwise attach
+  /// to the collapsed space and leave a space-plus-joiner cluster in the preview. A mark, joiner
+  /// or variation selector that would combine with the space it follows has nothing left to
+  /// modify, so it is dropped; so is a prepended mark (such as U+0600) that a space would join,
+  /// since it has no number left to stand before.
   static func collapseWhitespace(_ text: String) -> String {
-    var result = ""
-    result.reserveCapacity(text.utf8.count)
+    var result = String.UnicodeScalarView()
     var pendingSpace = false
-    for character in text {
-      if character.isWhitespace {
+    var followsWhitespace = true
+    for scalar in text.unicodeScalars {
+      if scalar.properties.isWhitespace {
         pendingSpace = !result.isEmpty
-      } else {
-        if pendingSpace { result.append(" ") }
-        pendingSpace = false
-        result.append(character)
+        followsWhitespace = true
+        continue
       }
+      if followsWhitespace && extendsPrecedingSpace(scalar) { continue }
+      if pendingSpace {
+        while let last = result.last, joinsFollowingSpace(last) { result.removeLast() }
+        if let last = result.last, last != " " { result.append(" ") }
+      }
+      pendingSpace = false
+      followsWhitespace = false
+      result.append(scalar)
     }
-    return result
+    return String(result)
+  }
+
+  /// Whether `scalar` would join a space before it into one grapheme cluster (a combining mark,
+  /// a zero-width joiner, a variation selector, an emoji modifier, a spacing mark).
+  static func extendsPrecedingSpace(_ scalar: Unicode.Scalar) -> Bool {
+    if scalar.isASCII { return false }
+    var probe = String.UnicodeScalarView()
+    probe.append(" ")
+    probe.append(scalar)
+    return String(probe).count == 1
+  }
+
+  /// Whether a space after `scalar` would join it into one grapheme cluster (a prepended mark).
+  static func joinsFollowingSpace(_ scalar: Unicode.Scalar) -> Bool {
+    if scalar.isASCII { return false }
+    var probe = String.UnicodeScalarView()
+    probe.append(scalar)
+    probe.append(" ")
+    return String(probe).count == 1
   }
 
   /// Cuts `text` to ``keptCharacters`` grapheme clusters plus `…` when it is longer than
   /// ``maxCharacters``.
   static func truncate(_ text: String) -> String {
     guard text.count > maxCharacters else { return text }
-    var kept = String(text.prefix(keptCharacters))
-    while let last = kept.last, last.isWhitespace { kept.removeLast() }
-    return kept + "\u{2026}"
+    var kept = String(text.prefix(keptCharacters)).unicodeScalars
+    while let last = kept.last, last.properties.isWhitespace { kept.removeLast() }
+    return String(kept) + "\u{2026}"
   }
 }
