@@ -3,13 +3,58 @@ import Foundation
 /// The ids accepted recently, so that a captured header cannot be used twice.
 ///
 /// Bounded: entries older than the window are dropped, and when the set is full the oldest
-/// entry goes first. `@unchecked Sendable`: all state is read and written under `lock`.
+/// entry goes first. Ids are kept as 32 raw bytes, not hex strings, so a full set of 10 000 costs
+/// well under a megabyte and no allocation per id. `@unchecked Sendable`: all state is read and
+/// written under `lock`.
 final class ReplaySet: @unchecked Sendable {
+  /// An event id as four machine words.
+  struct Key: Hashable {
+    var words: (UInt64, UInt64, UInt64, UInt64)
+
+    /// The key of a 64-digit lower- or upper-case hex id; nil for anything else.
+    init?(hex: String) {
+      var words: [UInt64] = []
+      words.reserveCapacity(4)
+      var word: UInt64 = 0
+      var digits = 0
+      for byte in hex.utf8 {
+        let value: UInt8
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): value = byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): value = byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+        guard words.count < 4 else { return nil }
+        word = word << 4 | UInt64(value)
+        digits += 1
+        if digits == 16 {
+          words.append(word)
+          word = 0
+          digits = 0
+        }
+      }
+      guard words.count == 4, digits == 0 else { return nil }
+      self.words = (words[0], words[1], words[2], words[3])
+    }
+
+    static func == (lhs: Key, rhs: Key) -> Bool {
+      lhs.words == rhs.words
+    }
+
+    func hash(into hasher: inout Hasher) {
+      hasher.combine(words.0)
+      hasher.combine(words.1)
+      hasher.combine(words.2)
+      hasher.combine(words.3)
+    }
+  }
+
   private let window: Int64
   private let capacity: Int
   private let lock = NSLock()
-  private var seenAt: [String: Int64] = [:]
-  private var order: [(id: String, time: Int64)] = []
+  private var seenAt: [Key: Int64] = [:]
+  private var order: [(id: Key, time: Int64)] = []
   private var head = 0
 
   init(window: Int64, capacity: Int) {
@@ -17,8 +62,10 @@ final class ReplaySet: @unchecked Sendable {
     self.capacity = max(1, capacity)
   }
 
-  /// Records `id` as seen at `now`; false when it was already seen within the window.
+  /// Records `id` as seen at `now`; false when it was already seen within the window, or is not
+  /// a 64-digit hex id (a verified event's id always is).
   func insert(_ id: String, now: Int64) -> Bool {
+    guard let id = Key(hex: id) else { return false }
     lock.lock()
     defer { lock.unlock() }
     expire(now: now)
@@ -48,14 +95,18 @@ final class ReplaySet: @unchecked Sendable {
   }
 
   /// Forgets `entry` unless its id was recorded again later.
-  private func drop(_ entry: (id: String, time: Int64)) {
+  private func drop(_ entry: (id: Key, time: Int64)) {
     if seenAt[entry.id] == entry.time { seenAt[entry.id] = nil }
   }
 
+  /// Gives back the memory of dropped entries once they are the larger part.
   private func compact() {
     if head > 1024, head * 2 > order.count {
-      order.removeFirst(head)
+      order = Array(order[head...])
       head = 0
+      if seenAt.capacity > 4 * max(1024, seenAt.count) {
+        seenAt = Dictionary(uniqueKeysWithValues: seenAt.map { ($0.key, $0.value) })
+      }
     }
   }
 }

@@ -180,16 +180,46 @@ import Testing
   }
 
   @Test func forgetsIDsAfterTheWindowAndEvictsTheOldestWhenFull() {
+    let (a, b, c) = (Self.hexID(1), Self.hexID(2), Self.hexID(3))
     let window = ReplaySet(window: 120, capacity: 10)
-    #expect(window.insert("a", now: 0))
-    #expect(!window.insert("a", now: 120))
-    #expect(window.insert("a", now: 241))
+    #expect(window.insert(a, now: 0))
+    #expect(!window.insert(a, now: 120))
+    #expect(window.insert(a, now: 241))
     let full = ReplaySet(window: 120, capacity: 2)
-    #expect(full.insert("a", now: 0))
-    #expect(full.insert("b", now: 1))
-    #expect(full.insert("c", now: 2))
+    #expect(full.insert(a, now: 0))
+    #expect(full.insert(b, now: 1))
+    #expect(full.insert(c, now: 2))
     #expect(full.count == 2)
-    #expect(full.insert("a", now: 3))
-    #expect(!full.insert("c", now: 3))
+    #expect(full.insert(a, now: 3))
+    #expect(!full.insert(c, now: 3))
+  }
+
+  @Test func keysIDsByTheirBytes() {
+    let replays = ReplaySet(window: 120, capacity: 10)
+    let id = Self.hexID(0xABCDEF)
+    #expect(replays.insert(id, now: 0))
+    #expect(!replays.insert(id.uppercased(), now: 1))
+    #expect(replays.insert(Self.hexID(0xABCDEE), now: 1))
+    #expect(!replays.insert("not hex", now: 1))
+    #expect(!replays.insert(String(id.dropLast()), now: 1))
+    #expect(!replays.insert(id + "0", now: 1))
+    #expect(replays.count == 2)
+  }
+
+  @Test func staysBoundedAsIDsExpire() {
+    let replays = ReplaySet(window: 10, capacity: 5_000)
+    for index in 0..<20_000 {
+      #expect(replays.insert(Self.hexID(UInt64(index)), now: Int64(index / 100)))
+    }
+    // 100 ids a second for a 10-second window: ids from the last 11 seconds remain.
+    #expect(replays.count <= 1_100)
+    #expect(!replays.insert(Self.hexID(19_999), now: 199))
+    #expect(replays.insert(Self.hexID(0), now: 199))
+  }
+
+  /// A 64-digit hex id whose last 16 digits are `value`.
+  private static func hexID(_ value: UInt64) -> String {
+    let tail = String(value, radix: 16)
+    return String(repeating: "0", count: 64 - tail.count) + tail
   }
 }
