@@ -1,120 +1,97 @@
 import Foundation
 
-/// Reads HTTP/1.x requests from one connection, enforcing the head, body and time limits.
+/// Cuts HTTP/1.x requests out of the bytes one connection has received, enforcing the head and
+/// body limits; the connection loop feeds it whatever arrived and acts on each step.
 ///
 /// Bytes after one request stay in the buffer for the next (pipelining). Chunked bodies are
-/// refused (411): every client the fixture serves sends `Content-Length`.
-struct HTTPRequestReader {
-  /// What one call to `next()` produced.
-  enum Outcome {
-    /// A complete request.
+/// refused (411): every client the fixture serves sends `Content-Length`. Time limits are the
+/// loop's job: it asks `hasPartialRequest(in:)` to choose between the request and idle timeouts.
+struct HTTPRequestParser {
+  /// What one call to `next(from:)` produced.
+  enum Step {
+    /// The buffer holds no complete request yet: read more.
+    case needMore
+    /// The head asked for `100-continue` and no body byte has arrived: send the interim answer,
+    /// then read the body.
+    case sendContinue
+    /// A complete request, removed from the buffer.
     case request(HTTPRequest)
-    /// The peer closed, the idle timeout passed before a first byte, or the server is stopping.
-    case closed
     /// The request broke a rule: answer `status` with `message`, then close.
     case reject(status: Int, message: String)
   }
 
-  /// The size of one `recv()`.
-  private static let readChunkBytes = 16 * 1024
+  private let maxHeaderBytes: Int
+  private let maxBodyBytes: Int
+  /// The head of a request whose body is still arriving.
+  private var pending: (request: HTTPRequest, length: Int)?
+  /// Where the search for the end of the head resumes (the bytes before it hold no terminator).
+  private var searchFrom = 0
 
-  private let descriptor: Int32
-  private let stopPipe: Int32
-  private let configuration: RelayFixtureConfiguration
-  private var buffer: [UInt8] = []
-  private var scratch = [UInt8](repeating: 0, count: HTTPRequestReader.readChunkBytes)
-
-  /// Creates a reader for the connection `descriptor`.
-  init(descriptor: Int32, stopPipe: Int32, configuration: RelayFixtureConfiguration) {
-    self.descriptor = descriptor
-    self.stopPipe = stopPipe
-    self.configuration = configuration
+  /// Creates a parser with the configured limits.
+  init(configuration: RelayFixtureConfiguration) {
+    self.maxHeaderBytes = configuration.maxHeaderBytes
+    self.maxBodyBytes = configuration.maxBodyBytes
   }
 
-  /// Reads the next request.
-  mutating func next() -> Outcome {
-    while buffer.first == 0x0D || buffer.first == 0x0A { buffer.removeFirst() }
-    var requestDeadline: ContinuousClock.Instant? =
-      buffer.isEmpty ? nil : ContinuousClock.now.advanced(by: configuration.requestTimeout)
-    let idleDeadline = ContinuousClock.now.advanced(by: configuration.idleTimeout)
-    var headEnd: Int?
-    var searchFrom = 0
-    while headEnd == nil {
-      headEnd = Self.find(terminatorIn: buffer, from: searchFrom)
-      if let end = headEnd {
-        if end > configuration.maxHeaderBytes {
-          return .reject(status: 431, message: "request head too large")
+  /// The most bytes worth holding while a request is incomplete: the largest head and body.
+  var bufferLimit: Int { maxHeaderBytes + 4 + maxBodyBytes }
+
+  /// Whether part of a request has arrived (so the request timeout, not the idle one, applies).
+  func hasPartialRequest(in buffer: [UInt8]) -> Bool {
+    pending != nil || buffer.contains { $0 != 0x0D && $0 != 0x0A }
+  }
+
+  /// Takes the next request out of `buffer`, or says what the loop must do first.
+  mutating func next(from buffer: inout [UInt8]) -> Step {
+    if pending == nil {
+      let blank = buffer.prefix { $0 == 0x0D || $0 == 0x0A }.count
+      if blank > 0 {
+        buffer.removeFirst(blank)
+        searchFrom = 0
+      }
+      guard let headEnd = Self.find(terminatorIn: buffer, from: searchFrom) else {
+        if buffer.count > maxHeaderBytes {
+          return .reject(status: 431, message: "request head over \(maxHeaderBytes) bytes")
         }
-        break
+        searchFrom = max(0, buffer.count - 3)
+        return .needMore
       }
-      if buffer.count > configuration.maxHeaderBytes {
-        return .reject(status: 431, message: "request head over \(configuration.maxHeaderBytes) bytes")
+      searchFrom = 0
+      if headEnd > maxHeaderBytes {
+        return .reject(status: 431, message: "request head too large")
       }
-      searchFrom = max(0, buffer.count - 3)
-      switch fill(deadline: requestDeadline ?? idleDeadline) {
-      case .ready:
-        while requestDeadline == nil, buffer.first == 0x0D || buffer.first == 0x0A { buffer.removeFirst() }
-        if requestDeadline == nil, !buffer.isEmpty {
-          requestDeadline = ContinuousClock.now.advanced(by: configuration.requestTimeout)
-        }
-      case .timedOut:
-        return requestDeadline == nil
-          ? .closed : .reject(status: 408, message: "request not complete in time")
-      case .stopping:
-        return .closed
+      let head = String(decoding: buffer[0..<headEnd], as: UTF8.self)
+      buffer.removeFirst(headEnd + 4)
+      let request: HTTPRequest
+      switch Self.parse(head: head) {
+      case .success(let parsed): request = parsed
+      case .failure(let failure): return .reject(status: 400, message: failure.message)
       }
-    }
-    guard let headEnd, let deadline = requestDeadline else { return .closed }
-    let head = String(decoding: buffer[0..<headEnd], as: UTF8.self)
-    buffer.removeFirst(headEnd + 4)
-    var request: HTTPRequest
-    switch Self.parse(head: head) {
-    case .success(let parsed): request = parsed
-    case .failure(let failure): return .reject(status: 400, message: failure.message)
-    }
-    if request.header("transfer-encoding") != nil {
-      return .reject(status: 411, message: "chunked request bodies are not accepted; send Content-Length")
-    }
-    let lengths = request.headers.filter { $0.name == "content-length" }.map(\.value)
-    var length = 0
-    if let first = lengths.first {
-      guard lengths.allSatisfy({ $0 == first }), !first.isEmpty, first.utf8.count <= 18,
-        first.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let parsed = Int(first)
-      else { return .reject(status: 400, message: "invalid Content-Length") }
-      length = parsed
-    }
-    if length > configuration.maxBodyBytes {
-      return .reject(status: 413, message: "request body over \(configuration.maxBodyBytes) bytes")
-    }
-    if length > 0, request.header("expect")?.lowercased() == "100-continue", buffer.isEmpty {
-      let interim = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
-      guard PosixSocket.send(interim, to: descriptor, stopPipe: stopPipe, deadline: deadline) else {
-        return .closed
+      if request.header("transfer-encoding") != nil {
+        return .reject(status: 411, message: "chunked request bodies are not accepted; send Content-Length")
+      }
+      let lengths = request.headers.filter { $0.name == "content-length" }.map(\.value)
+      var length = 0
+      if let first = lengths.first {
+        guard lengths.allSatisfy({ $0 == first }), !first.isEmpty, first.utf8.count <= 18,
+          first.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let parsed = Int(first)
+        else { return .reject(status: 400, message: "invalid Content-Length") }
+        length = parsed
+      }
+      if length > maxBodyBytes {
+        return .reject(status: 413, message: "request body over \(maxBodyBytes) bytes")
+      }
+      pending = (request, length)
+      if length > 0, request.header("expect")?.lowercased() == "100-continue", buffer.isEmpty {
+        return .sendContinue
       }
     }
-    while buffer.count < length {
-      switch fill(deadline: deadline) {
-      case .ready: continue
-      case .timedOut: return .reject(status: 408, message: "request body not complete in time")
-      case .stopping: return .closed
-      }
-    }
-    request.body = Array(buffer[0..<length])
-    buffer.removeFirst(length)
+    guard let waiting = pending, buffer.count >= waiting.length else { return .needMore }
+    var request = waiting.request
+    request.body = Array(buffer[0..<waiting.length])
+    buffer.removeFirst(waiting.length)
+    pending = nil
     return .request(request)
-  }
-
-  /// Reads more bytes; `.ready` only when at least one byte arrived.
-  private mutating func fill(deadline: ContinuousClock.Instant) -> PosixSocket.Readiness {
-    switch PosixSocket.wait(for: descriptor, stopPipe: stopPipe, deadline: deadline) {
-    case .ready:
-      let count = PosixSocket.receive(descriptor, into: &buffer, scratch: &scratch)
-      if count > 0 { return .ready }
-      if count < 0, errno == EINTR || errno == EAGAIN { return .ready }
-      return .stopping
-    case .timedOut: return .timedOut
-    case .stopping: return .stopping
-    }
   }
 
   /// The offset of the first `\r\n\r\n` at or after `start`.

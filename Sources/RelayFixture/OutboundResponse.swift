@@ -1,75 +1,67 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// Writes one answer to a connection, honestly or shaped by a fault.
-struct ResponseWriter {
+/// The bytes one answer puts on the wire, honestly or shaped by a fault, and what happens to the
+/// connection after them.
+///
+/// Built whole before the first byte is written, except the padding of an oversized body, which
+/// is streamed from one shared chunk so that even a multi-megabyte fault costs no memory.
+struct OutboundResponse {
   /// The bytes sent by the `notJSON` fault: an HTML page, as a misconfigured proxy would send.
   static let notJSONBody = Array("<!DOCTYPE html><html><body>502 upstream unavailable</body></html>".utf8)
   /// The size of one chunk of `oversizedBody` padding (64 KiB); the padding is never held whole.
   static let paddingChunkBytes = 64 * 1024
+  /// The padding chunk: JSON-looking bytes that never form a complete value.
+  static let paddingChunk = [UInt8](repeating: UInt8(ascii: "["), count: paddingChunkBytes)
+  /// The interim answer to `Expect: 100-continue`.
+  static let continueInterim = OutboundResponse(
+    bytes: Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), keepsOpen: true)
 
-  let descriptor: Int32
-  let stopPipe: Int32
-  let writeTimeout: Duration
+  /// The head and body bytes to send.
+  var bytes: [UInt8]
+  /// How many padding bytes follow `bytes`.
+  var paddingBytes = 0
+  /// Whether the connection serves another request afterwards (else it is closed).
+  var keepsOpen: Bool
 
-  /// Sends `response` (or what `action` makes of it); returns whether the connection may serve
-  /// another request.
-  func write(_ response: HTTPResponse, action: RelayFault.Action?, keepAlive: Bool) -> Bool {
-    let deadline = ContinuousClock.now.advanced(by: writeTimeout)
+  /// The answer to a request: `response` as it is, or as `action` makes of it.
+  ///
+  /// `keepAlive` is what the client asked for; a fault that breaks the framing always closes.
+  init(_ response: HTTPResponse, action: RelayFault.Action?, keepAlive: Bool) {
     switch action {
     case nil, .delay:
-      return send(response, keepAlive: keepAlive, deadline: deadline) && keepAlive
+      self.init(framing: response, keepAlive: keepAlive)
     case .status(let status):
-      return send(
-        .error(status, "fault injected: status \(status)"), keepAlive: keepAlive, deadline: deadline)
-        && keepAlive
+      self.init(framing: .error(status, "fault injected: status \(status)"), keepAlive: keepAlive)
     case .notJSON:
-      return send(.json(200, Self.notJSONBody), keepAlive: keepAlive, deadline: deadline) && keepAlive
+      self.init(framing: .json(200, Self.notJSONBody), keepAlive: keepAlive)
     case .body(let status, let contentType, let bytes):
       let safeType = String(contentType.unicodeScalars.filter { $0.value >= 0x20 && $0.value < 0x7F })
       let custom = HTTPResponse(status: status, headers: [("Content-Type", safeType)], body: bytes)
-      return send(custom, keepAlive: keepAlive, deadline: deadline) && keepAlive
+      self.init(framing: custom, keepAlive: keepAlive)
     case .truncatedBody:
       let head = response.head(contentLength: response.body.count, keepAlive: false)
-      _ = PosixSocket.send(
-        head + response.body.prefix(response.body.count / 2), to: descriptor, stopPipe: stopPipe,
-        deadline: deadline)
-      return false
+      self.init(bytes: head + response.body.prefix(response.body.count / 2), keepsOpen: false)
     case .oversizedBody(let bytes, let declaresLength):
       let padded = HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: [])
       let head = padded.head(contentLength: declaresLength ? bytes : nil, keepAlive: false)
-      guard PosixSocket.send(head, to: descriptor, stopPipe: stopPipe, deadline: deadline) else {
-        return false
-      }
-      let chunk = [UInt8](repeating: UInt8(ascii: "["), count: Self.paddingChunkBytes)
-      var remaining = bytes
-      while remaining > 0 {
-        let count = min(remaining, chunk.count)
-        guard PosixSocket.send(chunk[0..<count], to: descriptor, stopPipe: stopPipe, deadline: deadline)
-        else {
-          return false
-        }
-        remaining -= count
-      }
-      return false
+      self.init(bytes: head, paddingBytes: max(0, bytes), keepsOpen: false)
     case .closeConnection:
-      return false
+      self.init(bytes: [], keepsOpen: false)
     }
   }
 
-  /// Sends an error answer and reports that the connection must close.
-  func reject(status: Int, message: String) {
-    let deadline = ContinuousClock.now.advanced(by: writeTimeout)
-    _ = send(.error(status, message), keepAlive: false, deadline: deadline)
+  /// An error answer after which the connection closes.
+  static func rejection(status: Int, message: String) -> OutboundResponse {
+    OutboundResponse(framing: .error(status, message), keepAlive: false)
   }
 
-  private func send(_ response: HTTPResponse, keepAlive: Bool, deadline: ContinuousClock.Instant) -> Bool {
+  private init(bytes: [UInt8], paddingBytes: Int = 0, keepsOpen: Bool) {
+    self.bytes = bytes
+    self.paddingBytes = paddingBytes
+    self.keepsOpen = keepsOpen
+  }
+
+  private init(framing response: HTTPResponse, keepAlive: Bool) {
     let hasBody = response.status != 304 && response.status != 204
     let head = response.head(contentLength: hasBody ? response.body.count : nil, keepAlive: keepAlive)
-    let bytes = hasBody ? head + response.body : head
-    return PosixSocket.send(bytes, to: descriptor, stopPipe: stopPipe, deadline: deadline)
+    self.init(bytes: hasBody ? head + response.body : head, keepsOpen: keepAlive)
   }
 }

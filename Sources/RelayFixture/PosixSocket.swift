@@ -6,16 +6,9 @@ import Darwin
 
 /// Thin wrappers over the POSIX socket calls the fixture uses, identical on Linux and Darwin.
 ///
-/// Every descriptor is close-on-exec; sends never raise `SIGPIPE`; every wait goes through
-/// `poll()` together with the server's stop pipe, so `stop()` wakes every thread at once.
+/// Every descriptor is close-on-exec; sends never block and never raise `SIGPIPE`. Waiting is the
+/// connection loop's job (one `poll()` over every socket and the stop pipe).
 enum PosixSocket {
-  /// What a wait for readiness ended with.
-  enum Readiness {
-    case ready
-    case timedOut
-    case stopping
-  }
-
   #if canImport(Glibc)
   private static let streamType = Int32(SOCK_STREAM.rawValue)
   private static let sendFlags = Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)
@@ -115,75 +108,18 @@ enum PosixSocket {
     return descriptor
   }
 
-  /// Waits until `descriptor` is readable (or writable), the stop pipe fires, or `deadline` passes.
-  static func wait(
-    for descriptor: Int32, writable: Bool = false, stopPipe: Int32, deadline: ContinuousClock.Instant?
-  ) -> Readiness {
-    while true {
-      var timeout: Int32 = -1
-      if let deadline {
-        let remaining = ContinuousClock.now.duration(to: deadline)
-        if remaining <= .zero { return .timedOut }
-        timeout = Int32(clamping: milliseconds(remaining) + 1)
-      }
-      var descriptors = [
-        pollfd(fd: descriptor, events: Int16(writable ? POLLOUT : POLLIN), revents: 0),
-        pollfd(fd: stopPipe, events: Int16(POLLIN), revents: 0),
-      ]
-      let count = poll(&descriptors, 2, timeout)
-      if count < 0 {
-        if errno == EINTR { continue }
-        return .ready
-      }
-      if descriptors[1].revents != 0 { return .stopping }
-      if descriptors[0].revents != 0 { return .ready }
-      if deadline == nil { continue }
-    }
+  /// Writes what the socket takes now of the `count` bytes at `pointer`: the number written, 0
+  /// when the socket's buffer is full, nil when the peer is gone or the call failed.
+  static func sendSome(_ pointer: UnsafeRawPointer, count: Int, to descriptor: Int32) -> Int? {
+    let written = posixSend(descriptor, pointer, count, sendFlags)
+    if written >= 0 { return written }
+    return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : nil
   }
 
-  /// Waits `duration` unless the stop pipe fires first; returns false when it fired.
-  static func sleep(_ duration: Duration, stopPipe: Int32) -> Bool {
-    let deadline = ContinuousClock.now.advanced(by: duration)
-    while true {
-      let remaining = ContinuousClock.now.duration(to: deadline)
-      if remaining <= .zero { return true }
-      var descriptors = [pollfd(fd: stopPipe, events: Int16(POLLIN), revents: 0)]
-      let count = poll(&descriptors, 1, Int32(clamping: milliseconds(remaining) + 1))
-      if count > 0 { return false }
-    }
-  }
-
-  /// Reads what is available (at most `scratch.count` bytes) and appends it to `buffer`; returns
-  /// the byte count, 0 at end of stream, -1 on error.
-  static func receive(_ descriptor: Int32, into buffer: inout [UInt8], scratch: inout [UInt8]) -> Int {
-    let capacity = scratch.count
-    let count = scratch.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, capacity, 0) }
-    if count > 0 { buffer.append(contentsOf: scratch[0..<count]) }
-    return count
-  }
-
-  /// Writes all of `bytes` unless the peer goes away, the stop pipe fires or `deadline` passes.
-  static func send(
-    _ bytes: some Collection<UInt8>, to descriptor: Int32, stopPipe: Int32, deadline: ContinuousClock.Instant
-  ) -> Bool {
-    let contiguous = Array(bytes)
-    var offset = 0
-    while offset < contiguous.count {
-      guard case .ready = wait(for: descriptor, writable: true, stopPipe: stopPipe, deadline: deadline) else {
-        return false
-      }
-      let written = contiguous.withUnsafeBytes {
-        posixSend(descriptor, $0.baseAddress! + offset, contiguous.count - offset, sendFlags)
-      }
-      if written > 0 {
-        offset += written
-      } else if written < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR {
-        continue
-      } else {
-        return false
-      }
-    }
-    return true
+  /// Makes `descriptor` non-blocking.
+  static func setNonBlocking(_ descriptor: Int32) {
+    let flags = fcntl(descriptor, F_GETFL)
+    if flags >= 0 { _ = fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) }
   }
 
   /// Creates the stop pipe: reading end first, writing end second.

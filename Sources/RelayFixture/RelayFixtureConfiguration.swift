@@ -14,6 +14,8 @@ public struct RelayFixtureConfiguration: Sendable, Hashable {
   public static let defaultIdleTimeout: Duration = .seconds(30)
   /// How long one response may take to be written to a client that does not read (10 s).
   public static let defaultWriteTimeout: Duration = .seconds(10)
+  /// How many requests the request log keeps (10 000).
+  public static let defaultRequestLogCapacity = 10_000
 
   /// The address to bind: an IP literal in 127.0.0.0/8, `::1` (brackets allowed) or `localhost`.
   public var host: String
@@ -36,6 +38,9 @@ public struct RelayFixtureConfiguration: Sendable, Hashable {
   public var idleTimeout: Duration
   /// How long writing one response may take.
   public var writeTimeout: Duration
+  /// How many requests the request log keeps; when it is full the oldest tenth is dropped, so
+  /// counts cover the latest requests only. 0 keeps no log (a relay nobody inspects).
+  public var requestLogCapacity: Int
 
   /// Creates a configuration; every limit defaults to the documented value.
   public init(
@@ -45,7 +50,8 @@ public struct RelayFixtureConfiguration: Sendable, Hashable {
     maxConnections: Int = RelayFixtureConfiguration.defaultMaxConnections,
     requestTimeout: Duration = RelayFixtureConfiguration.defaultRequestTimeout,
     idleTimeout: Duration = RelayFixtureConfiguration.defaultIdleTimeout,
-    writeTimeout: Duration = RelayFixtureConfiguration.defaultWriteTimeout
+    writeTimeout: Duration = RelayFixtureConfiguration.defaultWriteTimeout,
+    requestLogCapacity: Int = RelayFixtureConfiguration.defaultRequestLogCapacity
   ) {
     self.host = host
     self.port = port
@@ -57,5 +63,6 @@ public struct RelayFixtureConfiguration: Sendable, Hashable {
     self.requestTimeout = requestTimeout
     self.idleTimeout = idleTimeout
     self.writeTimeout = writeTimeout
+    self.requestLogCapacity = requestLogCapacity
   }
 }

@@ -11,11 +11,12 @@ import Darwin
 /// A real HTTP/1.1 relay on a loopback socket, serving a `RelayFixtureData` the way a NIP-PL relay
 /// answers push clients: NIP-11 at `/`, NIP-98-authenticated `/query` and `/media/<name>`.
 ///
-/// Tests, the demo and the benchmarks talk to it over real sockets. Each connection is served by
-/// its own thread (at most `maxConnections` at once, the rest wait in the backlog), so a slow or
-/// hostile client never stalls the others. Call `stop()` when done: it closes every socket and
-/// waits for every thread. While running, a test can change the data, inject faults and read the
-/// request log:
+/// Tests, the demo and the benchmarks talk to it over real sockets. One thread serves every
+/// connection with `poll()` over non-blocking sockets (at most `maxConnections` at once, the rest
+/// wait in the backlog), so a slow or hostile client never stalls the others and a burst of
+/// clients leaves no per-connection thread or memory behind. Call `stop()` when done: it closes
+/// every socket and waits for the thread. While running, a test can change the data, inject
+/// faults and read the request log:
 /// ```swift
 /// let server = RelayFixtureServer(
 ///   data: RelayFixtureData(nip11: document, events: [message, profile], media: ["avatar.png": png]),
@@ -26,17 +27,13 @@ import Darwin
 /// #expect(server.requestCount(path: "/query", kind: 0) == 0)
 /// await server.stop()
 /// ```
-/// Reads use `poll()` with the request's overall deadline (rather than `SO_RCVTIMEO` per read),
-/// together with a stop pipe, so a deadline or `stop()` wakes a waiting thread at once.
+/// Each phase of a connection has a deadline (request, idle and write timeouts; a delay fault's
+/// end), and a stop pipe is polled with the sockets, so a deadline or `stop()` acts at once.
 public final class RelayFixtureServer: Sendable {
-  /// The stack size of each connection thread (1 MiB): enough for the bounded JSON reader.
+  /// The stack size of the serving thread (1 MiB): enough for the bounded JSON reader.
   public static let threadStackBytes = 1024 * 1024
   /// The listen backlog: connections waiting for a free slot queue here.
   public static let listenBacklog: Int32 = 1024
-  /// The most records the request log keeps (10 000); older ones are dropped first, so counts
-  /// cover the latest requests only.
-  public static let maxLogRecords = 10_000
-
   private enum Lifecycle {
     case idle
     case running(listener: Int32, stopRead: Int32, stopWrite: Int32, origin: String)
@@ -66,7 +63,6 @@ public final class RelayFixtureServer: Sendable {
   private let state: Locked<State>
   private let verifier = NIP98Verifier()
   private let threads = DispatchGroup()
-  private let slots: ConnectionSlots
   private let connectionCount = Locked(0)
 
   /// Creates a server for `data`; nothing is bound until `start()`.
@@ -74,7 +70,6 @@ public final class RelayFixtureServer: Sendable {
   {
     self.configuration = configuration
     self.problems = data.problems
-    self.slots = ConnectionSlots(capacity: configuration.maxConnections)
     self.state = Locked(
       State(
         nip11: data.nip11, store: EventStore(data.entries), media: data.media,
@@ -121,13 +116,19 @@ public final class RelayFixtureServer: Sendable {
     }
     threads.enter()
     spawn { [self] in
-      acceptLoop(listener: listener, stopPipe: stopPipe.read, origin: origin)
+      let loop = ConnectionLoop(
+        listener: listener, stopPipe: stopPipe.read, configuration: configuration,
+        respond: { [self] request in respond(to: request, origin: origin) },
+        recordRejection: { [self] status in record(RelayRequestRecord(method: "", path: "", status: status))
+        },
+        reportCount: { [self] count in connectionCount.withLock { $0 = count } })
+      loop.run()
       threads.leave()
     }
     return URL(string: origin)!
   }
 
-  /// Stops accepting, closes every connection, and returns once every thread has ended.
+  /// Stops accepting, closes every connection, and returns once the serving thread has ended.
   ///
   /// Safe to call more than once and on a server that never started.
   public func stop() async {
@@ -139,7 +140,6 @@ public final class RelayFixtureServer: Sendable {
     guard let running else { return }
     var byte: UInt8 = 1
     _ = write(running.write, &byte, 1)
-    slots.stop()
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
       threads.notify(queue: .global()) { continuation.resume() }
     }
@@ -209,7 +209,7 @@ public final class RelayFixtureServer: Sendable {
 
   // MARK: The request log
 
-  /// Every request answered so far (the newest `maxLogRecords`), oldest first.
+  /// Every request answered so far (the newest `configuration.requestLogCapacity`), oldest first.
   public func requests() -> [RelayRequestRecord] {
     state.withLock { $0.log }
   }
@@ -238,72 +238,28 @@ public final class RelayFixtureServer: Sendable {
     thread.start()
   }
 
-  private func acceptLoop(listener: Int32, stopPipe: Int32, origin: String) {
-    while slots.acquire() {
-      var descriptor: Int32?
-      while descriptor == nil {
-        guard case .ready = PosixSocket.wait(for: listener, stopPipe: stopPipe, deadline: nil) else {
-          slots.release()
-          return
-        }
-        descriptor = PosixSocket.accept(from: listener)
-        if descriptor == nil, errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM {
-          guard PosixSocket.sleep(.milliseconds(50), stopPipe: stopPipe) else {
-            slots.release()
-            return
-          }
-        }
-      }
-      guard let connection = descriptor else { continue }
-      threads.enter()
-      connectionCount.withLock { $0 += 1 }
-      spawn { [self] in
-        serve(connection, stopPipe: stopPipe, origin: origin)
-        close(connection)
-        connectionCount.withLock { $0 -= 1 }
-        slots.release()
-        threads.leave()
-      }
+  /// Routes `request`, applies the faults that match it, logs it, and returns the bytes to send
+  /// with the delay to hold them for.
+  private func respond(to request: HTTPRequest, origin: String) -> (
+    response: OutboundResponse, delay: Duration
+  ) {
+    let routed = router(origin: origin).route(request)
+    let plan = takeFaults(path: request.path, kinds: routed.kinds)
+    let status: Int
+    switch plan.action {
+    case .status(let code): status = code
+    case .body(let code, _, _): status = code
+    case .notJSON, .oversizedBody: status = 200
+    case .closeConnection: status = 0
+    case nil, .delay, .truncatedBody: status = routed.response.status
     }
-  }
-
-  private func serve(_ descriptor: Int32, stopPipe: Int32, origin: String) {
-    var reader = HTTPRequestReader(descriptor: descriptor, stopPipe: stopPipe, configuration: configuration)
-    let writer = ResponseWriter(
-      descriptor: descriptor, stopPipe: stopPipe, writeTimeout: configuration.writeTimeout)
-    while true {
-      switch reader.next() {
-      case .closed:
-        return
-      case .reject(let status, let message):
-        record(RelayRequestRecord(method: "", path: "", status: status))
-        writer.reject(status: status, message: message)
-        return
-      case .request(let request):
-        let routed = router(origin: origin).route(request)
-        let plan = takeFaults(path: request.path, kinds: routed.kinds)
-        let status: Int
-        switch plan.action {
-        case .status(let code): status = code
-        case .body(let code, _, _): status = code
-        case .notJSON, .oversizedBody: status = 200
-        case .closeConnection: status = 0
-        case nil, .delay, .truncatedBody: status = routed.response.status
-        }
-        record(
-          RelayRequestRecord(
-            method: request.method, path: request.path, kinds: routed.kinds.sorted(), filters: routed.filters,
-            hadAuthorization: request.header("authorization") != nil,
-            authorizedPubkey: routed.authorizedPubkey,
-            status: status, fault: plan.name))
-        if plan.delayMilliseconds > 0,
-          !PosixSocket.sleep(.milliseconds(plan.delayMilliseconds), stopPipe: stopPipe)
-        {
-          return
-        }
-        guard writer.write(routed.response, action: plan.action, keepAlive: request.keepAlive) else { return }
-      }
-    }
+    record(
+      RelayRequestRecord(
+        method: request.method, path: request.path, kinds: routed.kinds.sorted(), filters: routed.filters,
+        hadAuthorization: request.header("authorization") != nil, authorizedPubkey: routed.authorizedPubkey,
+        status: status, fault: plan.name))
+    let response = OutboundResponse(routed.response, action: plan.action, keepAlive: request.keepAlive)
+    return (response, .milliseconds(plan.delayMilliseconds))
   }
 
   private func router(origin: String) -> RelayRouter {
@@ -337,8 +293,10 @@ public final class RelayFixtureServer: Sendable {
   }
 
   private func record(_ record: RelayRequestRecord) {
+    let capacity = configuration.requestLogCapacity
+    guard capacity > 0 else { return }
     state.withLock { state in
-      if state.log.count >= Self.maxLogRecords { state.log.removeFirst(Self.maxLogRecords / 10) }
+      if state.log.count >= capacity { state.log.removeFirst(max(1, capacity / 10)) }
       state.log.append(record)
     }
   }

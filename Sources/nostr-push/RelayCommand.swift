@@ -30,8 +30,9 @@ enum RelayCommand: CLICommand {
       throw UsageError("--port must be in 0...65535")
     }
     let now = try reader.integer("now")
+    // Nothing can read the request log of a relay run from the command line, so it keeps none.
     let configuration = RelayFixtureConfiguration(
-      host: reader.value("host") ?? "127.0.0.1", port: Int(port), now: now)
+      host: reader.value("host") ?? "127.0.0.1", port: Int(port), now: now, requestLogCapacity: 0)
     let data: RelayFixtureData
     do {
       data = try RelayFixtureData.load(folder: URL(fileURLWithPath: folder, isDirectory: true))
