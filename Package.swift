@@ -38,7 +38,13 @@ let package = Package(
     ),
     .target(name: "NostrJSON", swiftSettings: strictSettings),
     .target(name: "Bech32", swiftSettings: strictSettings),
-    .target(name: "NostrEvent", dependencies: ["NostrJSON", "CSecp256k1"], swiftSettings: strictSettings),
+    // SHA-256 blocks on the CPU's SHA extensions (x86-64 SHA-NI); NostrEvent falls back to Swift.
+    .target(name: "CSHA256"),
+    .target(
+      name: "NostrEvent",
+      dependencies: ["NostrJSON", "CSecp256k1", "CSHA256"],
+      swiftSettings: strictSettings
+    ),
     .target(name: "PushDescriptor", dependencies: ["NostrJSON", "Bech32"], swiftSettings: strictSettings),
     .target(
       name: "EnrichmentCache",
@@ -76,7 +82,9 @@ let package = Package(
     // `Scripts/stress`: thousands of in-process wakes against the fixture relay with random faults.
     .executableTarget(
       name: "StressRunner",
-      dependencies: ["CSQLite", "NostrJSON", "NostrEvent", "EnrichmentCache", "NotificationResolver", "RelayFixture"],
+      dependencies: [
+        "CSQLite", "NostrJSON", "NostrEvent", "EnrichmentCache", "NotificationResolver", "RelayFixture",
+      ],
       swiftSettings: strictSettings
     ),
     .executableTarget(
@@ -86,11 +94,13 @@ let package = Package(
     ),
     // Test-only helper process for EnrichmentCacheTests (two writers at once, SIGKILL mid-write); not a
     // product. `swift build` / `swift test` build it next to the test bundle.
-    .executableTarget(name: "CacheStressHelper", dependencies: ["EnrichmentCache"], swiftSettings: strictSettings),
+    .executableTarget(
+      name: "CacheStressHelper", dependencies: ["EnrichmentCache"], swiftSettings: strictSettings),
     .testTarget(name: "NostrJSONTests", dependencies: ["NostrJSON"], swiftSettings: strictSettings),
     .testTarget(name: "Bech32Tests", dependencies: ["Bech32"], swiftSettings: strictSettings),
     .testTarget(
-      name: "NostrEventTests", dependencies: ["NostrEvent", "NostrJSON", "CSecp256k1"], swiftSettings: strictSettings),
+      name: "NostrEventTests", dependencies: ["NostrEvent", "NostrJSON", "CSecp256k1"],
+      swiftSettings: strictSettings),
     .testTarget(
       name: "PushDescriptorTests",
       dependencies: ["PushDescriptor", "NostrJSON", "RelayFixture", "NostrEvent"],

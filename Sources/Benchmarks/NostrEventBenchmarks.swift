@@ -79,7 +79,7 @@ extension BenchmarkRegistry {
 
     let plain = [UInt8](repeating: 0x61, count: 16 * 1024)
     let sha = Benchmark(
-      module: "NostrEvent", name: "SHA-256 alone, 16 KiB blocks (pure Swift)", unit: "MB/s",
+      module: "NostrEvent", name: "SHA-256 alone, 16 KiB blocks (\(SHA256.implementationName))", unit: "MB/s",
       baselineName: opensslFigure == nil ? "openssl: n/a" : "openssl speed -evp sha256 (16 KiB)",
       target: "report the ratio",
       baseline: opensslFigure == nil ? nil : { OpenSSLSpeed.sha256MegabytesPerSecond() ?? 0 },

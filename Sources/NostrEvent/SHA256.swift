@@ -4,13 +4,24 @@ import Foundation
 #endif
 
 /// SHA-256 (FIPS 180-4), written in Swift so that the module needs no crypto library (CryptoKit
-/// is used instead where it exists).
+/// is used instead where it exists, and the CPU's SHA instructions through `CSHA256` on x86-64
+/// CPUs that have them).
 ///
 /// It computes every event id, so it works on whole 64-byte blocks straight from the caller's
 /// memory, without copying or allocating per byte.
 public enum SHA256 {
   /// The size of a digest in bytes.
   public static let digestCount = 32
+
+  /// Which implementation hashes in this process: `"CryptoKit"`, `"SHA-NI"` (the x86-64 SHA
+  /// instructions through `CSHA256`) or `"Swift"`; benchmarks and diagnostics print it.
+  public static var implementationName: String {
+    #if canImport(CryptoKit)
+    "CryptoKit"
+    #else
+    SHA256State.Engine.preferred == .hardware ? "SHA-NI" : "Swift"
+    #endif
+  }
 
   /// The 32-byte SHA-256 digest of `bytes`.
   public static func hash(_ bytes: some Collection<UInt8>) -> [UInt8] {
@@ -39,12 +50,15 @@ public enum SHA256 {
     #endif
   }
 
-  /// The Swift implementation (every platform without CryptoKit).
-  static func portableHash(buffer: UnsafeRawBufferPointer, into digest: UnsafeMutableRawBufferPointer) {
+  /// The implementation of every platform without CryptoKit, with the given block engine.
+  static func portableHash(
+    buffer: UnsafeRawBufferPointer, into digest: UnsafeMutableRawBufferPointer,
+    engine: SHA256State.Engine = .preferred
+  ) {
     var state = SHA256State()
     let fullBlocks = buffer.count / 64
     if let base = buffer.baseAddress {
-      state.compress(base, count: fullBlocks)
+      state.compress(base, count: fullBlocks, engine: engine)
     }
     // The tail: the remaining bytes, 0x80, zeros and the bit length, in one or two blocks.
     withUnsafeTemporaryAllocation(byteCount: 128, alignment: 8) { tail in
@@ -58,7 +72,7 @@ public enum SHA256 {
         as: UInt8.self, repeating: 0, count: tailCount - 8 - remaining - 1)
       let bitLength = UInt64(buffer.count) &* 8
       tail.storeBytes(of: bitLength.bigEndian, toByteOffset: tailCount - 8, as: UInt64.self)
-      state.compress(UnsafeRawPointer(tail.baseAddress!), count: tailCount / 64)
+      state.compress(UnsafeRawPointer(tail.baseAddress!), count: tailCount / 64, engine: engine)
     }
     state.write(to: digest)
   }

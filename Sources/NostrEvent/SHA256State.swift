@@ -1,4 +1,9 @@
+import CSHA256
+
 /// The eight working words of one SHA-256 computation and its compression function.
+///
+/// Blocks are compressed by the CPU's SHA instructions where `CSHA256` finds them (x86-64 with
+/// SHA-NI, read once with CPUID), else by the Swift rounds below; both give the same words.
 ///
 /// Every event id goes through `compress`, so it is written for the compiler: the schedule is
 /// computed into one stack buffer per call (not per block), the 64 rounds are spelled out with
@@ -87,9 +92,44 @@ struct SHA256State {
     }
   }
 
+  /// Which implementation compresses blocks.
+  enum Engine: CaseIterable {
+    /// The Swift rounds: every CPU.
+    case swift
+    /// The CPU's SHA instructions through `CSHA256`: only where `hardwareAvailable`.
+    case hardware
+
+    /// Whether this CPU has the SHA instructions `CSHA256` uses.
+    static let hardwareAvailable = nostrpush_sha256_hardware_available() != 0
+
+    /// The fastest engine this CPU runs.
+    static let preferred: Engine = hardwareAvailable ? .hardware : .swift
+  }
+
   /// Compresses `count` consecutive 64-byte blocks starting at `blocks` into the state.
-  mutating func compress(_ blocks: UnsafeRawPointer, count: Int) {
+  mutating func compress(_ blocks: UnsafeRawPointer, count: Int, engine: Engine = .preferred) {
     guard count > 0 else { return }
+    switch engine {
+    case .hardware:
+      precondition(Engine.hardwareAvailable, "the CPU has no SHA instructions")
+      compressOnHardware(blocks, count: count)
+    case .swift:
+      compressInSwift(blocks, count: count)
+    }
+  }
+
+  private mutating func compressOnHardware(_ blocks: UnsafeRawPointer, count: Int) {
+    // A homogeneous tuple is laid out as a C array.
+    var words = (h0, h1, h2, h3, h4, h5, h6, h7)
+    withUnsafeMutableBytes(of: &words) { raw in
+      nostrpush_sha256_hardware_blocks(
+        raw.baseAddress!.assumingMemoryBound(to: UInt32.self), blocks.assumingMemoryBound(to: UInt8.self),
+        count)
+    }
+    (h0, h1, h2, h3, h4, h5, h6, h7) = words
+  }
+
+  private mutating func compressInSwift(_ blocks: UnsafeRawPointer, count: Int) {
     withUnsafeTemporaryAllocation(of: SIMD4<UInt32>.self, capacity: 16) { vectors in
       let schedule = UnsafeMutableRawBufferPointer(vectors).bindMemory(to: UInt32.self)
       var block = blocks

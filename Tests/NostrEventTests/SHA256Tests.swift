@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import NostrEvent
@@ -39,5 +40,59 @@ import Testing
       let input = [UInt8](repeating: UInt8(ascii: "a"), count: count)
       #expect(Hex.encode(SHA256.hash(input)) == digest, "length \(count)")
     }
+  }
+
+  /// The engines this CPU runs: always Swift, and the SHA instructions where present.
+  static let engines = SHA256State.Engine.allCases.filter {
+    $0 == .swift || SHA256State.Engine.hardwareAvailable
+  }
+
+  static func portableDigest(_ bytes: [UInt8], engine: SHA256State.Engine) -> String {
+    var digest = [UInt8](repeating: 0, count: SHA256.digestCount)
+    bytes.withUnsafeBytes { input in
+      digest.withUnsafeMutableBytes { SHA256.portableHash(buffer: input, into: $0, engine: engine) }
+    }
+    return Hex.encode(digest)
+  }
+
+  @Test(arguments: engines)
+  func everyEngineHashesTheFIPSExamples(_ engine: SHA256State.Engine) {
+    for (input, digest) in Self.cases {
+      #expect(
+        Self.portableDigest(Array(input.utf8), engine: engine) == digest, "\(engine) \(input.prefix(8))")
+    }
+    let million = [UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)
+    #expect(
+      Self.portableDigest(million, engine: engine)
+        == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+  }
+
+  @Test func theSHAInstructionsAndSwiftAgreeOnEveryLengthAndAlignment() throws {
+    try #require(SHA256State.Engine.hardwareAvailable, "this CPU has no SHA instructions")
+    var random = SplitMix64(seed: 0x5A5A_2026)
+    let pool = (0..<1_300).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+    for count in 0...1_200 {
+      let offset = count % 7  // unaligned starts
+      let input = Array(pool[offset..<(offset + count)])
+      let swift = Self.portableDigest(input, engine: .swift)
+      let hardware = Self.portableDigest(input, engine: .hardware)
+      #expect(swift == hardware, "length \(count)")
+      if swift != hardware { break }
+    }
+  }
+
+  @Test func detectsTheSHAInstructionsTheKernelReports() throws {
+    // Linux lists the CPU's features in /proc/cpuinfo; SHA-NI shows as `sha_ni` on x86-64.
+    #if os(Linux) && arch(x86_64)
+    let info = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+    let flags = info.split(separator: "\n").first { $0.hasPrefix("flags") } ?? ""
+    let words = Set(flags.split(separator: " ").map(String.init))
+    let expected = words.contains("sha_ni") && words.contains("ssse3") && words.contains("sse4_1")
+    #expect(SHA256State.Engine.hardwareAvailable == expected)
+    #expect(SHA256State.Engine.preferred == (expected ? .hardware : .swift))
+    #expect(SHA256.implementationName == (expected ? "SHA-NI" : "Swift"))
+    #elseif !arch(x86_64)
+    #expect(SHA256State.Engine.hardwareAvailable == false)
+    #endif
   }
 }
