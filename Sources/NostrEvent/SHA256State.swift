@@ -1,4 +1,4 @@
-import CSHA256
+internal import CSHA256
 
 /// The eight working words of one SHA-256 computation and its compression function.
 ///

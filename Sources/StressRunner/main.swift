@@ -6,6 +6,10 @@ import NostrJSON
 import NotificationResolver
 import RelayFixture
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 // nostr-push-stress [--wakes 10000] [--in-flight 8] [--query-timeout-ms 300] [--budget-ms 150]
 //                   [--fault-rate 0.6] [--seed N] [--workspace DIR]
 // Resolves many wakes in this process against an in-process fixture relay that misbehaves at
@@ -148,7 +152,7 @@ struct Tally {
   var failures: [String] = []
   var maxElapsed = Duration.zero
   var elapsedMilliseconds: [Double] = []
-  var samples: [(wakes: Int, descriptors: Int, rssKiB: Int, threads: Int)] = []
+  var samples: [(wakes: Int, descriptors: Int, rssKiB: Int, heapKiB: Int, threads: Int)] = []
 
   mutating func fail(_ text: String) {
     if failures.count < 50 { log("FAIL: \(text)") }
@@ -214,9 +218,10 @@ struct Tally {
       Int(
         status.split(separator: "\n").first { $0.hasPrefix("Threads:") }?.split(separator: "\t").last ?? "")
       ?? -1
-    samples.append((wakes, descriptors, rss, threads))
+    let heap = heapInUseKiB()
+    samples.append((wakes, descriptors, rss, heap, threads))
     log(
-      "stress: after \(wakes) wakes: fds \(descriptors), rss \(rss) KiB, threads \(threads), "
+      "stress: after \(wakes) wakes: fds \(descriptors), rss \(rss) KiB, heap in use \(heap) KiB, threads \(threads), "
         + "elapsed \(started.duration(to: .now))")
   }
 
@@ -347,11 +352,45 @@ print(
     + "deliveries rows: \(deliveries)")
 print("integrity_check: \(integrity)")
 print(
-  "samples (wakes: fds, rss KiB, threads): "
-    + tally.samples.map { "\($0.wakes): \($0.descriptors), \($0.rssKiB), \($0.threads)" }.joined(
-      separator: " | "))
+  "samples (wakes: fds, rss KiB, heap in use KiB, threads): "
+    + tally.samples.map { "\($0.wakes): \($0.descriptors), \($0.rssKiB), \($0.heapKiB), \($0.threads)" }
+    .joined(separator: " | "))
 print(
   "fds start \(first.descriptors) → middle \(middle.descriptors) → end \(last.descriptors); "
-    + "rss KiB start \(first.rssKiB) → middle \(middle.rssKiB) → end \(last.rssKiB)")
+    + "rss KiB start \(first.rssKiB) → middle \(middle.rssKiB) → end \(last.rssKiB); "
+    + "heap in use KiB start \(first.heapKiB) → middle \(middle.heapKiB) → end \(last.heapKiB)")
 print("failures: \(tally.failures.count)")
 exit(tally.failures.isEmpty ? 0 : 1)
+
+/// The bytes malloc has handed out and not had back, over every arena and mmapped chunk, in
+/// KiB; -1 where it cannot be read. Unlike RSS it does not count memory the allocator keeps after
+/// a free, so it tells live data from arena retention. glibc's `malloc_stats()` (looked up with
+/// `dlsym`, as Swift's Glibc module does not import `malloc.h`) prints its "Total (incl. mmap)"
+/// figures to stderr, so stderr is pointed at a scratch file for the call (a line another thread
+/// logs in that instant would land there too).
+func heapInUseKiB() -> Int {
+  #if canImport(Glibc)
+  guard let symbol = dlsym(nil, "malloc_stats") else { return -1 }
+  let mallocStats = unsafeBitCast(symbol, to: (@convention(c) () -> Void).self)
+  let path = NSTemporaryDirectory() + "nostr-push-stress-malloc-\(getpid()).txt"
+  let file = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0o600)
+  guard file >= 0 else { return -1 }
+  defer { unlink(path) }
+  fflush(nil)
+  let saved = dup(2)
+  dup2(file, 2)
+  mallocStats()
+  fflush(nil)
+  dup2(saved, 2)
+  close(saved)
+  close(file)
+  guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+    let total = text.range(of: "Total (incl. mmap):")
+  else { return -1 }
+  let inUse = text[total.upperBound...].split(separator: "\n").first { $0.hasPrefix("in use bytes") }
+  return inUse.flatMap { $0.split(separator: "=").last }
+    .flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.map { $0 / 1024 } ?? -1
+  #else
+  return -1
+  #endif
+}
