@@ -15,7 +15,8 @@ import FoundationNetworking
 #endif
 
 /// malloc's in-use KiB over every arena; `malloc_stats()` prints it on stderr, so stderr is
-/// pointed at a scratch file for the call.
+/// pointed at a scratch file for the call. The same reading as `heapInUseKiB()` in
+/// `Sources/StressRunner/main.swift`, repeated here on purpose: this script links nothing of ours.
 func heapInUseKiB() -> Int {
   guard let symbol = dlsym(nil, "malloc_stats") else { return -1 }
   let mallocStats = unsafeBitCast(symbol, to: (@convention(c) () -> Void).self)
