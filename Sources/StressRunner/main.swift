@@ -6,12 +6,9 @@ import NostrJSON
 import NotificationResolver
 import RelayFixture
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 // nostr-push-stress [--wakes 10000] [--in-flight 8] [--query-timeout-ms 300] [--budget-ms 150]
 //                   [--fault-rate 0.6] [--seed N] [--workspace DIR]
+// nostr-push-stress --bare-urlsession ROUNDS
 // Resolves many wakes in this process against an in-process fixture relay that misbehaves at
 // random, and checks that every wake ends within its deadline with a valid result line, that no
 // event is presented twice, that the cache passes `PRAGMA integrity_check`, and that descriptors
@@ -27,6 +24,8 @@ struct Options {
   var seed: UInt64 = 0x5EED_2026
   var senders = 64
   var workspace = FileManager.default.temporaryDirectory.appendingPathComponent("nostr-push-stress").path
+  /// Set by `--bare-urlsession`: run `BareURLSessionProbe` for this many rounds instead of wakes.
+  var bareURLSessionRounds: Int?
 
   init(_ arguments: [String]) {
     var index = 0
@@ -44,11 +43,12 @@ struct Options {
       case "--fault-rate": faultRate = parse(value())
       case "--seed": seed = parse(value())
       case "--workspace": workspace = value()
+      case "--bare-urlsession": bareURLSessionRounds = parse(value())
       default: usage()
       }
       index += 1
     }
-    guard wakes > 0, inFlight > 0, (0...1).contains(faultRate) else { usage() }
+    guard wakes > 0, inFlight > 0, (0...1).contains(faultRate), bareURLSessionRounds ?? 1 > 0 else { usage() }
   }
 }
 
@@ -61,13 +61,18 @@ func usage() -> Never {
   FileHandle.standardError.write(
     Data(
       ("usage: nostr-push-stress [--wakes N] [--in-flight N] [--query-timeout-ms MS] [--budget-ms MS] "
-        + "[--fault-rate 0..1] [--seed N] [--workspace DIR]\n").utf8))
+        + "[--fault-rate 0..1] [--seed N] [--workspace DIR]\n"
+        + "       nostr-push-stress --bare-urlsession ROUNDS\n").utf8))
   exit(2)
 }
 
 func log(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
 
 let options = Options(Array(CommandLine.arguments.dropFirst()))
+if let rounds = options.bareURLSessionRounds {
+  try await BareURLSessionProbe.run(rounds: rounds)
+  exit(0)
+}
 let deadline =
   Duration.milliseconds(options.queryTimeoutMilliseconds + options.budgetMilliseconds)
   + NotificationResolver.deadlineSlack
@@ -361,36 +366,3 @@ print(
     + "heap in use KiB start \(first.heapKiB) → middle \(middle.heapKiB) → end \(last.heapKiB)")
 print("failures: \(tally.failures.count)")
 exit(tally.failures.isEmpty ? 0 : 1)
-
-/// The bytes malloc has handed out and not had back, over every arena and mmapped chunk, in
-/// KiB; -1 where it cannot be read. Unlike RSS it does not count memory the allocator keeps after
-/// a free, so it tells live data from arena retention. glibc's `malloc_stats()` (looked up with
-/// `dlsym`, as Swift's Glibc module does not import `malloc.h`) prints its "Total (incl. mmap)"
-/// figures to stderr, so stderr is pointed at a scratch file for the call (a line another thread
-/// logs in that instant would land there too).
-func heapInUseKiB() -> Int {
-  #if canImport(Glibc)
-  guard let symbol = dlsym(nil, "malloc_stats") else { return -1 }
-  let mallocStats = unsafeBitCast(symbol, to: (@convention(c) () -> Void).self)
-  let path = NSTemporaryDirectory() + "nostr-push-stress-malloc-\(getpid()).txt"
-  let file = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0o600)
-  guard file >= 0 else { return -1 }
-  defer { unlink(path) }
-  fflush(nil)
-  let saved = dup(2)
-  dup2(file, 2)
-  mallocStats()
-  fflush(nil)
-  dup2(saved, 2)
-  close(saved)
-  close(file)
-  guard let text = try? String(contentsOfFile: path, encoding: .utf8),
-    let total = text.range(of: "Total (incl. mmap):")
-  else { return -1 }
-  let inUse = text[total.upperBound...].split(separator: "\n").first { $0.hasPrefix("in use bytes") }
-  return inUse.flatMap { $0.split(separator: "=").last }
-    .flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.map { $0 / 1024 } ?? -1
-  #else
-  return -1
-  #endif
-}

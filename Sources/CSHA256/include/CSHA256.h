@@ -12,7 +12,7 @@ extern "C" {
 #endif
 
 /// Whether this CPU runs `nostrpush_sha256_hardware_blocks`: 1 on x86-64 with SHA, SSSE3 and
-/// SSE4.1 (read once with CPUID), 0 everywhere else.
+/// SSE4.1, 0 everywhere else. It executes CPUID on every call; NostrEvent calls it once.
 int nostrpush_sha256_hardware_available(void);
 
 /// Compresses `block_count` consecutive 64-byte blocks at `blocks` into `state` (the eight
