@@ -45,7 +45,8 @@ let package = Package(
       dependencies: ["NostrJSON", "CSecp256k1", "CSHA256"],
       swiftSettings: strictSettings
     ),
-    .target(name: "PushDescriptor", dependencies: ["NostrJSON", "Bech32"], swiftSettings: strictSettings),
+    .target(
+      name: "PushDescriptor", dependencies: ["NostrJSON", "Bech32", "NostrEvent"], swiftSettings: strictSettings),
     .target(
       name: "EnrichmentCache",
       dependencies: ["CSQLite", "NostrJSON", "NostrEvent"],
@@ -53,12 +54,12 @@ let package = Package(
     ),
     .target(
       name: "RelayFixture",
-      dependencies: ["NostrJSON", "NostrEvent", "PushDescriptor"],
+      dependencies: ["NostrJSON", "NostrEvent"],
       swiftSettings: strictSettings
     ),
     .target(
       name: "NotificationResolver",
-      dependencies: ["NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache"],
+      dependencies: ["NostrJSON", "Bech32", "NostrEvent", "EnrichmentCache"],
       swiftSettings: strictSettings
     ),
     .executableTarget(
@@ -95,7 +96,7 @@ let package = Package(
     // Test-only helper process for EnrichmentCacheTests (two writers at once, SIGKILL mid-write); not a
     // product. `swift build` / `swift test` build it next to the test bundle.
     .executableTarget(
-      name: "CacheStressHelper", dependencies: ["EnrichmentCache"], swiftSettings: strictSettings),
+      name: "CacheStressHelper", dependencies: ["EnrichmentCache", "NostrEvent"], swiftSettings: strictSettings),
     .testTarget(name: "NostrJSONTests", dependencies: ["NostrJSON"], swiftSettings: strictSettings),
     .testTarget(name: "Bech32Tests", dependencies: ["Bech32"], swiftSettings: strictSettings),
     .testTarget(

@@ -1,3 +1,5 @@
+import NostrEvent
+
 // A test-only helper process for EnrichmentCacheTests (not a product): writes profile records to a
 // cache file one transaction at a time and prints each acknowledged pubkey on its own line, so a
 // test can run two writers at once or kill one with SIGKILL and check what was acknowledged.

@@ -1,3 +1,5 @@
+import NostrEvent
+
 extension EnrichmentCache {
   /// Claims an event for delivery, atomically: true for the first claim, false when it was
   /// already claimed. Claims older than `deliveryRetention` are pruned in the same transaction.
@@ -15,7 +17,7 @@ extension EnrichmentCache {
         try db.run("DELETE FROM deliveries WHERE delivered_at < ?", [.integer(now - Self.deliveryRetention)])
         let inserted = try db.run(
           "INSERT OR IGNORE INTO deliveries(account, relay, event_id, delivered_at) VALUES (?, ?, ?, ?)",
-          [.text(account), .text(relay.string), .text(eventID), .integer(now)])
+          [.text(account), .text(relay.description), .text(eventID), .integer(now)])
         return inserted == 1
       }
     }

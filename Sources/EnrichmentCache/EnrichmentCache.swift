@@ -1,3 +1,4 @@
+import NostrEvent
 import Foundation
 
 /// The SQLite cache of sender profiles, channel metadata and rosters, avatars and delivery claims

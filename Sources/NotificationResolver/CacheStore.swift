@@ -39,7 +39,7 @@ struct CacheStore: EnrichmentStore {
     _ = attempt { () throws(CacheError) in try cache.addAccount(account, now: cache.clock()) }
   }
 
-  func claimDelivery(account: String, relay: HTTPOrigin, eventID: String, now: Int64) -> DeliveryClaim {
+  func claimDelivery(account: String, relay: RelayOrigin, eventID: String, now: Int64) -> DeliveryClaim {
     guard !breaker.isTripped, let origin = try? RelayOrigin(relay.description) else { return .unavailable }
     do {
       return try cache.claimDelivery(eventID: eventID, account: account, relay: origin, now: now)

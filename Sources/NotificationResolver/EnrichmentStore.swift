@@ -4,7 +4,7 @@ import NostrEvent
 /// The account and relay a cached record belongs to; no read or write crosses scopes.
 struct StoreScope: Sendable, Hashable {
   var account: String
-  var relay: HTTPOrigin
+  var relay: RelayOrigin
 }
 
 /// A sender's cached or fetched profile, as far as a notification needs it.
@@ -58,7 +58,7 @@ enum DeliveryClaim: Sendable, Hashable {
 protocol EnrichmentStore: Sendable {
   func isAccountRemoved(_ account: String) -> Bool
   func registerAccount(_ account: String)
-  func claimDelivery(account: String, relay: HTTPOrigin, eventID: String, now: Int64) -> DeliveryClaim
+  func claimDelivery(account: String, relay: RelayOrigin, eventID: String, now: Int64) -> DeliveryClaim
   func profile(_ scope: StoreScope, pubkey: String, now: Int64) -> ProfileSnapshot?
   func channel(_ scope: StoreScope, channelID: String, now: Int64) -> ChannelSnapshot?
   func membership(_ scope: StoreScope, channelID: String, sender: String, now: Int64) -> MembershipSnapshot?

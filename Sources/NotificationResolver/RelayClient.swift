@@ -18,7 +18,7 @@ public struct RelayClient: Sendable {
   public static let defaultLimit = 10
 
   /// The relay's canonical HTTP origin.
-  public let origin: HTTPOrigin
+  public let origin: RelayOrigin
   private let key: SecretKey
   private let transport: any HTTPTransport
   private let clock: UnixClock
@@ -26,7 +26,7 @@ public struct RelayClient: Sendable {
   /// Creates a client for `origin`, authenticating as `key`.
   ///
   /// `clock` gives NIP-98 `created_at`; fix it in tests together with the relay's clock.
-  public init(origin: HTTPOrigin, key: SecretKey, transport: any HTTPTransport, clock: UnixClock) {
+  public init(origin: RelayOrigin, key: SecretKey, transport: any HTTPTransport, clock: UnixClock) {
     self.origin = origin
     self.key = key
     self.transport = transport

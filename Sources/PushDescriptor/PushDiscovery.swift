@@ -1,4 +1,5 @@
 import Foundation
+import NostrEvent
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -27,17 +28,8 @@ public struct PushDiscovery: Sendable {
   /// The HTTP URL of a relay's information document: `ws`→`http`, `wss`→`https`, an empty path
   /// becomes `/`; nil for anything that is not an absolute `ws`, `wss`, `http` or `https` URL.
   public static func informationURL(forRelay relay: String) -> URL? {
-    guard var components = URLComponents(string: relay), let host = components.host, !host.isEmpty else {
-      return nil
-    }
-    switch components.scheme?.lowercased() {
-    case "ws", "http": components.scheme = "http"
-    case "wss", "https": components.scheme = "https"
-    default: return nil
-    }
-    if components.path.isEmpty { components.path = "/" }
-    components.fragment = nil
-    return components.url
+    guard let (origin, rest, _) = RelayOrigin.parse(relay) else { return nil }
+    return URL(string: origin.url(path: rest.isEmpty ? "/" : rest))
   }
 
   /// Fetches and validates the document of `relay` before `deadline`.

@@ -1,3 +1,4 @@
+import NostrEvent
 import Foundation
 
 @testable import EnrichmentCache

@@ -56,7 +56,7 @@ import Testing
     let origin = server.origin!
     await server.stop()
     let configuration = try ResolverConfiguration(
-      relay: HTTPOrigin(relayURL: origin), secretKey: scenario.account)
+      relay: RelayOrigin(origin), secretKey: scenario.account)
     let resolution = await NotificationResolver(
       configuration: configuration, cache: nil, clock: .fixed(RelayScenario.now)
     )
