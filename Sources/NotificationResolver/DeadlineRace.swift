@@ -6,9 +6,9 @@ import Foundation
 enum DeadlineRace {
   /// The result of `operation`, or nil when `deadline` passes first or the caller is cancelled.
   ///
-  /// The operation keeps running after a deadline; on the caller's cancellation it is cancelled
-  /// too when `cancelsOperation` is set (the resolver's own work), and left running otherwise
-  /// (enrichment whose late results still go to the cache).
+  /// With `cancelsOperation` (the resolver's own work) the operation is cancelled the moment the
+  /// race is lost, by the deadline or by the caller's cancellation; without it (enrichment whose
+  /// late results still go to the cache) it is left running.
   static func value<T: Sendable>(
     by deadline: ContinuousClock.Instant, cancelsOperation: Bool = false,
     _ operation: @escaping @Sendable () async -> T
@@ -18,6 +18,7 @@ enum DeadlineRace {
     let timer = Task {
       try? await Task.sleep(until: deadline, clock: .continuous)
       gate.resume(with: nil)
+      if cancelsOperation { worker.cancel() }
     }
     defer { timer.cancel() }
     return await withTaskCancellationHandler {

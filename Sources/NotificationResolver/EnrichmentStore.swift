@@ -49,6 +49,8 @@ enum DeliveryClaim: Sendable, Hashable {
   case unavailable
   /// The account was removed; nothing is presented.
   case accountRemoved
+  /// The wake's deadline passed before the claim committed; nothing was recorded.
+  case abandoned
 }
 
 /// What the resolver needs from the enrichment cache, in its own terms.
@@ -57,8 +59,14 @@ enum DeliveryClaim: Sendable, Hashable {
 /// answer reads as empty and drops writes, so a broken or locked cache never stops a notification.
 protocol EnrichmentStore: Sendable {
   func isAccountRemoved(_ account: String) -> Bool
-  func registerAccount(_ account: String)
-  func claimDelivery(account: String, relay: RelayOrigin, eventID: String, now: Int64) -> DeliveryClaim
+  /// Registers the account on first use in one atomic step, unless it was removed: false for a
+  /// removed account, true otherwise (also when the cache cannot answer).
+  func registerAccount(_ account: String) -> Bool
+  /// Claims `eventID` once; `commitIf` decides, with the lock held, whether the claim may commit
+  /// (false: `.abandoned`, nothing recorded).
+  func claimDelivery(
+    account: String, relay: RelayOrigin, eventID: String, now: Int64, commitIf: () -> Bool
+  ) -> DeliveryClaim
   func profile(_ scope: StoreScope, pubkey: String, now: Int64) -> ProfileSnapshot?
   func channel(_ scope: StoreScope, channelID: String, now: Int64) -> ChannelSnapshot?
   func membership(_ scope: StoreScope, channelID: String, sender: String, now: Int64) -> MembershipSnapshot?

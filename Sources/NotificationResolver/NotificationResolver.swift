@@ -50,25 +50,34 @@ public struct NotificationResolver: Sendable {
   public func resolve() async -> Resolution {
     let started = ContinuousClock.now
     let chosen = ChosenInstant()
+    let claims = ClaimGate()
     let limit = started + configuration.queryTimeout + configuration.budget + Self.deadlineSlack
-    let (outcome, lingering) =
-      await DeadlineRace.value(by: limit, cancelsOperation: true) {
-        await run(started: started, chosen: chosen)
-      }
-      ?? (.fallback(.timeout), .none)
+    let raced = await DeadlineRace.value(by: limit, cancelsOperation: true) {
+      await run(started: started, chosen: chosen, claims: claims)
+    }
+    let (outcome, lingering) = raced ?? (afterDeadline(claims), .none)
     let finished = ContinuousClock.now
     return Resolution(
       outcome: outcome, elapsed: started.duration(to: finished),
       enrichmentElapsed: chosen.instant.map { $0.duration(to: finished) }, lingering: lingering)
   }
 
-  private func run(started: ContinuousClock.Instant, chosen: ChosenInstant) async -> (
+  /// The outcome when the outer deadline (or the caller's cancellation) won: the message claimed
+  /// by then, composed from the message alone, so a recorded claim is always presented; else the
+  /// `timeout` fallback, and no later claim can commit.
+  private func afterDeadline(_ claims: ClaimGate) -> NotificationOutcome {
+    guard let message = claims.close() else { return .fallback(.timeout) }
+    let target = MessageTarget(eventID: message.id, tags: message.tags)
+    let scope = StoreScope(account: configuration.account, relay: configuration.relay)
+    return .resolved(compose(message, target: target, parts: EnrichedParts(), scope: scope, now: clock.now()))
+  }
+
+  private func run(started: ContinuousClock.Instant, chosen: ChosenInstant, claims: ClaimGate) async -> (
     NotificationOutcome, LingeringWork
   ) {
     let account = configuration.account
     let now = clock.now()
-    if let store, store.isAccountRemoved(account) { return (.fallback(.accountRemoved), .none) }
-    store?.registerAccount(account)
+    if let store, !store.registerAccount(account) { return (.fallback(.accountRemoved), .none) }
     let queryDeadline = started + configuration.queryTimeout
     let client = RelayClient(
       origin: configuration.relay, key: configuration.secretKey, transport: configuration.transport,
@@ -94,7 +103,7 @@ public struct NotificationResolver: Sendable {
       return (.fallback(.noEligibleEvent), .none)
     }
     let message: Event
-    switch claim(candidates, account: account, now: now) {
+    switch claim(candidates, account: account, now: now, gate: claims) {
     case .success(let chosen): message = chosen
     case .failure(let reason):
       relayKeyTask.cancel()
@@ -118,15 +127,24 @@ public struct NotificationResolver: Sendable {
     return (.resolved(notification), lingering)
   }
 
-  private func claim(_ candidates: [Event], account: String, now: Int64) -> Result<Event, FallbackReason> {
-    guard let store else { return .success(candidates[0]) }
+  /// The first candidate this wake may present: claimed in the cache, or taken without the
+  /// once-guarantee when the cache cannot answer; either way only while `gate` is still open.
+  private func claim(_ candidates: [Event], account: String, now: Int64, gate: ClaimGate) -> Result<
+    Event, FallbackReason
+  > {
+    guard let store else {
+      return gate.admit(candidates[0]) ? .success(candidates[0]) : .failure(.timeout)
+    }
     for candidate in candidates.prefix(Self.maxClaimAttempts) {
       switch store.claimDelivery(
-        account: account, relay: configuration.relay, eventID: candidate.id, now: now)
+        account: account, relay: configuration.relay, eventID: candidate.id, now: now,
+        commitIf: { gate.admit(candidate) })
       {
-      case .claimed, .unavailable: return .success(candidate)
+      case .claimed: return .success(candidate)
+      case .unavailable: return gate.admit(candidate) ? .success(candidate) : .failure(.timeout)
       case .alreadyDelivered: continue
       case .accountRemoved: return .failure(.accountRemoved)
+      case .abandoned: return .failure(.timeout)
       }
     }
     return .failure(.alreadyDelivered)
@@ -202,5 +220,46 @@ private final class ChosenInstant: @unchecked Sendable {
       value = newValue
       lock.unlock()
     }
+  }
+}
+
+/// Decides, once, between the wake's claim and its outer deadline.
+///
+/// The claim asks ``admit(_:)`` with the cache's write lock held, right before it commits; the
+/// deadline calls ``close()``. Whichever comes first wins: a claim after the deadline is rolled
+/// back (the next wake presents the message), and a claim before it is presented even when the
+/// deadline cuts the enrichment short.
+///
+/// `@unchecked Sendable`: `state` is read and written only under `lock`.
+final class ClaimGate: @unchecked Sendable {
+  private enum State {
+    case open
+    case admitted(Event)
+    case closed
+  }
+
+  private let lock = NSLock()
+  private var state = State.open
+
+  /// Records `message` as the wake's message unless the deadline closed the gate (or another
+  /// message was admitted); true when it is the wake's message.
+  func admit(_ message: Event) -> Bool {
+    lock.lock()
+    defer { lock.unlock() }
+    switch state {
+    case .open: state = .admitted(message)
+    case .admitted(let earlier): return earlier.id == message.id
+    case .closed: return false
+    }
+    return true
+  }
+
+  /// Closes the gate for good; returns the message admitted before, if any.
+  func close() -> Event? {
+    lock.lock()
+    defer { lock.unlock() }
+    if case .admitted(let message) = state { return message }
+    state = .closed
+    return nil
   }
 }
