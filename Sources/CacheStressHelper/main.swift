@@ -1,5 +1,3 @@
-import NostrEvent
-
 // A test-only helper process for EnrichmentCacheTests (not a product): writes profile records to a
 // cache file one transaction at a time and prints each acknowledged pubkey on its own line, so a
 // test can run two writers at once or kill one with SIGKILL and check what was acknowledged.
@@ -10,6 +8,7 @@ import NostrEvent
 // every write committed, 1 with the error on standard error otherwise, 2 for bad arguments.
 import EnrichmentCache
 import Foundation
+import NostrEvent
 
 func fail(_ message: String, status: Int32) -> Never {
   FileHandle.standardError.write(Data((message + "\n").utf8))

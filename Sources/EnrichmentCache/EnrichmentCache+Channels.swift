@@ -1,5 +1,5 @@
-import NostrEvent
 import Foundation
+import NostrEvent
 
 extension EnrichmentCache {
   /// The cached metadata of a channel, marked fresh or stale.
@@ -47,7 +47,8 @@ extension EnrichmentCache {
     }
     return try locked { db throws(CacheError) in
       try Self.readMembership(
-        db, account: account, relay: relay.description, channelID: channelID, memberBytes: memberBytes, now: now)
+        db, account: account, relay: relay.description, channelID: channelID, memberBytes: memberBytes,
+        now: now)
     }
   }
 

@@ -25,7 +25,8 @@ extension EnrichmentCache {
           [.text(account), .text(relay.description), .text(eventID), .integer(now)])
         guard inserted == 1 else { return false }
         guard commitIf() else {
-          throw CacheError(code: .cancelled, field: "id", message: "the claim was abandoned before it committed")
+          throw CacheError(
+            code: .cancelled, field: "id", message: "the claim was abandoned before it committed")
         }
         return true
       }

@@ -159,7 +159,8 @@ package struct URLAuthority: Sendable {
       guard inet_pton(AF_INET6, String(host.dropFirst().dropLast()), &address) == 1 else { return nil }
       var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
       guard inet_ntop(AF_INET6, &address, &buffer, socklen_t(buffer.count)) != nil else { return nil }
-      return "[" + String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) + "]"
+      return "[" + String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        + "]"
     }
     let lowered = host.lowercased()
     guard !lowered.isEmpty, lowered.utf8.count <= RelayOrigin.maxHostBytes else { return nil }

@@ -39,7 +39,8 @@ struct CacheStore: EnrichmentStore {
   ) -> DeliveryClaim {
     guard !breaker.isTripped else { return .unavailable }
     do {
-      return try cache.claimDelivery(eventID: eventID, account: account, relay: relay, now: now, commitIf: commitIf)
+      return try cache.claimDelivery(
+        eventID: eventID, account: account, relay: relay, now: now, commitIf: commitIf)
         ? .claimed : .alreadyDelivered
     } catch {
       if error.isTransient { breaker.trip() }
@@ -98,18 +99,15 @@ struct CacheStore: EnrichmentStore {
       isFresh: cached.isFresh)
   }
 
-  func saveProfile(_ scope: StoreScope, event: Event, now: Int64) -> ProfileSnapshot? {
-    guard let content = ProfileContent(event: event) else { return nil }
-    let record = Profile(
-      pubkey: event.pubkey, displayName: content.displayName, pictureURL: content.picture, eventID: event.id,
-      createdAt: event.createdAt)
-    guard
-      let outcome = attempt({ () throws(CacheError) in
-        try cache.storeProfiles([record], account: scope.account, relay: scope.relay, now: now)
-      })?.first,
-      outcome != .discardedAccountRemoved
-    else { return nil }
-    return profile(scope, pubkey: event.pubkey, now: now)
+  func saveProfile(_ scope: StoreScope, profile record: Profile, now: Int64) -> ProfileSnapshot? {
+    let outcome = attempt { () throws(CacheError) in
+      try cache.storeProfiles([record], account: scope.account, relay: scope.relay, now: now)
+    }
+    switch outcome?.first {
+    case .stored?, .renewed?: return ProfileSnapshot(record, isFresh: true)
+    case .ignoredOlder?: return profile(scope, pubkey: record.pubkey, now: now)
+    case .discardedAccountRemoved?, nil: return nil
+    }
   }
 
   func saveChannelPair(_ scope: StoreScope, metadata: Event?, roster: Event?, now: Int64) {

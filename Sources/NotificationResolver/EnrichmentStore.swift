@@ -14,6 +14,13 @@ struct ProfileSnapshot: Sendable, Hashable {
   var isFresh: Bool
 }
 
+extension ProfileSnapshot {
+  /// The snapshot of a parsed profile.
+  init(_ profile: Profile, isFresh: Bool) {
+    self.init(displayName: profile.displayName, picture: profile.pictureURL, isFresh: isFresh)
+  }
+}
+
 /// A channel's metadata, signed by `signer`.
 struct ChannelSnapshot: Sendable, Hashable {
   var name: String?
@@ -71,8 +78,9 @@ protocol EnrichmentStore: Sendable {
   func channel(_ scope: StoreScope, channelID: String, now: Int64) -> ChannelSnapshot?
   func membership(_ scope: StoreScope, channelID: String, sender: String, now: Int64) -> MembershipSnapshot?
   func avatar(_ scope: StoreScope, pubkey: String, url: String, now: Int64) -> AvatarSnapshot?
-  /// Stores a verified kind 0 event and returns the profile now stored (nil when nothing is).
-  func saveProfile(_ scope: StoreScope, event: Event, now: Int64) -> ProfileSnapshot?
+  /// Stores the profile of a verified kind 0 event and returns the profile now stored (nil when
+  /// nothing is).
+  func saveProfile(_ scope: StoreScope, profile: Profile, now: Int64) -> ProfileSnapshot?
   /// Stores a channel refresh: verified relay-signed metadata, roster, or both, in one write.
   func saveChannelPair(_ scope: StoreScope, metadata: Event?, roster: Event?, now: Int64)
   func saveAvatar(_ scope: StoreScope, pubkey: String, avatar: AvatarSnapshot, now: Int64)

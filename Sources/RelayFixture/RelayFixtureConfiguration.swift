@@ -47,7 +47,8 @@ public struct RelayFixtureConfiguration: Sendable, Hashable {
 
   /// Creates a configuration; every limit defaults to the documented value.
   public init(
-    host: String = "127.0.0.1", port: Int = 0, publicHost: String? = nil, now: Int64? = nil, mediaRequiresAuthorization: Bool = true,
+    host: String = "127.0.0.1", port: Int = 0, publicHost: String? = nil, now: Int64? = nil,
+    mediaRequiresAuthorization: Bool = true,
     maxBodyBytes: Int = RelayFixtureConfiguration.defaultMaxBodyBytes,
     maxHeaderBytes: Int = RelayFixtureConfiguration.defaultMaxHeaderBytes,
     maxConnections: Int = RelayFixtureConfiguration.defaultMaxConnections,

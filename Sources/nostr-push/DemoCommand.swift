@@ -1,6 +1,6 @@
-import NostrEvent
 import EnrichmentCache
 import Foundation
+import NostrEvent
 import NotificationResolver
 import RelayFixture
 

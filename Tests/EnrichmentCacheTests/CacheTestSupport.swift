@@ -1,5 +1,5 @@
-import NostrEvent
 import Foundation
+import NostrEvent
 
 @testable import EnrichmentCache
 

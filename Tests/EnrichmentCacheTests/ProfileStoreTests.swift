@@ -1,5 +1,5 @@
-import NostrEvent
 import Foundation
+import NostrEvent
 import Testing
 
 @testable import EnrichmentCache

@@ -1,6 +1,6 @@
 import Dispatch
-import Foundation
 import EnrichmentCache
+import Foundation
 import NostrEvent
 import Testing
 
