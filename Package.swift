@@ -16,6 +16,7 @@ let package = Package(
     .library(name: "NostrJSON", targets: ["NostrJSON"]),
     .library(name: "Bech32", targets: ["Bech32"]),
     .library(name: "NostrEvent", targets: ["NostrEvent"]),
+    .library(name: "NostrHTTP", targets: ["NostrHTTP"]),
     .library(name: "PushDescriptor", targets: ["PushDescriptor"]),
     .library(name: "EnrichmentCache", targets: ["EnrichmentCache"]),
     .library(name: "NotificationResolver", targets: ["NotificationResolver"]),
@@ -45,8 +46,11 @@ let package = Package(
       dependencies: ["NostrJSON", "CSecp256k1", "CSHA256"],
       swiftSettings: strictSettings
     ),
+    // The package's one HTTP seam (cap, deadline, no redirects, identity encoding) over URLSession.
+    .target(name: "NostrHTTP", dependencies: ["NostrEvent"], swiftSettings: strictSettings),
     .target(
-      name: "PushDescriptor", dependencies: ["NostrJSON", "Bech32", "NostrEvent"], swiftSettings: strictSettings),
+      name: "PushDescriptor", dependencies: ["NostrJSON", "Bech32", "NostrEvent", "NostrHTTP"],
+      swiftSettings: strictSettings),
     .target(
       name: "EnrichmentCache",
       dependencies: ["CSQLite", "NostrJSON", "NostrEvent"],
@@ -59,7 +63,7 @@ let package = Package(
     ),
     .target(
       name: "NotificationResolver",
-      dependencies: ["NostrJSON", "Bech32", "NostrEvent", "EnrichmentCache"],
+      dependencies: ["NostrJSON", "Bech32", "NostrEvent", "NostrHTTP", "EnrichmentCache"],
       swiftSettings: strictSettings
     ),
     .executableTarget(
@@ -74,7 +78,7 @@ let package = Package(
       name: "Benchmarks",
       dependencies: [
         "CSecp256k1", "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
-        "NotificationResolver", "RelayFixture",
+        "NotificationResolver", "RelayFixture", "NostrHTTP", "NostrPushTestSupport",
       ],
       swiftSettings: strictSettings
     ),
@@ -85,6 +89,7 @@ let package = Package(
       name: "StressRunner",
       dependencies: [
         "CSQLite", "NostrJSON", "NostrEvent", "EnrichmentCache", "NotificationResolver", "RelayFixture",
+        "NostrHTTP", "NostrPushTestSupport",
       ],
       swiftSettings: strictSettings
     ),
@@ -97,14 +102,19 @@ let package = Package(
     // product. `swift build` / `swift test` build it next to the test bundle.
     .executableTarget(
       name: "CacheStressHelper", dependencies: ["EnrichmentCache", "NostrEvent"], swiftSettings: strictSettings),
-    .testTarget(name: "NostrJSONTests", dependencies: ["NostrJSON"], swiftSettings: strictSettings),
-    .testTarget(name: "Bech32Tests", dependencies: ["Bech32"], swiftSettings: strictSettings),
+    // Test support written once: the seeded generator, a raw loopback HTTP responder, polling.
+    .target(name: "NostrPushTestSupport", path: "Tests/NostrPushTestSupport", swiftSettings: strictSettings),
     .testTarget(
-      name: "NostrEventTests", dependencies: ["NostrEvent", "NostrJSON", "CSecp256k1"],
+      name: "NostrJSONTests", dependencies: ["NostrJSON", "NostrPushTestSupport"], swiftSettings: strictSettings),
+    .testTarget(name: "Bech32Tests", dependencies: ["Bech32", "NostrPushTestSupport"], swiftSettings: strictSettings),
+    .testTarget(
+      name: "NostrHTTPTests", dependencies: ["NostrHTTP", "NostrPushTestSupport"], swiftSettings: strictSettings),
+    .testTarget(
+      name: "NostrEventTests", dependencies: ["NostrEvent", "NostrJSON", "CSecp256k1", "NostrPushTestSupport"],
       swiftSettings: strictSettings),
     .testTarget(
       name: "PushDescriptorTests",
-      dependencies: ["PushDescriptor", "NostrJSON", "RelayFixture", "NostrEvent"],
+      dependencies: ["PushDescriptor", "NostrJSON", "RelayFixture", "NostrEvent", "NostrHTTP", "NostrPushTestSupport"],
       swiftSettings: strictSettings
     ),
     .testTarget(
@@ -121,7 +131,7 @@ let package = Package(
       name: "NotificationResolverTests",
       dependencies: [
         "NotificationResolver", "RelayFixture", "EnrichmentCache", "NostrEvent", "NostrJSON", "Bech32",
-        "PushDescriptor", "CSQLite",
+        "NostrHTTP", "CSQLite", "NostrPushTestSupport",
       ],
       swiftSettings: strictSettings
     ),

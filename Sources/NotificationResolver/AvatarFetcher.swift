@@ -1,5 +1,6 @@
 import EnrichmentCache
 import NostrEvent
+import NostrHTTP
 
 /// Downloads a profile picture for a notification attachment, under the rules that keep the
 /// relay's credentials and the user's device safe.
@@ -74,8 +75,9 @@ public struct AvatarFetcher: Sendable {
     }
     if let etag = validators?.etag { headers["If-None-Match"] = etag }
     if let lastModified = validators?.lastModified { headers["If-Modified-Since"] = lastModified }
-    let request = HTTPRequest(url: url, method: "GET", headers: headers, maxResponseBytes: Self.maxBytes)
-    let response: HTTPResponse
+    let request = HTTPTransportRequest(
+      url: url, method: "GET", headers: headers, maxResponseBytes: Self.maxBytes)
+    let response: HTTPTransportResponse
     do {
       response = try await transport.send(request, deadline: deadline)
     } catch {

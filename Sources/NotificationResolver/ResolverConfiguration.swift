@@ -1,4 +1,5 @@
 import NostrEvent
+import NostrHTTP
 
 /// Everything one wake needs to know about the account and its relay.
 ///
@@ -41,7 +42,7 @@ public struct ResolverConfiguration: Sendable {
   public init(
     relay: RelayOrigin, secretKey: SecretKey, filters: [Filter]? = nil, relayPubkey: String? = nil,
     community: String? = nil, budget: Duration = defaultBudget, queryTimeout: Duration = defaultQueryTimeout,
-    avatarDirectory: String? = nil, transport: any HTTPTransport = URLSessionTransport.shared
+    avatarDirectory: String? = nil, transport: any HTTPTransport = URLSessionHTTPTransport.shared
   ) throws(ResolverError) {
     guard budget > .zero, budget <= Self.maxTimeout else {
       throw ResolverError(.outOfRange, field: "budget", "must be between 1 ms and 60 s")

@@ -3,6 +3,7 @@ import EnrichmentCache
 import Foundation
 import NostrEvent
 import NostrJSON
+import NostrPushTestSupport
 import NotificationResolver
 import RelayFixture
 

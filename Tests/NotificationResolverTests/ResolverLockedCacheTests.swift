@@ -2,6 +2,7 @@ internal import CSQLite
 import EnrichmentCache
 import Foundation
 import NostrEvent
+import NostrPushTestSupport
 import NotificationResolver
 import RelayFixture
 import Testing
@@ -44,16 +45,6 @@ import Testing
     return Int(sqlite3_column_int64(statement, 0))
   }
 
-  /// Polls `condition` every 5 ms until it holds or `timeout` passes; whether it held.
-  static func eventually(within timeout: Duration, _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-      if condition() { return true }
-      try? await Task.sleep(for: .milliseconds(5))
-    }
-    return condition()
-  }
-
   /// The wake's claim waits behind another connection's write lock until the outer deadline has
   /// passed and the lock is gone: the claim must not commit, so the message shown as a fallback
   /// is presented by the next wake instead of being lost.
@@ -74,13 +65,13 @@ import Testing
     let claimed = "SELECT count(*) FROM deliveries WHERE event_id = '\(message.id)'"
 
     let wake = Task { await scenario.resolve(configuration, cache: patient) }
-    #expect(await Self.eventually(within: .seconds(5)) { Self.count(registered, in: path) == 1 })
+    #expect(await Polling.eventually(within: .seconds(5)) { Self.count(registered, in: path) == 1 })
     let lock = try WriteLock(path: path)
     let first = await wake.value
     #expect(first.outcome.reason == .timeout)
     lock.release()
     // The abandoned claim gets the lock now; it must roll back instead of recording the message.
-    #expect(await !Self.eventually(within: .seconds(2)) { Self.count(claimed, in: path) != 0 })
+    #expect(await !Polling.eventually(within: .seconds(2)) { Self.count(claimed, in: path) != 0 })
 
     let second = await scenario.resolve(configuration, cache: try folder.cache())
     #expect(second.outcome.notification?.target.eventID == message.id)
