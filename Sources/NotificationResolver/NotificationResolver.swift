@@ -7,7 +7,8 @@ import NostrEvent
 /// its reason, always within query timeout + budget + 1 s.
 ///
 /// Create one per wake with the account's configuration and the shared cache (opened with a busy
-/// timeout of at most 250 ms), call ``resolve()``, present the outcome, and — if the process may
+/// timeout of at most 250 ms), call ``resolve(deadline:)`` with the extension's expiry (or
+/// ``resolve()`` for the default deadline), present the outcome, and — if the process may
 /// stay alive — await ``Resolution/lingering`` so late enrichment reaches the cache.
 ///
 /// Decisions where the spec is silent:
@@ -18,7 +19,8 @@ import NostrEvent
 /// - The first busy or locked answer from the cache switches it off for the rest of the wake; a
 ///   claim the cache cannot answer delivers without the once-guarantee rather than not at all.
 /// - Avatar downloads for the same URL are shared within a process, not across processes.
-/// - An outer guard returns `timeout` if the whole wake overruns query timeout + budget + 1 s.
+/// - The outer deadline (``resolve(deadline:)``, by default query timeout + budget + 1 s) cancels
+///   the wake's work; a claim still waiting for the cache's write lock then rolls back.
 public struct NotificationResolver: Sendable {
   /// The slack on top of query timeout + budget within which every resolution ends.
   public static let deadlineSlack: Duration = .seconds(1)
@@ -42,18 +44,26 @@ public struct NotificationResolver: Sendable {
     self.clock = clock
   }
 
-  /// Resolves the wake.
-  ///
-  /// Cancelling the calling task (as `serviceExtensionTimeWillExpire` should) ends the wait at
-  /// once with the `timeout` fallback, exactly as when the overall deadline passes, and cancels
-  /// the relay requests still running.
+  /// Resolves the wake within the default deadline: query timeout + budget + ``deadlineSlack``
+  /// from now.
   public func resolve() async -> Resolution {
+    await resolve(
+      deadline: .now + configuration.queryTimeout + configuration.budget + Self.deadlineSlack)
+  }
+
+  /// Resolves the wake by `deadline`, the extension's own expiry: the outcome arrives by then,
+  /// and the query and the enrichment budget are cut to fit it.
+  ///
+  /// When the deadline passes first, the wake's work is cancelled and the `timeout` fallback is
+  /// returned — unless a message was already claimed, which is then presented from the message
+  /// alone, so a claimed message is never lost. Cancelling the calling task (as
+  /// `serviceExtensionTimeWillExpire` should) acts the same, at once.
+  public func resolve(deadline: ContinuousClock.Instant) async -> Resolution {
     let started = ContinuousClock.now
     let chosen = ChosenInstant()
     let claims = ClaimGate()
-    let limit = started + configuration.queryTimeout + configuration.budget + Self.deadlineSlack
-    let raced = await DeadlineRace.value(by: limit, cancelsOperation: true) {
-      await run(started: started, chosen: chosen, claims: claims)
+    let raced = await DeadlineRace.value(by: deadline, cancelsOperation: true) {
+      await run(started: started, deadline: deadline, chosen: chosen, claims: claims)
     }
     let (outcome, lingering) = raced ?? (afterDeadline(claims), .none)
     let finished = ContinuousClock.now
@@ -72,13 +82,16 @@ public struct NotificationResolver: Sendable {
     return .resolved(compose(message, target: target, parts: EnrichedParts(), scope: scope, now: clock.now()))
   }
 
-  private func run(started: ContinuousClock.Instant, chosen: ChosenInstant, claims: ClaimGate) async -> (
+  private func run(
+    started: ContinuousClock.Instant, deadline: ContinuousClock.Instant, chosen: ChosenInstant,
+    claims: ClaimGate
+  ) async -> (
     NotificationOutcome, LingeringWork
   ) {
     let account = configuration.account
     let now = clock.now()
     if let store, !store.registerAccount(account) { return (.fallback(.accountRemoved), .none) }
-    let queryDeadline = started + configuration.queryTimeout
+    let queryDeadline = min(started + configuration.queryTimeout, deadline)
     let client = RelayClient(
       origin: configuration.relay, key: configuration.secretKey, transport: configuration.transport,
       clock: clock)
@@ -111,7 +124,7 @@ public struct NotificationResolver: Sendable {
     }
     let chosenAt = ContinuousClock.now
     chosen.instant = chosenAt
-    let enrichDeadline = chosenAt + configuration.budget
+    let enrichDeadline = min(chosenAt + configuration.budget, deadline)
     let target = MessageTarget(eventID: message.id, tags: message.tags)
     let scope = StoreScope(account: account, relay: configuration.relay)
     let enrichment = EnrichmentRun(
