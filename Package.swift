@@ -13,6 +13,7 @@ let package = Package(
   name: "NostrPushKit",
   platforms: [.macOS(.v13), .iOS(.v16)],
   products: [
+    .library(name: "NostrPushCore", targets: ["NostrPushCore"]),
     .library(name: "NostrJSON", targets: ["NostrJSON"]),
     .library(name: "Bech32", targets: ["Bech32"]),
     .library(name: "NostrEvent", targets: ["NostrEvent"]),
@@ -37,33 +38,35 @@ let package = Package(
       pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
     ),
-    .target(name: "NostrJSON", swiftSettings: strictSettings),
-    .target(name: "Bech32", swiftSettings: strictSettings),
+    // The package's one error shape (`NostrPushError`), under every module.
+    .target(name: "NostrPushCore", swiftSettings: strictSettings),
+    .target(name: "NostrJSON", dependencies: ["NostrPushCore"], swiftSettings: strictSettings),
+    .target(name: "Bech32", dependencies: ["NostrPushCore"], swiftSettings: strictSettings),
     // SHA-256 blocks on the CPU's SHA extensions (x86-64 SHA-NI); NostrEvent falls back to Swift.
     .target(name: "CSHA256"),
     .target(
       name: "NostrEvent",
-      dependencies: ["NostrJSON", "CSecp256k1", "CSHA256"],
+      dependencies: ["NostrPushCore", "NostrJSON", "CSecp256k1", "CSHA256"],
       swiftSettings: strictSettings
     ),
     // The package's one HTTP seam (cap, deadline, no redirects, identity encoding) over URLSession.
-    .target(name: "NostrHTTP", dependencies: ["NostrEvent"], swiftSettings: strictSettings),
+    .target(name: "NostrHTTP", dependencies: ["NostrPushCore", "NostrEvent"], swiftSettings: strictSettings),
     .target(
-      name: "PushDescriptor", dependencies: ["NostrJSON", "Bech32", "NostrEvent", "NostrHTTP"],
+      name: "PushDescriptor", dependencies: ["NostrPushCore", "NostrJSON", "Bech32", "NostrEvent", "NostrHTTP"],
       swiftSettings: strictSettings),
     .target(
       name: "EnrichmentCache",
-      dependencies: ["CSQLite", "NostrJSON", "NostrEvent"],
+      dependencies: ["NostrPushCore", "CSQLite", "NostrJSON", "NostrEvent"],
       swiftSettings: strictSettings
     ),
     .target(
       name: "RelayFixture",
-      dependencies: ["NostrJSON", "NostrEvent"],
+      dependencies: ["NostrPushCore", "NostrJSON", "NostrEvent"],
       swiftSettings: strictSettings
     ),
     .target(
       name: "NotificationResolver",
-      dependencies: ["NostrJSON", "Bech32", "NostrEvent", "NostrHTTP", "EnrichmentCache"],
+      dependencies: ["NostrPushCore", "NostrJSON", "Bech32", "NostrEvent", "NostrHTTP", "EnrichmentCache"],
       swiftSettings: strictSettings
     ),
     .executableTarget(

@@ -1,7 +1,9 @@
+import NostrPushCore
+
 /// Why an HTTP exchange produced no usable response.
 ///
-/// Equality and hashing use `code` only, so callers match reasons, not wording.
-public struct HTTPTransportError: Error, Sendable, Hashable, CustomStringConvertible {
+/// Equality and hashing use `code` (there is no field), so callers match reasons, not wording.
+public struct HTTPTransportError: NostrPushError {
   /// A stable, snake_case reason; new reasons may be added, so switch with a `default`.
   public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     /// The snake_case code.
@@ -29,6 +31,8 @@ public struct HTTPTransportError: Error, Sendable, Hashable, CustomStringConvert
   public let code: Code
   /// A human-readable detail (never message content or credentials).
   public let message: String
+  /// Always nil: the exchange as a whole failed.
+  public var field: String? { nil }
 
   /// Creates an error.
   public init(_ code: Code, _ message: String = "") {
@@ -38,6 +42,4 @@ public struct HTTPTransportError: Error, Sendable, Hashable, CustomStringConvert
 
   public var description: String { message.isEmpty ? code.rawValue : "\(code.rawValue): \(message)" }
 
-  public static func == (lhs: HTTPTransportError, rhs: HTTPTransportError) -> Bool { lhs.code == rhs.code }
-  public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

@@ -117,8 +117,8 @@ public struct NotificationResolver: Sendable {
     }
     let message: Event
     switch claim(candidates, account: account, now: now, gate: claims) {
-    case .success(let chosen): message = chosen
-    case .failure(let reason):
+    case .message(let chosen): message = chosen
+    case .refused(let reason):
       relayKeyTask.cancel()
       return (.fallback(reason), .none)
     }
@@ -142,25 +142,29 @@ public struct NotificationResolver: Sendable {
 
   /// The first candidate this wake may present: claimed in the cache, or taken without the
   /// once-guarantee when the cache cannot answer; either way only while `gate` is still open.
-  private func claim(_ candidates: [Event], account: String, now: Int64, gate: ClaimGate) -> Result<
-    Event, FallbackReason
-  > {
+  private func claim(_ candidates: [Event], account: String, now: Int64, gate: ClaimGate) -> Claim {
     guard let store else {
-      return gate.admit(candidates[0]) ? .success(candidates[0]) : .failure(.timeout)
+      return gate.admit(candidates[0]) ? .message(candidates[0]) : .refused(.timeout)
     }
     for candidate in candidates.prefix(Self.maxClaimAttempts) {
       switch store.claimDelivery(
         account: account, relay: configuration.relay, eventID: candidate.id, now: now,
         commitIf: { gate.admit(candidate) })
       {
-      case .claimed: return .success(candidate)
-      case .unavailable: return gate.admit(candidate) ? .success(candidate) : .failure(.timeout)
+      case .claimed: return .message(candidate)
+      case .unavailable: return gate.admit(candidate) ? .message(candidate) : .refused(.timeout)
       case .alreadyDelivered: continue
-      case .accountRemoved: return .failure(.accountRemoved)
-      case .abandoned: return .failure(.timeout)
+      case .accountRemoved: return .refused(.accountRemoved)
+      case .abandoned: return .refused(.timeout)
       }
     }
-    return .failure(.alreadyDelivered)
+    return .refused(.alreadyDelivered)
+  }
+
+  /// What the claim step decided: the wake's message, or the fallback it must show instead.
+  private enum Claim {
+    case message(Event)
+    case refused(FallbackReason)
   }
 
   private func compose(

@@ -38,7 +38,7 @@ import FoundationNetworking
     #expect(ratio == .float(1.0))
     #expect(keys == ["kind", "ratio", "seen", "tags"])
     #expect(refusal?.code == .duplicateKey)
-    #expect(refusal?.path == "name")
+    #expect(refusal?.field == "name")
   }
 
   @Test func decodesAnNpubAndCompactsIt() throws {
