@@ -46,7 +46,7 @@ let package = Package(
     .target(name: "CSHA256"),
     .target(
       name: "NostrEvent",
-      dependencies: ["NostrPushCore", "NostrJSON", "CSecp256k1", "CSHA256"],
+      dependencies: ["NostrPushCore", "NostrJSON", "Bech32", "CSecp256k1", "CSHA256"],
       swiftSettings: strictSettings
     ),
     // The package's one HTTP seam (cap, deadline, no redirects, identity encoding) over URLSession.
@@ -113,7 +113,8 @@ let package = Package(
     .testTarget(
       name: "NostrHTTPTests", dependencies: ["NostrHTTP", "NostrPushTestSupport"], swiftSettings: strictSettings),
     .testTarget(
-      name: "NostrEventTests", dependencies: ["NostrEvent", "NostrJSON", "CSecp256k1", "NostrPushTestSupport"],
+      name: "NostrEventTests",
+      dependencies: ["NostrEvent", "NostrJSON", "Bech32", "CSecp256k1", "NostrPushTestSupport"],
       swiftSettings: strictSettings),
     .testTarget(
       name: "PushDescriptorTests",

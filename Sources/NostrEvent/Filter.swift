@@ -37,6 +37,34 @@ public struct Filter: Sendable, Hashable {
     self.limit = limit
   }
 
+  /// The most filters ``list(json:)`` accepts.
+  public static let maxListFilters = 100
+
+  /// Reads a JSON array of 1 to ``maxListFilters`` NIP-01 filters (a lease's subscriptions, a
+  /// `--filters` file, a `REQ`'s filters).
+  ///
+  /// - Throws: `malformed_json` (field nil) when the text is not a JSON array of the right length;
+  ///   otherwise the first filter's error, its field prefixed with `[index].`.
+  public static func list(json bytes: [UInt8]) throws(FilterError) -> [Filter] {
+    guard case .array(let elements) = try? JSONReader().read(bytes), (1...maxListFilters).contains(elements.count)
+    else {
+      throw FilterError(
+        code: .malformedJSON, message: "not a JSON array of 1 to \(maxListFilters) filters")
+    }
+    var filters: [Filter] = []
+    filters.reserveCapacity(elements.count)
+    for (index, element) in elements.enumerated() {
+      do {
+        filters.append(try Filter(jsonValue: element))
+      } catch {
+        throw FilterError(
+          code: error.code, field: "[\(index)]" + (error.field.map { "." + $0 } ?? ""),
+          message: "filter \(index): \(error.message)")
+      }
+    }
+    return filters
+  }
+
   /// Reads a filter from its JSON object; members other than the NIP-01 ones are ignored.
   public init(jsonValue: JSONValue) throws(FilterError) {
     guard case .object(let object) = jsonValue else {

@@ -101,19 +101,13 @@ struct ResolveOptions: Sendable {
 
 /// Reads the account's secret key from a file: 64 hex or `nsec1…`, surrounding whitespace trimmed.
 enum SecretKeyFile {
-  /// The largest key file read.
-  static let maxBytes = 4096
-
   static func read(_ path: String) throws -> SecretKey {
-    let text = try BoundedFile.text(path, maxBytes: maxBytes, what: "secret key file")
-      .trimmingCharacters(in: .whitespacesAndNewlines)
-    if text.utf8.count == 64, let key = try? SecretKey(hex: text.lowercased()) { return key }
-    if text.lowercased().hasPrefix("nsec1"), case .nsec(let hex)? = try? NIP19Entity(decoding: text),
-      let key = try? SecretKey(hex: hex)
-    {
-      return key
+    let text = try BoundedFile.text(path, maxBytes: SecretKey.maxTextBytes, what: "secret key file")
+    do {
+      return try SecretKey(parsing: text)
+    } catch {
+      throw ResolverError(.invalidKey, field: "secret_key_file", error.message)
     }
-    throw ResolverError(.invalidKey, field: "secret_key_file", "not 64 hex characters or a valid nsec")
   }
 }
 
@@ -126,17 +120,14 @@ enum FilterFile {
 
   static func read(_ path: String) throws -> [Filter] {
     let bytes = try BoundedFile.bytes(path, maxBytes: maxBytes, what: "filters file")
-    guard case .array(let elements) = try? JSONReader().read(bytes), !elements.isEmpty,
-      elements.count <= maxFilters
-    else {
-      throw ResolverError(.invalidFilters, field: "filters", "not a JSON array of 1 to \(maxFilters) filters")
+    let filters: [Filter]
+    do {
+      filters = try Filter.list(json: bytes)
+    } catch {
+      throw ResolverError(.invalidFilters, field: "filters" + (error.field ?? ""), error.message)
     }
-    var filters: [Filter] = []
-    for (index, element) in elements.enumerated() {
-      guard let filter = try? Filter(jsonValue: element) else {
-        throw ResolverError(.invalidFilters, field: "filters[\(index)]", "not a NIP-01 filter")
-      }
-      filters.append(filter)
+    guard filters.count <= maxFilters else {
+      throw ResolverError(.invalidFilters, field: "filters", "more than \(maxFilters) filters")
     }
     return filters
   }

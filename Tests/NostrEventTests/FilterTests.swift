@@ -89,4 +89,17 @@ import Testing
         == "{\"ids\":[\"\(Self.other)\"],\"authors\":[\"\(Self.event.pubkey)\"],\"kinds\":[1,9],"
         + "\"#e\":[\"y\"],\"#p\":[\"x\"],\"since\":5,\"until\":6,\"limit\":7}")
   }
+
+  @Test func readsAListOfFiltersAndNamesTheFaultyOne() throws {
+    let pubkey = String(repeating: "a", count: 64)
+    let filters = try Filter.list(json: Array(("[{\"kinds\":[9]},{\"#p\":[\"" + pubkey + "\"]}]").utf8))
+    #expect(filters.count == 2)
+    #expect(filters[0].kinds == [9])
+    let error = #expect(throws: FilterError.self) {
+      try Filter.list(json: Array(#"[{"kinds":[9]},{"since":"soon"}]"#.utf8))
+    }
+    #expect(error?.field == "[1].since")
+    #expect(throws: FilterError(code: .malformedJSON, message: "")) { try Filter.list(json: Array("[]".utf8)) }
+    #expect(throws: FilterError(code: .malformedJSON, message: "")) { try Filter.list(json: Array("{}".utf8)) }
+  }
 }
