@@ -1,4 +1,4 @@
-/// Row counts and on-disk size of the cache, as `nostr-push cache stats` prints them.
+/// Row counts and on-disk size of the cache: what an app shows in a storage screen or logs.
 public struct CacheStats: Sendable, Hashable {
   /// Stored profiles.
   public var profiles: Int

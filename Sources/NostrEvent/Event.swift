@@ -61,7 +61,7 @@ public struct Event: Sendable, Hashable {
   }
 
   /// Parses an event from the JSON bytes in `jsonBuffer` (no verification).
-  public init(jsonBuffer: UnsafeRawBufferPointer) throws(EventError) {
+  package init(jsonBuffer: UnsafeRawBufferPointer) throws(EventError) {
     // The common shape is read straight into the event; anything else (including every error)
     // goes through the general reader, which gives the exact error.
     if let event = EventFastReader.read(jsonBuffer) {

@@ -17,13 +17,4 @@ public enum EventVerification: Sendable, Hashable {
     if case .valid = self { return true }
     return false
   }
-
-  /// The snake-case code the command line prints for a failure, nil when valid.
-  public var errorCode: String? {
-    switch self {
-    case .valid: nil
-    case .idMismatch: "id_mismatch"
-    case .badSignature: "bad_signature"
-    }
-  }
 }

@@ -43,7 +43,7 @@ public struct JSONReader: Sendable {
   }
 
   /// Reads one JSON document from raw bytes.
-  public func read(buffer: UnsafeRawBufferPointer) throws(JSONError) -> JSONValue {
+  package func read(buffer: UnsafeRawBufferPointer) throws(JSONError) -> JSONValue {
     guard buffer.count <= maxBytes else {
       throw JSONError(
         code: .tooLarge, offset: maxBytes,

@@ -63,7 +63,7 @@ public enum NostrStringEscaper {
   /// have room for `quotedCount(utf8, rule:)` bytes; returns the number of bytes written.
   ///
   /// The same bytes as `appendQuoted`, written through a pointer for the id computation's hot path.
-  public static func writeQuoted(
+  package static func writeQuoted(
     _ utf8: UnsafeRawBufferPointer, rule: Rule = .common, to output: UnsafeMutableRawPointer
   ) -> Int {
     output.storeBytes(of: 0x22, as: UInt8.self)
