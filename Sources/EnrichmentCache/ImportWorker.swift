@@ -139,15 +139,24 @@ final class ImportWorker: @unchecked Sendable {
     return nil
   }
 
+  /// The batch's result once it is written, by `deadline`. The package's deadline helper ends
+  /// the wait; the deadline (or the caller's cancellation) cancels it, which removes its waiter,
+  /// so an abandoned wait leaves nothing behind.
   func result(of id: UInt64, deadline: ContinuousClock.Instant) async throws(CacheError) -> ImportResult {
     if let done = finished(id) { return done }
     let waiterID = makeWaiterID()
-    let outcome = await withTaskCancellationHandler {
-      await withCheckedContinuation { (continuation: Waiter) in
-        register(continuation, for: id, waiterID: waiterID, deadline: deadline)
+    let outcome = await DeadlineRace.value(by: deadline, cancelsOperation: true) { [self] in
+      await withTaskCancellationHandler {
+        await withCheckedContinuation { (continuation: Waiter) in
+          register(continuation, for: id, waiterID: waiterID)
+        }
+      } onCancel: {
+        resume(id, waiterID, with: .failure(CacheError(code: .cancelled, message: "the wait was cancelled")))
       }
-    } onCancel: {
-      resume(id, waiterID, with: .failure(CacheError(code: .cancelled, message: "the wait was cancelled")))
+    }
+    guard let outcome else {
+      if Task.isCancelled { throw CacheError(code: .cancelled, message: "the wait was cancelled") }
+      throw CacheError(code: .timeout, message: "the import did not finish in time")
     }
     return try outcome.get()
   }
@@ -166,10 +175,8 @@ final class ImportWorker: @unchecked Sendable {
   }
 
   /// Resumes at once when the batch is done or the task cancelled; otherwise parks the
-  /// continuation until the batch finishes or the deadline passes.
-  private func register(
-    _ continuation: Waiter, for id: UInt64, waiterID: UInt64, deadline: ContinuousClock.Instant
-  ) {
+  /// continuation until the batch finishes or the wait is cancelled.
+  private func register(_ continuation: Waiter, for id: UInt64, waiterID: UInt64) {
     condition.lock()
     if let done = results[id] {
       condition.unlock()
@@ -184,12 +191,6 @@ final class ImportWorker: @unchecked Sendable {
     }
     waiters[id, default: [:]][waiterID] = continuation
     condition.unlock()
-    Task { [weak self] in
-      try? await Task.sleep(until: deadline, clock: .continuous)
-      self?.resume(
-        id, waiterID, with: .failure(CacheError(code: .timeout, message: "the import did not finish in time"))
-      )
-    }
   }
 
   private func resume(_ id: UInt64, _ waiterID: UInt64, with outcome: Result<ImportResult, CacheError>) {
@@ -360,12 +361,16 @@ final class ImportWorker: @unchecked Sendable {
     condition.unlock()
   }
 
+  /// Waits `delay` on the monotonic clock (a wall-clock change neither stretches nor cuts it),
+  /// or until `interruptPause()`.
   private func pause(_ delay: Duration) {
-    let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
+    let end = ContinuousClock.now + delay
     condition.lock()
-    let until = Date(timeIntervalSinceNow: seconds)
-    while Date() < until && !pauseInterrupted {
-      _ = condition.wait(until: until)
+    while !pauseInterrupted {
+      let remaining = ContinuousClock.now.duration(to: end)
+      guard remaining > .zero else { break }
+      let seconds = Double(remaining.components.seconds) + Double(remaining.components.attoseconds) / 1e18
+      _ = condition.wait(until: Date(timeIntervalSinceNow: seconds))
     }
     pauseInterrupted = false
     condition.unlock()
