@@ -46,6 +46,8 @@ public final class EnrichmentCache: @unchecked Sendable {
 
   private let lock = NSLock()
   private let connection: SQLiteConnection
+  /// Guarded by `lock`.
+  private var transientFailures = 0
 
   /// The current unix time in seconds.
   public static let systemClock: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
@@ -155,7 +157,20 @@ public final class EnrichmentCache: @unchecked Sendable {
   func locked<T>(_ body: (SQLiteConnection) throws(CacheError) -> T) throws(CacheError) -> T {
     lock.lock()
     defer { lock.unlock() }
-    return try body(connection)
+    do {
+      return try body(connection)
+    } catch {
+      if error.isTransient { transientFailures += 1 }
+      throw error
+    }
+  }
+
+  /// How many calls on this connection have failed `busy` or `locked` (each after waiting up to
+  /// the busy timeout): lets a test see that a caller stops asking a locked cache.
+  package var transientFailureCount: Int {
+    lock.lock()
+    defer { lock.unlock() }
+    return transientFailures
   }
 
   /// Runs a write for `account` in one `BEGIN IMMEDIATE` transaction: returns `discarded` when the
