@@ -123,12 +123,12 @@ let package = Package(
     ),
     .testTarget(
       name: "EnrichmentCacheTests",
-      dependencies: ["EnrichmentCache", "NostrEvent", "NostrJSON", "CSQLite"],
+      dependencies: ["EnrichmentCache", "NostrEvent", "NostrJSON", "CSQLite", "NostrPushTestSupport"],
       swiftSettings: strictSettings
     ),
     .testTarget(
       name: "RelayFixtureTests",
-      dependencies: ["RelayFixture", "NostrEvent", "NostrJSON", "PushDescriptor"],
+      dependencies: ["RelayFixture", "NostrEvent", "NostrJSON", "PushDescriptor", "NostrPushTestSupport"],
       swiftSettings: strictSettings
     ),
     .testTarget(

@@ -1,6 +1,7 @@
 internal import CSQLite
 import Foundation
 import NostrEvent
+import NostrPushTestSupport
 import Testing
 
 @testable import EnrichmentCache
@@ -51,9 +52,9 @@ final class WriteLockHolder: @unchecked Sendable {
     .milliseconds(10), .milliseconds(10), .seconds(600), .seconds(600), .seconds(600),
   ])
 
-  /// Waits (without a deadline) until `condition` holds.
+  /// Waits until `condition` holds (recording a failure after 30 s).
   func until(_ condition: () -> Bool) async throws {
-    while !condition() { try await Task.sleep(for: .milliseconds(2)) }
+    #expect(await Polling.eventually(within: .seconds(30), every: .milliseconds(2), condition))
   }
 
   init() throws {

@@ -7,7 +7,7 @@ private func runCache(_ arguments: [String]) throws -> (status: Int32, output: S
   return (run.status, run.stdout, run.stderr)
 }
 
-@Suite struct CacheCommandTests {
+@Suite(.timeLimit(.minutes(2))) struct CacheCommandTests {
   let folder: URL
   let path: String
   let pubkey = String(repeating: "ab", count: 32)

@@ -3,7 +3,7 @@ import RelayFixture
 import Testing
 
 /// Runs the built `nostr-push descriptor` on fixtures and compares its exact output.
-@Suite struct DescriptorCommandTests {
+@Suite(.timeLimit(.minutes(2))) struct DescriptorCommandTests {
   static let validFixture = fixture("Fixtures/nip11/push-descriptor.json")
   static let invalidFixture = fixture("Fixtures/nip11/push-descriptor-invalid.json")
 

@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import Testing
 
-@Suite struct Nip19CommandTests {
+@Suite(.timeLimit(.minutes(2))) struct Nip19CommandTests {
   static let pubkey = "3bf0c63fcb93463407af97a5e5ee64fa883d107ef9e558472c4eb9aaaefa459d"
 
   @Test(arguments: [

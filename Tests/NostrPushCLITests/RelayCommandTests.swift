@@ -6,7 +6,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite struct RelayCommandTests {
+@Suite(.timeLimit(.minutes(2))) struct RelayCommandTests {
   private static func temporaryDataFolder() throws -> URL {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
       "relay-cli-\(UUID().uuidString)")

@@ -6,7 +6,7 @@ import RelayFixture
 import Testing
 
 /// Runs the built `nostr-push resolve` against the fixture relay serving `Fixtures/demo`.
-@Suite struct ResolveCommandTests {
+@Suite(.timeLimit(.minutes(2))) struct ResolveCommandTests {
   static let now: Int64 = 1_767_226_200
   static let demo = NostrPushBinary.packageRoot.appendingPathComponent("Fixtures/demo")
   static let resolvedKeys = [
@@ -205,7 +205,7 @@ import Testing
 
 /// Deadline behaviour, measured in the `nostr-push resolve` process itself so that other test
 /// suites sharing this process's threads cannot distort it.
-@Suite struct ResolveDeadlineTests {
+@Suite(.timeLimit(.minutes(2))) struct ResolveDeadlineTests {
   static let queryTimeoutMs: Int64 = 800
   static let budgetMs: Int64 = 500
   /// The promise: query timeout + budget + 1 s.

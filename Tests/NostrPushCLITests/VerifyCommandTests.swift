@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite struct VerifyCommandTests {
+@Suite(.timeLimit(.minutes(2))) struct VerifyCommandTests {
   static let sampleLines: [String] = {
     let url = NostrPushBinary.packageRoot.appendingPathComponent("Fixtures/events/sample.jsonl")
     let text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""

@@ -3,7 +3,7 @@ import NotificationResolver
 import RelayFixture
 import Testing
 
-@Suite struct ResolverDeliveryTests {
+@Suite(.timeLimit(.minutes(2))) struct ResolverDeliveryTests {
   @Test func presentsTheNewestFirstAndTheNextOneOnTheNextWake() async throws {
     let scenario = RelayScenario()
     let folder = TemporaryFolder()

@@ -6,7 +6,7 @@ import NotificationResolver
 import RelayFixture
 import Testing
 
-@Suite struct ResolverEnrichmentTests {
+@Suite(.timeLimit(.minutes(2))) struct ResolverEnrichmentTests {
   @Test func enrichesAColdWakeFromTheRelay() async throws {
     let scenario = RelayScenario()
     let folder = TemporaryFolder()

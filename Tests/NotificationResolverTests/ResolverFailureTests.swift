@@ -4,7 +4,7 @@ import NotificationResolver
 import RelayFixture
 import Testing
 
-@Suite struct ResolverFailureTests {
+@Suite(.timeLimit(.minutes(2))) struct ResolverFailureTests {
   @Test(arguments: [
     (RelayFault.Action.status(503), FallbackReason.relayError),
     (RelayFault.Action.status(401), FallbackReason.relayError),

@@ -9,7 +9,7 @@ import Testing
 
 /// Another process holding the cache's write lock must never stop a wake: it is enriched without
 /// the cache.
-@Suite struct ResolverLockedCacheTests {
+@Suite(.timeLimit(.minutes(2))) struct ResolverLockedCacheTests {
   /// A second connection that holds `BEGIN EXCLUSIVE` on the cache file until closed.
   final class WriteLock {
     private var db: OpaquePointer?

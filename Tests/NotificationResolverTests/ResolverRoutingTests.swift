@@ -3,7 +3,7 @@ import NotificationResolver
 import RelayFixture
 import Testing
 
-@Suite struct ResolverRoutingTests {
+@Suite(.timeLimit(.minutes(2))) struct ResolverRoutingTests {
   static let root = String(repeating: "1a", count: 32)
   static let parent = String(repeating: "2b", count: 32)
 

@@ -6,7 +6,7 @@ import NotificationResolver
 import RelayFixture
 import Testing
 
-@Suite struct ResolverTrustTests {
+@Suite(.timeLimit(.minutes(2))) struct ResolverTrustTests {
   /// `event` with its content changed after signing: the id no longer matches.
   static func forged(_ event: Event, content: String) -> [UInt8] {
     guard case .object(var object) = event.jsonValue else { return [] }
@@ -128,7 +128,7 @@ import Testing
   }
 }
 
-@Suite struct ResolverAvatarSharingTests {
+@Suite(.timeLimit(.minutes(2))) struct ResolverAvatarSharingTests {
   @Test func downloadsAnAvatarOnceForConcurrentWakes() async throws {
     let scenario = RelayScenario()
     let folder = TemporaryFolder()

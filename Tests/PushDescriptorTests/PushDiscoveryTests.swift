@@ -6,7 +6,7 @@ import RelayFixture
 import Testing
 
 /// Discovery against the real fixture relay on loopback.
-@Suite struct PushDiscoveryTests {
+@Suite(.timeLimit(.minutes(2))) struct PushDiscoveryTests {
   static var validBody: [UInt8] { TestSupport.bytes(TestSupport.document) }
 
   /// Runs `body` against a started fixture relay serving `nip11` with `faults`, then stops it.

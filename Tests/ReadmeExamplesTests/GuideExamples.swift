@@ -8,7 +8,7 @@ import Testing
 
 /// The compiled examples of the guides in `Docs/`, checked against them by `DocumentationDriftTests`
 /// like the README's.
-@Suite struct GuideExamples {
+@Suite(.timeLimit(.minutes(2))) struct GuideExamples {
   @Test func buildsAndServesARelayDocument() throws {
     // README example: begin
     let relayKey = "11709e7cba279867eb5e29c188f3e74c003adea8f909b6a5520ae739251d44f5"

@@ -17,7 +17,7 @@ import FoundationNetworking
 /// The code between `README example: begin` and `README example: end` is the README's ```swift
 /// block, character for character (`ReadmeDriftTests` checks it); the lines after it assert what
 /// the README's comments promise.
-@Suite struct ReadmeExamples {
+@Suite(.timeLimit(.minutes(2))) struct ReadmeExamples {
   @Test func readsJSONStrictly() throws {
     // README example: begin
     let reader = JSONReader()

@@ -4,7 +4,7 @@ import NostrJSON
 import RelayFixture
 import Testing
 
-@Suite struct DemoFixtureTests {
+@Suite(.timeLimit(.minutes(2))) struct DemoFixtureTests {
   /// `Fixtures/demo` of this repository, found from this file's path.
   static var folder: URL {
     var directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

@@ -4,7 +4,7 @@ import NostrJSON
 import RelayFixture
 import Testing
 
-@Suite struct FaultTests {
+@Suite(.timeLimit(.minutes(2))) struct FaultTests {
   /// Sends a signed `/query` over a raw connection and reads until the server closes.
   static func rawQuery(_ origin: String, _ filters: String, key: SecretKey) async throws -> (
     bytes: [UInt8], closed: Bool

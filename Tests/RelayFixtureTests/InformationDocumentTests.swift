@@ -2,7 +2,7 @@ import NostrJSON
 import RelayFixture
 import Testing
 
-@Suite struct InformationDocumentTests {
+@Suite(.timeLimit(.minutes(2))) struct InformationDocumentTests {
   @Test func servesTheDocumentForNostrJSONAccept() async throws {
     let document = Array(#"{"name":"fixture","self":"x"}"#.utf8)
     let (server, origin) = try await Scenario.start(RelayFixtureData(nip11: document))

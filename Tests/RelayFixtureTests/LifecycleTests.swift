@@ -1,8 +1,9 @@
 import Foundation
 import RelayFixture
+import NostrPushTestSupport
 import Testing
 
-@Suite struct LifecycleTests {
+@Suite(.timeLimit(.minutes(2))) struct LifecycleTests {
   @Test(arguments: ["10.0.0.1", "0.0.0.0", "192.168.1.2", "::", "2001:db8::1", "::ffff:127.0.0.1"])
   func refusesANonLoopbackAddress(host: String) async throws {
     let server = RelayFixtureServer(
@@ -71,8 +72,7 @@ import Testing
     let (server, origin) = try await Scenario.start(RelayFixtureData())
     let idle = try RawConnection(port: port(of: origin))
     idle.send("GET / HT")
-    try await Task.sleep(for: .milliseconds(100))
-    #expect(server.activeConnections == 1)
+    #expect(await Polling.eventually(within: .seconds(10)) { server.activeConnections == 1 })
     await server.stop()
     #expect(await idle.readUntilClose(idleMilliseconds: 2000).closed)
     #expect(server.activeConnections == 0)
@@ -87,7 +87,8 @@ import Testing
     for connection in connections {
       connection.send("GET / HTTP/1.1\r\nHost: x\r\nAccept: application/nostr+json\r\n\r\n")
     }
-    while server.requestCount(path: "/") < connections.count { try await Task.sleep(for: .milliseconds(20)) }
+    #expect(
+      await Polling.eventually(within: .seconds(30)) { server.requestCount(path: "/") >= connections.count })
     let started = ContinuousClock.now
     await server.stop()
     let stopping = ContinuousClock.now - started
@@ -110,11 +111,11 @@ import Testing
     let second = try RawConnection(port: port(of: origin))
     first.send("GET / HT")
     second.send("GET / HT")
-    while server.activeConnections < 2 { try await Task.sleep(for: .milliseconds(20)) }
+    #expect(await Polling.eventually(within: .seconds(10)) { server.activeConnections >= 2 })
     let third = try RawConnection(port: port(of: origin))
     third.send("GET / HTTP/1.1\r\nHost: x\r\nAccept: application/nostr+json\r\nConnection: close\r\n\r\n")
-    try await Task.sleep(for: .milliseconds(300))
-    let servedWhileFull = third.isReadable()
+    // A bounded negative check: the third connection must get no answer while the two are open.
+    let servedWhileFull = await Polling.eventually(within: .milliseconds(300)) { third.isReadable() }
     let countWhileFull = server.requestCount(path: "/")
     first.send("TP/1.1\r\nHost: x\r\nAccept: application/nostr+json\r\nConnection: close\r\n\r\n")
     let firstAnswer = RawResponse(await first.readUntilClose().bytes)

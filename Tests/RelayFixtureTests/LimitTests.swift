@@ -3,7 +3,7 @@ import NostrEvent
 import RelayFixture
 import Testing
 
-@Suite struct LimitTests {
+@Suite(.timeLimit(.minutes(2))) struct LimitTests {
   @Test func answers431ToAnOversizedHead() async throws {
     let (server, origin) = try await Scenario.start(RelayFixtureData())
     let connection = try RawConnection(port: port(of: origin))

@@ -3,7 +3,7 @@ import NostrEvent
 import RelayFixture
 import Testing
 
-@Suite struct MediaTests {
+@Suite(.timeLimit(.minutes(2))) struct MediaTests {
   static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3, 4]
 
   @Test func servesAFileWithTypeAndETagToAnAuthenticatedClient() async throws {

@@ -4,7 +4,7 @@ import NostrJSON
 import RelayFixture
 import Testing
 
-@Suite struct QueryAuthenticationTests {
+@Suite(.timeLimit(.minutes(2))) struct QueryAuthenticationTests {
   /// One way a `/query` can be wrongly authenticated.
   enum Breakage: String, CaseIterable, Sendable {
     case missing, wrongScheme, badSignature, expired, wrongURL, wrongMethod, wrongPayload

@@ -4,7 +4,7 @@ import NostrJSON
 import RelayFixture
 import Testing
 
-@Suite struct QueryTests {
+@Suite(.timeLimit(.minutes(2))) struct QueryTests {
   @Test func answersMatchingEventsNewestFirst() async throws {
     let scenario = Scenario()
     let older = try scenario.message("older", offset: 300)

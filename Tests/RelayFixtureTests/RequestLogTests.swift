@@ -1,7 +1,7 @@
 import RelayFixture
 import Testing
 
-@Suite struct RequestLogTests {
+@Suite(.timeLimit(.minutes(2))) struct RequestLogTests {
   /// Sends `GET /n<i>` for each index and returns the statuses.
   private static func send(_ indices: Range<Int>, to origin: String) async throws -> [Int] {
     let client = HTTPTestClient()
