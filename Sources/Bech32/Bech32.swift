@@ -166,6 +166,35 @@ public enum Bech32 {
     return prefix
   }
 
+  /// Writes the prefix and the `1` separator at the start of `output`; returns the next index.
+  @inline(__always)
+  private static func writeHead(_ prefix: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<UInt8>)
+    -> Int
+  {
+    var index = 0
+    for byte in prefix {
+      output[index] = byte
+      index += 1
+    }
+    output[index] = UInt8(ascii: "1")
+    return index + 1
+  }
+
+  /// Finishes the checksum from `state` (after the data words) and writes its six words at `index`.
+  @inline(__always)
+  private static func writeChecksum(
+    _ state: UInt32, at index: Int, into output: UnsafeMutableBufferPointer<UInt8>,
+    table: UnsafeBufferPointer<UInt32>, alphabet: UnsafeBufferPointer<UInt8>
+  ) {
+    var state = state
+    for _ in 0..<checksumLength { state = Bech32Checksum.step(state, 0, table) }
+    state ^= Bech32Checksum.residue
+    for position in 0..<checksumLength {
+      let word = (state >> UInt32(5 * (checksumLength - 1 - position))) & 31
+      output[index + position] = alphabet[Int(word)]
+    }
+  }
+
   /// Writes prefix, separator, data and checksum; the prefix is valid lower case.
   static func assemble(prefix: UnsafeBufferPointer<UInt8>, words: UnsafeBufferPointer<UInt8>) -> String {
     let length = prefix.count + 1 + words.count + checksumLength
@@ -173,25 +202,13 @@ public enum Bech32 {
       Bech32Checksum.alphabet.withUnsafeBufferPointer { alphabet in
         String(unsafeUninitializedCapacity: length) { output in
           var state = Bech32Checksum.state(afterPrefix: prefix, table)
-          var index = 0
-          for byte in prefix {
-            output[index] = byte
-            index += 1
-          }
-          output[index] = UInt8(ascii: "1")
-          index += 1
+          var index = writeHead(prefix, into: output)
           for word in words {
             state = Bech32Checksum.step(state, word, table)
             output[index] = alphabet[Int(word)]
             index += 1
           }
-          for _ in 0..<checksumLength { state = Bech32Checksum.step(state, 0, table) }
-          state ^= Bech32Checksum.residue
-          for position in 0..<checksumLength {
-            let word = (state >> UInt32(5 * (checksumLength - 1 - position))) & 31
-            output[index] = alphabet[Int(word)]
-            index += 1
-          }
+          writeChecksum(state, at: index, into: output, table: table, alphabet: alphabet)
           return length
         }
       }
@@ -207,13 +224,7 @@ public enum Bech32 {
       Bech32Checksum.alphabet.withUnsafeBufferPointer { alphabet in
         String(unsafeUninitializedCapacity: length) { output in
           var state = Bech32Checksum.state(afterPrefix: prefix, table)
-          var index = 0
-          for byte in prefix {
-            output[index] = byte
-            index += 1
-          }
-          output[index] = UInt8(ascii: "1")
-          index += 1
+          var index = writeHead(prefix, into: output)
           var accumulator: UInt32 = 0
           var bits: UInt32 = 0
           var next = 0
@@ -249,13 +260,7 @@ public enum Bech32 {
             output[index] = alphabet[Int(word)]
             index += 1
           }
-          for _ in 0..<checksumLength { state = Bech32Checksum.step(state, 0, table) }
-          state ^= Bech32Checksum.residue
-          for position in 0..<checksumLength {
-            let word = (state >> UInt32(5 * (checksumLength - 1 - position))) & 31
-            output[index] = alphabet[Int(word)]
-            index += 1
-          }
+          writeChecksum(state, at: index, into: output, table: table, alphabet: alphabet)
           return length
         }
       }
