@@ -20,6 +20,7 @@ let package = Package(
     .library(name: "EnrichmentCache", targets: ["EnrichmentCache"]),
     .library(name: "NotificationResolver", targets: ["NotificationResolver"]),
     .library(name: "RelayFixture", targets: ["RelayFixture"]),
+    .library(name: "NIP44", targets: ["NIP44"]),
     .executable(name: "nostr-push", targets: ["nostr-push"]),
     .executable(name: "nostr-push-bench", targets: ["Benchmarks"]),
     .executable(name: "URLSessionBaseline", targets: ["URLSessionBaseline"]),
@@ -45,6 +46,7 @@ let package = Package(
       dependencies: ["NostrJSON", "CSecp256k1", "CSHA256"],
       swiftSettings: strictSettings
     ),
+    .target(name: "NIP44", dependencies: ["NostrEvent", "CSecp256k1"], swiftSettings: strictSettings),
     .target(name: "PushDescriptor", dependencies: ["NostrJSON", "Bech32"], swiftSettings: strictSettings),
     .target(
       name: "EnrichmentCache",
@@ -65,7 +67,7 @@ let package = Package(
       name: "nostr-push",
       dependencies: [
         "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
-        "NotificationResolver", "RelayFixture",
+        "NotificationResolver", "RelayFixture", "NIP44",
       ],
       swiftSettings: strictSettings
     ),
@@ -98,6 +100,8 @@ let package = Package(
       name: "CacheStressHelper", dependencies: ["EnrichmentCache"], swiftSettings: strictSettings),
     .testTarget(name: "NostrJSONTests", dependencies: ["NostrJSON"], swiftSettings: strictSettings),
     .testTarget(name: "Bech32Tests", dependencies: ["Bech32"], swiftSettings: strictSettings),
+    .testTarget(
+      name: "NIP44Tests", dependencies: ["NIP44", "NostrEvent", "NostrJSON"], swiftSettings: strictSettings),
     .testTarget(
       name: "NostrEventTests", dependencies: ["NostrEvent", "NostrJSON", "CSecp256k1"],
       swiftSettings: strictSettings),
