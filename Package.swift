@@ -75,7 +75,7 @@ let package = Package(
       name: "Benchmarks",
       dependencies: [
         "CSecp256k1", "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
-        "NotificationResolver", "RelayFixture",
+        "NotificationResolver", "RelayFixture", "NIP44",
       ],
       swiftSettings: strictSettings
     ),
