@@ -132,7 +132,7 @@ let package = Package(
       name: "ReadmeExamplesTests",
       dependencies: [
         "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache", "NotificationResolver",
-        "RelayFixture",
+        "RelayFixture", "NIP44",
       ],
       swiftSettings: strictSettings
     ),
