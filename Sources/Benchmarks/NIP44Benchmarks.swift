@@ -50,7 +50,8 @@ extension BenchmarkRegistry {
 
     let cached = try NIP44.ConversationKey(secretKey: alice, publicKey: bob.publicKeyHex)
     let keyOnly = Benchmark(
-      module: "NIP44", name: "breakdown: one ConversationKey(secretKey:publicKey:) (parse, ECDH, HKDF-extract)",
+      module: "NIP44",
+      name: "breakdown: one ConversationKey(secretKey:publicKey:) (parse, ECDH, HKDF-extract)",
       unit: "µs", baselineName: "—", target: "report (where the round trip spends its time)", baseline: nil,
       measured: {
         try fastest(roundTripsPerBatch) {
@@ -59,7 +60,8 @@ extension BenchmarkRegistry {
       },
       passes: { _ in nil })
     let symmetricOnly = Benchmark(
-      module: "NIP44", name: "breakdown: encrypt + decrypt of 4 KiB with a cached conversation key", unit: "µs",
+      module: "NIP44", name: "breakdown: encrypt + decrypt of 4 KiB with a cached conversation key",
+      unit: "µs",
       baselineName: "—", target: "report (where the round trip spends its time)", baseline: nil,
       measured: {
         try fastest(roundTripsPerBatch) {
