@@ -22,6 +22,7 @@ let package = Package(
     .library(name: "EnrichmentCache", targets: ["EnrichmentCache"]),
     .library(name: "NotificationResolver", targets: ["NotificationResolver"]),
     .library(name: "RelayFixture", targets: ["RelayFixture"]),
+    .library(name: "NIP44", targets: ["NIP44"]),
     .executable(name: "nostr-push", targets: ["nostr-push"]),
     .executable(name: "nostr-push-bench", targets: ["Benchmarks"]),
     .executable(name: "URLSessionBaseline", targets: ["URLSessionBaseline"]),
@@ -49,10 +50,14 @@ let package = Package(
       dependencies: ["NostrPushCore", "NostrJSON", "Bech32", "CSecp256k1", "CSHA256"],
       swiftSettings: strictSettings
     ),
+    .target(
+      name: "NIP44", dependencies: ["NostrPushCore", "NostrEvent", "CSecp256k1"],
+      swiftSettings: strictSettings),
     // The package's one HTTP seam (cap, deadline, no redirects, identity encoding) over URLSession.
     .target(name: "NostrHTTP", dependencies: ["NostrPushCore", "NostrEvent"], swiftSettings: strictSettings),
     .target(
-      name: "PushDescriptor", dependencies: ["NostrPushCore", "NostrJSON", "Bech32", "NostrEvent", "NostrHTTP"],
+      name: "PushDescriptor",
+      dependencies: ["NostrPushCore", "NostrJSON", "Bech32", "NostrEvent", "NostrHTTP"],
       swiftSettings: strictSettings),
     .target(
       name: "EnrichmentCache",
@@ -73,7 +78,7 @@ let package = Package(
       name: "nostr-push",
       dependencies: [
         "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
-        "NotificationResolver", "RelayFixture",
+        "NotificationResolver", "RelayFixture", "NIP44",
       ],
       swiftSettings: strictSettings
     ),
@@ -81,7 +86,7 @@ let package = Package(
       name: "Benchmarks",
       dependencies: [
         "CSecp256k1", "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
-        "NotificationResolver", "RelayFixture", "NostrHTTP", "NostrPushTestSupport",
+        "NotificationResolver", "RelayFixture", "NostrHTTP", "NostrPushTestSupport", "NIP44",
       ],
       swiftSettings: strictSettings
     ),
@@ -104,21 +109,30 @@ let package = Package(
     // Test-only helper process for EnrichmentCacheTests (two writers at once, SIGKILL mid-write); not a
     // product. `swift build` / `swift test` build it next to the test bundle.
     .executableTarget(
-      name: "CacheStressHelper", dependencies: ["EnrichmentCache", "NostrEvent"], swiftSettings: strictSettings),
+      name: "CacheStressHelper", dependencies: ["EnrichmentCache", "NostrEvent"],
+      swiftSettings: strictSettings),
     // Test support written once: the seeded generator, a raw loopback HTTP responder, polling.
     .target(name: "NostrPushTestSupport", path: "Tests/NostrPushTestSupport", swiftSettings: strictSettings),
     .testTarget(
-      name: "NostrJSONTests", dependencies: ["NostrJSON", "NostrPushTestSupport"], swiftSettings: strictSettings),
-    .testTarget(name: "Bech32Tests", dependencies: ["Bech32", "NostrPushTestSupport"], swiftSettings: strictSettings),
+      name: "NostrJSONTests", dependencies: ["NostrJSON", "NostrPushTestSupport"],
+      swiftSettings: strictSettings),
     .testTarget(
-      name: "NostrHTTPTests", dependencies: ["NostrHTTP", "NostrPushTestSupport"], swiftSettings: strictSettings),
+      name: "Bech32Tests", dependencies: ["Bech32", "NostrPushTestSupport"], swiftSettings: strictSettings),
+    .testTarget(
+      name: "NostrHTTPTests", dependencies: ["NostrHTTP", "NostrPushTestSupport"],
+      swiftSettings: strictSettings),
+    .testTarget(
+      name: "NIP44Tests", dependencies: ["NIP44", "NostrEvent", "NostrJSON", "NostrPushTestSupport"],
+      swiftSettings: strictSettings),
     .testTarget(
       name: "NostrEventTests",
       dependencies: ["NostrEvent", "NostrJSON", "Bech32", "CSecp256k1", "NostrPushTestSupport"],
       swiftSettings: strictSettings),
     .testTarget(
       name: "PushDescriptorTests",
-      dependencies: ["PushDescriptor", "NostrJSON", "RelayFixture", "NostrEvent", "NostrHTTP", "NostrPushTestSupport"],
+      dependencies: [
+        "PushDescriptor", "NostrJSON", "RelayFixture", "NostrEvent", "NostrHTTP", "NostrPushTestSupport",
+      ],
       swiftSettings: strictSettings
     ),
     .testTarget(
@@ -143,7 +157,7 @@ let package = Package(
       name: "ReadmeExamplesTests",
       dependencies: [
         "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache", "NotificationResolver",
-        "RelayFixture",
+        "RelayFixture", "NIP44",
       ],
       swiftSettings: strictSettings
     ),
