@@ -168,7 +168,9 @@ public enum Bech32 {
 
   /// Writes the prefix and the `1` separator at the start of `output`; returns the next index.
   @inline(__always)
-  private static func writeHead(_ prefix: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<UInt8>)
+  private static func writeHead(
+    _ prefix: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<UInt8>
+  )
     -> Int
   {
     var index = 0

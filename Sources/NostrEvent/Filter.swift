@@ -46,7 +46,8 @@ public struct Filter: Sendable, Hashable {
   /// - Throws: `malformed_json` (field nil) when the text is not a JSON array of the right length;
   ///   otherwise the first filter's error, its field prefixed with `[index].`.
   public static func list(json bytes: [UInt8]) throws(FilterError) -> [Filter] {
-    guard case .array(let elements) = try? JSONReader().read(bytes), (1...maxListFilters).contains(elements.count)
+    guard case .array(let elements) = try? JSONReader().read(bytes),
+      (1...maxListFilters).contains(elements.count)
     else {
       throw FilterError(
         code: .malformedJSON, message: "not a JSON array of 1 to \(maxListFilters) filters")

@@ -31,7 +31,8 @@ extension SecretKey {
 extension String {
   /// The string without leading and trailing white space and line breaks (CRLF included).
   fileprivate func trimmingKeyWhitespace() -> String {
-    guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace })
+    guard let first = firstIndex(where: { !$0.isWhitespace }),
+      let last = lastIndex(where: { !$0.isWhitespace })
     else { return "" }
     return String(self[first...last])
   }

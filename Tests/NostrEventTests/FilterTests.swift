@@ -99,7 +99,11 @@ import Testing
       try Filter.list(json: Array(#"[{"kinds":[9]},{"since":"soon"}]"#.utf8))
     }
     #expect(error?.field == "[1].since")
-    #expect(throws: FilterError(code: .malformedJSON, message: "")) { try Filter.list(json: Array("[]".utf8)) }
-    #expect(throws: FilterError(code: .malformedJSON, message: "")) { try Filter.list(json: Array("{}".utf8)) }
+    #expect(throws: FilterError(code: .malformedJSON, message: "")) {
+      try Filter.list(json: Array("[]".utf8))
+    }
+    #expect(throws: FilterError(code: .malformedJSON, message: "")) {
+      try Filter.list(json: Array("{}".utf8))
+    }
   }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import RelayFixture
 import NostrPushTestSupport
+import RelayFixture
 import Testing
 
 @Suite(.timeLimit(.minutes(2))) struct LifecycleTests {
