@@ -123,6 +123,11 @@ import Testing
     #expect(code { () throws(NIP98Error) in try verify(header) } == nil)
     #expect(NIP98URL.normalized("http://[::1]:80/") == "http://[::1]")
     #expect(NIP98URL.normalized("http://127.0.0.1:8080/a/") == "http://127.0.0.1:8080/a")
+    // IPv6 as RelayOrigin canonicalises it, so a `u` signed for either spelling of one relay matches.
+    #expect(NIP98URL.normalized("http://[0:0:0:0:0:0:0:1]:80/query") == "http://[::1]/query")
+    #expect(
+      NIP98URL.normalized("HTTP://[2001:DB8::0:1]:7000/query?x=A")
+        == (try RelayOrigin("ws://[2001:db8::1]:7000")).url(path: "/query?x=A"))
   }
 
   @Test func refusesAnotherURL() throws {

@@ -132,6 +132,13 @@ struct RejectionCase: Sendable, CustomTestStringConvertible {
       "origin upper-case scheme", set: "push.origin", to: "\"WSS://push.example\"", "push.origin",
       .invalidValue),
     RejectionCase("origin empty host", set: "push.origin", to: "\"wss://\"", "push.origin", .invalidValue),
+    // An IPv6 origin must be written as every module canonicalises it (inet_ntop's form).
+    RejectionCase(
+      "origin IPv6 not canonical", set: "push.origin", to: "\"ws://[0:0:0:0:0:0:0:1]:8080\"", "push.origin",
+      .invalidValue),
+    RejectionCase(
+      "origin port with a leading zero", set: "push.origin", to: "\"ws://push.example:0443\"", "push.origin",
+      .invalidValue),
     RejectionCase(
       "origin empty port", set: "push.origin", to: "\"wss://push.example:\"", "push.origin", .invalidValue),
     RejectionCase(
