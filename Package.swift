@@ -19,6 +19,7 @@ let package = Package(
     .library(name: "PushDescriptor", targets: ["PushDescriptor"]),
     .library(name: "EnrichmentCache", targets: ["EnrichmentCache"]),
     .library(name: "NotificationResolver", targets: ["NotificationResolver"]),
+    .library(name: "NostrWebSocket", targets: ["NostrWebSocket"]),
     .library(name: "RelayFixture", targets: ["RelayFixture"]),
     .executable(name: "nostr-push", targets: ["nostr-push"]),
     .executable(name: "nostr-push-bench", targets: ["Benchmarks"]),
@@ -51,9 +52,10 @@ let package = Package(
       dependencies: ["CSQLite", "NostrJSON", "NostrEvent"],
       swiftSettings: strictSettings
     ),
+    .target(name: "NostrWebSocket", dependencies: ["NostrJSON", "NostrEvent"], swiftSettings: strictSettings),
     .target(
       name: "RelayFixture",
-      dependencies: ["NostrJSON", "NostrEvent", "PushDescriptor"],
+      dependencies: ["NostrJSON", "NostrEvent", "PushDescriptor", "NostrWebSocket"],
       swiftSettings: strictSettings
     ),
     .target(
@@ -65,7 +67,7 @@ let package = Package(
       name: "nostr-push",
       dependencies: [
         "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
-        "NotificationResolver", "RelayFixture",
+        "NotificationResolver", "RelayFixture", "NostrWebSocket",
       ],
       swiftSettings: strictSettings
     ),
@@ -109,6 +111,11 @@ let package = Package(
     .testTarget(
       name: "EnrichmentCacheTests",
       dependencies: ["EnrichmentCache", "NostrEvent", "NostrJSON", "CSQLite"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "NostrWebSocketTests",
+      dependencies: ["NostrWebSocket", "RelayFixture", "NostrEvent", "NostrJSON"],
       swiftSettings: strictSettings
     ),
     .testTarget(

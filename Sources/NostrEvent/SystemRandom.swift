@@ -5,9 +5,9 @@ import Darwin
 #endif
 
 /// Random bytes from the operating system's generator, and wiping of secrets.
-enum SystemRandom {
+package enum SystemRandom {
   /// `count` fresh random bytes from `SystemRandomNumberGenerator`.
-  static func bytes(_ count: Int) -> [UInt8] {
+  package static func bytes(_ count: Int) -> [UInt8] {
     var generator = SystemRandomNumberGenerator()
     var output = [UInt8](repeating: 0, count: count)
     output.withUnsafeMutableBytes { raw in

@@ -4,6 +4,8 @@ import Glibc
 import Darwin
 #endif
 
+import NostrWebSocket
+
 /// Serves every connection of one fixture relay from a single thread with `poll()`.
 ///
 /// Sockets are non-blocking; each connection moves between reading a request, holding its answer
@@ -28,7 +30,7 @@ final class ConnectionLoop {
   private let respond: Responder
   private let recordRejection: (Int) -> Void
   private let reportCount: (Int) -> Void
-  private var connections: [Int32: RelayConnection] = [:]
+  private var connections: [Int32: FixtureSocket] = [:]
   private var acceptPausedUntil: ContinuousClock.Instant?
   private var scratch = [UInt8](repeating: 0, count: ConnectionLoop.readChunkBytes)
 
@@ -87,7 +89,7 @@ final class ConnectionLoop {
 
   // MARK: Events
 
-  private static func events(of connection: RelayConnection) -> Int16 {
+  private static func events(of connection: FixtureSocket) -> Int16 {
     switch connection.phase {
     case .reading: Int16(POLLIN)
     case .holding: 0
@@ -105,14 +107,14 @@ final class ConnectionLoop {
         return
       }
       PosixSocket.setNonBlocking(descriptor)
-      connections[descriptor] = RelayConnection(
+      connections[descriptor] = FixtureSocket(
         descriptor: descriptor, parser: HTTPRequestParser(configuration: configuration),
         idleDeadline: ContinuousClock.now.advanced(by: configuration.idleTimeout))
       reportCount(connections.count)
     }
   }
 
-  private func serve(_ connection: RelayConnection, events: Int16) {
+  private func serve(_ connection: FixtureSocket, events: Int16) {
     switch connection.phase {
     case .reading:
       receive(connection)
@@ -124,7 +126,7 @@ final class ConnectionLoop {
     }
   }
 
-  private func expire(_ connection: RelayConnection, now: ContinuousClock.Instant) {
+  private func expire(_ connection: FixtureSocket, now: ContinuousClock.Instant) {
     switch connection.phase {
     case .reading:
       if connection.requestDeadline != nil {
@@ -143,7 +145,7 @@ final class ConnectionLoop {
 
   // MARK: Reading
 
-  private func receive(_ connection: RelayConnection) {
+  private func receive(_ connection: FixtureSocket) {
     let room = max(
       1, min(scratch.count, connection.parser.bufferLimit + scratch.count - connection.buffer.count))
     let count = scratch.withUnsafeMutableBytes { recv(connection.descriptor, $0.baseAddress, room, 0) }
@@ -158,7 +160,7 @@ final class ConnectionLoop {
 
   /// Takes requests out of the connection's buffer until one needs more bytes or an answer is
   /// being sent.
-  private func advance(_ connection: RelayConnection) {
+  private func advance(_ connection: FixtureSocket) {
     while case .reading = connection.phase, connections[connection.descriptor] === connection {
       switch connection.parser.next(from: &connection.buffer) {
       case .needMore:
@@ -184,7 +186,7 @@ final class ConnectionLoop {
 
   // MARK: Writing
 
-  private func start(_ response: OutboundResponse, on connection: RelayConnection, delay: Duration) {
+  private func start(_ response: OutboundResponse, on connection: FixtureSocket, delay: Duration) {
     connection.prepare(response)
     let now = ContinuousClock.now
     if delay > .zero {
@@ -196,7 +198,7 @@ final class ConnectionLoop {
   }
 
   /// Sends what the socket takes now; once all is sent, closes or goes back to reading.
-  private func flush(_ connection: RelayConnection) {
+  private func flush(_ connection: FixtureSocket) {
     guard let outbound = connection.outbound else { return finish(connection) }
     while connection.sentBytes < outbound.bytes.count {
       let written = outbound.bytes.withUnsafeBytes { bytes in
@@ -220,7 +222,7 @@ final class ConnectionLoop {
     finish(connection)
   }
 
-  private func finish(_ connection: RelayConnection) {
+  private func finish(_ connection: FixtureSocket) {
     guard connection.outbound?.keepsOpen ?? false else { return drop(connection) }
     connection.outbound = nil
     connection.phase = .reading
@@ -228,7 +230,7 @@ final class ConnectionLoop {
     advance(connection)
   }
 
-  private func drop(_ connection: RelayConnection) {
+  private func drop(_ connection: FixtureSocket) {
     guard connections.removeValue(forKey: connection.descriptor) != nil else { return }
     close(connection.descriptor)
     reportCount(connections.count)

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import NostrEvent
+import NostrWebSocket
 
 #if canImport(Glibc)
 import Glibc
@@ -96,7 +97,7 @@ public final class RelayFixtureServer: Sendable {
       on: address, port: configuration.port, backlog: Self.listenBacklog)
     let stopPipe: (read: Int32, write: Int32)
     do {
-      stopPipe = try PosixSocket.makePipe()
+      stopPipe = try PosixSocket.makeStopPipe()
     } catch {
       close(listener)
       throw error

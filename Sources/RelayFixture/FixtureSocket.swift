@@ -2,7 +2,7 @@
 /// being sent, and the deadline that ends the current phase.
 ///
 /// Owned and touched by the loop's thread only.
-final class RelayConnection {
+final class FixtureSocket {
   /// What the connection is doing.
   enum Phase {
     /// Waiting for (the rest of) a request.
