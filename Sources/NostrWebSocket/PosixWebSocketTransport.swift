@@ -310,8 +310,8 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
     }
   }
 
-  /// The open connection's loop: returns when the socket is to be closed.
-  private func serve(_ socket: Int32, leftover: [UInt8]) {
+  /// The open connection's state, owned by its thread.
+  private final class Wire {
     var decoder = WebSocketFrameDecoder(role: .client)
     var assembler = WebSocketMessageAssembler()
     var control: [[UInt8]] = []
@@ -321,18 +321,6 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
     var closeSent = false
     var closeDeadline: ContinuousClock.Instant?
     var endAfterFlush = false
-    var scratch = [UInt8](repeating: 0, count: Self.readChunkBytes)
-    decoder.append(leftover)
-    var pendingInput = !leftover.isEmpty
-
-    func end(_ error: RelayConnectionError) {
-      let receiver = shared.withLock { shared -> CheckedContinuation<[UInt8], any Error>? in
-        if shared.ending == nil { shared.ending = error }
-        defer { shared.receiver = nil }
-        return shared.receiver?.continuation
-      }
-      receiver?.resume(throwing: shared.withLock { $0.ending! })
-    }
 
     func startClose(code: UInt16, reason: String) {
       guard !closeSent else { return }
@@ -340,55 +328,72 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
       control.append(WebSocketFrameEncoder.close(code: code, reason: reason, role: .client))
       closeDeadline = ContinuousClock.now.advanced(by: WebSocketTimeouts.closeTimeout)
     }
+  }
+
+  /// Records `error` as the end of the connection and fails a waiting receiver with it.
+  private func end(_ error: RelayConnectionError) {
+    let (receiver, ending) = shared.withLock { shared -> (CheckedContinuation<[UInt8], any Error>?, RelayConnectionError) in
+      if shared.ending == nil { shared.ending = error }
+      defer { shared.receiver = nil }
+      return (shared.receiver?.continuation, shared.ending!)
+    }
+    receiver?.resume(throwing: ending)
+  }
+
+  /// The open connection's loop: returns when the socket is to be closed.
+  private func serve(_ socket: Int32, leftover: [UInt8]) {
+    let wire = Wire()
+    var scratch = [UInt8](repeating: 0, count: Self.readChunkBytes)
+    wire.decoder.append(leftover)
+    var pendingInput = !leftover.isEmpty
 
     while true {
       let closeRequested = shared.withLock { shared in
-        data.append(contentsOf: shared.outgoing)
+        wire.data.append(contentsOf: shared.outgoing)
         shared.outgoing = []
         return shared.closeRequested
       }
-      if closeRequested && !closeSent {
-        startClose(code: WebSocketCloseCode.normal, reason: "")
+      if closeRequested && !wire.closeSent {
+        wire.startClose(code: WebSocketCloseCode.normal, reason: "")
         end(RelayConnectionError(.connectionClosed, "1000 closed by us"))
       }
       if pendingInput {
         pendingInput = false
-        if !process(&decoder, &assembler, control: &control, closeSent: closeSent, end: end, startClose: startClose, endAfterFlush: &endAfterFlush) {
-          return
-        }
+        if !process(wire) { return }
       }
       // Write what can be written: control frames go before the next data frame.
       while true {
-        if written == writing.count {
-          writing = []
-          written = 0
-          if !control.isEmpty {
-            writing = control.removeFirst()
-          } else if !data.isEmpty, !closeSent {
-            writing = data.removeFirst()
+        if wire.written == wire.writing.count {
+          wire.writing = []
+          wire.written = 0
+          if !wire.control.isEmpty {
+            wire.writing = wire.control.removeFirst()
+          } else if !wire.data.isEmpty, !wire.closeSent {
+            wire.writing = wire.data.removeFirst()
           } else {
             break
           }
         }
-        let count = writing.withUnsafeBytes {
-          PosixSocket.sendSome($0.baseAddress! + written, count: writing.count - written, to: socket)
+        let offset = wire.written
+        let count = wire.writing.withUnsafeBytes {
+          PosixSocket.sendSome($0.baseAddress! + offset, count: $0.count - offset, to: socket)
         }
         guard let count else {
           end(RelayConnectionError(.connectionClosed, "1006 socket ended"))
           return
         }
         if count == 0 { break }
-        written += count
+        wire.written += count
       }
-      let flushed = written == writing.count && control.isEmpty
-      if endAfterFlush, flushed { return }
-      if let closeDeadline, ContinuousClock.now >= closeDeadline { return }
+      let flushed = wire.written == wire.writing.count && wire.control.isEmpty
+      if wire.endAfterFlush, flushed { return }
+      if let closeDeadline = wire.closeDeadline, ContinuousClock.now >= closeDeadline { return }
       var events = Int16(POLLIN)
-      if !flushed || (!data.isEmpty && !closeSent) { events |= Int16(POLLOUT) }
+      if !flushed || (!wire.data.isEmpty && !wire.closeSent) { events |= Int16(POLLOUT) }
       var descriptors = [
         pollfd(fd: socket, events: events, revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
       ]
-      let ready = poll(&descriptors, 2, closeDeadline.map { PosixSocket.pollTimeout(until: $0) } ?? -1)
+      let ready = poll(&descriptors, 2, wire.closeDeadline.map { PosixSocket.pollTimeout(until: $0) } ?? -1)
       if ready < 0 {
         if errno == EINTR { continue }
         end(RelayConnectionError(.connectionClosed, "1006 poll(): \(PosixSocket.lastError)"))
@@ -404,10 +409,8 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
             ended = true
             break
           }
-          decoder.append(scratch[0..<count])
-          if !process(&decoder, &assembler, control: &control, closeSent: closeSent, end: end, startClose: startClose, endAfterFlush: &endAfterFlush) {
-            return
-          }
+          wire.decoder.append(scratch[0..<count])
+          if !process(wire) { return }
           if count < scratch.count { break }
         }
         if ended {
@@ -418,23 +421,19 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
     }
   }
 
-  /// Takes every complete frame out of `decoder`; false when the socket is to be closed now.
-  private func process(
-    _ decoder: inout WebSocketFrameDecoder, _ assembler: inout WebSocketMessageAssembler, control: inout [[UInt8]],
-    closeSent: Bool, end: (RelayConnectionError) -> Void, startClose: (UInt16, String) -> Void,
-    endAfterFlush: inout Bool
-  ) -> Bool {
-    while !endAfterFlush {
+  /// Takes every complete frame out of the decoder; false when the socket is to be closed now.
+  private func process(_ wire: Wire) -> Bool {
+    while !wire.endAfterFlush {
       let outcome: WebSocketMessageAssembler.Outcome
-      switch decoder.next() {
+      switch wire.decoder.next() {
       case .needMore: return true
       case .violation(let violation): outcome = .violation(violation)
-      case .frame(let frame): outcome = assembler.take(frame)
+      case .frame(let frame): outcome = wire.assembler.take(frame)
       }
       switch outcome {
       case .partial, .pong: continue
       case .ping(let payload):
-        if !closeSent { control.append(WebSocketFrameEncoder.control(.pong, payload: payload, role: .client)) }
+        if !wire.closeSent { wire.control.append(WebSocketFrameEncoder.control(.pong, payload: payload, role: .client)) }
       case .text(let message):
         let receiver = shared.withLock { shared -> CheckedContinuation<[UInt8], any Error>? in
           guard let receiver = shared.receiver else {
@@ -446,15 +445,15 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
         }
         receiver?.resume(returning: message)
       case .close(let code, let reason):
-        if closeSent { return false }
+        if wire.closeSent { return false }
         end(RelayConnectionError(.connectionClosed, "\(code ?? 1005) \(reason)"))
-        startClose(code ?? WebSocketCloseCode.normal, "")
-        endAfterFlush = true
+        wire.startClose(code: code ?? WebSocketCloseCode.normal, reason: "")
+        wire.endAfterFlush = true
       case .violation(let violation):
         end(violation.error)
-        if closeSent { return false }
-        startClose(violation.closeCode, violation.message)
-        endAfterFlush = true
+        if wire.closeSent { return false }
+        wire.startClose(code: violation.closeCode, reason: violation.message)
+        wire.endAfterFlush = true
       }
     }
     return true

@@ -10,6 +10,9 @@ struct OutboundResponse {
   static let paddingChunkBytes = 64 * 1024
   /// The padding chunk: JSON-looking bytes that never form a complete value.
   static let paddingChunk = [UInt8](repeating: UInt8(ascii: "["), count: paddingChunkBytes)
+  /// `count` padding bytes (for the WebSocket `oversized_body` fault, one frame at a time).
+  static func padding(_ count: Int) -> [UInt8] { [UInt8](repeating: UInt8(ascii: "["), count: count) }
+
   /// The interim answer to `Expect: 100-continue`.
   static let continueInterim = OutboundResponse(
     bytes: Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), keepsOpen: true)

@@ -65,6 +65,12 @@ struct WebSocketRelay {
     var replies: [[UInt8]] = []
     /// An event newly stored or ephemeral, for every open subscription that matches it.
     var broadcast: RelayFixtureData.Entry?
+    /// For a REQ or EVENT: the message type, the kinds `"path":"ws"` faults match on, the filters.
+    var request: (type: String, kinds: Set<Int>, filters: [Filter])?
+    /// The fault that shapes the replies, with its delay.
+    var fault: RelayFault.Action?
+    /// How long the replies are held.
+    var delay: Duration = .zero
   }
 
   /// Answers one client message.
@@ -87,6 +93,8 @@ struct WebSocketRelay {
         outcome.replies.append(Self.notice("invalid: EVENT takes one event object"))
         return outcome
       }
+      let kind = elements[1].objectValue?["kind"]?.integerValue.flatMap { Int(exactly: $0) }
+      outcome.request = ("EVENT", kind.map { [$0] } ?? [], [])
       let answer = accept(elements[1], size: bytes.count, identity: session.identity)
       guard let id = answer.id else {
         outcome.replies.append(Self.notice(answer.message))
@@ -121,6 +129,13 @@ struct WebSocketRelay {
       return
     }
     let raw = Array(elements.dropFirst(2))
+    var kinds = Set<Int>()
+    for element in raw {
+      for kind in element.objectValue?["kinds"]?.arrayValue ?? [] {
+        if let number = kind.integerValue, let value = Int(exactly: number) { kinds.insert(value) }
+      }
+    }
+    outcome.request = ("REQ", kinds, [])
     guard (1...Self.maxFilters).contains(raw.count) else {
       outcome.replies.append(Self.closed(subscription, "invalid: REQ takes 1 to \(Self.maxFilters) filters"))
       return
@@ -146,6 +161,7 @@ struct WebSocketRelay {
       return
     }
     session.subscriptions[subscription] = filters
+    outcome.request?.filters = filters
     for entry in store.matches(filters, visible: { isVisible($0, to: session.identity) }) {
       outcome.replies.append(Self.eventMessage(subscription, entry.json))
     }
