@@ -216,6 +216,7 @@ final class ConnectionLoop {
           return
         }
         let answer = respond(request)
+        if let entry = answer.response.broadcast { broadcast(entry) }
         start(answer.response, on: connection, delay: answer.delay)
       case .reject(let status, let message):
         recordRejection(status)

@@ -25,6 +25,8 @@ struct OutboundResponse {
   var keepsOpen: Bool
   /// Whether the connection speaks WebSocket once `bytes` (a 101) are sent.
   var upgrades = false
+  /// An event this request stored, for the open WebSocket subscriptions that match it.
+  var broadcast: RelayFixtureData.Entry?
 
   /// The 101 answer to a WebSocket upgrade with its `Sec-WebSocket-Accept` value.
   static func switchingProtocols(accept: String) -> OutboundResponse {

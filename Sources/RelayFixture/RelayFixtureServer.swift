@@ -284,7 +284,8 @@ public final class RelayFixtureServer: Sendable {
         method: request.method, path: request.path, kinds: routed.kinds.sorted(), filters: routed.filters,
         hadAuthorization: request.header("authorization") != nil, authorizedPubkey: routed.authorizedPubkey,
         status: status, fault: plan.name))
-    let response = OutboundResponse(routed.response, action: plan.action, keepAlive: request.keepAlive)
+    var response = OutboundResponse(routed.response, action: plan.action, keepAlive: request.keepAlive)
+    response.broadcast = routed.broadcast
     return (response, .milliseconds(plan.delayMilliseconds))
   }
 
@@ -293,7 +294,8 @@ public final class RelayFixtureServer: Sendable {
       RelayRouter(
         origin: origin, nip11: state.nip11, store: state.store, media: state.media,
         mediaRequiresAuthorization: configuration.mediaRequiresAuthorization, verifier: verifier,
-        now: state.now ?? Int64(Date().timeIntervalSince1970), authorOnlyKinds: state.authorOnlyKinds)
+        now: state.now ?? Int64(Date().timeIntervalSince1970), authorOnlyKinds: state.authorOnlyKinds,
+        save: { [self] entry in store(entry) })
     }
   }
 
