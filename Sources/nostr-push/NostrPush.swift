@@ -11,6 +11,8 @@ enum NostrPush {
     RelayCommand.self,
     CacheCommand.self,
     ResolveCommand.self,
+    PublishCommand.self,
+    QueryCommand.self,
     DemoCommand.self,
   ]
 
