@@ -52,7 +52,8 @@ let package = Package(
       dependencies: ["CSQLite", "NostrJSON", "NostrEvent"],
       swiftSettings: strictSettings
     ),
-    .target(name: "NostrWebSocket", dependencies: ["NostrJSON", "NostrEvent"], swiftSettings: strictSettings),
+    .target(
+      name: "NostrWebSocket", dependencies: ["NostrJSON", "NostrEvent"], swiftSettings: strictSettings),
     .target(
       name: "RelayFixture",
       dependencies: ["NostrJSON", "NostrEvent", "PushDescriptor", "NostrWebSocket"],

@@ -86,10 +86,13 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
     return transport
   }
 
+  /// Queues `text` as masked frames for the connection's thread; returns once queued, since the
+  /// thread writes in order and reports a failed write as the connection's end.
   public func send(_ text: [UInt8]) async throws(RelayConnectionError) {
     guard text.count <= WebSocketFrameEncoder.maxMessageBytes else {
       throw RelayConnectionError(
-        .messageTooLarge, "message of \(text.count) bytes over the \(WebSocketFrameEncoder.maxMessageBytes)-byte limit")
+        .messageTooLarge,
+        "message of \(text.count) bytes over the \(WebSocketFrameEncoder.maxMessageBytes)-byte limit")
     }
     let frames = WebSocketFrameEncoder.textMessage(text, role: .client)
     let ending: RelayConnectionError? = shared.withLock { shared in
@@ -102,6 +105,8 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
     signal()
   }
 
+  /// The next text message the thread assembled; `cancelled` when the awaiting task is cancelled
+  /// (the message stays queued for the next call).
   public func receive() async throws(RelayConnectionError) -> [UInt8] {
     let id = shared.withLock { shared in
       shared.nextReceiverID += 1
@@ -134,6 +139,8 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
     }
   }
 
+  /// Sends close 1000 and returns once the thread has closed the socket (the server's close,
+  /// end of stream, or `closeTimeout`).
   public func close() async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
       let done = shared.withLock { shared in
@@ -209,7 +216,8 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
   private func wait(_ socket: Int32, _ events: Int16, until deadline: ContinuousClock.Instant) -> Wait {
     while true {
       var descriptors = [
-        pollfd(fd: socket, events: events, revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
+        pollfd(fd: socket, events: events, revents: 0),
+        pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
       ]
       let ready = poll(&descriptors, 2, PosixSocket.pollTimeout(until: deadline))
       if ready < 0, errno == EINTR { continue }
@@ -264,7 +272,8 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
     guard socket >= 0 else {
       return .failure(RelayConnectionError(.unreachable, "connect to \(url.hostHeader): \(lastFailure)"))
     }
-    let handshakeDeadline = min(deadline, ContinuousClock.now.advanced(by: WebSocketTimeouts.handshakeTimeout))
+    let handshakeDeadline = min(
+      deadline, ContinuousClock.now.advanced(by: WebSocketTimeouts.handshakeTimeout))
     let key = WebSocketHandshake.makeKey()
     let request = WebSocketHandshake.request(for: url, key: key)
     var sent = 0
@@ -272,7 +281,9 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
       let written = request.withUnsafeBytes {
         PosixSocket.sendSome($0.baseAddress! + sent, count: request.count - sent, to: socket)
       }
-      guard let written else { return .failure(RelayConnectionError(.connectionClosed, "1006 during the handshake")) }
+      guard let written else {
+        return .failure(RelayConnectionError(.connectionClosed, "1006 during the handshake"))
+      }
       sent += written
       if sent < request.count {
         switch wait(socket, Int16(POLLOUT), until: handshakeDeadline) {
@@ -288,7 +299,8 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
       let count = scratch.withUnsafeMutableBytes { PosixSocket.receiveSome($0, from: socket) }
       if let count {
         guard count > 0 else {
-          return .failure(RelayConnectionError(.handshakeFailed, "connection ended before the handshake answer"))
+          return .failure(
+            RelayConnectionError(.handshakeFailed, "connection ended before the handshake answer"))
         }
         received.append(contentsOf: scratch[0..<count])
         do {
@@ -332,7 +344,8 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
 
   /// Records `error` as the end of the connection and fails a waiting receiver with it.
   private func end(_ error: RelayConnectionError) {
-    let (receiver, ending) = shared.withLock { shared -> (CheckedContinuation<[UInt8], any Error>?, RelayConnectionError) in
+    let (receiver, ending) = shared.withLock {
+      shared -> (CheckedContinuation<[UInt8], any Error>?, RelayConnectionError) in
       if shared.ending == nil { shared.ending = error }
       defer { shared.receiver = nil }
       return (shared.receiver?.continuation, shared.ending!)
@@ -391,7 +404,8 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
       var events = Int16(POLLIN)
       if !flushed || (!wire.data.isEmpty && !wire.closeSent) { events |= Int16(POLLOUT) }
       var descriptors = [
-        pollfd(fd: socket, events: events, revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
+        pollfd(fd: socket, events: events, revents: 0),
+        pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
       ]
       let ready = poll(&descriptors, 2, wire.closeDeadline.map { PosixSocket.pollTimeout(until: $0) } ?? -1)
       if ready < 0 {
@@ -433,7 +447,9 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
       switch outcome {
       case .partial, .pong: continue
       case .ping(let payload):
-        if !wire.closeSent { wire.control.append(WebSocketFrameEncoder.control(.pong, payload: payload, role: .client)) }
+        if !wire.closeSent {
+          wire.control.append(WebSocketFrameEncoder.control(.pong, payload: payload, role: .client))
+        }
       case .text(let message):
         let receiver = shared.withLock { shared -> CheckedContinuation<[UInt8], any Error>? in
           guard let receiver = shared.receiver else {

@@ -1,11 +1,11 @@
+import NostrEvent
+import NostrWebSocket
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-
-import NostrEvent
-import NostrWebSocket
 
 /// Serves every connection of one fixture relay from a single thread with `poll()`.
 ///
@@ -212,7 +212,8 @@ final class ConnectionLoop {
           connections.values.count(where: { $0.webSocket != nil }) >= FixtureWebSocket.maxUpgraded
         {
           recordRejection(503)
-          start(.rejection(status: 503, message: "too many WebSocket connections"), on: connection, delay: .zero)
+          start(
+            .rejection(status: 503, message: "too many WebSocket connections"), on: connection, delay: .zero)
           return
         }
         let answer = respond(request)
@@ -325,7 +326,8 @@ final class ConnectionLoop {
       }
       switch outcome {
       case .partial, .pong: continue
-      case .ping(let payload): socket.enqueue(WebSocketFrameEncoder.control(.pong, payload: payload, role: .server))
+      case .ping(let payload):
+        socket.enqueue(WebSocketFrameEncoder.control(.pong, payload: payload, role: .server))
       case .close(let code, _):
         socket.enqueue(
           WebSocketFrameEncoder.close(code: code ?? WebSocketCloseCode.normal, role: .server))
@@ -339,7 +341,9 @@ final class ConnectionLoop {
         let outcome = webSocketMessage(message, &socket.session)
         countSubscriptions()
         if outcome.delay > .zero {
-          socket.held = (ContinuousClock.now.advanced(by: outcome.delay), outcome.replies, outcome.fault, outcome.broadcast)
+          socket.held = (
+            ContinuousClock.now.advanced(by: outcome.delay), outcome.replies, outcome.fault, outcome.broadcast
+          )
           return
         }
         deliver(outcome.replies, fault: outcome.fault, broadcast: outcome.broadcast, on: connection)
@@ -389,7 +393,8 @@ final class ConnectionLoop {
   private func broadcast(_ entry: RelayFixtureData.Entry) {
     for connection in Array(connections.values) {
       guard let socket = connection.webSocket, socket.closingSince == nil else { continue }
-      for (subscription, filters) in socket.session.subscriptions where filters.contains(where: { $0.matches(entry.event) }) {
+      for (subscription, filters) in socket.session.subscriptions
+      where filters.contains(where: { $0.matches(entry.event) }) {
         if authorOnly(entry.event.kind), entry.event.pubkey != socket.session.identity { continue }
         if !socket.enqueueText(WebSocketRelay.eventMessage(subscription, entry.json)) {
           drop(connection)
@@ -408,7 +413,8 @@ final class ConnectionLoop {
     while let frame = socket.queue.first {
       let written = frame.withUnsafeBytes { bytes in
         PosixSocket.sendSome(
-          bytes.baseAddress! + socket.sentOfFirst, count: bytes.count - socket.sentOfFirst, to: connection.descriptor)
+          bytes.baseAddress! + socket.sentOfFirst, count: bytes.count - socket.sentOfFirst,
+          to: connection.descriptor)
       }
       guard let written else { return drop(connection) }
       if written == 0 { return }

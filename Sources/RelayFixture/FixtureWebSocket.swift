@@ -33,7 +33,11 @@ final class FixtureWebSocket {
   /// Close the socket once the queue is sent (after answering the client's close, or a fault).
   var closeWhenFlushed = false
   /// Replies a delay fault holds, with the instant they are released; input waits behind them.
-  var held: (until: ContinuousClock.Instant, replies: [[UInt8]], fault: RelayFault.Action?, broadcast: RelayFixtureData.Entry?)?
+  var held:
+    (
+      until: ContinuousClock.Instant, replies: [[UInt8]], fault: RelayFault.Action?,
+      broadcast: RelayFixtureData.Entry?
+    )?
 
   /// When the loop must look at this connection even if nothing happens on it.
   var deadline: ContinuousClock.Instant {

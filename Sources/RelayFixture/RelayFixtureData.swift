@@ -85,7 +85,8 @@ public struct RelayFixtureData: Sendable {
     if let lines = try readIfPresent(folder.appendingPathComponent("events.jsonl"), field: "events.jsonl") {
       data.loadEvents(lines)
       if let refused = data.refusedLine {
-        throw RelayFixtureError(code: .invalidData, field: "events.jsonl:\(refused.line)", message: refused.message)
+        throw RelayFixtureError(
+          code: .invalidData, field: "events.jsonl:\(refused.line)", message: refused.message)
       }
     }
     if let policy = try readIfPresent(folder.appendingPathComponent("policy.json"), field: "policy.json") {
@@ -118,14 +119,16 @@ public struct RelayFixtureData: Sendable {
     var kinds = Set<Int>()
     for member in object.members {
       guard member.key == "auth_required_kinds" else {
-        throw RelayFixtureError(code: .invalidData, field: "policy.json", message: "unknown member \(member.key)")
+        throw RelayFixtureError(
+          code: .invalidData, field: "policy.json", message: "unknown member \(member.key)")
       }
       guard let values = member.value.arrayValue else {
         throw RelayFixtureError(
           code: .invalidData, field: "policy.json", message: "auth_required_kinds must be an array of kinds")
       }
       for value in values {
-        guard let kind = value.integerValue.flatMap({ Int(exactly: $0) }), (0...Event.maxKind).contains(kind) else {
+        guard let kind = value.integerValue.flatMap({ Int(exactly: $0) }), (0...Event.maxKind).contains(kind)
+        else {
           throw RelayFixtureError(
             code: .invalidData, field: "policy.json", message: "auth_required_kinds holds a non-kind")
         }

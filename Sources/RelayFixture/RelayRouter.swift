@@ -58,15 +58,20 @@ struct RelayRouter: Sendable {
     }
     let tokens = request.headers.filter { $0.name == "connection" }.flatMap { $0.value.split(separator: ",") }
       .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-    guard tokens.contains("upgrade") else { return Routed(response: .error(400, "Connection must name upgrade")) }
+    guard tokens.contains("upgrade") else {
+      return Routed(response: .error(400, "Connection must name upgrade"))
+    }
     guard request.header("sec-websocket-version") == "13" else {
       return Routed(
-        response: .error(426, "Sec-WebSocket-Version must be 13", extraHeaders: [("Sec-WebSocket-Version", "13")]))
+        response: .error(
+          426, "Sec-WebSocket-Version must be 13", extraHeaders: [("Sec-WebSocket-Version", "13")]))
     }
     guard let key = request.header("sec-websocket-key"), WebSocketHandshake.isValidKey(key) else {
       return Routed(response: .error(400, "Sec-WebSocket-Key must be the base64 of 16 bytes"))
     }
-    guard request.body.isEmpty else { return Routed(response: .error(400, "a WebSocket upgrade has no body")) }
+    guard request.body.isEmpty else {
+      return Routed(response: .error(400, "a WebSocket upgrade has no body"))
+    }
     var routed = Routed(response: HTTPResponse(status: 101, headers: [], body: []))
     routed.upgradeAccept = WebSocketHandshake.acceptValue(for: key)
     return routed
@@ -168,12 +173,15 @@ struct RelayRouter: Sendable {
     }
     routed.authorizedPubkey = identity
     let relay = WebSocketRelay(
-      webSocketURL: "ws" + origin.dropFirst("http".count), authorOnlyKinds: authorOnlyKinds, now: now, store: store,
+      webSocketURL: "ws" + origin.dropFirst("http".count), authorOnlyKinds: authorOnlyKinds, now: now,
+      store: store,
       save: save)
     let answer: (id: String?, accepted: Bool, message: String, broadcast: RelayFixtureData.Entry?)
     if let value = try? JSONReader().read(request.body), case .object = value {
       answer = relay.accept(value, size: request.body.count, identity: identity)
-      if let kind = value.objectValue?["kind"]?.integerValue.flatMap({ Int(exactly: $0) }) { routed.kinds = [kind] }
+      if let kind = value.objectValue?["kind"]?.integerValue.flatMap({ Int(exactly: $0) }) {
+        routed.kinds = [kind]
+      }
     } else if request.body.count > WebSocketRelay.maxEventBytes {
       answer = (nil, false, "invalid: event over \(WebSocketRelay.maxEventBytes) bytes", nil)
     } else {

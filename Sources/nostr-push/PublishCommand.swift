@@ -48,7 +48,8 @@ enum PublishCommand: CLICommand {
         JSONWriter.string(
           .object(
             JSONObject([
-              "accepted": .bool(result.accepted), "id": .string(result.id), "message": .string(result.message),
+              "accepted": .bool(result.accepted), "id": .string(result.id),
+              "message": .string(result.message),
             ]))))
       return ExitCode.success
     } catch {
@@ -66,7 +67,8 @@ enum PublishCommand: CLICommand {
     }
     let data = (try? FileHandle.standardInput.read(upToCount: RelayExchange.maxEventFileBytes + 1)) ?? Data()
     guard data.count <= RelayExchange.maxEventFileBytes else {
-      throw RelayExchange.Failure("invalid_event", "standard input over \(RelayExchange.maxEventFileBytes) bytes")
+      throw RelayExchange.Failure(
+        "invalid_event", "standard input over \(RelayExchange.maxEventFileBytes) bytes")
     }
     return [UInt8](data)
   }
@@ -76,7 +78,8 @@ enum PublishCommand: CLICommand {
     deadline: ContinuousClock.Instant
   ) async throws(RelayExchange.Failure) -> PublishResult {
     do throws(RelayConnectionError) {
-      let connection = try await RelayConnection.connect(to: relay, key: key, clock: clock, deadline: deadline)
+      let connection = try await RelayConnection.connect(
+        to: relay, key: key, clock: clock, deadline: deadline)
       let result: PublishResult
       do throws(RelayConnectionError) {
         result = try await connection.publish(event, deadline: deadline)
@@ -94,11 +97,14 @@ enum PublishCommand: CLICommand {
   }
 
   private static func overHTTP(
-    _ body: [UInt8], relay: String, key: SecretKey, clock: RelayConnection.Clock, deadline: ContinuousClock.Instant
+    _ body: [UInt8], relay: String, key: SecretKey, clock: RelayConnection.Clock,
+    deadline: ContinuousClock.Instant
   ) async throws(RelayExchange.Failure) -> PublishResult {
     let response = try await RelayExchange.post(
       body, path: "/events", relay: relay, key: key, clock: clock, deadline: deadline)
-    if response.status == 401 { throw RelayExchange.Failure("auth_failed", RelayExchange.errorText(response)) }
+    if response.status == 401 {
+      throw RelayExchange.Failure("auth_failed", RelayExchange.errorText(response))
+    }
     guard response.status == 200 || response.status == 400 else {
       throw RelayExchange.Failure("relay_error", RelayExchange.errorText(response))
     }

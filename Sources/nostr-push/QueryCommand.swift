@@ -67,7 +67,8 @@ enum QueryCommand: CLICommand {
     deadline: ContinuousClock.Instant
   ) async throws(RelayExchange.Failure) -> ([Event], RelayCounters) {
     do throws(RelayConnectionError) {
-      let connection = try await RelayConnection.connect(to: relay, key: key, clock: clock, deadline: deadline)
+      let connection = try await RelayConnection.connect(
+        to: relay, key: key, clock: clock, deadline: deadline)
       let events: [Event]
       do throws(RelayConnectionError) {
         events = try await connection.query(filters, deadline: deadline)
@@ -86,7 +87,8 @@ enum QueryCommand: CLICommand {
   }
 
   private static func overHTTP(
-    _ filters: [Filter], relay: String, key: SecretKey, clock: RelayConnection.Clock, deadline: ContinuousClock.Instant
+    _ filters: [Filter], relay: String, key: SecretKey, clock: RelayConnection.Clock,
+    deadline: ContinuousClock.Instant
   ) async throws(RelayExchange.Failure) -> ([Event], RelayCounters) {
     let body = JSONWriter.bytes(.array(filters.map(\.jsonValue)))
     let response = try await RelayExchange.post(

@@ -54,7 +54,8 @@ enum RelayExchange {
   /// Prints the error line; returns exit status 1.
   static func fail(_ failure: Failure) -> Int32 {
     CLIOutput.line(
-      JSONWriter.string(.object(JSONObject(["error": .string(failure.code), "message": .string(failure.message)]))))
+      JSONWriter.string(
+        .object(JSONObject(["error": .string(failure.code), "message": .string(failure.message)]))))
     return ExitCode.failure
   }
 
@@ -77,7 +78,8 @@ enum RelayExchange {
       throw Failure("invalid_key", "\(error)")
     }
     let request = HTTPRequest(
-      url: url, method: "POST", headers: ["Authorization": header, "Content-Type": "application/json"], body: body,
+      url: url, method: "POST", headers: ["Authorization": header, "Content-Type": "application/json"],
+      body: body,
       maxResponseBytes: maxResponseBytes)
     do throws(TransportError) {
       return try await URLSessionTransport.shared.send(request, deadline: deadline)

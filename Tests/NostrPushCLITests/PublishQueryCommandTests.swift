@@ -19,15 +19,18 @@ import Testing
 
   static func setup() async throws -> Setup {
     let key = SecretKey.generate()
-    let stored = try UnsignedEvent(pubkey: key.publicKeyHex, createdAt: now - 10, kind: 9, tags: [], content: "stored")
-      .signed(with: key)
+    let stored = try UnsignedEvent(
+      pubkey: key.publicKeyHex, createdAt: now - 10, kind: 9, tags: [], content: "stored"
+    )
+    .signed(with: key)
     let server = RelayFixtureServer(
       data: RelayFixtureData(), configuration: RelayFixtureConfiguration(now: now, requestLogCapacity: 100))
     let origin = try await server.start().absoluteString
     server.add([stored])
     let keyFile = try writeKey("7f7ff03d123792d6ac594bfa67bf6d0c0ab55b6b1fdb6249303fe861f1ccba9a")
     return Setup(
-      server: server, origin: origin, webSocket: "ws" + origin.dropFirst("http".count), keyFile: keyFile, key: key,
+      server: server, origin: origin, webSocket: "ws" + origin.dropFirst("http".count), keyFile: keyFile,
+      key: key,
       stored: stored)
   }
 
@@ -38,7 +41,8 @@ import Testing
   }
 
   static func event(_ key: SecretKey, content: String) throws -> Event {
-    try UnsignedEvent(pubkey: key.publicKeyHex, createdAt: now, kind: 1, tags: [], content: content).signed(with: key)
+    try UnsignedEvent(pubkey: key.publicKeyHex, createdAt: now, kind: 1, tags: [], content: content).signed(
+      with: key)
   }
 
   @Test(arguments: ["websocket", "http"])
@@ -50,12 +54,18 @@ import Testing
     let event = try Self.event(account, content: "via \(transport)")
     let relay = transport == "websocket" ? setup.webSocket : setup.origin
     let run = try await NostrPushBinary.runAsync(
-      ["publish", "--relay", relay, "--secret-key-file", keyFile, "--transport", transport, "--now", "\(Self.now)"],
+      [
+        "publish", "--relay", relay, "--secret-key-file", keyFile, "--transport", transport, "--now",
+        "\(Self.now)",
+      ],
       input: event.jsonBytes())
     #expect(run.status == 0, "\(run.stderr)")
     #expect(run.stdout == #"{"accepted":true,"id":"\#(event.id)","message":""}"# + "\n")
     let again = try await NostrPushBinary.runAsync(
-      ["publish", "--relay", relay, "--secret-key-file", keyFile, "--transport", transport, "--now", "\(Self.now)"],
+      [
+        "publish", "--relay", relay, "--secret-key-file", keyFile, "--transport", transport, "--now",
+        "\(Self.now)",
+      ],
       input: event.jsonBytes())
     #expect(again.stdout.contains("duplicate: already have this event"))
     await setup.server.stop()
@@ -65,16 +75,19 @@ import Testing
   func queriesAndPrintsOneEventPerLine(transport: String) async throws {
     let setup = try await Self.setup()
     let keyFile = try Self.writeKey("7f7ff03d123792d6ac594bfa67bf6d0c0ab55b6b1fdb6249303fe861f1ccba9a")
-    let filters = FileManager.default.temporaryDirectory.appendingPathComponent("filters-\(UUID().uuidString)")
+    let filters = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "filters-\(UUID().uuidString)")
     try Data(#"[{"kinds":[9]}]"#.utf8).write(to: filters)
     let relay = transport == "websocket" ? setup.webSocket : setup.origin
     let run = try await NostrPushBinary.runAsync([
-      "query", "--relay", relay, "--secret-key-file", keyFile, "--filters", filters.path, "--transport", transport,
+      "query", "--relay", relay, "--secret-key-file", keyFile, "--filters", filters.path, "--transport",
+      transport,
       "--now", "\(Self.now)",
     ])
     #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
     #expect(run.stdout == String(decoding: setup.stored.jsonBytes(), as: UTF8.self) + "\n")
-    let summary = try JSONReader().read(run.stderr.split(separator: "\n").last.map(String.init) ?? "").objectValue
+    let summary = try JSONReader().read(run.stderr.split(separator: "\n").last.map(String.init) ?? "")
+      .objectValue
     #expect(summary?["events"] == .integer(1))
     #expect(summary?["dropped"] == .integer(0))
     await setup.server.stop()

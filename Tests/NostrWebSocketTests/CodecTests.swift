@@ -15,7 +15,8 @@ import Testing
   }
 
   @Test func hashesOneMillionAs() {
-    let hex = SHA1.hash([UInt8](repeating: 0x61, count: 1_000_000)).map { String(format: "%02x", $0) }.joined()
+    let hex = SHA1.hash([UInt8](repeating: 0x61, count: 1_000_000)).map { String(format: "%02x", $0) }
+      .joined()
     #expect(hex == "34aa973cd4c4daa4f61eeb2bdbad27316534016f")
   }
 
@@ -31,7 +32,9 @@ import Testing
 }
 
 @Suite struct FrameDecoderTests {
-  static func header(_ first: UInt8, _ second: UInt8, _ rest: [UInt8] = []) -> [UInt8] { [first, second] + rest }
+  static func header(_ first: UInt8, _ second: UInt8, _ rest: [UInt8] = []) -> [UInt8] {
+    [first, second] + rest
+  }
 
   @Test(arguments: [
     ("reserved bit", header(0xC1, 0x00), UInt16(1002)),
@@ -65,7 +68,9 @@ import Testing
   @Test func refusesAnUnmaskedFrameInTheServerRole() {
     var decoder = WebSocketFrameDecoder(role: .server)
     decoder.append([0x81, 0x02, 0x68, 0x69])
-    #expect(decoder.next() == .violation(WebSocketViolation(closeCode: 1002, message: "unmasked frame from the client")))
+    #expect(
+      decoder.next()
+        == .violation(WebSocketViolation(closeCode: 1002, message: "unmasked frame from the client")))
   }
 
   @Test func asksForMoreUntilTheFrameIsWhole() {
@@ -76,7 +81,9 @@ import Testing
       #expect(decoder.next() == .needMore)
     }
     decoder.append([frame.last!])
-    #expect(decoder.next() == .frame(WebSocketFrame(fin: true, opcode: .text, payload: Array(repeating: 0x61, count: 300))))
+    #expect(
+      decoder.next()
+        == .frame(WebSocketFrame(fin: true, opcode: .text, payload: Array(repeating: 0x61, count: 300))))
   }
 
   @Test(arguments: [0, 125, 126, 65535, 65536, 200_000])
@@ -130,7 +137,10 @@ import Testing
     ("binary message", [frame(.binary, "b")], 1003),
     (
       "text not UTF-8 once whole",
-      [WebSocketFrame(fin: false, opcode: .text, payload: [0xE2, 0x82]), WebSocketFrame(fin: true, opcode: .continuation, payload: [0x28])],
+      [
+        WebSocketFrame(fin: false, opcode: .text, payload: [0xE2, 0x82]),
+        WebSocketFrame(fin: true, opcode: .continuation, payload: [0x28]),
+      ],
       1007
     ),
   ])
@@ -147,7 +157,9 @@ import Testing
   @Test func acceptsUTF8SplitAcrossFragments() {
     var assembler = WebSocketMessageAssembler()
     #expect(assembler.take(WebSocketFrame(fin: false, opcode: .text, payload: [0xE2, 0x82])) == .partial)
-    #expect(assembler.take(WebSocketFrame(fin: true, opcode: .continuation, payload: [0xAC])) == .text([0xE2, 0x82, 0xAC]))
+    #expect(
+      assembler.take(WebSocketFrame(fin: true, opcode: .continuation, payload: [0xAC]))
+        == .text([0xE2, 0x82, 0xAC]))
   }
 
   @Test func refusesAMessageOverItsBound() {

@@ -30,7 +30,9 @@ import FoundationNetworking
     return ((response as? HTTPURLResponse)?.statusCode ?? 0, try JSONReader().read([UInt8](data)))
   }
 
-  static func signed(_ key: SecretKey, kind: Int, createdAt: Int64 = WebSocketScenario.now, tags: [[String]] = [])
+  static func signed(
+    _ key: SecretKey, kind: Int, createdAt: Int64 = WebSocketScenario.now, tags: [[String]] = []
+  )
     throws -> Event
   {
     try UnsignedEvent(pubkey: key.publicKeyHex, createdAt: createdAt, kind: kind, tags: tags, content: "x")
@@ -39,7 +41,9 @@ import FoundationNetworking
 
   static func answer(_ accepted: Bool, _ id: String?, _ message: String) -> JSONValue {
     .object(
-      JSONObject(["accepted": .bool(accepted), "id": id.map { .string($0) } ?? .null, "message": .string(message)]))
+      JSONObject([
+        "accepted": .bool(accepted), "id": id.map { .string($0) } ?? .null, "message": .string(message),
+      ]))
   }
 
   @Test func storesAnEventAndAnswersDuplicates() async throws {
@@ -91,9 +95,14 @@ import FoundationNetworking
     }
     let forged = try await Self.post(JSONWriter.bytes(.object(tampered)), to: scenario, key: author)
     #expect(forged.json.objectValue?["id"]?.stringValue == tamperedID)
-    #expect(forged.json.objectValue?["message"]?.stringValue?.hasPrefix("invalid: invalid event id: computed ") == true)
-    let other = try await Self.post(try Self.signed(author, kind: 1059).jsonBytes(), to: scenario, key: scenario.stranger)
-    #expect(other.json.objectValue?["message"] == .string("invalid: event pubkey does not match authenticated identity"))
+    #expect(
+      forged.json.objectValue?["message"]?.stringValue?.hasPrefix("invalid: invalid event id: computed ")
+        == true)
+    let other = try await Self.post(
+      try Self.signed(author, kind: 1059).jsonBytes(), to: scenario, key: scenario.stranger)
+    #expect(
+      other.json.objectValue?["message"]
+        == .string("invalid: event pubkey does not match authenticated identity"))
     await scenario.server.stop()
   }
 
@@ -102,7 +111,8 @@ import FoundationNetworking
     let key = scenario.stranger
     let newer = try Self.signed(key, kind: 30000, createdAt: WebSocketScenario.now, tags: [["d", "a"]])
     let older = try Self.signed(key, kind: 30000, createdAt: WebSocketScenario.now - 10, tags: [["d", "a"]])
-    let otherTag = try Self.signed(key, kind: 30000, createdAt: WebSocketScenario.now - 10, tags: [["d", "b"]])
+    let otherTag = try Self.signed(
+      key, kind: 30000, createdAt: WebSocketScenario.now - 10, tags: [["d", "b"]])
     #expect(try await Self.post(newer.jsonBytes(), to: scenario, key: key).status == 200)
     let stale = try await Self.post(older.jsonBytes(), to: scenario, key: key)
     #expect(stale.json == Self.answer(false, older.id, "invalid: stale replacement"))

@@ -88,14 +88,17 @@ struct WebSocketScenario {
     let scenario = try await WebSocketScenario()
     let connection = try await scenario.connect()
     let event = try UnsignedEvent(
-      pubkey: scenario.stranger.publicKeyHex, createdAt: WebSocketScenario.now, kind: 1, tags: [], content: "hi"
+      pubkey: scenario.stranger.publicKeyHex, createdAt: WebSocketScenario.now, kind: 1, tags: [],
+      content: "hi"
     ).signed(with: scenario.stranger)
     let first = try await connection.publish(event, deadline: .now + .seconds(10))
     #expect(first == PublishResult(id: event.id, accepted: true, message: ""))
     let second = try await connection.publish(event, deadline: .now + .seconds(10))
-    #expect(second == PublishResult(id: event.id, accepted: true, message: "duplicate: already have this event"))
+    #expect(
+      second == PublishResult(id: event.id, accepted: true, message: "duplicate: already have this event"))
     let stale = try UnsignedEvent(
-      pubkey: scenario.stranger.publicKeyHex, createdAt: WebSocketScenario.now - 2000, kind: 1, tags: [], content: "old"
+      pubkey: scenario.stranger.publicKeyHex, createdAt: WebSocketScenario.now - 2000, kind: 1, tags: [],
+      content: "old"
     ).signed(with: scenario.stranger)
     let refused = try await connection.publish(stale, deadline: .now + .seconds(10))
     #expect(refused.accepted == false)
@@ -255,11 +258,13 @@ struct WebSocketScenario {
     let peer = try LoopbackPeer.connect(port: port)
     #expect(await peer.clientHandshake(port: port))
     #expect(await peer.readFrame(as: .client)?.payload.starts(with: Array("[\"AUTH\"".utf8)) == true)
-    peer.send(WebSocketFrameEncoder.textMessage(Array("[\"REQ\",\"live\",{\"kinds\":[1]}]".utf8), role: .client)[0])
+    peer.send(
+      WebSocketFrameEncoder.textMessage(Array("[\"REQ\",\"live\",{\"kinds\":[1]}]".utf8), role: .client)[0])
     #expect(await peer.readFrame(as: .client)?.payload == Array("[\"EOSE\",\"live\"]".utf8))
     let connection = try await scenario.connect()
     let event = try UnsignedEvent(
-      pubkey: scenario.stranger.publicKeyHex, createdAt: WebSocketScenario.now, kind: 1, tags: [], content: "live"
+      pubkey: scenario.stranger.publicKeyHex, createdAt: WebSocketScenario.now, kind: 1, tags: [],
+      content: "live"
     ).signed(with: scenario.stranger)
     _ = try await connection.publish(event, deadline: .now + .seconds(10))
     let pushed = await peer.readFrame(as: .client)
@@ -306,7 +311,8 @@ struct WebSocketScenario {
     let key = SecretKey.generate()
     let event = try UnsignedEvent(
       pubkey: key.publicKeyHex, createdAt: WebSocketScenario.now, kind: 22242,
-      tags: [["relay", relay == "relay" ? scenario.url : relay], ["challenge", challenge ?? real]], content: ""
+      tags: [["relay", relay == "relay" ? scenario.url : relay], ["challenge", challenge ?? real]],
+      content: ""
     ).signed(with: key)
     Self.send(JSONWriter.string(.array([.string("AUTH"), event.jsonValue])), to: peer)
     let answer = await peer.readFrame(as: .client).flatMap { RelayMessage.parse($0.payload) }
@@ -330,7 +336,12 @@ struct WebSocketScenario {
 
   @Test(arguments: [
     ("unmasked client frame", [UInt8(0x81), 0x02, 0x5B, 0x5D], UInt16(1002)),
-    ("reserved bits", WebSocketFrameEncoder.frame(opcode: .text, payload: [0x5B], mask: (1, 2, 3, 4)).enumerated().map { $0.offset == 0 ? $0.element | 0x40 : $0.element }, 1002),
+    (
+      "reserved bits",
+      WebSocketFrameEncoder.frame(opcode: .text, payload: [0x5B], mask: (1, 2, 3, 4)).enumerated().map {
+        $0.offset == 0 ? $0.element | 0x40 : $0.element
+      }, 1002
+    ),
     ("client frame over 1 MiB", [0x81, 0xFF, 0, 0, 0, 0, 0, 0x10, 0, 1, 1, 2, 3, 4], 1009),
   ])
   func closesOnAClientFrameViolation(name: String, bytes: [UInt8], closeCode: UInt16) async throws {

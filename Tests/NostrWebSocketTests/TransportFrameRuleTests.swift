@@ -21,7 +21,9 @@ import Testing
 
   @Test func deliversAFragmentedTextMessageWithAnInterleavedPing() async throws {
     let (transport, server) = try await Self.connected()
-    server.send(Self.frame(.text, "[\"NOT", fin: false) + Self.frame(.ping, "p1") + Self.frame(.continuation, "ICE\",\"x\"]"))
+    server.send(
+      Self.frame(.text, "[\"NOT", fin: false) + Self.frame(.ping, "p1")
+        + Self.frame(.continuation, "ICE\",\"x\"]"))
     #expect(try await transport.receive() == Array("[\"NOTICE\",\"x\"]".utf8))
     let pong = await server.readFrame(as: .server)
     #expect(pong?.opcode == .pong)

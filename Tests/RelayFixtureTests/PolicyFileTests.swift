@@ -13,7 +13,8 @@ import Testing
   }
 
   @Test func readsTheAuthRequiredKinds() throws {
-    let data = try RelayFixtureData.load(folder: try Self.folder(["policy.json": #"{"auth_required_kinds":[4,1059]}"#]))
+    let data = try RelayFixtureData.load(
+      folder: try Self.folder(["policy.json": #"{"auth_required_kinds":[4,1059]}"#]))
     #expect(data.authRequiredKinds == [4, 1059])
   }
 

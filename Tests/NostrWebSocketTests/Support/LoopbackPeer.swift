@@ -105,7 +105,9 @@ final class LoopbackPeer: @unchecked Sendable {
       while true {
         if let count = done(received) { return (Array(received[0..<count]), Array(received[count...])) }
         var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
-        guard poll(&descriptors, 1, PosixSocket.pollTimeout(until: deadline)) > 0 else { return (nil, received) }
+        guard poll(&descriptors, 1, PosixSocket.pollTimeout(until: deadline)) > 0 else {
+          return (nil, received)
+        }
         let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
         guard count > 0 else { return (nil, received) }
         received += chunk[0..<count]
@@ -155,7 +157,9 @@ final class LoopbackPeer: @unchecked Sendable {
   /// value (or `answer` verbatim when given).
   func acceptHandshake(answer: String? = nil) async -> Bool {
     guard let head = await readHead(),
-      let keyLine = head.components(separatedBy: "\r\n").first(where: { $0.lowercased().hasPrefix("sec-websocket-key:") })
+      let keyLine = head.components(separatedBy: "\r\n").first(where: {
+        $0.lowercased().hasPrefix("sec-websocket-key:")
+      })
     else { return false }
     let key = keyLine.dropFirst("sec-websocket-key:".count).trimmingCharacters(in: .whitespaces)
     let text =
@@ -187,9 +191,12 @@ enum PeerError: Error {
 }
 
 private func sysListen(_ descriptor: Int32, _ backlog: Int32) -> Int32 { listen(descriptor, backlog) }
-private func sysAccept(_ descriptor: Int32, _ address: UnsafeMutablePointer<sockaddr>?, _ length: UnsafeMutablePointer<socklen_t>?) -> Int32 {
+private func sysAccept(
+  _ descriptor: Int32, _ address: UnsafeMutablePointer<sockaddr>?, _ length: UnsafeMutablePointer<socklen_t>?
+) -> Int32 {
   accept(descriptor, address, length)
 }
-private func sysConnect(_ descriptor: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
+private func sysConnect(_ descriptor: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32
+{
   connect(descriptor, address, length)
 }
