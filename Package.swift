@@ -136,7 +136,7 @@ let package = Package(
       name: "ReadmeExamplesTests",
       dependencies: [
         "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache", "NotificationResolver",
-        "RelayFixture",
+        "RelayFixture", "NostrWebSocket",
       ],
       swiftSettings: strictSettings
     ),
