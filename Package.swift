@@ -87,6 +87,7 @@ let package = Package(
       name: "StressRunner",
       dependencies: [
         "CSQLite", "NostrJSON", "NostrEvent", "EnrichmentCache", "NotificationResolver", "RelayFixture",
+        "NostrWebSocket",
       ],
       swiftSettings: strictSettings
     ),
