@@ -17,7 +17,8 @@ enum WebSocketProbe {
     let key = SecretKey.generate()
     let events = try (0..<20).map { index in
       try UnsignedEvent(
-        pubkey: key.publicKeyHex, createdAt: 1_767_226_000 + Int64(index), kind: 9, tags: [], content: "m\(index)"
+        pubkey: key.publicKeyHex, createdAt: 1_767_226_000 + Int64(index), kind: 9, tags: [],
+        content: "m\(index)"
       ).signed(with: key)
     }
     let server = RelayFixtureServer(
@@ -32,10 +33,13 @@ enum WebSocketProbe {
         for index in 0..<connections {
           if index >= concurrent { total += try await group.next() ?? 0 }
           group.addTask {
-            let connection = try await RelayConnection.connect(to: url, key: key, deadline: .now + .seconds(10))
+            let connection = try await RelayConnection.connect(
+              to: url, key: key, deadline: .now + .seconds(10))
             var kept = 0
             for _ in 0..<queriesPerConnection {
-              kept += try await connection.query([Filter(kinds: [9], limit: 5)], deadline: .now + .seconds(10)).count
+              kept += try await connection.query(
+                [Filter(kinds: [9], limit: 5)], deadline: .now + .seconds(10)
+              ).count
             }
             await connection.close()
             return kept == queriesPerConnection * 5 ? queriesPerConnection : 0
@@ -47,7 +51,8 @@ enum WebSocketProbe {
       try await Task.sleep(for: .seconds(1))
       print(
         "burst \(burst): \(answered)/\(connections * queriesPerConnection) queries answered in "
-          + "\(started.duration(to: .now)); after: \(sample()); fixture connections \(server.activeConnections)")
+          + "\(started.duration(to: .now)); after: \(sample()); fixture connections \(server.activeConnections)"
+      )
     }
     await server.stop()
   }
@@ -59,6 +64,7 @@ enum WebSocketProbe {
       status.split(separator: "\n").first { $0.hasPrefix(name) }?.split(separator: ":").last?
         .trimmingCharacters(in: .whitespaces) ?? "?"
     }
-    return "fds \(descriptors), threads \(field("Threads")), rss \(field("VmRSS")), heap \(heapInUseKiB()) KiB"
+    return
+      "fds \(descriptors), threads \(field("Threads")), rss \(field("VmRSS")), heap \(heapInUseKiB()) KiB"
   }
 }
