@@ -376,4 +376,60 @@ struct WebSocketScenario {
     #expect(head?.contains("Sec-WebSocket-Version: 13") == true)
     await scenario.server.stop()
   }
+
+  @Test func refusesA21stOpenSubscriptionAndABadFilter() async throws {
+    let scenario = try await WebSocketScenario()
+    let (peer, _) = try await Self.rawClient(scenario)
+    for index in 0..<20 {
+      Self.send("[\"REQ\",\"s\(index)\",{\"kinds\":[1]}]", to: peer)
+      #expect(await peer.readFrame(as: .client)?.payload == Array("[\"EOSE\",\"s\(index)\"]".utf8))
+    }
+    Self.send("[\"REQ\",\"s20\",{\"kinds\":[1]}]", to: peer)
+    let refused = await peer.readFrame(as: .client).flatMap { RelayMessage.parse($0.payload) }
+    #expect(
+      refused == .closed(subscription: "s20", message: "restricted: too many open subscriptions (max 20)"))
+    Self.send("[\"CLOSE\",\"s0\"]", to: peer)
+    Self.send("[\"REQ\",\"bad\",{\"kinds\":[\"x\"]}]", to: peer)
+    let bad = await peer.readFrame(as: .client).flatMap { RelayMessage.parse($0.payload) }
+    guard case .closed("bad", let message)? = bad else {
+      Issue.record("no CLOSED for a bad filter: \(String(describing: bad))")
+      return
+    }
+    #expect(message.hasPrefix("invalid: filter [0] kinds[0]: "))
+    #expect(try await scenario.waitFor { scenario.server.openSubscriptions == 19 })
+    await scenario.server.stop()
+  }
+
+  @Test(arguments: [
+    (
+      "GET /query HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
+      404
+    ),
+    (
+      "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: short\r\n\r\n",
+      400
+    ),
+    (
+      "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: h2c\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
+      400
+    ),
+    (
+      "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: keep-alive\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
+      400
+    ),
+    (
+      "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: WebSocket\r\nConnection: keep-alive, Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
+      101
+    ),
+  ])
+  func checksTheUpgradeRequest(request: String, status: Int) async throws {
+    let scenario = try await WebSocketScenario()
+    let port = Int(scenario.url.split(separator: ":").last!)!
+    let peer = try LoopbackPeer.connect(port: port)
+    peer.send(Array(request.utf8))
+    let head = await peer.readHead()
+    #expect(head?.hasPrefix("HTTP/1.1 \(status) ") == true, "\(String(describing: head))")
+    if status == 101 { #expect(head?.contains("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=") == true) }
+    await scenario.server.stop()
+  }
 }
