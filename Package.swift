@@ -21,6 +21,7 @@ let package = Package(
     .library(name: "PushDescriptor", targets: ["PushDescriptor"]),
     .library(name: "EnrichmentCache", targets: ["EnrichmentCache"]),
     .library(name: "NotificationResolver", targets: ["NotificationResolver"]),
+    .library(name: "NostrWebSocket", targets: ["NostrWebSocket"]),
     .library(name: "RelayFixture", targets: ["RelayFixture"]),
     .library(name: "NIP44", targets: ["NIP44"]),
     .executable(name: "nostr-push", targets: ["nostr-push"]),
@@ -65,8 +66,11 @@ let package = Package(
       swiftSettings: strictSettings
     ),
     .target(
+      name: "NostrWebSocket", dependencies: ["NostrPushCore", "NostrJSON", "NostrEvent"],
+      swiftSettings: strictSettings),
+    .target(
       name: "RelayFixture",
-      dependencies: ["NostrPushCore", "NostrJSON", "NostrEvent"],
+      dependencies: ["NostrPushCore", "NostrJSON", "NostrEvent", "PushDescriptor", "NostrWebSocket"],
       swiftSettings: strictSettings
     ),
     .target(
@@ -78,7 +82,7 @@ let package = Package(
       name: "nostr-push",
       dependencies: [
         "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
-        "NotificationResolver", "RelayFixture", "NIP44",
+        "NotificationResolver", "RelayFixture", "NIP44", "NostrWebSocket", "NostrHTTP", "NostrPushCore",
       ],
       swiftSettings: strictSettings
     ),
@@ -97,7 +101,7 @@ let package = Package(
       name: "StressRunner",
       dependencies: [
         "CSQLite", "NostrJSON", "NostrEvent", "EnrichmentCache", "NotificationResolver", "RelayFixture",
-        "NostrHTTP", "NostrPushTestSupport",
+        "NostrHTTP", "NostrPushTestSupport", "NostrWebSocket",
       ],
       swiftSettings: strictSettings
     ),
@@ -141,6 +145,11 @@ let package = Package(
       swiftSettings: strictSettings
     ),
     .testTarget(
+      name: "NostrWebSocketTests",
+      dependencies: ["NostrWebSocket", "RelayFixture", "NostrEvent", "NostrJSON"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
       name: "RelayFixtureTests",
       dependencies: ["RelayFixture", "NostrEvent", "NostrJSON", "PushDescriptor", "NostrPushTestSupport"],
       swiftSettings: strictSettings
@@ -157,7 +166,7 @@ let package = Package(
       name: "ReadmeExamplesTests",
       dependencies: [
         "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache", "NotificationResolver",
-        "RelayFixture", "NIP44",
+        "RelayFixture", "NIP44", "NostrWebSocket",
       ],
       swiftSettings: strictSettings
     ),

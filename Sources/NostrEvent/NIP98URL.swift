@@ -3,9 +3,9 @@
 /// one trailing `/` of the path removed, the query kept exactly.
 ///
 /// A URL that does not parse (userinfo, a fragment, a bad host) is compared exactly as given.
-enum NIP98URL {
+package enum NIP98URL {
   /// `url` in comparison form.
-  static func normalized(_ url: String) -> String {
+  package static func normalized(_ url: String) -> String {
     guard let parts = URLAuthority(url) else { return url }
     var rest = parts.rest
     let pathEnd = rest.firstIndex(of: "?") ?? rest.endIndex

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import NostrEvent
+import NostrWebSocket
 
 #if canImport(Glibc)
 import Glibc
@@ -48,6 +49,7 @@ public final class RelayFixtureServer: Sendable {
     var faults: [(fault: RelayFault, remaining: Int?)]
     var log: [RelayRequestRecord] = []
     var now: Int64?
+    var authorOnlyKinds: Set<Int>
   }
 
   private struct FaultPlan {
@@ -64,6 +66,7 @@ public final class RelayFixtureServer: Sendable {
   private let verifier = NIP98Verifier()
   private let threads = DispatchGroup()
   private let connectionCount = Locked(0)
+  private let subscriptionCount = Locked(0)
 
   /// Creates a server for `data`; nothing is bound until `start()`.
   public init(data: RelayFixtureData, configuration: RelayFixtureConfiguration = RelayFixtureConfiguration())
@@ -73,7 +76,8 @@ public final class RelayFixtureServer: Sendable {
     self.state = Locked(
       State(
         nip11: data.nip11, store: EventStore(data.entries), media: data.media,
-        faults: data.faults.map { ($0, $0.times) }, now: configuration.now))
+        faults: data.faults.map { ($0, $0.times) }, now: configuration.now,
+        authorOnlyKinds: data.authRequiredKinds.union([WebSocketRelay.leaseKind])))
   }
 
   /// Binds the configured loopback address, starts accepting, and returns the base URL
@@ -103,7 +107,7 @@ public final class RelayFixtureServer: Sendable {
       on: address, port: configuration.port, backlog: Self.listenBacklog)
     let stopPipe: (read: Int32, write: Int32)
     do {
-      stopPipe = try PosixSocket.makePipe()
+      stopPipe = try PosixSocket.makeStopPipe()
     } catch {
       close(listener)
       throw error
@@ -128,7 +132,22 @@ public final class RelayFixtureServer: Sendable {
         respond: { [self] request in respond(to: request, origin: origin) },
         recordRejection: { [self] status in record(RelayRequestRecord(method: "", path: "", status: status))
         },
-        reportCount: { [self] count in connectionCount.withLock { $0 = count } })
+        reportCount: { [self] count in connectionCount.withLock { $0 = count } },
+        webSocketMessage: { [self] message, session in
+          var outcome = webSocketRelay(origin: origin).handle(message, session: &session)
+          guard let request = outcome.request else { return outcome }
+          let plan = takeFaults(path: "ws", kinds: request.kinds)
+          outcome.fault = plan.action
+          outcome.delay = .milliseconds(plan.delayMilliseconds)
+          record(
+            RelayRequestRecord(
+              method: request.type, path: "ws", kinds: request.kinds.sorted(), filters: request.filters,
+              authorizedPubkey: session.identity, status: plan.action == nil ? 200 : 0, fault: plan.name))
+          return outcome
+        },
+        reportSubscriptions: { [self] count in subscriptionCount.withLock { $0 = count } })
+      let authorOnlyKinds = state.withLock { $0.authorOnlyKinds }
+      loop.authorOnly = { authorOnlyKinds.contains($0) }
       loop.run()
       threads.leave()
     }
@@ -171,6 +190,9 @@ public final class RelayFixtureServer: Sendable {
 
   /// The number of connections being served right now.
   public var activeConnections: Int { connectionCount.withLock { $0 } }
+
+  /// The number of WebSocket subscriptions open right now, over every connection.
+  public var openSubscriptions: Int { subscriptionCount.withLock { $0 } }
 
   // MARK: Changing the scenario at run time
 
@@ -252,6 +274,10 @@ public final class RelayFixtureServer: Sendable {
   ) {
     let routed = router(origin: origin).route(request)
     let plan = takeFaults(path: request.path, kinds: routed.kinds)
+    if let accept = routed.upgradeAccept, plan.action == nil {
+      record(RelayRequestRecord(method: request.method, path: request.path, status: 101, fault: plan.name))
+      return (.switchingProtocols(accept: accept), .milliseconds(plan.delayMilliseconds))
+    }
     let status: Int
     switch plan.action {
     case .status(let code): status = code
@@ -265,7 +291,8 @@ public final class RelayFixtureServer: Sendable {
         method: request.method, path: request.path, kinds: routed.kinds.sorted(), filters: routed.filters,
         hadAuthorization: request.header("authorization") != nil, authorizedPubkey: routed.authorizedPubkey,
         status: status, fault: plan.name))
-    let response = OutboundResponse(routed.response, action: plan.action, keepAlive: request.keepAlive)
+    var response = OutboundResponse(routed.response, action: plan.action, keepAlive: request.keepAlive)
+    response.broadcast = routed.broadcast
     return (response, .milliseconds(plan.delayMilliseconds))
   }
 
@@ -274,7 +301,26 @@ public final class RelayFixtureServer: Sendable {
       RelayRouter(
         origin: origin, nip11: state.nip11, store: state.store, media: state.media,
         mediaRequiresAuthorization: configuration.mediaRequiresAuthorization, verifier: verifier,
-        now: state.now ?? Int64(Date().timeIntervalSince1970))
+        now: state.now ?? Int64(Date().timeIntervalSince1970), authorOnlyKinds: state.authorOnlyKinds,
+        save: { [self] entry in store(entry) })
+    }
+  }
+
+  /// The NIP-01 rules over the current store, for one WebSocket message.
+  private func webSocketRelay(origin: String) -> WebSocketRelay {
+    state.withLock { state in
+      WebSocketRelay(
+        webSocketURL: "ws" + origin.dropFirst("http".count), authorOnlyKinds: state.authorOnlyKinds,
+        now: state.now ?? Int64(Date().timeIntervalSince1970), store: state.store,
+        save: { [self] entry in store(entry) })
+    }
+  }
+
+  /// Stores `entry` in the live store under §5's rules 8 and 9.
+  private func store(_ entry: RelayFixtureData.Entry) -> StoreResult {
+    state.withLock { state in
+      if state.store.contains(id: entry.event.id) { return .duplicate }
+      return state.store.store(entry) ? .stored : .stale
     }
   }
 

@@ -10,6 +10,7 @@ import RelayFixture
 // nostr-push-stress [--wakes 10000] [--in-flight 8] [--query-timeout-ms 300] [--budget-ms 150]
 //                   [--fault-rate 0.6] [--seed N] [--workspace DIR]
 // nostr-push-stress --bare-urlsession ROUNDS
+// nostr-push-stress --websocket BURSTS
 // Resolves many wakes in this process against an in-process fixture relay that misbehaves at
 // random, and checks that every wake ends within its deadline with a valid result line, that no
 // event is presented twice, that the cache passes `PRAGMA integrity_check`, and that descriptors
@@ -27,6 +28,8 @@ struct Options {
   var workspace = FileManager.default.temporaryDirectory.appendingPathComponent("nostr-push-stress").path
   /// Set by `--bare-urlsession`: run `BareURLSessionProbe` for this many rounds instead of wakes.
   var bareURLSessionRounds: Int?
+  /// Set by `--websocket`: run `WebSocketProbe` for this many bursts instead of wakes.
+  var webSocketBursts: Int?
 
   init(_ arguments: [String]) {
     var index = 0
@@ -45,6 +48,7 @@ struct Options {
       case "--seed": seed = parse(value())
       case "--workspace": workspace = value()
       case "--bare-urlsession": bareURLSessionRounds = parse(value())
+      case "--websocket": webSocketBursts = parse(value())
       default: usage()
       }
       index += 1
@@ -63,13 +67,18 @@ func usage() -> Never {
     Data(
       ("usage: nostr-push-stress [--wakes N] [--in-flight N] [--query-timeout-ms MS] [--budget-ms MS] "
         + "[--fault-rate 0..1] [--seed N] [--workspace DIR]\n"
-        + "       nostr-push-stress --bare-urlsession ROUNDS\n").utf8))
+        + "       nostr-push-stress --bare-urlsession ROUNDS\n"
+        + "       nostr-push-stress --websocket BURSTS\n").utf8))
   exit(2)
 }
 
 func log(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
 
 let options = Options(Array(CommandLine.arguments.dropFirst()))
+if let bursts = options.webSocketBursts {
+  try await WebSocketProbe.run(bursts: bursts)
+  exit(0)
+}
 if let rounds = options.bareURLSessionRounds {
   try await BareURLSessionProbe.run(rounds: rounds)
   exit(0)

@@ -12,6 +12,8 @@ enum NostrPush {
     CacheCommand.self,
     ResolveCommand.self,
     Nip44Command.self,
+    PublishCommand.self,
+    QueryCommand.self,
     DemoCommand.self,
   ]
 
