@@ -20,6 +20,7 @@ let package = Package(
     .library(name: "EnrichmentCache", targets: ["EnrichmentCache"]),
     .library(name: "NotificationResolver", targets: ["NotificationResolver"]),
     .library(name: "RelayFixture", targets: ["RelayFixture"]),
+    .library(name: "PushLease", targets: ["PushLease"]),
     .executable(name: "nostr-push", targets: ["nostr-push"]),
     .executable(name: "nostr-push-bench", targets: ["Benchmarks"]),
     .executable(name: "URLSessionBaseline", targets: ["URLSessionBaseline"]),
@@ -46,6 +47,11 @@ let package = Package(
       swiftSettings: strictSettings
     ),
     .target(name: "PushDescriptor", dependencies: ["NostrJSON", "Bech32"], swiftSettings: strictSettings),
+    .target(
+      name: "PushLease",
+      dependencies: ["NostrJSON", "NostrEvent", "PushDescriptor"],
+      swiftSettings: strictSettings
+    ),
     .target(
       name: "EnrichmentCache",
       dependencies: ["CSQLite", "NostrJSON", "NostrEvent"],
@@ -104,6 +110,11 @@ let package = Package(
     .testTarget(
       name: "PushDescriptorTests",
       dependencies: ["PushDescriptor", "NostrJSON", "RelayFixture", "NostrEvent"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "PushLeaseTests",
+      dependencies: ["PushLease", "PushDescriptor", "NostrEvent", "NostrJSON"],
       swiftSettings: strictSettings
     ),
     .testTarget(
