@@ -20,6 +20,7 @@ let package = Package(
     .library(name: "EnrichmentCache", targets: ["EnrichmentCache"]),
     .library(name: "NotificationResolver", targets: ["NotificationResolver"]),
     .library(name: "RelayFixture", targets: ["RelayFixture"]),
+    .library(name: "NIP44", targets: ["NIP44"]),
     .library(name: "PushLease", targets: ["PushLease"]),
     .executable(name: "nostr-push", targets: ["nostr-push"]),
     .executable(name: "nostr-push-bench", targets: ["Benchmarks"]),
@@ -46,10 +47,11 @@ let package = Package(
       dependencies: ["NostrJSON", "CSecp256k1", "CSHA256"],
       swiftSettings: strictSettings
     ),
+    .target(name: "NIP44", dependencies: ["NostrEvent", "CSecp256k1"], swiftSettings: strictSettings),
     .target(name: "PushDescriptor", dependencies: ["NostrJSON", "Bech32"], swiftSettings: strictSettings),
     .target(
       name: "PushLease",
-      dependencies: ["NostrJSON", "NostrEvent", "PushDescriptor"],
+      dependencies: ["NostrJSON", "NostrEvent", "NIP44", "PushDescriptor"],
       swiftSettings: strictSettings
     ),
     .target(
@@ -71,7 +73,7 @@ let package = Package(
       name: "nostr-push",
       dependencies: [
         "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
-        "NotificationResolver", "RelayFixture",
+        "NotificationResolver", "RelayFixture", "NIP44",
       ],
       swiftSettings: strictSettings
     ),
@@ -105,6 +107,8 @@ let package = Package(
     .testTarget(name: "NostrJSONTests", dependencies: ["NostrJSON"], swiftSettings: strictSettings),
     .testTarget(name: "Bech32Tests", dependencies: ["Bech32"], swiftSettings: strictSettings),
     .testTarget(
+      name: "NIP44Tests", dependencies: ["NIP44", "NostrEvent", "NostrJSON"], swiftSettings: strictSettings),
+    .testTarget(
       name: "NostrEventTests", dependencies: ["NostrEvent", "NostrJSON", "CSecp256k1"],
       swiftSettings: strictSettings),
     .testTarget(
@@ -114,7 +118,7 @@ let package = Package(
     ),
     .testTarget(
       name: "PushLeaseTests",
-      dependencies: ["PushLease", "PushDescriptor", "NostrEvent", "NostrJSON"],
+      dependencies: ["PushLease", "PushDescriptor", "NostrEvent", "NostrJSON", "NIP44"],
       swiftSettings: strictSettings
     ),
     .testTarget(

@@ -11,6 +11,7 @@ enum NostrPush {
     RelayCommand.self,
     CacheCommand.self,
     ResolveCommand.self,
+    Nip44Command.self,
     DemoCommand.self,
   ]
 
