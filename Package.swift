@@ -73,7 +73,7 @@ let package = Package(
       name: "nostr-push",
       dependencies: [
         "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
-        "NotificationResolver", "RelayFixture", "NIP44",
+        "NotificationResolver", "RelayFixture", "NIP44", "PushLease",
       ],
       swiftSettings: strictSettings
     ),

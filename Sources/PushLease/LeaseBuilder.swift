@@ -62,19 +62,7 @@ public struct LeaseBuilder: Sendable {
     installationID: InstallationID, grantExpiresAt: Int64?, now: Int64, signer: SecretKey
   ) throws(LeaseBuildError) -> Event {
     let limits = descriptor.limitation
-    guard let appProfile,
-      descriptor.appProfiles.contains(appProfile),
-      LeasePlaintextCheck.isStringLength(appProfile.id, limits.maxStringLen)
-    else {
-      throw LeaseBuildError(
-        .invalidAppProfile,
-        "the app profile \(appProfile.map { "\"\($0.id)\" with transport \"\($0.transport)\"" } ?? "(none)") is not advertised or is over max_string_len",
-        field: "app_profile")
-    }
-    guard LeasePlaintextCheck.isStringLength(endpoint, limits.maxEndpointLen) else {
-      throw LeaseBuildError(
-        .invalidEndpoint, "the endpoint must be 1 to \(limits.maxEndpointLen) bytes", field: "endpoint")
-    }
+    let appProfile = try checkRequest(endpoint: endpoint)
     try checkGeneration(generation)
     let object = JSONObject([
       "v": .integer(LeasePlaintext.version), "origin": .string(descriptor.origin),
@@ -119,7 +107,29 @@ public struct LeaseBuilder: Sendable {
 
   // MARK: Steps
 
-  private func checkGeneration(_ generation: Int64) throws(LeaseBuildError) {
+  /// The first checks of `active`, in its order: the app profile (advertised with its
+  /// transport, at most `max_string_len` bytes), then the endpoint (1…`max_endpoint_len` bytes).
+  ///
+  /// `package` so the CLI can run them before it reads its channel files, in the code order.
+  package func checkRequest(endpoint: String) throws(LeaseBuildError) -> PushAppProfile {
+    let limits = descriptor.limitation
+    guard let appProfile, descriptor.appProfiles.contains(appProfile),
+      LeasePlaintextCheck.isStringLength(appProfile.id, limits.maxStringLen)
+    else {
+      let named = appProfile.map { "\"\($0.id)\" with transport \"\($0.transport)\"" } ?? "(none)"
+      throw LeaseBuildError(
+        .invalidAppProfile, "the app profile \(named) is not advertised, or is over max_string_len",
+        field: "app_profile")
+    }
+    guard LeasePlaintextCheck.isStringLength(endpoint, limits.maxEndpointLen) else {
+      throw LeaseBuildError(
+        .invalidEndpoint, "the endpoint must be 1 to \(limits.maxEndpointLen) bytes", field: "endpoint")
+    }
+    return appProfile
+  }
+
+  /// The generation check of `active` and `tombstone`: 1…2^53−1.
+  package func checkGeneration(_ generation: Int64) throws(LeaseBuildError) {
     guard LeasePlaintextCheck.isCount(generation, LeasePlaintextCheck.maxGeneration) else {
       throw LeaseBuildError(
         .invalidGeneration, "the generation must be 1 to \(LeasePlaintextCheck.maxGeneration), got \(generation)",
