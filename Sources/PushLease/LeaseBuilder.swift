@@ -76,7 +76,8 @@ public struct LeaseBuilder: Sendable {
     let expiration = grantExpiresAt.map { min($0, ceiling) } ?? ceiling
     guard expiration > now else {
       throw LeaseBuildError(
-        .grantExpired, "the lease would expire at \(expiration), not after now (\(now))", field: "grant_expires_at")
+        .grantExpired, "the lease would expire at \(expiration), not after now (\(now))",
+        field: "grant_expires_at")
     }
     return try sealAndSign(
       plaintext, installationID: installationID, createdAt: createdAt, expiration: expiration, signer: signer)
@@ -99,7 +100,8 @@ public struct LeaseBuilder: Sendable {
     try checkClock(now: now, createdAt: createdAt)
     let expiration = now + Int64(descriptor.limitation.maxLeaseTTL) - clockMargin
     guard expiration > now else {
-      throw LeaseBuildError(.grantExpired, "the tombstone would expire at \(expiration), not after now (\(now))")
+      throw LeaseBuildError(
+        .grantExpired, "the tombstone would expire at \(expiration), not after now (\(now))")
     }
     return try sealAndSign(
       plaintext, installationID: installationID, createdAt: createdAt, expiration: expiration, signer: signer)
@@ -132,14 +134,16 @@ public struct LeaseBuilder: Sendable {
   package func checkGeneration(_ generation: Int64) throws(LeaseBuildError) {
     guard LeasePlaintextCheck.isCount(generation, LeasePlaintextCheck.maxGeneration) else {
       throw LeaseBuildError(
-        .invalidGeneration, "the generation must be 1 to \(LeasePlaintextCheck.maxGeneration), got \(generation)",
+        .invalidGeneration,
+        "the generation must be 1 to \(LeasePlaintextCheck.maxGeneration), got \(generation)",
         field: "generation")
     }
   }
 
   /// `now` and `createdAt` must be Unix seconds an event can carry (0…2^53−1).
   private func checkClock(now: Int64, createdAt: Int64) throws(LeaseBuildError) {
-    for (name, value) in [("now", now), ("created_at", createdAt)] where !(0...Event.maxCreatedAt).contains(value) {
+    for (name, value) in [("now", now), ("created_at", createdAt)]
+    where !(0...Event.maxCreatedAt).contains(value) {
       throw LeaseBuildError(
         .invalidCreatedAt, "\(name) \(value) is outside 0…\(Event.maxCreatedAt)", field: name)
     }

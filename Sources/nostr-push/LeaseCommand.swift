@@ -83,8 +83,11 @@ enum LeaseCommand: CLICommand {
       throw UsageError("--transport must be apns or fcm, got '\(transport)'")
     }
     let subscriptionsPath = reader.value("subscriptions")
-    if subscriptionsPath != nil, reader.has("mentions-only") || reader.value("channels") != nil || reader.value("muted") != nil {
-      throw UsageError("--subscriptions replaces the planner: no --mentions-only, --channels or --muted with it")
+    if subscriptionsPath != nil,
+      reader.has("mentions-only") || reader.value("channels") != nil || reader.value("muted") != nil
+    {
+      throw UsageError(
+        "--subscriptions replaces the planner: no --mentions-only, --channels or --muted with it")
     }
     let now = try reader.integer("now") ?? UnixClock.system.now()
     let grantExpiresAt = try reader.integer("grant-expires")
@@ -92,7 +95,8 @@ enum LeaseCommand: CLICommand {
     return Result { () throws(LeaseBuildError) in
       let descriptor = try loadDescriptor(descriptorPath)
       let key = try secretKey(keyPath)
-      let builder = LeaseBuilder(descriptor: descriptor, appProfile: PushAppProfile(id: profileID, transport: transport))
+      let builder = LeaseBuilder(
+        descriptor: descriptor, appProfile: PushAppProfile(id: profileID, transport: transport))
       _ = try builder.checkRequest(endpoint: endpoint)
       let generation = try generation(generationText, builder: builder)
       let installationID = try installationID(reader.value("d")) ?? InstallationID.generate()
@@ -103,7 +107,8 @@ enum LeaseCommand: CLICommand {
         let planner = SubscriptionPlanner(descriptor: descriptor)
         let plan = try planner.plan(
           for: key.publicKeyHex, joined: try channelFile(reader.value("channels"), flag: "channels"),
-          muted: try channelFile(reader.value("muted"), flag: "muted"), mentionsOnly: reader.has("mentions-only"))
+          muted: try channelFile(reader.value("muted"), flag: "muted"),
+          mentionsOnly: reader.has("mentions-only"))
         subscriptions = .array(plan.map(\.jsonValue))
       }
       let event = try builder.active(
@@ -248,7 +253,8 @@ enum LeaseCommand: CLICommand {
 
   private static func generation(_ text: String, builder: LeaseBuilder) throws(LeaseBuildError) -> Int64 {
     guard let number = Int64(text) else {
-      throw LeaseBuildError(.invalidGeneration, "--generation must be an integer, got '\(text)'", field: "generation")
+      throw LeaseBuildError(
+        .invalidGeneration, "--generation must be an integer, got '\(text)'", field: "generation")
     }
     try builder.checkGeneration(number)
     return number
@@ -275,7 +281,8 @@ enum LeaseCommand: CLICommand {
     for (index, item) in items.enumerated() {
       guard case .string(let id) = item else {
         throw LeaseBuildError(
-          .invalidChannelID, "\(flag)[\(index)] is a \(item.typeName), not a channel id", field: "\(flag)[\(index)]")
+          .invalidChannelID, "\(flag)[\(index)] is a \(item.typeName), not a channel id",
+          field: "\(flag)[\(index)]")
       }
       ids.append(id)
     }

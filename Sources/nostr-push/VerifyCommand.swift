@@ -101,7 +101,8 @@ enum VerifyCommand: CLICommand {
     do {
       value = try JSONReader(maxBytes: maxDocumentBytes).read(buffer: bytes)
     } catch {
-      return .failure(Failure(id: nil, code: "malformed_json", message: "malformed JSON: \(error.description)"))
+      return .failure(
+        Failure(id: nil, code: "malformed_json", message: "malformed JSON: \(error.description)"))
     }
     let givenID = value.objectValue?["id"]?.stringValue
     let event: Event
@@ -116,10 +117,12 @@ enum VerifyCommand: CLICommand {
     case .idMismatch:
       return .failure(
         Failure(
-          id: givenID, code: "id_mismatch", message: "id is not the SHA-256 of the event's canonical serialization"))
+          id: givenID, code: "id_mismatch",
+          message: "id is not the SHA-256 of the event's canonical serialization"))
     case .badSignature:
       return .failure(
-        Failure(id: givenID, code: "bad_signature", message: "signature does not verify for the id and pubkey"))
+        Failure(
+          id: givenID, code: "bad_signature", message: "signature does not verify for the id and pubkey"))
     }
   }
 

@@ -26,7 +26,9 @@ import Testing
 
   /// `count` distinct channel ids as a JSON array.
   static func channels(_ count: Int) -> String {
-    "[" + (0..<count).map { String(format: "\"%08x-0000-4000-8000-000000000000\"", $0) }.joined(separator: ",") + "]"
+    "["
+      + (0..<count).map { String(format: "\"%08x-0000-4000-8000-000000000000\"", $0) }.joined(separator: ",")
+      + "]"
   }
 
   static func buildArguments(_ extra: [String] = [], generation: String = "1") -> [String] {
@@ -37,7 +39,9 @@ import Testing
     ] + extra
   }
 
-  static func openRun(_ event: String, origin: String = origin, keys: [String]? = nil) throws -> NostrPushBinary.Run {
+  static func openRun(_ event: String, origin: String = origin, keys: [String]? = nil) throws
+    -> NostrPushBinary.Run
+  {
     let key = try file(pushSecret, ".key")
     defer { try? FileManager.default.removeItem(atPath: key) }
     var arguments = ["lease", "open", "--descriptor", descriptor, "--origin", origin, "--now", String(now)]
@@ -56,12 +60,15 @@ import Testing
     let muted = try Self.file("[\"\(Self.channelB)\"]")
     defer { for path in [channels, muted] { try? FileManager.default.removeItem(atPath: path) } }
     let build = try NostrPushBinary.run(
-      Self.buildArguments(["--channels", channels, "--muted", muted, "--grant-expires", String(Self.now + 3600)]))
+      Self.buildArguments([
+        "--channels", channels, "--muted", muted, "--grant-expires", String(Self.now + 3600),
+      ]))
     #expect(build.status == 0, "\(build.stdout) \(build.stderr)")
     let event = try Event(json: build.stdout.trimmingCharacters(in: .newlines))
     #expect(event.verify() == .valid(.common))
     #expect(event.kind == 30350)
-    #expect(event.tags == [["d", Self.d], ["expiration", String(Self.now + 3600)], ["exec", "demo-2026-01"]])
+    #expect(
+      event.tags == [["d", Self.d], ["expiration", String(Self.now + 3600)], ["exec", "demo-2026-01"]])
 
     let open = try Self.openRun(build.stdout)
     #expect(open.status == 0)
@@ -93,7 +100,8 @@ import Testing
         == .array([
           .object(
             JSONObject([
-              "filter": .object(JSONObject(["kinds": .array([.integer(9)]), "#p": .array([.string(Self.account)])])),
+              "filter": .object(
+                JSONObject(["kinds": .array([.integer(9)]), "#p": .array([.string(Self.account)])])),
               "class": .string("time_sensitive"), "ignore": .array([]), "suppress": .null,
             ]))
         ]))
@@ -101,7 +109,8 @@ import Testing
 
   @Test func buildsATombstoneThatOpenPrintsWithNulls() throws {
     let run = try NostrPushBinary.run([
-      "lease", "tombstone", "--descriptor", Self.descriptor, "--secret-key-file", Self.accountKey, "--d", Self.d,
+      "lease", "tombstone", "--descriptor", Self.descriptor, "--secret-key-file", Self.accountKey, "--d",
+      Self.d,
       "--generation", "9", "--now", String(Self.now),
     ])
     #expect(run.status == 0)
@@ -139,22 +148,45 @@ import Testing
     ErrorCase(
       code: "invalid_descriptor", note: "before the key",
       replace: ["--descriptor": "INVALID", "--secret-key-file": "BADKEY"]),
-    ErrorCase(code: "invalid_descriptor", note: "no such file", replace: ["--descriptor": "/nonexistent/nip11.json"]),
-    ErrorCase(code: "invalid_secret_key", note: "before the app profile", replace: ["--secret-key-file": "BADKEY", "--app-profile": "x"]),
-    ErrorCase(code: "invalid_app_profile", note: "another transport, before the endpoint", replace: ["--transport": "fcm", "--endpoint": ""]),
-    ErrorCase(code: "invalid_endpoint", note: "empty, before the generation", replace: ["--endpoint": "", "--generation": "x"]),
-    ErrorCase(code: "invalid_generation", note: "not an integer, before d", replace: ["--generation": "", "--d": "XY"]),
+    ErrorCase(
+      code: "invalid_descriptor", note: "no such file", replace: ["--descriptor": "/nonexistent/nip11.json"]),
+    ErrorCase(
+      code: "invalid_secret_key", note: "before the app profile",
+      replace: ["--secret-key-file": "BADKEY", "--app-profile": "x"]),
+    ErrorCase(
+      code: "invalid_app_profile", note: "another transport, before the endpoint",
+      replace: ["--transport": "fcm", "--endpoint": ""]),
+    ErrorCase(
+      code: "invalid_endpoint", note: "empty, before the generation",
+      replace: ["--endpoint": "", "--generation": "x"]),
+    ErrorCase(
+      code: "invalid_generation", note: "not an integer, before d",
+      replace: ["--generation": "", "--d": "XY"]),
     ErrorCase(code: "invalid_generation", note: "2^53", replace: ["--generation": "9007199254740992"]),
-    ErrorCase(code: "invalid_installation_id", note: "before the channels", replace: ["--d": "XY"], extra: ["--channels": "[\"general\"]"]),
+    ErrorCase(
+      code: "invalid_installation_id", note: "before the channels", replace: ["--d": "XY"],
+      extra: ["--channels": "[\"general\"]"]),
     ErrorCase(code: "invalid_channel_id", note: "not a UUID v4", extra: ["--channels": "[\"general\"]"]),
     ErrorCase(code: "invalid_channel_id", note: "not an array", extra: ["--muted": "{}"]),
-    ErrorCase(code: "too_many_muted_channels", note: "nine ignores", extra: ["--channels": channels(225), "--muted": channels(225)]),
-    ErrorCase(code: "too_many_subscriptions", note: "five subscriptions", extra: ["--channels": channels(97)]),
-    ErrorCase(code: "invalid_subscriptions", note: "none, before the grant", extra: ["--subscriptions": "[]", "--grant-expires": "0"]),
+    ErrorCase(
+      code: "too_many_muted_channels", note: "nine ignores",
+      extra: ["--channels": channels(225), "--muted": channels(225)]),
+    ErrorCase(
+      code: "too_many_subscriptions", note: "five subscriptions", extra: ["--channels": channels(97)]),
+    ErrorCase(
+      code: "invalid_subscriptions", note: "none, before the grant",
+      extra: ["--subscriptions": "[]", "--grant-expires": "0"]),
     ErrorCase(code: "grant_expired", note: "the grant ends now", extra: ["--grant-expires": "1767225600"]),
     ErrorCase(
       code: "plaintext_too_long", note: "four subscriptions of 64 authors",
-      extra: ["--subscriptions": "[" + Array(repeating: ##"{"filter":{"kinds":[9],"authors":"## + "[" + Array(repeating: "\"\(String(repeating: "ab", count: 32))\"", count: 64).joined(separator: ",") + ##"]},"class":"default"}"##, count: 4).joined(separator: ",") + "]"]),
+      extra: [
+        "--subscriptions": "["
+          + Array(
+            repeating: ##"{"filter":{"kinds":[9],"authors":"## + "["
+              + Array(repeating: "\"\(String(repeating: "ab", count: 32))\"", count: 64).joined(
+                separator: ",") + ##"]},"class":"default"}"##, count: 4
+          ).joined(separator: ",") + "]"
+      ]),
   ])
   func refusesTheFirstFailingInputWithItsCode(_ row: ErrorCase) throws {
     var arguments = Self.buildArguments()
@@ -192,7 +224,9 @@ import Testing
     defer { try? FileManager.default.removeItem(atPath: subscriptions) }
     let run = try NostrPushBinary.run(Self.buildArguments(["--subscriptions", subscriptions]))
     #expect(run.status == 1)
-    #expect(run.stdout == ##"{"error":"invalid_subscriptions","message":"invalid: lease filter not narrowed"}"## + "\n")
+    #expect(
+      run.stdout == ##"{"error":"invalid_subscriptions","message":"invalid: lease filter not narrowed"}"##
+        + "\n")
   }
 
   @Test func refusesContentOverMaxContentLen() throws {
@@ -214,7 +248,8 @@ import Testing
 
   @Test func checksTheTombstoneInputsInOrder() throws {
     let base = [
-      "lease", "tombstone", "--descriptor", Self.descriptor, "--secret-key-file", Self.accountKey, "--now", String(Self.now),
+      "lease", "tombstone", "--descriptor", Self.descriptor, "--secret-key-file", Self.accountKey, "--now",
+      String(Self.now),
     ]
     let generation = try NostrPushBinary.run(base + ["--d", "XY", "--generation", "0"])
     #expect(try Self.object(generation)["error"]?.stringValue == "invalid_generation")
@@ -242,8 +277,10 @@ import Testing
 
   @Test(arguments: [
     ["lease"], ["lease", "renew"], ["lease", "build", "--descriptor", "x"],
-    buildArguments(["--mentions-only", "--subscriptions", "x"]), buildArguments(["--channels", "x", "--subscriptions", "y"]),
-    buildArguments(["--transport", "webpush"]).filter { $0 != "apns" }, ["lease", "open", "--descriptor", "x", "--origin", "o"],
+    buildArguments(["--mentions-only", "--subscriptions", "x"]),
+    buildArguments(["--channels", "x", "--subscriptions", "y"]),
+    buildArguments(["--transport", "webpush"]).filter { $0 != "apns" },
+    ["lease", "open", "--descriptor", "x", "--origin", "o"],
   ])
   func exitsTwoOnAUsageError(_ arguments: [String]) throws {
     let run = try NostrPushBinary.run(arguments)

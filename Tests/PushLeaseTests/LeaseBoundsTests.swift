@@ -30,7 +30,8 @@ import Testing
 
   static let bounds: [Bound] = [
     Bound(
-      name: "max_endpoint_len 512", atLimit: T.active(["endpoint": "\"" + String(repeating: "e", count: 512) + "\""]),
+      name: "max_endpoint_len 512",
+      atLimit: T.active(["endpoint": "\"" + String(repeating: "e", count: 512) + "\""]),
       pastLimit: T.active(["endpoint": "\"" + String(repeating: "e", count: 513) + "\""]),
       message: "invalid: invalid endpoint length"),
     Bound(
@@ -40,42 +41,54 @@ import Testing
       message: "invalid: invalid endpoint length"),
     Bound(
       name: "max_subscriptions_per_lease 4", atLimit: T.withSubscriptions("[$SUB,$SUB,$SUB,$SUB]"),
-      pastLimit: T.withSubscriptions("[$SUB,$SUB,$SUB,$SUB,$SUB]"), message: "invalid: subscription quota exceeded"),
+      pastLimit: T.withSubscriptions("[$SUB,$SUB,$SUB,$SUB,$SUB]"),
+      message: "invalid: subscription quota exceeded"),
     Bound(
       name: "max_kinds 8", atLimit: T.withFilter(##"{"kinds":[9,9,9,9,9,9,9,9],"#p":["$ME"]}"##),
-      pastLimit: T.withFilter(##"{"kinds":[9,9,9,9,9,9,9,9,9],"#p":["$ME"]}"##), message: "invalid: invalid kinds count"),
+      pastLimit: T.withFilter(##"{"kinds":[9,9,9,9,9,9,9,9,9],"#p":["$ME"]}"##),
+      message: "invalid: invalid kinds count"),
     Bound(
       name: "max_authors 64", atLimit: T.withFilter(##"{"kinds":[9],"authors":[\##(values(hex, 64))]}"##),
       pastLimit: T.withFilter(##"{"kinds":[9],"authors":[\##(values(hex, 65))]}"##),
       message: "invalid: invalid authors count", changes: roomy),
     Bound(
-      name: "max_tag_values 64 (#p)", atLimit: T.withFilter(##"{"kinds":[9],"#p":[\##(values("$ME", 64))]}"##),
-      pastLimit: T.withFilter(##"{"kinds":[9],"#p":[\##(values("$ME", 65))]}"##), message: "invalid: invalid #p count",
+      name: "max_tag_values 64 (#p)",
+      atLimit: T.withFilter(##"{"kinds":[9],"#p":[\##(values("$ME", 64))]}"##),
+      pastLimit: T.withFilter(##"{"kinds":[9],"#p":[\##(values("$ME", 65))]}"##),
+      message: "invalid: invalid #p count",
       changes: roomy),
     Bound(
-      name: "max_tag_values 64 (#e)", atLimit: T.withFilter(##"{"kinds":[9],"#p":["$ME"],"#e":[\##(values(hex, 64))]}"##),
+      name: "max_tag_values 64 (#e)",
+      atLimit: T.withFilter(##"{"kinds":[9],"#p":["$ME"],"#e":[\##(values(hex, 64))]}"##),
       pastLimit: T.withFilter(##"{"kinds":[9],"#p":["$ME"],"#e":[\##(values(hex, 65))]}"##),
       message: "invalid: invalid #e count", changes: roomy),
     Bound(
       name: "max_h 32",
-      atLimit: T.withFilter(##"{"kinds":[9],"#h":[\##(T.channels(32).map { "\"\($0)\"" }.joined(separator: ","))]}"##),
-      pastLimit: T.withFilter(##"{"kinds":[9],"#h":[\##(T.channels(33).map { "\"\($0)\"" }.joined(separator: ","))]}"##),
+      atLimit: T.withFilter(
+        ##"{"kinds":[9],"#h":[\##(T.channels(32).map { "\"\($0)\"" }.joined(separator: ","))]}"##),
+      pastLimit: T.withFilter(
+        ##"{"kinds":[9],"#h":[\##(T.channels(33).map { "\"\($0)\"" }.joined(separator: ","))]}"##),
       message: "invalid: invalid #h count"),
     Bound(
       name: "max_ignore 2",
-      atLimit: T.withSubscriptions(##"[{"filter":{"kinds":[9],"#p":["$ME"]},"class":"default","ignore":[{"kinds":[9]},{"kinds":[9]}]}]"##),
+      atLimit: T.withSubscriptions(
+        ##"[{"filter":{"kinds":[9],"#p":["$ME"]},"class":"default","ignore":[{"kinds":[9]},{"kinds":[9]}]}]"##
+      ),
       pastLimit: T.withSubscriptions(
-        ##"[{"filter":{"kinds":[9],"#p":["$ME"]},"class":"default","ignore":[{"kinds":[9]},{"kinds":[9]},{"kinds":[9]}]}]"##),
+        ##"[{"filter":{"kinds":[9],"#p":["$ME"]},"class":"default","ignore":[{"kinds":[9]},{"kinds":[9]},{"kinds":[9]}]}]"##
+      ),
       message: "invalid: ignore quota exceeded", changes: T.limit("max_ignore", 2)),
     Bound(
       name: "max_string_len 36 (#h)", atLimit: T.withFilter(##"{"kinds":[9],"#h":["\##(T.channelA)"]}"##),
-      pastLimit: T.withFilter(##"{"kinds":[9],"#h":["\##(T.channelA)"]}"##), message: "invalid: invalid string length",
+      pastLimit: T.withFilter(##"{"kinds":[9],"#h":["\##(T.channelA)"]}"##),
+      message: "invalid: invalid string length",
       changes: T.limit("max_string_len", 36)),
     Bound(
       name: "max_string_len 21 (app_profile)", atLimit: T.active(), pastLimit: T.active(),
       message: "invalid: invalid string length", changes: T.limit("max_string_len", 21)),
     Bound(
-      name: "max_plaintext_len 4096", atLimit: T.active() + String(repeating: " ", count: 4096 - T.fill(T.active()).utf8.count),
+      name: "max_plaintext_len 4096",
+      atLimit: T.active() + String(repeating: " ", count: 4096 - T.fill(T.active()).utf8.count),
       pastLimit: T.active() + String(repeating: " ", count: 4097 - T.fill(T.active()).utf8.count),
       message: "invalid: plaintext too long"),
   ]
@@ -95,13 +108,15 @@ import Testing
     let at = try T.lease(bound.atLimit)
     #expect(T.verdict(at, validator: T.validator(T.demoDescriptor(bound.changes))) == nil)
     let past = try T.lease(bound.pastLimit)
-    #expect(T.verdict(past, validator: T.validator(T.demoDescriptor(Self.pastChanges(bound)))) == bound.message)
+    #expect(
+      T.verdict(past, validator: T.validator(T.demoDescriptor(Self.pastChanges(bound)))) == bound.message)
   }
 
   @Test func boundsTheContentLengthAtTheLimit() throws {
     let event = try T.lease(T.active())
     let length = event.content.utf8.count
-    #expect(T.verdict(event, validator: T.validator(T.demoDescriptor(T.limit("max_content_len", length)))) == nil)
+    #expect(
+      T.verdict(event, validator: T.validator(T.demoDescriptor(T.limit("max_content_len", length)))) == nil)
     #expect(
       T.verdict(event, validator: T.validator(T.demoDescriptor(T.limit("max_content_len", length - 1))))
         == "invalid: content too long")
@@ -109,7 +124,9 @@ import Testing
 
   // MARK: The builder
 
-  static func build(_ descriptor: PushDescriptor, endpoint: String = "grant-1") throws(LeaseBuildError) -> Event {
+  static func build(_ descriptor: PushDescriptor, endpoint: String = "grant-1") throws(LeaseBuildError)
+    -> Event
+  {
     try LeaseBuilderTests.build(LeaseBuilderTests.builder(descriptor), endpoint: endpoint)
   }
 
@@ -167,14 +184,20 @@ import Testing
       ),
       (
         LeaseFilter(kinds: [9], authors: Array(repeating: Self.hex, count: 64)),
-        LeaseFilter(kinds: [9], authors: Array(repeating: Self.hex, count: 65)), "invalid: invalid authors count"
+        LeaseFilter(kinds: [9], authors: Array(repeating: Self.hex, count: 65)),
+        "invalid: invalid authors count"
       ),
-      (LeaseFilter(kinds: [9], hTags: T.channels(32)), LeaseFilter(kinds: [9], hTags: T.channels(33)), "invalid: invalid #h count"),
+      (
+        LeaseFilter(kinds: [9], hTags: T.channels(32)), LeaseFilter(kinds: [9], hTags: T.channels(33)),
+        "invalid: invalid #h count"
+      ),
     ] {
       let builder = LeaseBuilderTests.builder(T.demoDescriptor(Self.roomy))
-      _ = try LeaseBuilderTests.build(builder, subscriptions: [LeaseSubscription(filter: filter, pushClass: "default")])
+      _ = try LeaseBuilderTests.build(
+        builder, subscriptions: [LeaseSubscription(filter: filter, pushClass: "default")])
       let error = #expect(throws: LeaseBuildError.self) {
-        try LeaseBuilderTests.build(builder, subscriptions: [LeaseSubscription(filter: past, pushClass: "default")])
+        try LeaseBuilderTests.build(
+          builder, subscriptions: [LeaseSubscription(filter: past, pushClass: "default")])
       }
       #expect(error?.message == message)
     }

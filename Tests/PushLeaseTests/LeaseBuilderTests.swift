@@ -22,7 +22,8 @@ import Testing
   }
 
   static func build(
-    _ builder: LeaseBuilder = builder(), endpoint: String = "grant-1", subscriptions: [LeaseSubscription] = mention(),
+    _ builder: LeaseBuilder = builder(), endpoint: String = "grant-1",
+    subscriptions: [LeaseSubscription] = mention(),
     generation: Int64 = 1, grantExpiresAt: Int64? = nil
   ) throws(LeaseBuildError) -> Event {
     try builder.active(
@@ -76,14 +77,16 @@ import Testing
 
   @Test func writesFilterMembersInTheSpecsOrder() throws {
     let filter = LeaseFilter(
-      kinds: [9], authors: [RejectionCase.hex], pTags: [T.me], hTags: [T.channelA], eTags: [RejectionCase.hex])
+      kinds: [9], authors: [RejectionCase.hex], pTags: [T.me], hTags: [T.channelA], eTags: [RejectionCase.hex]
+    )
     #expect(filter.jsonValue.objectValue?.keys == ["kinds", "authors", "#p", "#h", "#e"])
   }
 
   @Test func writesTheTombstonePlaintextExactly() throws {
     let event = try Self.builder(profile: nil).tombstone(
       installationID: T.installationID, generation: 8, createdAt: T.now + 1, now: T.now, signer: T.account)
-    #expect(try Self.decrypted(event) == #"{"v":1,"origin":"ws://127.0.0.1:48111","generation":8,"active":false}"#)
+    #expect(
+      try Self.decrypted(event) == #"{"v":1,"origin":"ws://127.0.0.1:48111","generation":8,"active":false}"#)
     #expect(event.createdAt == T.now + 1)
     #expect(event.tags[1] == ["expiration", String(T.now + 2_592_000 - 300)])
     #expect(try T.validator().open(event, tenantOrigin: T.origin, now: T.now).state == .tombstone)
@@ -95,7 +98,9 @@ import Testing
     #expect(event.pubkey == T.me)
     #expect(event.createdAt == T.now)
     #expect(
-      event.tags == [["d", T.installationID.rawValue], ["expiration", String(T.now + 3600)], ["exec", T.keyID]])
+      event.tags == [
+        ["d", T.installationID.rawValue], ["expiration", String(T.now + 3600)], ["exec", T.keyID],
+      ])
     #expect(event.verify() == .valid(.common))
   }
 
@@ -146,7 +151,8 @@ import Testing
 
   @Test func buildsALeaseTheValidatorOpens() throws {
     let plan = try SubscriptionPlanner(descriptor: T.demoDescriptor()).plan(for: T.me, joined: [T.channelA])
-    let event = try Self.build(endpoint: "grant-9", subscriptions: plan, generation: 42, grantExpiresAt: T.now + 600)
+    let event = try Self.build(
+      endpoint: "grant-9", subscriptions: plan, generation: 42, grantExpiresAt: T.now + 600)
     let opened = try T.validator().open(event, tenantOrigin: T.origin, now: T.now)
     #expect(opened.address == OpenedLease.Address(pubkey: T.me, d: T.installationID.rawValue))
     #expect(opened.address.description == "30350:\(T.me):\(T.installationID.rawValue)")
@@ -191,11 +197,14 @@ import Testing
     CodeCase(code: .invalidGeneration, note: "2^53", generation: 1 << 53),
     CodeCase(code: .invalidGeneration, note: "negative", generation: -1),
     CodeCase(code: .invalidSubscriptions, note: "none, before the grant", subscriptions: [], grant: T.now),
-    CodeCase(code: .grantExpired, note: "before the plaintext length", grant: T.now, changes: T.limit("max_plaintext_len", 10)),
+    CodeCase(
+      code: .grantExpired, note: "before the plaintext length", grant: T.now,
+      changes: T.limit("max_plaintext_len", 10)),
     CodeCase(
       code: .plaintextTooLong, note: "before the content length",
       changes: T.limit("max_plaintext_len", 10).merging(T.limit("max_content_len", 10)) { $1 }),
-    CodeCase(code: .contentTooLong, note: "content over max_content_len", changes: T.limit("max_content_len", 100)),
+    CodeCase(
+      code: .contentTooLong, note: "content over max_content_len", changes: T.limit("max_content_len", 100)),
   ])
   func throwsTheFirstFailingCodeBeforeSigning(_ row: CodeCase) throws {
     let builder = Self.builder(T.demoDescriptor(row.changes), profile: row.profile)
@@ -210,11 +219,15 @@ import Testing
   @Test func reportsThePlanCheckAsTheValidatorsFullText() throws {
     let descriptor = T.demoDescriptor(T.limit("max_kinds", 3))
     let plan = try SubscriptionPlanner(descriptor: descriptor).plan(for: T.me, joined: [])
-    let error = #expect(throws: LeaseBuildError.self) { try Self.build(Self.builder(descriptor), subscriptions: plan) }
+    let error = #expect(throws: LeaseBuildError.self) {
+      try Self.build(Self.builder(descriptor), subscriptions: plan)
+    }
     #expect(error?.code == .invalidSubscriptions)
     #expect(error?.message == "invalid: invalid kinds count")
 
-    let other = [LeaseSubscription(filter: LeaseFilter(kinds: [9], pTags: [RejectionCase.hex]), pushClass: "default")]
+    let other = [
+      LeaseSubscription(filter: LeaseFilter(kinds: [9], pTags: [RejectionCase.hex]), pushClass: "default")
+    ]
     let selfError = #expect(throws: LeaseBuildError.self) { try Self.build(subscriptions: other) }
     #expect(selfError?.message == "invalid: p-tag must be self")
   }
@@ -230,7 +243,8 @@ import Testing
   @Test func refusesAClockOutsideEventRange() throws {
     let error = #expect(throws: LeaseBuildError.self) {
       try Self.builder().active(
-        endpoint: "g", subscriptions: Self.mention(), generation: 1, createdAt: T.now, installationID: T.installationID,
+        endpoint: "g", subscriptions: Self.mention(), generation: 1, createdAt: T.now,
+        installationID: T.installationID,
         now: Int64.max, signer: T.account)
     }
     #expect(error?.code == .invalidCreatedAt)

@@ -41,7 +41,8 @@ import Testing
     let enroll = enrollment.next(now: T.now + 5)
     let active = try builder.active(
       endpoint: "g", subscriptions: LeaseBuilderTests.mention(), generation: enroll.generation,
-      createdAt: enroll.createdAt, installationID: enrollment.installationID, now: T.now + 5, signer: T.account)
+      createdAt: enroll.createdAt, installationID: enrollment.installationID, now: T.now + 5,
+      signer: T.account)
     let revoke = enrollment.next(now: T.now + 5)
     let tombstone = try builder.tombstone(
       installationID: enrollment.installationID, generation: revoke.generation, createdAt: revoke.createdAt,
@@ -69,8 +70,11 @@ import Testing
   }
 
   @Test func refusesToDecodeAnInstallationIDOfAnotherShape() {
-    let json = #"{"origin":"o","pubkey":"p","d":"00112233445566778899AABBCCDDEEFF","last_generation":1,"last_created_at":1}"#
-    #expect(throws: DecodingError.self) { try JSONDecoder().decode(LeaseEnrollment.self, from: Data(json.utf8)) }
+    let json =
+      #"{"origin":"o","pubkey":"p","d":"00112233445566778899AABBCCDDEEFF","last_generation":1,"last_created_at":1}"#
+    #expect(throws: DecodingError.self) {
+      try JSONDecoder().decode(LeaseEnrollment.self, from: Data(json.utf8))
+    }
   }
 
   @Test func generatesInstallationIDsOf32LowercaseHex() {

@@ -19,8 +19,10 @@ import Testing
   ])
 
   @Test func opensALeaseSealedToARetiringKeyItHolds() throws {
-    let validator = try LeaseValidator(descriptor: Self.twoKeys, pushKeys: ["old": Self.retiring, "new": Self.current])
-    let content = try #require(LeaseCipher.seal(T.fill(T.active()), from: T.account, to: Self.retiring.publicKeyHex))
+    let validator = try LeaseValidator(
+      descriptor: Self.twoKeys, pushKeys: ["old": Self.retiring, "new": Self.current])
+    let content = try #require(
+      LeaseCipher.seal(T.fill(T.active()), from: T.account, to: Self.retiring.publicKeyHex))
     let event = try T.lease("", tags: [T.validTags[0], T.validTags[1], ["exec", "old"]], content: content)
     #expect(try validator.open(event, tenantOrigin: T.origin, now: T.now).keyID == "old")
     #expect(validator.keyIDs == ["new", "old"])
@@ -33,26 +35,32 @@ import Testing
   }
 
   @Test func refusesContentSealedToAnotherKey() throws {
-    let validator = try LeaseValidator(descriptor: Self.twoKeys, pushKeys: ["old": Self.retiring, "new": Self.current])
-    let content = try #require(LeaseCipher.seal(T.fill(T.active()), from: T.account, to: Self.retiring.publicKeyHex))
+    let validator = try LeaseValidator(
+      descriptor: Self.twoKeys, pushKeys: ["old": Self.retiring, "new": Self.current])
+    let content = try #require(
+      LeaseCipher.seal(T.fill(T.active()), from: T.account, to: Self.retiring.publicKeyHex))
     let event = try T.lease("", tags: [T.validTags[0], T.validTags[1], ["exec", "new"]], content: content)
     #expect(T.verdict(event, validator: validator) == "invalid: invalid encrypted content")
   }
 
   @Test func refusesContentSealedByAnotherAuthor() throws {
-    let content = try #require(LeaseCipher.seal(T.fill(T.active()), from: SecretKey.generate(), to: T.pushKey.publicKeyHex))
+    let content = try #require(
+      LeaseCipher.seal(T.fill(T.active()), from: SecretKey.generate(), to: T.pushKey.publicKeyHex))
     #expect(T.verdict(try T.lease("", content: content)) == "invalid: invalid encrypted content")
   }
 
   @Test func refusesKeysThatNameNoEntryOrAnotherPubkey() {
     for keys in [[:], ["nope": Self.current], ["old": Self.current]] as [[String: SecretKey]] {
-      let error = #expect(throws: LeaseBuildError.self) { try LeaseValidator(descriptor: Self.twoKeys, pushKeys: keys) }
+      let error = #expect(throws: LeaseBuildError.self) {
+        try LeaseValidator(descriptor: Self.twoKeys, pushKeys: keys)
+      }
       #expect(error?.code == .unknownPushKey)
     }
   }
 
   @Test func hashesTheEndpointBytes() throws {
-    let opened = try T.validator().open(try T.lease(T.active(["endpoint": #""é""#])), tenantOrigin: T.origin, now: T.now)
+    let opened = try T.validator().open(
+      try T.lease(T.active(["endpoint": #""é""#])), tenantOrigin: T.origin, now: T.now)
     guard case .active(_, _, let endpoint, let hash, _) = opened.state else {
       Issue.record("not active")
       return
@@ -62,8 +70,10 @@ import Testing
   }
 
   @Test func honoursAnotherSkew() throws {
-    let validator = try LeaseValidator(descriptor: T.demoDescriptor(), pushKeys: [T.keyID: T.pushKey], allowedSkew: 0)
-    let event = try T.lease(T.active(), tags: [T.validTags[0], ["expiration", String(T.now)], T.validTags[2]])
+    let validator = try LeaseValidator(
+      descriptor: T.demoDescriptor(), pushKeys: [T.keyID: T.pushKey], allowedSkew: 0)
+    let event = try T.lease(
+      T.active(), tags: [T.validTags[0], ["expiration", String(T.now)], T.validTags[2]])
     #expect(T.verdict(event, validator: validator) == "invalid: lease already expired")
     #expect(T.verdict(event) == nil)
   }

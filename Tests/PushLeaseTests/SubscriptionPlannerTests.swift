@@ -14,7 +14,6 @@ import Testing
     SubscriptionPlanner(descriptor: T.exampleDescriptor())
   }
 
-
   @Test func splitsFiftyOneChannelsIntoTwoChannelSubscriptions() throws {
     let channels = T.channels(51)
     let plan = try Self.planner().plan(for: T.me, joined: channels.reversed())
@@ -38,7 +37,8 @@ import Testing
     let joined = T.channels(4)
     let plan = try Self.planner().plan(for: T.me, joined: joined, muted: [joined[2], joined[0], T.channelA])
     let ignore = [
-      LeaseFilter(kinds: Self.kinds, authors: [T.me]), LeaseFilter(kinds: [9], hTags: [joined[0], joined[2]]),
+      LeaseFilter(kinds: Self.kinds, authors: [T.me]),
+      LeaseFilter(kinds: [9], hTags: [joined[0], joined[2]]),
     ]
     #expect(plan.count == 2)
     #expect(plan[1].filter.hTags == [joined[1], joined[3]])
@@ -52,14 +52,17 @@ import Testing
 
   @Test func plansOnlyMentionsWhenAsked() throws {
     let plan = try Self.planner().plan(for: T.me, joined: T.channels(3), mentionsOnly: true)
-    #expect(plan == [
-      LeaseSubscription(
-        filter: LeaseFilter(kinds: Self.kinds, pTags: [T.me]), pushClass: "default",
-        ignore: [LeaseFilter(kinds: Self.kinds, authors: [T.me])], pTagsMax: 20)
-    ])
+    #expect(
+      plan == [
+        LeaseSubscription(
+          filter: LeaseFilter(kinds: Self.kinds, pTags: [T.me]), pushClass: "default",
+          ignore: [LeaseFilter(kinds: Self.kinds, authors: [T.me])], pTagsMax: 20)
+      ])
   }
 
-  @Test(arguments: ["general", "3F2A1B4C-5D6E-4F70-8A9B-0C1D2E3F4A5B", "3f2a1b4c-5d6e-1f70-8a9b-0c1d2e3f4a5b", ""])
+  @Test(arguments: [
+    "general", "3F2A1B4C-5D6E-4F70-8A9B-0C1D2E3F4A5B", "3f2a1b4c-5d6e-1f70-8a9b-0c1d2e3f4a5b", "",
+  ])
   func refusesAChannelIDThatIsNotALowercaseUUIDv4(_ id: String) throws {
     let error = #expect(throws: LeaseBuildError.self) {
       try Self.planner().plan(for: T.me, joined: [T.channelA], muted: [id])
@@ -90,12 +93,15 @@ import Testing
 
   @Test func throwsWhenThePlanIsOverMaxSubscriptionsPerLease() throws {
     _ = try Self.planner().plan(for: T.me, joined: T.channels(150))
-    let error = #expect(throws: LeaseBuildError.self) { try Self.planner().plan(for: T.me, joined: T.channels(151)) }
+    let error = #expect(throws: LeaseBuildError.self) {
+      try Self.planner().plan(for: T.me, joined: T.channels(151))
+    }
     #expect(error?.code == .tooManySubscriptions)
   }
 
   @Test func capsSubscriptionsAtSixteenWhateverTheRelaySays() throws {
-    let planner = SubscriptionPlanner(descriptor: T.exampleDescriptor(T.limit("max_subscriptions_per_lease", 64)))
+    let planner = SubscriptionPlanner(
+      descriptor: T.exampleDescriptor(T.limit("max_subscriptions_per_lease", 64)))
     _ = try planner.plan(for: T.me, joined: T.channels(750))
     let error = #expect(throws: LeaseBuildError.self) { try planner.plan(for: T.me, joined: T.channels(751)) }
     #expect(error?.code == .tooManySubscriptions)
@@ -104,7 +110,8 @@ import Testing
   @Test func plansWhatTheBuilderAccepts() throws {
     let joined = T.channels(90)
     let descriptor = T.demoDescriptor(T.limit("max_plaintext_len", 16_384))
-    let plan = try SubscriptionPlanner(descriptor: descriptor).plan(for: T.me, joined: joined, muted: [joined[5]])
+    let plan = try SubscriptionPlanner(descriptor: descriptor).plan(
+      for: T.me, joined: joined, muted: [joined[5]])
     let event = try LeaseBuilderTests.build(LeaseBuilderTests.builder(descriptor), subscriptions: plan)
     #expect(T.verdict(event, validator: T.validator(descriptor)) == nil)
   }
