@@ -6,7 +6,8 @@ import NostrEvent
 /// NIP-44 starts the counter at 0; its largest payload (65 537 bytes of padded plaintext) needs
 /// 1 025 blocks, far below the 2³² a counter allows. The input state and each keystream block live
 /// in one temporary buffer that is wiped before returning (the round's working words are locals).
-enum ChaCha20 {
+/// `package` only so that the benchmark's ChaCha20 row can time it; apps use `NIP44`.
+package enum ChaCha20 {
   /// The key length.
   static let keyCount = 32
   /// The nonce length.
@@ -15,7 +16,7 @@ enum ChaCha20 {
   static let blockCount = 64
 
   /// XORs `data` in place with the keystream of `key` and `nonce` from block `counter` on.
-  static func apply(
+  package static func apply(
     key: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer, counter: UInt32,
     to data: UnsafeMutableRawBufferPointer
   ) {
@@ -81,7 +82,8 @@ enum ChaCha20 {
     }
     state[12] = counter
     for index in 0..<3 {
-      state[13 + index] = UInt32(littleEndian: nonce.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self))
+      state[13 + index] = UInt32(
+        littleEndian: nonce.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self))
     }
   }
 
