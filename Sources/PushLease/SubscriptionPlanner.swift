@@ -76,7 +76,7 @@ public struct SubscriptionPlanner: Sendable {
   }
 
   private static func channelSet(_ ids: [String], field: String) throws(LeaseBuildError) -> Set<String> {
-    for (index, id) in ids.enumerated() where !ChannelID.isValid(id) {
+    for (index, id) in ids.enumerated() where !PushDescriptor.isUUIDv4Lowercase(id) {
       throw LeaseBuildError(
         .invalidChannelID, "\(field)[\(index)] is not a lowercase UUID v4", field: "\(field)[\(index)]")
     }
