@@ -43,7 +43,8 @@ public struct LeaseBuilder: Sendable {
   ///   - grantExpiresAt: when the grant expires; the lease never outlives it.
   ///   - now: the current Unix time.
   /// - Throws: in this order `invalid_app_profile`, `invalid_endpoint`, `invalid_generation`,
-  ///   `invalid_subscriptions`, `grant_expired`, `plaintext_too_long`, `content_too_long`.
+  ///   `invalid_subscriptions`, `invalid_created_at` (a clock outside 0…2^53−1), `grant_expired`,
+  ///   `plaintext_too_long`, `content_too_long`.
   public func active(
     endpoint: String, subscriptions: [LeaseSubscription], generation: Int64, createdAt: Int64,
     installationID: InstallationID, grantExpiresAt: Int64? = nil, now: Int64, signer: SecretKey
@@ -86,8 +87,8 @@ public struct LeaseBuilder: Sendable {
   /// The signed tombstone that revokes the lease at `installationID`, expiring at
   /// now + `max_lease_ttl` − the clock margin.
   ///
-  /// - Throws: in this order `invalid_generation`, `invalid_subscriptions`, `plaintext_too_long`,
-  ///   `content_too_long`.
+  /// - Throws: in this order `invalid_generation`, `invalid_subscriptions`, `invalid_created_at`,
+  ///   `plaintext_too_long`, `content_too_long`.
   public func tombstone(
     installationID: InstallationID, generation: Int64, createdAt: Int64, now: Int64, signer: SecretKey
   ) throws(LeaseBuildError) -> Event {
