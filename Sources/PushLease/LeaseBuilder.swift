@@ -39,9 +39,12 @@ public struct LeaseBuilder: Sendable {
   /// - Parameters:
   ///   - endpoint: the gateway's opaque endpoint grant (never the device token).
   ///   - subscriptions: usually `SubscriptionPlanner`'s plan.
-  ///   - generation, createdAt: as `LeaseEnrollment.next(now:)` returned them.
+  ///   - generation: as `LeaseEnrollment.next(now:)` returned it.
+  ///   - createdAt: as `LeaseEnrollment.next(now:)` returned it.
+  ///   - installationID: the lease's `d`, kept per (origin, account).
   ///   - grantExpiresAt: when the grant expires; the lease never outlives it.
   ///   - now: the current Unix time.
+  ///   - signer: the account's key; the content is sealed from it and the event signed with it.
   /// - Throws: in this order `invalid_app_profile`, `invalid_endpoint`, `invalid_generation`,
   ///   `invalid_subscriptions`, `invalid_created_at` (a clock outside 0…2^53−1), `grant_expired`,
   ///   `plaintext_too_long`, `content_too_long`.

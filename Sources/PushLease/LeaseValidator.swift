@@ -26,8 +26,11 @@ public struct LeaseValidator: Sendable {
 
   /// Creates a validator holding the secret keys of descriptor entries, by key id.
   ///
-  /// - Parameter pushKeys: secret keys by `push.keys` id; any listed key, current or retiring,
-  ///   whose `pubkey` each matches.
+  /// - Parameters:
+  ///   - descriptor: the relay's own descriptor; its `limitation` bounds every check.
+  ///   - pushKeys: secret keys by `push.keys` id; any listed key, current or retiring, whose
+  ///     `pubkey` each matches.
+  ///   - allowedSkew: the clock slack for `lease already expired`, in seconds.
   /// - Throws: `unknown_push_key` when there is none, or one names no entry or another pubkey.
   public init(
     descriptor: PushDescriptor, pushKeys: [String: SecretKey], allowedSkew: Int64 = defaultAllowedSkew
