@@ -136,7 +136,7 @@ public struct LeaseValidator: Sendable {
       value = try JSONReader(maxDepth: maxPlaintextDepth).read(text)
     } catch {
       if error.code == .duplicateKey {
-        throw LeaseRejection(.parse, "duplicate object key: \(duplicateKeyName(error))")
+        throw LeaseRejection(.parse, "duplicate object key: \(error.duplicateKey ?? error.path)")
       }
       throw LeaseRejection(.parse, "lease plaintext is not valid JSON")
     }
@@ -144,18 +144,6 @@ public struct LeaseValidator: Sendable {
       throw LeaseRejection(.parse, "lease plaintext must be an object")
     }
     return object
-  }
-
-  /// The repeated member name of a `duplicateKey` error, exactly as decoded.
-  ///
-  /// The reader names it in its reason (`duplicate member name "<key>"`); its path would be
-  /// ambiguous for a name holding `.` or `[`.
-  private static func duplicateKeyName(_ error: JSONError) -> String {
-    let prefix = "duplicate member name \""
-    if error.reason.hasPrefix(prefix), error.reason.hasSuffix("\"") {
-      return String(error.reason.dropFirst(prefix.count).dropLast())
-    }
-    return error.path
   }
 
   /// `0` or `[1-9][0-9]*` that fits in Int64; nil for anything else (no sign, no leading zero).
