@@ -13,9 +13,11 @@ let package = Package(
   name: "NostrPushKit",
   platforms: [.macOS(.v13), .iOS(.v16)],
   products: [
+    .library(name: "NostrPushCore", targets: ["NostrPushCore"]),
     .library(name: "NostrJSON", targets: ["NostrJSON"]),
     .library(name: "Bech32", targets: ["Bech32"]),
     .library(name: "NostrEvent", targets: ["NostrEvent"]),
+    .library(name: "NostrHTTP", targets: ["NostrHTTP"]),
     .library(name: "PushDescriptor", targets: ["PushDescriptor"]),
     .library(name: "EnrichmentCache", targets: ["EnrichmentCache"]),
     .library(name: "NotificationResolver", targets: ["NotificationResolver"]),
@@ -38,35 +40,44 @@ let package = Package(
       pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
     ),
-    .target(name: "NostrJSON", swiftSettings: strictSettings),
-    .target(name: "Bech32", swiftSettings: strictSettings),
+    // The package's one error shape (`NostrPushError`), under every module.
+    .target(name: "NostrPushCore", swiftSettings: strictSettings),
+    .target(name: "NostrJSON", dependencies: ["NostrPushCore"], swiftSettings: strictSettings),
+    .target(name: "Bech32", dependencies: ["NostrPushCore"], swiftSettings: strictSettings),
     // SHA-256 blocks on the CPU's SHA extensions (x86-64 SHA-NI); NostrEvent falls back to Swift.
     .target(name: "CSHA256"),
     .target(
       name: "NostrEvent",
-      dependencies: ["NostrJSON", "CSecp256k1", "CSHA256"],
+      dependencies: ["NostrPushCore", "NostrJSON", "CSecp256k1", "CSHA256"],
       swiftSettings: strictSettings
     ),
-    .target(name: "NIP44", dependencies: ["NostrEvent", "CSecp256k1"], swiftSettings: strictSettings),
-    .target(name: "PushDescriptor", dependencies: ["NostrJSON", "Bech32"], swiftSettings: strictSettings),
+    .target(
+      name: "NIP44", dependencies: ["NostrPushCore", "NostrEvent", "CSecp256k1"],
+      swiftSettings: strictSettings),
+    // The package's one HTTP seam (cap, deadline, no redirects, identity encoding) over URLSession.
+    .target(name: "NostrHTTP", dependencies: ["NostrPushCore", "NostrEvent"], swiftSettings: strictSettings),
+    .target(
+      name: "PushDescriptor",
+      dependencies: ["NostrPushCore", "NostrJSON", "Bech32", "NostrEvent", "NostrHTTP"],
+      swiftSettings: strictSettings),
     .target(
       name: "PushLease",
-      dependencies: ["NostrJSON", "NostrEvent", "NIP44", "PushDescriptor"],
+      dependencies: ["NostrPushCore", "NostrJSON", "NostrEvent", "NIP44", "PushDescriptor"],
       swiftSettings: strictSettings
     ),
     .target(
       name: "EnrichmentCache",
-      dependencies: ["CSQLite", "NostrJSON", "NostrEvent"],
+      dependencies: ["NostrPushCore", "CSQLite", "NostrJSON", "NostrEvent"],
       swiftSettings: strictSettings
     ),
     .target(
       name: "RelayFixture",
-      dependencies: ["NostrJSON", "NostrEvent", "PushDescriptor"],
+      dependencies: ["NostrPushCore", "NostrJSON", "NostrEvent"],
       swiftSettings: strictSettings
     ),
     .target(
       name: "NotificationResolver",
-      dependencies: ["NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache"],
+      dependencies: ["NostrPushCore", "NostrJSON", "Bech32", "NostrEvent", "NostrHTTP", "EnrichmentCache"],
       swiftSettings: strictSettings
     ),
     .executableTarget(
@@ -81,7 +92,7 @@ let package = Package(
       name: "Benchmarks",
       dependencies: [
         "CSecp256k1", "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
-        "NotificationResolver", "RelayFixture", "NIP44",
+        "NotificationResolver", "RelayFixture", "NostrHTTP", "NostrPushTestSupport", "NIP44",
       ],
       swiftSettings: strictSettings
     ),
@@ -92,6 +103,7 @@ let package = Package(
       name: "StressRunner",
       dependencies: [
         "CSQLite", "NostrJSON", "NostrEvent", "EnrichmentCache", "NotificationResolver", "RelayFixture",
+        "NostrHTTP", "NostrPushTestSupport",
       ],
       swiftSettings: strictSettings
     ),
@@ -103,17 +115,30 @@ let package = Package(
     // Test-only helper process for EnrichmentCacheTests (two writers at once, SIGKILL mid-write); not a
     // product. `swift build` / `swift test` build it next to the test bundle.
     .executableTarget(
-      name: "CacheStressHelper", dependencies: ["EnrichmentCache"], swiftSettings: strictSettings),
-    .testTarget(name: "NostrJSONTests", dependencies: ["NostrJSON"], swiftSettings: strictSettings),
-    .testTarget(name: "Bech32Tests", dependencies: ["Bech32"], swiftSettings: strictSettings),
+      name: "CacheStressHelper", dependencies: ["EnrichmentCache", "NostrEvent"],
+      swiftSettings: strictSettings),
+    // Test support written once: the seeded generator, a raw loopback HTTP responder, polling.
+    .target(name: "NostrPushTestSupport", path: "Tests/NostrPushTestSupport", swiftSettings: strictSettings),
     .testTarget(
-      name: "NIP44Tests", dependencies: ["NIP44", "NostrEvent", "NostrJSON"], swiftSettings: strictSettings),
+      name: "NostrJSONTests", dependencies: ["NostrJSON", "NostrPushTestSupport"],
+      swiftSettings: strictSettings),
     .testTarget(
-      name: "NostrEventTests", dependencies: ["NostrEvent", "NostrJSON", "CSecp256k1"],
+      name: "Bech32Tests", dependencies: ["Bech32", "NostrPushTestSupport"], swiftSettings: strictSettings),
+    .testTarget(
+      name: "NostrHTTPTests", dependencies: ["NostrHTTP", "NostrPushTestSupport"],
+      swiftSettings: strictSettings),
+    .testTarget(
+      name: "NIP44Tests", dependencies: ["NIP44", "NostrEvent", "NostrJSON", "NostrPushTestSupport"],
+      swiftSettings: strictSettings),
+    .testTarget(
+      name: "NostrEventTests",
+      dependencies: ["NostrEvent", "NostrJSON", "CSecp256k1", "NostrPushTestSupport"],
       swiftSettings: strictSettings),
     .testTarget(
       name: "PushDescriptorTests",
-      dependencies: ["PushDescriptor", "NostrJSON", "RelayFixture", "NostrEvent"],
+      dependencies: [
+        "PushDescriptor", "NostrJSON", "RelayFixture", "NostrEvent", "NostrHTTP", "NostrPushTestSupport",
+      ],
       swiftSettings: strictSettings
     ),
     .testTarget(
@@ -135,7 +160,7 @@ let package = Package(
       name: "NotificationResolverTests",
       dependencies: [
         "NotificationResolver", "RelayFixture", "EnrichmentCache", "NostrEvent", "NostrJSON", "Bech32",
-        "PushDescriptor", "CSQLite",
+        "NostrHTTP", "CSQLite", "NostrPushTestSupport",
       ],
       swiftSettings: strictSettings
     ),

@@ -1,9 +1,11 @@
+import NostrPushCore
+
 /// Why a bech32 string or a NIP-19 entity was refused, with a stable code a caller can match.
 ///
 /// Codec errors carry the byte `offset` of the offending character; entity errors name the
 /// `field` (`pubkey`, `relay`, `kind`, …). Two errors are equal when their codes are equal, so a
 /// test can compare against a bare code while the message stays free to improve.
-public struct Bech32Error: Error, Sendable, Hashable, CustomStringConvertible {
+public struct Bech32Error: NostrPushError {
   /// The stable, machine-readable reason; its raw value is what the CLI prints.
   public enum Code: String, Sendable, Hashable, CaseIterable {
     /// The checksum does not hold (bech32m checksums included).
@@ -38,10 +40,6 @@ public struct Bech32Error: Error, Sendable, Hashable, CustomStringConvertible {
     self.offset = offset
     self.message = message
   }
-
-  public static func == (lhs: Bech32Error, rhs: Bech32Error) -> Bool { lhs.code == rhs.code }
-
-  public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
   public var description: String { "\(code.rawValue): \(message)" }
 }

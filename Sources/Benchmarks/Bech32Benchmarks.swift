@@ -1,4 +1,5 @@
 import Bech32
+import NostrPushTestSupport
 
 extension BenchmarkRegistry {
   /// The Bech32 rows of `performance.md`: npub decode and npub encode, in nanoseconds per call,
@@ -8,7 +9,7 @@ extension BenchmarkRegistry {
   /// several batches: on a shared machine that removes preemption, not work, from the figure.
   static func bech32Benchmarks(quick: Bool) throws -> (rows: [Benchmark], notes: [String]) {
     let keyCount = 256
-    var random = SeededGenerator(seed: 0xB3C4_3200)
+    var random = SplitMix64(seed: 0xB3C4_3200)
     let digits = Array("0123456789abcdef")
     let keys = (0..<keyCount).map { _ in String((0..<64).map { _ in digits[Int(random.next() & 15)] }) }
     let npubs = try keys.map { try NIP19Entity.npub(pubkey: $0).encoded() }

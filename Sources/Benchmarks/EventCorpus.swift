@@ -1,5 +1,6 @@
 import Foundation
 import NostrEvent
+import NostrPushTestSupport
 
 /// A seeded corpus of realistic signed events for the benchmarks.
 ///
@@ -17,7 +18,7 @@ struct EventCorpus {
   let documents: [[UInt8]]
 
   init(count: Int, seed: UInt64 = 0x6e6f_7374_7270_7573) throws {
-    var random = SeededGenerator(seed: seed)
+    var random = SplitMix64(seed: seed)
     var keys: [SecretKey] = []
     for _ in 0..<16 {
       while true {
@@ -44,7 +45,7 @@ struct EventCorpus {
     documents.isEmpty ? 0 : Double(documents.reduce(0) { $0 + $1.count }) / Double(documents.count)
   }
 
-  private static func logUniformSize(using random: inout SeededGenerator) -> Int {
+  private static func logUniformSize(using random: inout SplitMix64) -> Int {
     let ratio = Double(maximumBytes) / Double(minimumBytes)
     return Int(Double(minimumBytes) * pow(ratio, Double.random(in: 0...1, using: &random)))
   }
@@ -60,7 +61,7 @@ struct EventCorpus {
   ]
 
   private static func event(
-    targetBytes: Int, key: SecretKey, index: Int, random: inout SeededGenerator
+    targetBytes: Int, key: SecretKey, index: Int, random: inout SplitMix64
   ) throws -> Event {
     var tags: [[String]] = []
     let tagCount = Int.random(in: 0...4, using: &random)
@@ -94,7 +95,7 @@ struct EventCorpus {
     .signed(with: key)
   }
 
-  private static func hex(_ random: inout SeededGenerator) -> String {
+  private static func hex(_ random: inout SplitMix64) -> String {
     Hex.encode((0..<32).map { _ in UInt8.random(in: 0...255, using: &random) })
   }
 }

@@ -1,6 +1,7 @@
 import CSecp256k1
 import NIP44
 import NostrEvent
+import NostrPushTestSupport
 
 extension BenchmarkRegistry {
   /// The NIP44 rows of `nip44.md`: a 4 KiB round trip (a fresh conversation key on each side,
@@ -16,7 +17,7 @@ extension BenchmarkRegistry {
     let chachaPerBatch = 100
     let alice = try SecretKey(hex: "7f7ff03d123792d6ac594bfa67bf6d0c0ab55b6b1fdb6249303fe861f1ccba9a")
     let bob = try SecretKey(hex: "0e0f3f5b0d1f0f6cbf3a2e5d8d9a1c4b7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b")
-    var random = SeededGenerator(seed: 0x4E49_5034)
+    var random = SplitMix64(seed: 0x4E49_5034)
     let plaintext = String((0..<4096).map { _ in Character(UnicodeScalar(UInt8(97 + random.next() % 26))) })
 
     /// Seconds per call of the fastest of `batches` batches of `count` calls.

@@ -8,6 +8,7 @@
 // every write committed, 1 with the error on standard error otherwise, 2 for bad arguments.
 import EnrichmentCache
 import Foundation
+import NostrEvent
 
 func fail(_ message: String, status: Int32) -> Never {
   FileHandle.standardError.write(Data((message + "\n").utf8))

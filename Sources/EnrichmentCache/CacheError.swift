@@ -1,8 +1,10 @@
+import NostrPushCore
+
 /// Why the enrichment cache refused an input or an operation failed.
 ///
 /// Tests and callers match `code` and `field`; `message` is for people. Two errors are equal when
 /// their code and field are equal.
-public struct CacheError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct CacheError: NostrPushError {
   /// The stable reason.
   public enum Code: String, Sendable, Hashable {
     /// The database is locked by another connection for longer than the busy timeout.
@@ -57,15 +59,6 @@ public struct CacheError: Error, Sendable, Hashable, CustomStringConvertible {
 
   public var description: String {
     field.map { "\(code.rawValue) (\($0)): \(message)" } ?? "\(code.rawValue): \(message)"
-  }
-
-  public static func == (lhs: CacheError, rhs: CacheError) -> Bool {
-    lhs.code == rhs.code && lhs.field == rhs.field
-  }
-
-  public func hash(into hasher: inout Hasher) {
-    hasher.combine(code)
-    hasher.combine(field)
   }
 
   /// Maps an SQLite result code (possibly extended) to an error.

@@ -1,3 +1,5 @@
+import NostrEvent
+
 extension EnrichmentCache {
   /// The stored avatar of `pubkey`, only while its URL is still the profile's picture.
   public func lookupAvatar(
@@ -5,7 +7,7 @@ extension EnrichmentCache {
   ) throws(CacheError) -> Cached<Avatar>? {
     try HexKey.check(account, field: "account")
     try HexKey.check(pubkey, field: "pubkey")
-    let key: [SQLiteValue] = [.text(account), .text(relay.string), .text(pubkey)]
+    let key: [SQLiteValue] = [.text(account), .text(relay.description), .text(pubkey)]
     return try locked { db throws(CacheError) in
       let found = try db.first(
         """
@@ -52,7 +54,7 @@ extension EnrichmentCache {
     }
     let etag = etag.flatMap { $0.utf8.count <= Self.maxValidatorBytes ? $0 : nil }
     let lastModified = lastModified.flatMap { $0.utf8.count <= Self.maxValidatorBytes ? $0 : nil }
-    let key: [SQLiteValue] = [.text(account), .text(relay.string), .text(pubkey)]
+    let key: [SQLiteValue] = [.text(account), .text(relay.description), .text(pubkey)]
     return try write(account: account, discarded: .discardedAccountRemoved) { db throws(CacheError) in
       let current = try db.first(
         "SELECT picture FROM profiles WHERE account = ? AND relay = ? AND pubkey = ?", key
@@ -82,7 +84,7 @@ extension EnrichmentCache {
     return try write(account: account, discarded: .discardedAccountRemoved) { db throws(CacheError) in
       let changed = try db.run(
         "UPDATE avatars SET fetched_at = ? WHERE account = ? AND relay = ? AND pubkey = ? AND url = ?",
-        [.integer(now), .text(account), .text(relay.string), .text(pubkey), .text(url)])
+        [.integer(now), .text(account), .text(relay.description), .text(pubkey), .text(url)])
       return changed == 1 ? .renewed : .ignoredOlder
     }
   }

@@ -1,4 +1,5 @@
 import Foundation
+import NostrEvent
 
 extension EnrichmentCache {
   /// The cached metadata of a channel, marked fresh or stale.
@@ -8,7 +9,7 @@ extension EnrichmentCache {
     try HexKey.check(account, field: "account")
     try Self.checkChannelID(channelID)
     return try locked { db throws(CacheError) in
-      try Self.readChannel(db, account: account, relay: relay.string, channelID: channelID, now: now)
+      try Self.readChannel(db, account: account, relay: relay.description, channelID: channelID, now: now)
     }
   }
 
@@ -46,7 +47,8 @@ extension EnrichmentCache {
     }
     return try locked { db throws(CacheError) in
       try Self.readMembership(
-        db, account: account, relay: relay.string, channelID: channelID, memberBytes: memberBytes, now: now)
+        db, account: account, relay: relay.description, channelID: channelID, memberBytes: memberBytes,
+        now: now)
     }
   }
 
@@ -89,7 +91,7 @@ extension EnrichmentCache {
     let blob = try locked { db throws(CacheError) in
       try db.first(
         "SELECT members FROM memberships WHERE account = ? AND relay = ? AND channel_id = ?",
-        [.text(account), .text(relay.string), .text(channelID)]
+        [.text(account), .text(relay.description), .text(channelID)]
       ) { row in row.blob(0) ?? [] }
     }
     guard let blob else { return nil }
@@ -136,7 +138,7 @@ extension EnrichmentCache {
       for (metadata, roster) in pairs {
         outcomes.append(
           try storeChannel(
-            db, metadata: metadata, roster: roster, account: account, relay: relay.string, now: now))
+            db, metadata: metadata, roster: roster, account: account, relay: relay.description, now: now))
       }
       return outcomes
     }

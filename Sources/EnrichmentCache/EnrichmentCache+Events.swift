@@ -9,8 +9,8 @@ extension EnrichmentCache {
   public func storeProfile(event: Event, account: String, relay: RelayOrigin, now: Int64) throws(CacheError)
     -> StoreOutcome
   {
-    try EventRecords.check(event, kind: EventRecords.profileKind, signer: nil)
-    let record = try EventRecords.profile(event)
+    try EventRecords.check(event, kind: Profile.kind, signer: nil)
+    let record = try Profile(event: event)
     return try storeProfiles([record], account: account, relay: relay, now: now)[0]
   }
 

@@ -1,3 +1,5 @@
+import NostrEvent
+
 extension EnrichmentCache {
   /// The cached profile of `pubkey` as seen by `account` on `relay`, marked fresh or stale.
   public func lookupProfile(
@@ -6,7 +8,7 @@ extension EnrichmentCache {
     try HexKey.check(account, field: "account")
     try HexKey.check(pubkey, field: "pubkey")
     return try locked { db throws(CacheError) in
-      try Self.readProfile(db, account: account, relay: relay.string, pubkey: pubkey, now: now)
+      try Self.readProfile(db, account: account, relay: relay.description, pubkey: pubkey, now: now)
     }
   }
 
@@ -42,7 +44,7 @@ extension EnrichmentCache {
       db throws(CacheError) in
       var outcomes: [StoreOutcome] = []
       for profile in profiles {
-        outcomes.append(try storeProfile(db, profile, account: account, relay: relay.string, now: now))
+        outcomes.append(try storeProfile(db, profile, account: account, relay: relay.description, now: now))
       }
       return outcomes
     }

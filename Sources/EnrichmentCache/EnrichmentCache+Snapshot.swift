@@ -1,3 +1,5 @@
+import NostrEvent
+
 extension EnrichmentCache {
   /// The sender's profile and, when `channelID` is given, the channel's metadata and roster
   /// summary (with `isListed` for the sender), read in one snapshot.
@@ -8,7 +10,7 @@ extension EnrichmentCache {
     try HexKey.check(sender, field: "pubkey")
     if let channelID { try Self.checkChannelID(channelID) }
     let senderBytes = HexKey.bytes(sender)
-    let relay = relay.string
+    let relay = relay.description
     return try locked { db throws(CacheError) in
       try db.readTransaction { () throws(CacheError) in
         let profile = try Self.readProfile(db, account: account, relay: relay, pubkey: sender, now: now)

@@ -1,4 +1,5 @@
 import Foundation
+import NostrEvent
 
 /// The SQLite cache of sender profiles, channel metadata and rosters, avatars and delivery claims
 /// that a notification extension reads to name a message's sender and channel.
@@ -31,8 +32,6 @@ public final class EnrichmentCache: @unchecked Sendable {
   public static let deliveryRetention: Int64 = 7 * 24 * 3600
   /// The longest channel id accepted, in UTF-8 bytes.
   public static let maxChannelIDBytes = 256
-  /// The longest picture URL kept, in UTF-8 bytes; a longer one counts as no picture.
-  public static let maxPictureURLBytes = 2048
   /// The longest `ETag` or `Last-Modified` value kept, in UTF-8 bytes.
   public static let maxValidatorBytes = 256
   /// Avatar use is stamped at most this often (seconds), so lookups rarely write.

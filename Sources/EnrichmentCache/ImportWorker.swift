@@ -312,7 +312,7 @@ final class ImportWorker: @unchecked Sendable {
     var rejected = 0
     var profiles: [Profile] = []
     for (event, isValid) in zip(batch.profiles, valid) {
-      guard isValid, event.kind == EventRecords.profileKind, let record = try? EventRecords.profile(event)
+      guard isValid, event.kind == Profile.kind, let record = try? Profile(event: event)
       else {
         rejected += 1
         continue

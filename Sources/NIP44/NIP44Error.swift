@@ -1,8 +1,11 @@
+import NostrPushCore
+
 /// Why a NIP-44 operation refused its input: one code per rule of the spec.
 ///
 /// `decrypt` reports the first failing check of its ordered list, so a caller (and a test) can
-/// tell which rule a payload broke; equality and hashing compare `code` only, never `message`.
-public struct NIP44Error: Error, Sendable, Hashable, CustomStringConvertible {
+/// tell which rule a payload broke. It has the package's one error shape (`NostrPushError`);
+/// `field` is always nil, so equality and hashing compare `code` only, never `message`.
+public struct NIP44Error: NostrPushError {
   /// A stable, machine-readable reason (snake_case raw value), extensible like every code of the
   /// package.
   public struct Code: RawRepresentable, Hashable, Sendable {
@@ -43,6 +46,8 @@ public struct NIP44Error: Error, Sendable, Hashable, CustomStringConvertible {
   public let code: Code
   /// A human-readable explanation; never compared.
   public let message: String
+  /// Always nil: a NIP-44 failure is about the whole payload or key, not a field of it.
+  public var field: String? { nil }
 
   /// An error with `code` and an explanation.
   public init(_ code: Code, _ message: String) {
@@ -52,10 +57,4 @@ public struct NIP44Error: Error, Sendable, Hashable, CustomStringConvertible {
 
   /// The message, for logs.
   public var description: String { "\(code.rawValue): \(message)" }
-
-  /// Whether both errors have the same code.
-  public static func == (lhs: NIP44Error, rhs: NIP44Error) -> Bool { lhs.code == rhs.code }
-
-  /// Hashes the code only, matching `==`.
-  public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

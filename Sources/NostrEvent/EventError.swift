@@ -1,8 +1,10 @@
+import NostrPushCore
+
 /// Why an event could not be parsed, and which field was at fault.
 ///
 /// Equality compares `code` and `field` only, so tests and callers match failures without
 /// depending on the wording of `message`.
-public struct EventError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct EventError: NostrPushError {
   /// A stable, machine-readable reason, written in snake case on the command line.
   public enum Code: String, Sendable, Hashable {
     /// Not JSON, not an object, a duplicate member, a lone surrogate, too deep or too large.
@@ -26,15 +28,6 @@ public struct EventError: Error, Sendable, Hashable, CustomStringConvertible {
   }
 
   public var description: String { message }
-
-  public static func == (lhs: EventError, rhs: EventError) -> Bool {
-    lhs.code == rhs.code && lhs.field == rhs.field
-  }
-
-  public func hash(into hasher: inout Hasher) {
-    hasher.combine(code)
-    hasher.combine(field)
-  }
 
   static func invalid(_ field: String, _ message: String) -> EventError {
     EventError(code: .invalidField, field: field, message: "\(field): \(message)")

@@ -1,7 +1,9 @@
+import NostrPushCore
+
 /// Why a NIP-01 filter was refused, and which member was at fault.
 ///
 /// Equality compares `code` and `field` only.
-public struct FilterError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct FilterError: NostrPushError {
   /// A stable, machine-readable reason.
   public enum Code: String, Sendable, Hashable {
     /// The filter is not a JSON object (or the text is not JSON).
@@ -30,12 +32,4 @@ public struct FilterError: Error, Sendable, Hashable, CustomStringConvertible {
 
   public var description: String { message }
 
-  public static func == (lhs: FilterError, rhs: FilterError) -> Bool {
-    lhs.code == rhs.code && lhs.field == rhs.field
-  }
-
-  public func hash(into hasher: inout Hasher) {
-    hasher.combine(code)
-    hasher.combine(field)
-  }
 }

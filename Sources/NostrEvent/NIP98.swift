@@ -14,7 +14,7 @@ public enum NIP98 {
   /// `payload` tag when `body` is non-empty and a fresh random `nonce` tag.
   public static func authorizationHeader(
     url: String, method: String, body: [UInt8]?, key: SecretKey, now: Int64
-  ) throws -> String {
+  ) throws(EventError) -> String {
     let event = try authEvent(url: url, method: method, body: body, key: key, now: now)
     return "Nostr " + Data(event.jsonBytes()).base64EncodedString()
   }
@@ -22,7 +22,7 @@ public enum NIP98 {
   /// The signed auth event that `authorizationHeader` encodes.
   public static func authEvent(
     url: String, method: String, body: [UInt8]?, key: SecretKey, now: Int64
-  ) throws -> Event {
+  ) throws(EventError) -> Event {
     var tags: [[String]] = [["u", url], ["method", method.uppercased()]]
     if let body, !body.isEmpty {
       tags.append(["payload", Hex.encode(SHA256.hash(body))])

@@ -1,7 +1,9 @@
+import NostrPushCore
+
 /// Why a NIP-98 `Authorization` header was refused: one code per verification rule.
 ///
-/// Equality compares `code` only.
-public struct NIP98Error: Error, Sendable, Hashable, CustomStringConvertible {
+/// Equality compares `code` only (a NIP-98 failure names no field).
+public struct NIP98Error: NostrPushError {
   /// A stable, machine-readable reason.
   public enum Code: String, Sendable, Hashable {
     /// No `Authorization` header.
@@ -39,9 +41,9 @@ public struct NIP98Error: Error, Sendable, Hashable, CustomStringConvertible {
     self.message = message
   }
 
+  /// Always nil: the header as a whole is at fault.
+  public var field: String? { nil }
+
   public var description: String { message }
 
-  public static func == (lhs: NIP98Error, rhs: NIP98Error) -> Bool { lhs.code == rhs.code }
-
-  public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

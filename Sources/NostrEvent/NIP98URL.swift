@@ -1,43 +1,25 @@
-import Foundation
-
-/// The form in which NIP-98 compares URLs: scheme and host lower-cased, the scheme's default
-/// port removed, one trailing `/` of the path removed; query and fragment kept exactly.
+/// The form in which NIP-98 compares URLs: the URL's authority as ``URLAuthority`` canonicalises
+/// it (scheme and host lower-cased, IPv6 in canonical form, the scheme's default port removed),
+/// one trailing `/` of the path removed, the query kept exactly.
+///
+/// A URL that does not parse (userinfo, a fragment, a bad host) is compared exactly as given.
 enum NIP98URL {
-  /// `url` in comparison form (a string without `://` is returned unchanged).
+  /// `url` in comparison form.
   static func normalized(_ url: String) -> String {
-    guard let schemeEnd = url.range(of: "://") else { return url }
-    let scheme = url[..<schemeEnd.lowerBound].lowercased()
-    let rest = url[schemeEnd.upperBound...]
-    let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
-    var authority = String(rest[..<authorityEnd])
-    var tail = String(rest[authorityEnd...])
-
-    var userInfo = ""
-    if let at = authority.lastIndex(of: "@") {
-      userInfo = String(authority[...at])
-      authority = String(authority[authority.index(after: at)...])
+    guard let parts = URLAuthority(url) else { return url }
+    var rest = parts.rest
+    let pathEnd = rest.firstIndex(of: "?") ?? rest.endIndex
+    if pathEnd > rest.startIndex, rest[rest.index(before: pathEnd)] == "/" {
+      rest.remove(at: rest.index(before: pathEnd))
     }
-    var host = authority
-    var port: String?
-    let bracketEnd = authority.lastIndex(of: "]")
-    if let colon = authority.lastIndex(of: ":"), bracketEnd.map({ colon > $0 }) ?? true {
-      host = String(authority[..<colon])
-      port = String(authority[authority.index(after: colon)...])
-    }
-    host = host.lowercased()
-    if let current = port, current.isEmpty || current == defaultPort(scheme) { port = nil }
-
-    let pathEnd = tail.firstIndex { $0 == "?" || $0 == "#" } ?? tail.endIndex
-    if pathEnd > tail.startIndex, tail[tail.index(before: pathEnd)] == "/" {
-      tail.remove(at: tail.index(before: pathEnd))
-    }
-    return scheme + "://" + userInfo + host + (port.map { ":" + $0 } ?? "") + tail
+    let port = parts.port == defaultPort(parts.scheme) ? nil : parts.port
+    return parts.scheme + "://" + parts.host + (port.map { ":\($0)" } ?? "") + rest
   }
 
-  private static func defaultPort(_ scheme: String) -> String? {
+  private static func defaultPort(_ scheme: String) -> Int? {
     switch scheme {
-    case "http", "ws": "80"
-    case "https", "wss": "443"
+    case "http", "ws": 80
+    case "https", "wss": 443
     default: nil
     }
   }

@@ -8,7 +8,7 @@ public final class SecretKey: @unchecked Sendable {
   private let publicKeyBytes: [UInt8]
 
   /// Creates a key from 64 hex characters (either case).
-  public convenience init(hex: String) throws {
+  public convenience init(hex: String) throws(EventError) {
     guard var bytes = Hex.decode(hex), bytes.count == 32 else {
       throw EventError.invalid("secret_key", "expected 64 hex characters")
     }
@@ -17,7 +17,7 @@ public final class SecretKey: @unchecked Sendable {
   }
 
   /// Creates a key from 32 bytes; throws when they are zero or not below the curve order.
-  public init(bytes: [UInt8]) throws {
+  public init(bytes: [UInt8]) throws(EventError) {
     guard bytes.count == 32 else {
       throw EventError.invalid("secret_key", "expected 32 bytes, got \(bytes.count)")
     }

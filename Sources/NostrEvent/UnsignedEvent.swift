@@ -26,13 +26,13 @@ public struct UnsignedEvent: Sendable, Hashable {
 
   /// The event with its id (common escaping) and a BIP-340 signature made with `key` and fresh
   /// system randomness. Throws when `pubkey` is not the key's or a field is out of range.
-  public func signed(with key: SecretKey) throws -> Event {
+  public func signed(with key: SecretKey) throws(EventError) -> Event {
     try signed(with: key, rule: .common)
   }
 
   /// As `signed(with:)`, with the id computed under `rule` (the literal rule exists only to
   /// produce compatibility test events).
-  func signed(with key: SecretKey, rule: NostrStringEscaper.Rule) throws -> Event {
+  func signed(with key: SecretKey, rule: NostrStringEscaper.Rule) throws(EventError) -> Event {
     guard pubkey == key.publicKeyHex else {
       throw EventError.invalid("pubkey", "is not the public key of the signing key")
     }

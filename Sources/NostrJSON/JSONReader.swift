@@ -47,7 +47,7 @@ public struct JSONReader: Sendable {
     guard buffer.count <= maxBytes else {
       throw JSONError(
         code: .tooLarge, offset: maxBytes,
-        reason: "document of \(buffer.count) bytes is over the \(maxBytes)-byte limit")
+        message: "document of \(buffer.count) bytes is over the \(maxBytes)-byte limit")
     }
     var scanner = JSONScanner(bytes: buffer, maxDepth: maxDepth)
     return try scanner.readDocument()

@@ -57,7 +57,7 @@ struct JSONScanner {
     depth += 1
     guard depth <= maxDepth else {
       throw JSONError(
-        code: .tooDeep, offset: position, reason: "nesting deeper than \(maxDepth) levels")
+        code: .tooDeep, offset: position, message: "nesting deeper than \(maxDepth) levels")
     }
   }
 
@@ -111,7 +111,7 @@ struct JSONScanner {
 
   private func duplicate(_ key: String, at offset: Int) -> JSONError {
     JSONError(
-      code: .duplicateKey, path: key, offset: offset, reason: "duplicate member name \"\(key)\"",
+      code: .duplicateKey, field: key, offset: offset, message: "duplicate member name \"\(key)\"",
       duplicateKey: key)
   }
 
@@ -166,7 +166,7 @@ struct JSONScanner {
       position += 1
     }
     guard position < bytes.count else {
-      throw JSONError(code: .syntax, offset: start - 1, reason: "unterminated string")
+      throw JSONError(code: .syntax, offset: start - 1, message: "unterminated string")
     }
     var decoded: [UInt8] = []
     decoded.reserveCapacity(2 * (position - start) + 16)
@@ -196,7 +196,7 @@ struct JSONScanner {
         decoded.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart..<position]))
       }
     }
-    throw JSONError(code: .syntax, offset: start - 1, reason: "unterminated string")
+    throw JSONError(code: .syntax, offset: start - 1, message: "unterminated string")
   }
 
   private func makeString(_ utf8: UnsafeRawBufferPointer, at offset: Int) throws(JSONError) -> String {
@@ -210,7 +210,7 @@ struct JSONScanner {
         && (bytes.isEmpty || memcmp(decoded.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
     }
     guard unchanged else {
-      throw JSONError(code: .invalidUnicode, offset: offset, reason: "string is not valid UTF-8")
+      throw JSONError(code: .invalidUnicode, offset: offset, message: "string is not valid UTF-8")
     }
     return string
   }
@@ -276,13 +276,13 @@ struct JSONScanner {
     let hex = String(unit, radix: 16)
     return JSONError(
       code: .invalidUnicode, offset: offset,
-      reason: "\\u\(hex) is a lone surrogate, which cannot be UTF-8")
+      message: "\\u\(hex) is a lone surrogate, which cannot be UTF-8")
   }
 
   private func controlCharacter(_ byte: UInt8) -> JSONError {
     JSONError(
       code: .syntax, offset: position,
-      reason: "raw control character \(describe(byte)) in a string (it must be escaped)")
+      message: "raw control character \(describe(byte)) in a string (it must be escaped)")
   }
 
   // MARK: Numbers and literals
@@ -334,7 +334,7 @@ struct JSONScanner {
     }
     let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
     guard let value = Double(text), value.isFinite else {
-      throw JSONError(code: .syntax, offset: start, reason: "number \(text) is out of range")
+      throw JSONError(code: .syntax, offset: start, message: "number \(text) is out of range")
     }
     return .float(value)
   }
@@ -369,7 +369,7 @@ struct JSONScanner {
   }
 
   private func syntaxError(_ reason: String) -> JSONError {
-    JSONError(code: .syntax, offset: position, reason: reason)
+    JSONError(code: .syntax, offset: position, message: reason)
   }
 
   private func describe(_ byte: UInt8) -> String {

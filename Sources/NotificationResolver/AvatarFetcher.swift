@@ -1,5 +1,6 @@
 import EnrichmentCache
 import NostrEvent
+import NostrHTTP
 
 /// Downloads a profile picture for a notification attachment, under the rules that keep the
 /// relay's credentials and the user's device safe.
@@ -36,14 +37,14 @@ public struct AvatarFetcher: Sendable {
     }
   }
 
-  private let relay: HTTPOrigin
+  private let relay: RelayOrigin
   private let key: SecretKey
   private let transport: any HTTPTransport
   private let clock: UnixClock
 
   /// Creates a fetcher for pictures of senders on `relay`, authenticating as `key` on that origin
   /// only.
-  public init(relay: HTTPOrigin, key: SecretKey, transport: any HTTPTransport, clock: UnixClock) {
+  public init(relay: RelayOrigin, key: SecretKey, transport: any HTTPTransport, clock: UnixClock) {
     self.relay = relay
     self.key = key
     self.transport = transport
@@ -51,9 +52,9 @@ public struct AvatarFetcher: Sendable {
   }
 
   /// The canonical URL the picture would be requested from, or nil when it may not be fetched.
-  public static func requestURL(for picture: String) -> (url: String, origin: HTTPOrigin)? {
-    guard let (origin, rest) = HTTPOrigin.parseHTTPURL(picture) else { return nil }
-    guard origin.scheme == "https" || origin.isLoopback else { return nil }
+  public static func requestURL(for picture: String) -> (url: String, origin: RelayOrigin)? {
+    guard let (origin, rest, webSocket) = RelayOrigin.parse(picture), !webSocket else { return nil }
+    guard origin.isSecure || origin.isLoopback else { return nil }
     return (origin.url(path: rest.isEmpty ? "/" : rest), origin)
   }
 
@@ -74,8 +75,9 @@ public struct AvatarFetcher: Sendable {
     }
     if let etag = validators?.etag { headers["If-None-Match"] = etag }
     if let lastModified = validators?.lastModified { headers["If-Modified-Since"] = lastModified }
-    let request = HTTPRequest(url: url, method: "GET", headers: headers, maxResponseBytes: Self.maxBytes)
-    let response: HTTPResponse
+    let request = HTTPTransportRequest(
+      url: url, method: "GET", headers: headers, maxResponseBytes: Self.maxBytes)
+    let response: HTTPTransportResponse
     do {
       response = try await transport.send(request, deadline: deadline)
     } catch {

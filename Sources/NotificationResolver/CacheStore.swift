@@ -26,34 +26,36 @@ struct CacheStore: EnrichmentStore {
     }
   }
 
-  private func origin(_ scope: StoreScope) -> RelayOrigin? {
-    try? RelayOrigin(scope.relay.description)
-  }
-
   func isAccountRemoved(_ account: String) -> Bool {
     attempt { () throws(CacheError) in try cache.isAccountRemoved(account) } ?? false
   }
 
-  func registerAccount(_ account: String) {
-    guard attempt({ () throws(CacheError) in try cache.isAccountRemoved(account) }) == false else { return }
-    _ = attempt { () throws(CacheError) in try cache.addAccount(account, now: cache.clock()) }
+  func registerAccount(_ account: String) -> Bool {
+    attempt { () throws(CacheError) in try cache.registerAccount(account, now: cache.clock()) } ?? true
   }
 
-  func claimDelivery(account: String, relay: HTTPOrigin, eventID: String, now: Int64) -> DeliveryClaim {
-    guard !breaker.isTripped, let origin = try? RelayOrigin(relay.description) else { return .unavailable }
+  func claimDelivery(
+    account: String, relay: RelayOrigin, eventID: String, now: Int64, commitIf: () -> Bool
+  ) -> DeliveryClaim {
+    guard !breaker.isTripped else { return .unavailable }
     do {
-      return try cache.claimDelivery(eventID: eventID, account: account, relay: origin, now: now)
+      return try cache.claimDelivery(
+        eventID: eventID, account: account, relay: relay, now: now, commitIf: commitIf)
         ? .claimed : .alreadyDelivered
     } catch {
       if error.isTransient { breaker.trip() }
-      return error.code == .accountRemoved ? .accountRemoved : .unavailable
+      switch error.code {
+      case .accountRemoved: return .accountRemoved
+      case .cancelled: return .abandoned
+      default: return .unavailable
+      }
     }
   }
 
   func profile(_ scope: StoreScope, pubkey: String, now: Int64) -> ProfileSnapshot? {
-    guard let origin = origin(scope),
+    guard
       let cached = attempt({ () throws(CacheError) in
-        try cache.lookupProfile(account: scope.account, relay: origin, pubkey: pubkey, now: now)
+        try cache.lookupProfile(account: scope.account, relay: scope.relay, pubkey: pubkey, now: now)
       }) ?? nil
     else { return nil }
     return ProfileSnapshot(
@@ -61,9 +63,9 @@ struct CacheStore: EnrichmentStore {
   }
 
   func channel(_ scope: StoreScope, channelID: String, now: Int64) -> ChannelSnapshot? {
-    guard let origin = origin(scope),
+    guard
       let cached = attempt({ () throws(CacheError) in
-        try cache.lookupChannel(account: scope.account, relay: origin, channelID: channelID, now: now)
+        try cache.lookupChannel(account: scope.account, relay: scope.relay, channelID: channelID, now: now)
       }) ?? nil
     else { return nil }
     return ChannelSnapshot(
@@ -72,10 +74,10 @@ struct CacheStore: EnrichmentStore {
   }
 
   func membership(_ scope: StoreScope, channelID: String, sender: String, now: Int64) -> MembershipSnapshot? {
-    guard let origin = origin(scope),
+    guard
       let cached = attempt({ () throws(CacheError) in
         try cache.lookupMembership(
-          account: scope.account, relay: origin, channelID: channelID, member: sender, now: now)
+          account: scope.account, relay: scope.relay, channelID: channelID, member: sender, now: now)
       }) ?? nil
     else { return nil }
     return MembershipSnapshot(
@@ -85,9 +87,9 @@ struct CacheStore: EnrichmentStore {
   }
 
   func avatar(_ scope: StoreScope, pubkey: String, url: String, now: Int64) -> AvatarSnapshot? {
-    guard let origin = origin(scope),
+    guard
       let cached = attempt({ () throws(CacheError) in
-        try cache.lookupAvatar(account: scope.account, relay: origin, pubkey: pubkey, now: now)
+        try cache.lookupAvatar(account: scope.account, relay: scope.relay, pubkey: pubkey, now: now)
       }) ?? nil,
       cached.value.url == url
     else { return nil }
@@ -97,22 +99,18 @@ struct CacheStore: EnrichmentStore {
       isFresh: cached.isFresh)
   }
 
-  func saveProfile(_ scope: StoreScope, event: Event, now: Int64) -> ProfileSnapshot? {
-    guard let origin = origin(scope), let content = ProfileContent(event: event) else { return nil }
-    let record = Profile(
-      pubkey: event.pubkey, displayName: content.displayName, pictureURL: content.picture, eventID: event.id,
-      createdAt: event.createdAt)
-    guard
-      let outcome = attempt({ () throws(CacheError) in
-        try cache.storeProfiles([record], account: scope.account, relay: origin, now: now)
-      })?.first,
-      outcome != .discardedAccountRemoved
-    else { return nil }
-    return profile(scope, pubkey: event.pubkey, now: now)
+  func saveProfile(_ scope: StoreScope, profile record: Profile, now: Int64) -> ProfileSnapshot? {
+    let outcome = attempt { () throws(CacheError) in
+      try cache.storeProfiles([record], account: scope.account, relay: scope.relay, now: now)
+    }
+    switch outcome?.first {
+    case .stored?, .renewed?: return ProfileSnapshot(record, isFresh: true)
+    case .ignoredOlder?: return profile(scope, pubkey: record.pubkey, now: now)
+    case .discardedAccountRemoved?, nil: return nil
+    }
   }
 
   func saveChannelPair(_ scope: StoreScope, metadata: Event?, roster: Event?, now: Int64) {
-    guard let origin = origin(scope) else { return }
     var record: ChannelMetadata? = nil
     if let metadata, let channelID = metadata.tagValues("d").first,
       let parsed = ChannelContent.channel(event: metadata)
@@ -133,23 +131,21 @@ struct CacheStore: EnrichmentStore {
     guard record != nil || members != nil else { return }
     _ = attempt { () throws(CacheError) in
       try cache.storeChannel(
-        metadata: record, roster: members, account: scope.account, relay: origin, now: now)
+        metadata: record, roster: members, account: scope.account, relay: scope.relay, now: now)
     }
   }
 
   func saveAvatar(_ scope: StoreScope, pubkey: String, avatar: AvatarSnapshot, now: Int64) {
-    guard let origin = origin(scope) else { return }
     _ = attempt { () throws(CacheError) in
       try cache.storeAvatar(
-        account: scope.account, relay: origin, pubkey: pubkey, url: avatar.url, bytes: avatar.bytes,
+        account: scope.account, relay: scope.relay, pubkey: pubkey, url: avatar.url, bytes: avatar.bytes,
         etag: avatar.validators.etag, lastModified: avatar.validators.lastModified, now: now)
     }
   }
 
   func renewAvatar(_ scope: StoreScope, pubkey: String, url: String, now: Int64) {
-    guard let origin = origin(scope) else { return }
     _ = attempt { () throws(CacheError) in
-      try cache.renewAvatar(account: scope.account, relay: origin, pubkey: pubkey, url: url, now: now)
+      try cache.renewAvatar(account: scope.account, relay: scope.relay, pubkey: pubkey, url: url, now: now)
     }
   }
 }

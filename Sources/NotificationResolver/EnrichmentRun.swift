@@ -1,3 +1,4 @@
+import EnrichmentCache
 import NostrEvent
 
 /// The parts of a notification that name its sender and channel, as known at the deadline.
@@ -167,9 +168,8 @@ struct EnrichmentRun: Sendable {
       let events = try? await client.query([filter], cap: RelayClient.profileQueryCap, deadline: deadline),
       let event = newest(events, matching: filter), event.pubkey == sender, event.kind == 0, !accountGone()
     else { return nil }
-    guard let content = ProfileContent(event: event) else { return nil }
-    if let stored = store?.saveProfile(scope, event: event, now: now) { return stored }
-    return ProfileSnapshot(displayName: content.displayName, picture: content.picture, isFresh: true)
+    guard let profile = try? Profile(event: event) else { return nil }
+    return store?.saveProfile(scope, profile: profile, now: now) ?? ProfileSnapshot(profile, isFresh: true)
   }
 
   /// Fetches the relay-signed kind 39000 or 39002 event of `channelID`, hands it to `arrived` as

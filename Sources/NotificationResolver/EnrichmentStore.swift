@@ -4,7 +4,7 @@ import NostrEvent
 /// The account and relay a cached record belongs to; no read or write crosses scopes.
 struct StoreScope: Sendable, Hashable {
   var account: String
-  var relay: HTTPOrigin
+  var relay: RelayOrigin
 }
 
 /// A sender's cached or fetched profile, as far as a notification needs it.
@@ -12,6 +12,13 @@ struct ProfileSnapshot: Sendable, Hashable {
   var displayName: String?
   var picture: String?
   var isFresh: Bool
+}
+
+extension ProfileSnapshot {
+  /// The snapshot of a parsed profile.
+  init(_ profile: Profile, isFresh: Bool) {
+    self.init(displayName: profile.displayName, picture: profile.pictureURL, isFresh: isFresh)
+  }
 }
 
 /// A channel's metadata, signed by `signer`.
@@ -49,6 +56,8 @@ enum DeliveryClaim: Sendable, Hashable {
   case unavailable
   /// The account was removed; nothing is presented.
   case accountRemoved
+  /// The wake's deadline passed before the claim committed; nothing was recorded.
+  case abandoned
 }
 
 /// What the resolver needs from the enrichment cache, in its own terms.
@@ -57,14 +66,21 @@ enum DeliveryClaim: Sendable, Hashable {
 /// answer reads as empty and drops writes, so a broken or locked cache never stops a notification.
 protocol EnrichmentStore: Sendable {
   func isAccountRemoved(_ account: String) -> Bool
-  func registerAccount(_ account: String)
-  func claimDelivery(account: String, relay: HTTPOrigin, eventID: String, now: Int64) -> DeliveryClaim
+  /// Registers the account on first use in one atomic step, unless it was removed: false for a
+  /// removed account, true otherwise (also when the cache cannot answer).
+  func registerAccount(_ account: String) -> Bool
+  /// Claims `eventID` once; `commitIf` decides, with the lock held, whether the claim may commit
+  /// (false: `.abandoned`, nothing recorded).
+  func claimDelivery(
+    account: String, relay: RelayOrigin, eventID: String, now: Int64, commitIf: () -> Bool
+  ) -> DeliveryClaim
   func profile(_ scope: StoreScope, pubkey: String, now: Int64) -> ProfileSnapshot?
   func channel(_ scope: StoreScope, channelID: String, now: Int64) -> ChannelSnapshot?
   func membership(_ scope: StoreScope, channelID: String, sender: String, now: Int64) -> MembershipSnapshot?
   func avatar(_ scope: StoreScope, pubkey: String, url: String, now: Int64) -> AvatarSnapshot?
-  /// Stores a verified kind 0 event and returns the profile now stored (nil when nothing is).
-  func saveProfile(_ scope: StoreScope, event: Event, now: Int64) -> ProfileSnapshot?
+  /// Stores the profile of a verified kind 0 event and returns the profile now stored (nil when
+  /// nothing is).
+  func saveProfile(_ scope: StoreScope, profile: Profile, now: Int64) -> ProfileSnapshot?
   /// Stores a channel refresh: verified relay-signed metadata, roster, or both, in one write.
   func saveChannelPair(_ scope: StoreScope, metadata: Event?, roster: Event?, now: Int64)
   func saveAvatar(_ scope: StoreScope, pubkey: String, avatar: AvatarSnapshot, now: Int64)

@@ -1,3 +1,5 @@
+import NostrEvent
+
 /// Enrichment requests still running after the notification was delivered; they write their
 /// results to the cache so the next notification is complete.
 ///

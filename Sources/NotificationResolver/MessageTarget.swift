@@ -1,4 +1,4 @@
-import PushDescriptor
+import NostrEvent
 
 /// Where tapping the notification leads: the message, its channel and, for a thread reply, the
 /// thread's parent message.
@@ -45,9 +45,9 @@ public struct MessageTarget: Sendable, Hashable {
   }
 
   /// Whether `text` is `xxxxxxxx-xxxx-4xxx-[89ab]xxx-xxxxxxxxxxxx` in lowercase hex
-  /// (`PushDescriptor.isUUIDv4Lowercase`, the one implementation of the `h` grammar).
+  /// (`LowercaseUUID.isValidV4`, the one implementation of the `h` grammar).
   public static func isLowercaseUUIDv4(_ text: String) -> Bool {
-    PushDescriptor.isUUIDv4Lowercase(text)
+    LowercaseUUID.isValidV4(text)
   }
 
   private static func lastMarkedEventID(in tags: [[String]], marker: String) -> String? {

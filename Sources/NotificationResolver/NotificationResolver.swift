@@ -7,7 +7,8 @@ import NostrEvent
 /// its reason, always within query timeout + budget + 1 s.
 ///
 /// Create one per wake with the account's configuration and the shared cache (opened with a busy
-/// timeout of at most 250 ms), call ``resolve()``, present the outcome, and — if the process may
+/// timeout of at most 250 ms), call ``resolve(deadline:)`` with the extension's expiry (or
+/// ``resolve()`` for the default deadline), present the outcome, and — if the process may
 /// stay alive — await ``Resolution/lingering`` so late enrichment reaches the cache.
 ///
 /// Decisions where the spec is silent:
@@ -18,7 +19,8 @@ import NostrEvent
 /// - The first busy or locked answer from the cache switches it off for the rest of the wake; a
 ///   claim the cache cannot answer delivers without the once-guarantee rather than not at all.
 /// - Avatar downloads for the same URL are shared within a process, not across processes.
-/// - An outer guard returns `timeout` if the whole wake overruns query timeout + budget + 1 s.
+/// - The outer deadline (``resolve(deadline:)``, by default query timeout + budget + 1 s) cancels
+///   the wake's work; a claim still waiting for the cache's write lock then rolls back.
 public struct NotificationResolver: Sendable {
   /// The slack on top of query timeout + budget within which every resolution ends.
   public static let deadlineSlack: Duration = .seconds(1)
@@ -42,34 +44,54 @@ public struct NotificationResolver: Sendable {
     self.clock = clock
   }
 
-  /// Resolves the wake.
-  ///
-  /// Cancelling the calling task (as `serviceExtensionTimeWillExpire` should) ends the wait at
-  /// once with the `timeout` fallback, exactly as when the overall deadline passes, and cancels
-  /// the relay requests still running.
+  /// Resolves the wake within the default deadline: query timeout + budget + ``deadlineSlack``
+  /// from now.
   public func resolve() async -> Resolution {
+    await resolve(
+      deadline: .now + configuration.queryTimeout + configuration.budget + Self.deadlineSlack)
+  }
+
+  /// Resolves the wake by `deadline`, the extension's own expiry: the outcome arrives by then,
+  /// and the query and the enrichment budget are cut to fit it.
+  ///
+  /// When the deadline passes first, the wake's work is cancelled and the `timeout` fallback is
+  /// returned — unless a message was already claimed, which is then presented from the message
+  /// alone, so a claimed message is never lost. Cancelling the calling task (as
+  /// `serviceExtensionTimeWillExpire` should) acts the same, at once.
+  public func resolve(deadline: ContinuousClock.Instant) async -> Resolution {
     let started = ContinuousClock.now
     let chosen = ChosenInstant()
-    let limit = started + configuration.queryTimeout + configuration.budget + Self.deadlineSlack
-    let (outcome, lingering) =
-      await DeadlineRace.value(by: limit, cancelsOperation: true) {
-        await run(started: started, chosen: chosen)
-      }
-      ?? (.fallback(.timeout), .none)
+    let claims = ClaimGate()
+    let raced = await DeadlineRace.value(by: deadline, cancelsOperation: true) {
+      await run(started: started, deadline: deadline, chosen: chosen, claims: claims)
+    }
+    let (outcome, lingering) = raced ?? (afterDeadline(claims), .none)
     let finished = ContinuousClock.now
     return Resolution(
       outcome: outcome, elapsed: started.duration(to: finished),
       enrichmentElapsed: chosen.instant.map { $0.duration(to: finished) }, lingering: lingering)
   }
 
-  private func run(started: ContinuousClock.Instant, chosen: ChosenInstant) async -> (
+  /// The outcome when the outer deadline (or the caller's cancellation) won: the message claimed
+  /// by then, composed from the message alone, so a recorded claim is always presented; else the
+  /// `timeout` fallback, and no later claim can commit.
+  private func afterDeadline(_ claims: ClaimGate) -> NotificationOutcome {
+    guard let message = claims.close() else { return .fallback(.timeout) }
+    let target = MessageTarget(eventID: message.id, tags: message.tags)
+    let scope = StoreScope(account: configuration.account, relay: configuration.relay)
+    return .resolved(compose(message, target: target, parts: EnrichedParts(), scope: scope, now: clock.now()))
+  }
+
+  private func run(
+    started: ContinuousClock.Instant, deadline: ContinuousClock.Instant, chosen: ChosenInstant,
+    claims: ClaimGate
+  ) async -> (
     NotificationOutcome, LingeringWork
   ) {
     let account = configuration.account
     let now = clock.now()
-    if let store, store.isAccountRemoved(account) { return (.fallback(.accountRemoved), .none) }
-    store?.registerAccount(account)
-    let queryDeadline = started + configuration.queryTimeout
+    if let store, !store.registerAccount(account) { return (.fallback(.accountRemoved), .none) }
+    let queryDeadline = min(started + configuration.queryTimeout, deadline)
     let client = RelayClient(
       origin: configuration.relay, key: configuration.secretKey, transport: configuration.transport,
       clock: clock)
@@ -94,15 +116,15 @@ public struct NotificationResolver: Sendable {
       return (.fallback(.noEligibleEvent), .none)
     }
     let message: Event
-    switch claim(candidates, account: account, now: now) {
-    case .success(let chosen): message = chosen
-    case .failure(let reason):
+    switch claim(candidates, account: account, now: now, gate: claims) {
+    case .message(let chosen): message = chosen
+    case .refused(let reason):
       relayKeyTask.cancel()
       return (.fallback(reason), .none)
     }
     let chosenAt = ContinuousClock.now
     chosen.instant = chosenAt
-    let enrichDeadline = chosenAt + configuration.budget
+    let enrichDeadline = min(chosenAt + configuration.budget, deadline)
     let target = MessageTarget(eventID: message.id, tags: message.tags)
     let scope = StoreScope(account: account, relay: configuration.relay)
     let enrichment = EnrichmentRun(
@@ -118,18 +140,31 @@ public struct NotificationResolver: Sendable {
     return (.resolved(notification), lingering)
   }
 
-  private func claim(_ candidates: [Event], account: String, now: Int64) -> Result<Event, FallbackReason> {
-    guard let store else { return .success(candidates[0]) }
+  /// The first candidate this wake may present: claimed in the cache, or taken without the
+  /// once-guarantee when the cache cannot answer; either way only while `gate` is still open.
+  private func claim(_ candidates: [Event], account: String, now: Int64, gate: ClaimGate) -> Claim {
+    guard let store else {
+      return gate.admit(candidates[0]) ? .message(candidates[0]) : .refused(.timeout)
+    }
     for candidate in candidates.prefix(Self.maxClaimAttempts) {
       switch store.claimDelivery(
-        account: account, relay: configuration.relay, eventID: candidate.id, now: now)
+        account: account, relay: configuration.relay, eventID: candidate.id, now: now,
+        commitIf: { gate.admit(candidate) })
       {
-      case .claimed, .unavailable: return .success(candidate)
+      case .claimed: return .message(candidate)
+      case .unavailable: return gate.admit(candidate) ? .message(candidate) : .refused(.timeout)
       case .alreadyDelivered: continue
-      case .accountRemoved: return .failure(.accountRemoved)
+      case .accountRemoved: return .refused(.accountRemoved)
+      case .abandoned: return .refused(.timeout)
       }
     }
-    return .failure(.alreadyDelivered)
+    return .refused(.alreadyDelivered)
+  }
+
+  /// What the claim step decided: the wake's message, or the fallback it must show instead.
+  private enum Claim {
+    case message(Event)
+    case refused(FallbackReason)
   }
 
   private func compose(
@@ -202,5 +237,46 @@ private final class ChosenInstant: @unchecked Sendable {
       value = newValue
       lock.unlock()
     }
+  }
+}
+
+/// Decides, once, between the wake's claim and its outer deadline.
+///
+/// The claim asks ``admit(_:)`` with the cache's write lock held, right before it commits; the
+/// deadline calls ``close()``. Whichever comes first wins: a claim after the deadline is rolled
+/// back (the next wake presents the message), and a claim before it is presented even when the
+/// deadline cuts the enrichment short.
+///
+/// `@unchecked Sendable`: `state` is read and written only under `lock`.
+final class ClaimGate: @unchecked Sendable {
+  private enum State {
+    case open
+    case admitted(Event)
+    case closed
+  }
+
+  private let lock = NSLock()
+  private var state = State.open
+
+  /// Records `message` as the wake's message unless the deadline closed the gate (or another
+  /// message was admitted); true when it is the wake's message.
+  func admit(_ message: Event) -> Bool {
+    lock.lock()
+    defer { lock.unlock() }
+    switch state {
+    case .open: state = .admitted(message)
+    case .admitted(let earlier): return earlier.id == message.id
+    case .closed: return false
+    }
+    return true
+  }
+
+  /// Closes the gate for good; returns the message admitted before, if any.
+  func close() -> Event? {
+    lock.lock()
+    defer { lock.unlock() }
+    if case .admitted(let message) = state { return message }
+    state = .closed
+    return nil
   }
 }

@@ -1,4 +1,5 @@
 import NostrEvent
+import NostrHTTP
 import NostrJSON
 
 /// Talks to one relay over HTTP on behalf of one account: NIP-98-authenticated `POST /query`
@@ -18,7 +19,7 @@ public struct RelayClient: Sendable {
   public static let defaultLimit = 10
 
   /// The relay's canonical HTTP origin.
-  public let origin: HTTPOrigin
+  public let origin: RelayOrigin
   private let key: SecretKey
   private let transport: any HTTPTransport
   private let clock: UnixClock
@@ -26,7 +27,7 @@ public struct RelayClient: Sendable {
   /// Creates a client for `origin`, authenticating as `key`.
   ///
   /// `clock` gives NIP-98 `created_at`; fix it in tests together with the relay's clock.
-  public init(origin: HTTPOrigin, key: SecretKey, transport: any HTTPTransport, clock: UnixClock) {
+  public init(origin: RelayOrigin, key: SecretKey, transport: any HTTPTransport, clock: UnixClock) {
     self.origin = origin
     self.key = key
     self.transport = transport
@@ -53,7 +54,7 @@ public struct RelayClient: Sendable {
     } catch {
       throw RelayFailure(.relayError, "could not sign the NIP-98 header")
     }
-    let request = HTTPRequest(
+    let request = HTTPTransportRequest(
       url: queryURL, method: "POST",
       headers: [
         "Content-Type": "application/json", "Authorization": authorization, "Accept": "application/json",
@@ -73,7 +74,7 @@ public struct RelayClient: Sendable {
 
   /// The relay's own key from its NIP-11 document (`self`, 64 hex), or nil when it names none.
   public func relayKey(deadline: ContinuousClock.Instant) async throws(RelayFailure) -> String? {
-    let request = HTTPRequest(
+    let request = HTTPTransportRequest(
       url: origin.url(path: "/"), method: "GET", headers: ["Accept": "application/nostr+json"],
       maxResponseBytes: Self.informationDocumentCap)
     let response = try await send(request, deadline: deadline)
@@ -83,10 +84,11 @@ public struct RelayClient: Sendable {
     return document["self"]?.stringValue.flatMap(KeyDisplay.pubkey(fromKeyText:))
   }
 
-  private func send(_ request: HTTPRequest, deadline: ContinuousClock.Instant) async throws(RelayFailure)
-    -> HTTPResponse
+  private func send(_ request: HTTPTransportRequest, deadline: ContinuousClock.Instant)
+    async throws(RelayFailure)
+    -> HTTPTransportResponse
   {
-    let response: HTTPResponse
+    let response: HTTPTransportResponse
     do {
       response = try await transport.send(request, deadline: deadline)
     } catch {

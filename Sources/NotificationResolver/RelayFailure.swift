@@ -1,3 +1,5 @@
+import NostrHTTP
+
 /// Why a request to the relay gave nothing usable, already in the terms of a fallback reason.
 public struct RelayFailure: Error, Sendable, Hashable {
   /// The fallback reason this failure reports.
@@ -12,11 +14,12 @@ public struct RelayFailure: Error, Sendable, Hashable {
   }
 
   /// The failure for a transport error.
-  init(_ error: TransportError) {
+  init(_ error: HTTPTransportError) {
     switch error.code {
     case .unreachable, .invalidURL: self.init(.relayUnreachable, error.message)
     case .timeout, .cancelled: self.init(.timeout, error.message)
     case .tooLarge, .truncated: self.init(.invalidResponse, error.message)
+    default: self.init(.relayUnreachable, error.description)
     }
   }
 

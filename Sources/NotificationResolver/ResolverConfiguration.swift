@@ -1,4 +1,5 @@
 import NostrEvent
+import NostrHTTP
 
 /// Everything one wake needs to know about the account and its relay.
 ///
@@ -13,7 +14,7 @@ public struct ResolverConfiguration: Sendable {
   public static let maxTimeout: Duration = .seconds(60)
 
   /// The relay's canonical origin.
-  public var relay: HTTPOrigin
+  public var relay: RelayOrigin
   /// The account's secret key (NIP-98 signing).
   public var secretKey: SecretKey
   /// The lease's filters: what the relay was asked to push for.
@@ -39,9 +40,9 @@ public struct ResolverConfiguration: Sendable {
   /// Throws when a budget or timeout is not positive or exceeds ``maxTimeout``, or `relayPubkey`
   /// is not 64 hex.
   public init(
-    relay: HTTPOrigin, secretKey: SecretKey, filters: [Filter]? = nil, relayPubkey: String? = nil,
+    relay: RelayOrigin, secretKey: SecretKey, filters: [Filter]? = nil, relayPubkey: String? = nil,
     community: String? = nil, budget: Duration = defaultBudget, queryTimeout: Duration = defaultQueryTimeout,
-    avatarDirectory: String? = nil, transport: any HTTPTransport = URLSessionTransport.shared
+    avatarDirectory: String? = nil, transport: any HTTPTransport = URLSessionHTTPTransport.shared
   ) throws(ResolverError) {
     guard budget > .zero, budget <= Self.maxTimeout else {
       throw ResolverError(.outOfRange, field: "budget", "must be between 1 ms and 60 s")

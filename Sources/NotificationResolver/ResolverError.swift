@@ -1,7 +1,9 @@
+import NostrPushCore
+
 /// A configuration or input the resolver refuses, naming the field and why.
 ///
 /// Equality compares `code` and `field` only, so tests match the failure, not the wording.
-public struct ResolverError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct ResolverError: NostrPushError {
   /// A stable, machine-readable reason.
   public enum Code: String, Sendable, Hashable {
     /// A relay or media URL that is not an acceptable `ws`/`wss`/`http`/`https` origin.
@@ -17,26 +19,18 @@ public struct ResolverError: Error, Sendable, Hashable, CustomStringConvertible 
   /// The stable reason.
   public var code: Code
   /// The input the problem is in (`relay`, `filters[1]`, `budget`, …).
-  public var field: String
+  public var field: String?
   /// A human-readable explanation.
   public var message: String
 
   /// Creates an error.
-  public init(_ code: Code, field: String, _ message: String) {
+  public init(_ code: Code, field: String?, _ message: String) {
     self.code = code
     self.field = field
     self.message = message
   }
 
   /// `field: message (code)`.
-  public var description: String { "\(field): \(message) (\(code.rawValue))" }
+  public var description: String { "\(field ?? "-"): \(message) (\(code.rawValue))" }
 
-  public static func == (lhs: ResolverError, rhs: ResolverError) -> Bool {
-    lhs.code == rhs.code && lhs.field == rhs.field
-  }
-
-  public func hash(into hasher: inout Hasher) {
-    hasher.combine(code)
-    hasher.combine(field)
-  }
 }

@@ -11,7 +11,7 @@ public enum ThreadIdentifier {
 
   /// The identifier of `channelID` (nil for a message outside any channel) on `relay` for
   /// `account`.
-  public static func make(account: String, relay: HTTPOrigin, channelID: String?) -> String {
+  public static func make(account: String, relay: RelayOrigin, channelID: String?) -> String {
     var input: [UInt8] = []
     append(domain, to: &input)
     append(account.lowercased(), to: &input)

@@ -27,8 +27,8 @@ enum DocumentReader {
 extension PushDescriptorError {
   /// The error for a document the strict reader refused.
   init(json error: JSONError) {
-    if error.code == .duplicateKey, !error.path.isEmpty, !error.path.hasPrefix("[") {
-      self.init(code: .duplicate, field: error.path, message: error.reason)
+    if error.code == .duplicateKey, let path = error.field, !path.hasPrefix("[") {
+      self.init(code: .duplicate, field: path, message: error.message)
     } else {
       self.init(
         code: .wrongType, field: PushDescriptorError.documentField,

@@ -1,8 +1,10 @@
+import NostrPushCore
+
 /// Why a relay information document gives no usable push descriptor, and which field says so.
 ///
 /// Callers treat every such error as "no push capability" (fail closed); tests match `field`
 /// and `code`, so equality ignores the human-readable message.
-public struct PushDescriptorError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct PushDescriptorError: NostrPushError {
   /// A stable, machine-readable reason; the raw values are the codes `cli.md` prints.
   public enum Code: String, Sendable, Hashable, CaseIterable {
     /// A required member is absent.
@@ -26,12 +28,12 @@ public struct PushDescriptorError: Error, Sendable, Hashable, CustomStringConver
   public var code: Code
   /// A dotted path with array indices (`push.keys[1].current`); `document` for the root and
   /// `http` for transport failures.
-  public var field: String
+  public var field: String?
   /// A human-readable explanation.
   public var message: String
 
   /// Creates an error.
-  public init(code: Code, field: String, message: String) {
+  public init(code: Code, field: String?, message: String) {
     self.code = code
     self.field = field
     self.message = message
@@ -42,16 +44,7 @@ public struct PushDescriptorError: Error, Sendable, Hashable, CustomStringConver
   /// The field path used for transport failures.
   public static let httpField = "http"
 
-  public var description: String { "\(field): \(code.rawValue): \(message)" }
-
-  public static func == (lhs: PushDescriptorError, rhs: PushDescriptorError) -> Bool {
-    lhs.code == rhs.code && lhs.field == rhs.field
-  }
-
-  public func hash(into hasher: inout Hasher) {
-    hasher.combine(code)
-    hasher.combine(field)
-  }
+  public var description: String { "\(field ?? "-"): \(code.rawValue): \(message)" }
 
   static func transport(_ message: String) -> PushDescriptorError {
     PushDescriptorError(code: .transport, field: httpField, message: message)

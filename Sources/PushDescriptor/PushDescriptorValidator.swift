@@ -1,3 +1,4 @@
+import NostrEvent
 import NostrJSON
 
 /// The strict checks of `push-descriptor.md`, run in the fixed order of `cli.md`; the first
@@ -93,7 +94,9 @@ struct PushDescriptorValidator {
   private func origin(_ value: JSONValue, maxLength: Int) throws(PushDescriptorError) -> String {
     let field = "push.origin"
     guard case .string(let origin) = value else { throw wrongType(field, expected: "a string", value) }
-    guard OriginSyntax.isValid(origin) else {
+    guard let parts = URLAuthority(origin), parts.scheme == "ws" || parts.scheme == "wss", parts.rest.isEmpty,
+      parts.canonical == origin
+    else {
       throw invalid(
         field, "origin must be exactly ws:// or wss:// and a lower-case host with an optional port")
     }

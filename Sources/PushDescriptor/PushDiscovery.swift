@@ -1,4 +1,6 @@
 import Foundation
+import NostrEvent
+import NostrHTTP
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -17,27 +19,18 @@ public struct PushDiscovery: Sendable {
   public static let mediaType = "application/nostr+json"
 
   /// The HTTP client used for the `GET`.
-  public var transport: any RelayInformationTransport
+  public var transport: any HTTPTransport
 
-  /// Creates a discovery client; by default each fetch uses its own ephemeral `URLSession`.
-  public init(transport: any RelayInformationTransport = URLSessionRelayInformationTransport()) {
+  /// Creates a discovery client; by default over the process's shared `URLSessionHTTPTransport`.
+  public init(transport: any HTTPTransport = URLSessionHTTPTransport.shared) {
     self.transport = transport
   }
 
   /// The HTTP URL of a relay's information document: `ws`→`http`, `wss`→`https`, an empty path
   /// becomes `/`; nil for anything that is not an absolute `ws`, `wss`, `http` or `https` URL.
   public static func informationURL(forRelay relay: String) -> URL? {
-    guard var components = URLComponents(string: relay), let host = components.host, !host.isEmpty else {
-      return nil
-    }
-    switch components.scheme?.lowercased() {
-    case "ws", "http": components.scheme = "http"
-    case "wss", "https": components.scheme = "https"
-    default: return nil
-    }
-    if components.path.isEmpty { components.path = "/" }
-    components.fragment = nil
-    return components.url
+    guard let (origin, rest, _) = RelayOrigin.parse(relay) else { return nil }
+    return URL(string: origin.url(path: rest.isEmpty ? "/" : rest))
   }
 
   /// Fetches and validates the document of `relay` before `deadline`.
@@ -73,14 +66,27 @@ public struct PushDiscovery: Sendable {
     guard let url = Self.informationURL(forRelay: relay) else {
       throw .transport("\"\(relay)\" is not a ws, wss, http or https URL")
     }
-    let remaining = ContinuousClock.now.duration(to: deadline)
-    guard remaining > .zero else { throw .transport("the deadline passed before the request") }
-    var request = URLRequest(url: url)
-    request.httpMethod = "GET"
-    request.setValue(Self.mediaType, forHTTPHeaderField: "Accept")
-    // A backstop only: the deadline itself is enforced in `send`, which always fires first.
-    request.timeoutInterval = Self.seconds(remaining) + 1
-    let response = try await send(request, deadline: deadline)
+    let request = HTTPTransportRequest(
+      url: url.absoluteString, method: "GET", headers: ["Accept": Self.mediaType],
+      maxResponseBytes: Self.maxBodyBytes)
+    guard ContinuousClock.now < deadline else { throw .transport("the deadline passed before the request") }
+    // The transport should honour the deadline and the cap; a caller-supplied one that does not
+    // is cut off at the deadline, and its oversized body refused.
+    let transport = self.transport
+    let outcome = await DeadlineRace.value(by: deadline, cancelsOperation: true) {
+      () async -> Result<HTTPTransportResponse, HTTPTransportError> in
+      do throws(HTTPTransportError) {
+        return .success(try await transport.send(request, deadline: deadline))
+      } catch {
+        return .failure(error)
+      }
+    }
+    let response: HTTPTransportResponse
+    switch outcome {
+    case .success(let answer)?: response = answer
+    case .failure(let error)?: throw .transport("the fetch failed: \(error)")
+    case nil: throw .transport("no complete response before the deadline")
+    }
     guard response.status == 200 else {
       throw .transport("the relay answered HTTP \(response.status), not 200")
     }
@@ -88,44 +94,5 @@ public struct PushDiscovery: Sendable {
       throw .transport("the body is larger than \(Self.maxBodyBytes) bytes")
     }
     return response.body
-  }
-
-  /// The one place the deadline is enforced: the transport races a timer, and the loser is
-  /// cancelled.
-  private func send(
-    _ request: URLRequest, deadline: ContinuousClock.Instant
-  ) async throws(PushDescriptorError) -> RelayInformationResponse {
-    let transport = self.transport
-    do {
-      return try await withThrowingTaskGroup(of: RelayInformationResponse?.self) { group in
-        group.addTask { try await transport.send(request, maxBodyBytes: Self.maxBodyBytes) }
-        group.addTask {
-          try await Task.sleep(until: deadline, clock: .continuous)
-          return nil
-        }
-        defer { group.cancelAll() }
-        guard let response = try await group.next() ?? nil else {
-          throw PushDescriptorError.transport("no complete response before the deadline")
-        }
-        return response
-      }
-    } catch let error as PushDescriptorError {
-      throw error
-    } catch is CancellationError {
-      throw .transport("the fetch was cancelled")
-    } catch {
-      throw .transport("the fetch failed: \(Self.describe(error))")
-    }
-  }
-
-  private static func describe(_ error: any Error) -> String {
-    let nsError = error as NSError
-    if nsError.domain == NSURLErrorDomain { return nsError.localizedDescription }
-    return String(describing: error)
-  }
-
-  private static func seconds(_ duration: Duration) -> TimeInterval {
-    let (seconds, attoseconds) = duration.components
-    return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
   }
 }

@@ -1,8 +1,11 @@
+import NostrPushCore
+
 /// Why `PushLease` could not build a lease or set up a validator, before anything was signed.
 ///
-/// The codes are the ones `nostr-push lease` prints, in the CLI's check order; equality and
-/// hashing use `code` and `field` only, so a test matches a failure without its wording.
-public struct LeaseBuildError: Error, Sendable, Hashable, CustomStringConvertible {
+/// The codes are the ones `nostr-push lease` prints, in the CLI's check order. It is the
+/// package's `NostrPushError`: equality and hashing use `code` and `field` only, so a test
+/// matches a failure without its wording.
+public struct LeaseBuildError: NostrPushError {
   /// A stable, machine-readable reason (snake case, as the CLI prints it).
   public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     /// The snake-case code.
@@ -62,13 +65,4 @@ public struct LeaseBuildError: Error, Sendable, Hashable, CustomStringConvertibl
   }
 
   public var description: String { "\(code.rawValue): \(message)" }
-
-  public static func == (lhs: LeaseBuildError, rhs: LeaseBuildError) -> Bool {
-    lhs.code == rhs.code && lhs.field == rhs.field
-  }
-
-  public func hash(into hasher: inout Hasher) {
-    hasher.combine(code)
-    hasher.combine(field)
-  }
 }

@@ -136,7 +136,7 @@ public struct LeaseValidator: Sendable {
       value = try JSONReader(maxDepth: maxPlaintextDepth).read(text)
     } catch {
       if error.code == .duplicateKey {
-        throw LeaseRejection(.parse, "duplicate object key: \(error.duplicateKey ?? error.path)")
+        throw LeaseRejection(.parse, "duplicate object key: \(error.duplicateKey ?? error.field ?? "")")
       }
       throw LeaseRejection(.parse, "lease plaintext is not valid JSON")
     }

@@ -1,3 +1,4 @@
+import NostrEvent
 import PushDescriptor
 
 /// Turns an account's channels into lease subscriptions: its mentions, the channels it joined
@@ -77,7 +78,7 @@ public struct SubscriptionPlanner: Sendable {
   }
 
   private static func channelSet(_ ids: [String], field: String) throws(LeaseBuildError) -> Set<String> {
-    for (index, id) in ids.enumerated() where !PushDescriptor.isUUIDv4Lowercase(id) {
+    for (index, id) in ids.enumerated() where !LowercaseUUID.isValidV4(id) {
       throw LeaseBuildError(
         .invalidChannelID, "\(field)[\(index)] is not a lowercase UUID v4", field: "\(field)[\(index)]")
     }

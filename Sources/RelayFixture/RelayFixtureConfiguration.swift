@@ -21,6 +21,9 @@ public struct RelayFixtureConfiguration: Sendable, Hashable {
   public var host: String
   /// The port to bind; 0 picks a free one.
   public var port: Int
+  /// The loopback host name the relay's own URLs use (its origin and the NIP-98 `u` it expects),
+  /// such as `relay_1.localhost`, for a relay reached by name; nil uses the bound address.
+  public var publicHost: String?
   /// A fixed clock (UNIX seconds) for NIP-98 `created_at` checks; nil uses the system clock.
   public var now: Int64?
   /// Whether `GET /media/<name>` requires NIP-98 auth (a relay's own media does; a stand-in
@@ -44,7 +47,8 @@ public struct RelayFixtureConfiguration: Sendable, Hashable {
 
   /// Creates a configuration; every limit defaults to the documented value.
   public init(
-    host: String = "127.0.0.1", port: Int = 0, now: Int64? = nil, mediaRequiresAuthorization: Bool = true,
+    host: String = "127.0.0.1", port: Int = 0, publicHost: String? = nil, now: Int64? = nil,
+    mediaRequiresAuthorization: Bool = true,
     maxBodyBytes: Int = RelayFixtureConfiguration.defaultMaxBodyBytes,
     maxHeaderBytes: Int = RelayFixtureConfiguration.defaultMaxHeaderBytes,
     maxConnections: Int = RelayFixtureConfiguration.defaultMaxConnections,
@@ -55,6 +59,7 @@ public struct RelayFixtureConfiguration: Sendable, Hashable {
   ) {
     self.host = host
     self.port = port
+    self.publicHost = publicHost
     self.now = now
     self.mediaRequiresAuthorization = mediaRequiresAuthorization
     self.maxBodyBytes = maxBodyBytes

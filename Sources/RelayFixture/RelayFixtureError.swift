@@ -1,8 +1,10 @@
+import NostrPushCore
+
 /// Why the fixture relay could not load its data or start, and which field or setting was at fault.
 ///
 /// Equality compares `code` and `field` only, so a test can match a failure without depending on
 /// the human-readable message.
-public struct RelayFixtureError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct RelayFixtureError: NostrPushError {
   /// A stable, machine-readable reason.
   public enum Code: String, Sendable, Hashable {
     /// The host is an IP address outside 127.0.0.0/8 and `::1`, or a name other than `localhost`.
@@ -27,25 +29,17 @@ public struct RelayFixtureError: Error, Sendable, Hashable, CustomStringConverti
   public var code: Code
   /// What was at fault: a setting (`host`, `port`), a file (`nip11.json`) or a path inside one
   /// (`faults.json[2].action`).
-  public var field: String
+  public var field: String?
   /// A human-readable explanation.
   public var message: String
 
   /// Creates an error.
-  public init(code: Code, field: String, message: String) {
+  public init(code: Code, field: String?, message: String) {
     self.code = code
     self.field = field
     self.message = message
   }
 
-  public var description: String { "\(field): \(message) (\(code.rawValue))" }
+  public var description: String { "\(field ?? "-"): \(message) (\(code.rawValue))" }
 
-  public static func == (lhs: RelayFixtureError, rhs: RelayFixtureError) -> Bool {
-    lhs.code == rhs.code && lhs.field == rhs.field
-  }
-
-  public func hash(into hasher: inout Hasher) {
-    hasher.combine(code)
-    hasher.combine(field)
-  }
 }

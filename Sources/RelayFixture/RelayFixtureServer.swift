@@ -84,6 +84,13 @@ public final class RelayFixtureServer: Sendable {
   @discardableResult
   public func start() async throws(RelayFixtureError) -> URL {
     let address = try LoopbackAddress(host: configuration.host)
+    if let name = configuration.publicHost {
+      guard let origin = try? RelayOrigin("http://\(name)"), origin.isLoopback, origin.host == name else {
+        throw RelayFixtureError(
+          code: .nonLoopbackHost, field: "public_host",
+          message: "\(name) is not a lower-case loopback name (localhost or *.localhost)")
+      }
+    }
     guard (0...65535).contains(configuration.port) else {
       throw RelayFixtureError(
         code: .invalidPort, field: "port", message: "\(configuration.port) is not in 0...65535")
@@ -101,7 +108,7 @@ public final class RelayFixtureServer: Sendable {
       close(listener)
       throw error
     }
-    let origin = "http://\(address.urlHost):\(port)"
+    let origin = "http://\(configuration.publicHost ?? address.urlHost):\(port)"
     let claimed = state.withLock { state -> Bool in
       guard case .idle = state.lifecycle else { return false }
       state.lifecycle = .running(

@@ -1,4 +1,5 @@
 import Foundation
+import NostrHTTP
 import RelayFixture
 
 #if canImport(FoundationNetworking)
@@ -6,7 +7,7 @@ import FoundationNetworking
 #endif
 
 /// `nostr-push-stress --bare-urlsession ROUNDS`: whether Foundation's `URLSession`, alone, keeps
-/// heap per request. One ephemeral session with a data delegate (as `URLSessionTransport` uses
+/// heap per request. One ephemeral session with a data delegate (as `URLSessionHTTPTransport` uses
 /// it) sends rounds of 8 concurrent `GET /` to an in-process fixture relay that keeps no request
 /// log, and malloc's in-use heap is printed every 2 000 rounds. No resolver, cache or verifier
 /// runs, so growth here is Foundation's (Docs/Robustness.md, "Memory").

@@ -1,3 +1,4 @@
+import NostrPushTestSupport
 import RelayFixture
 
 /// Draws random relay faults: every action of `RelayFault`, on every path the resolver uses, for the

@@ -1,6 +1,7 @@
 import Foundation
 import NostrEvent
 import NostrJSON
+import NostrPushTestSupport
 import RelayFixture
 
 /// The signed world of a stress run: a relay key, the account, senders with profiles, channels
@@ -178,18 +179,5 @@ struct StressScenario: Sendable {
     let hex = Hex.encode(bytes)
     let characters = Array(hex)
     return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(characters[$0]) }.joined(separator: "-")
-  }
-}
-
-/// A small seeded generator, so a run's scenario and fault sequence can be repeated.
-struct SplitMix64: RandomNumberGenerator, Sendable {
-  private var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }

@@ -3,6 +3,7 @@ import EnrichmentCache
 import Foundation
 import NostrEvent
 import NostrJSON
+import NostrPushTestSupport
 import NotificationResolver
 import RelayFixture
 
@@ -103,8 +104,8 @@ log(
 struct WakeContext: Sendable {
   var cachePath: String
   var avatarDirectory: String
-  var relay: HTTPOrigin
-  var unreachable: HTTPOrigin
+  var relay: RelayOrigin
+  var unreachable: RelayOrigin
   var secretKey: SecretKey
   var budget: Duration
   var queryTimeout: Duration
@@ -136,7 +137,7 @@ struct WakeResult: Sendable {
 
 let context = WakeContext(
   cachePath: cachePath, avatarDirectory: options.workspace + "/avatars",
-  relay: try HTTPOrigin(relayURL: origin), unreachable: try HTTPOrigin(relayURL: "http://127.0.0.1:1"),
+  relay: try RelayOrigin(origin), unreachable: try RelayOrigin("http://127.0.0.1:1"),
   secretKey: scenario.accountKey, budget: .milliseconds(options.budgetMilliseconds),
   queryTimeout: .milliseconds(options.queryTimeoutMilliseconds))
 

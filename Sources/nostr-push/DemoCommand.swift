@@ -1,5 +1,6 @@
 import EnrichmentCache
 import Foundation
+import NostrEvent
 import NotificationResolver
 import RelayFixture
 
@@ -75,7 +76,7 @@ enum DemoCommand: CLICommand {
       try FileManager.default.createDirectory(atPath: workspace, withIntermediateDirectories: true)
       let key = try SecretKeyFile.read(folder.appendingPathComponent("account.key").path)
       let configuration = try ResolverConfiguration(
-        relay: HTTPOrigin(relayURL: server.origin ?? ""), secretKey: key,
+        relay: RelayOrigin(server.origin ?? ""), secretKey: key,
         avatarDirectory: workspace + "/avatars")
       options = ResolveOptions(
         configuration: configuration, cachePath: workspace + "/cache.sqlite", clock: .fixed(demoNow))

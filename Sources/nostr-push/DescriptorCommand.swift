@@ -68,7 +68,8 @@ struct DescriptorCommand: CLICommand {
     case .failure(let error):
       return .object(
         JSONObject([
-          "valid": .bool(false), "field": .string(error.field), "error": .string(error.code.rawValue),
+          "valid": .bool(false), "field": .string(error.field ?? PushDescriptorError.documentField),
+          "error": .string(error.code.rawValue),
           "message": .string(error.message),
         ]))
     }

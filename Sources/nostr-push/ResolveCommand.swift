@@ -44,7 +44,7 @@ enum ResolveCommand: CLICommand {
     let options: ResolveOptions
     do {
       let key = try SecretKeyFile.read(keyFile)
-      let relay = try HTTPOrigin(relayURL: relayURL)
+      let relay = try RelayOrigin(relayURL)
       let filters = try reader.value("filters").map(FilterFile.read)
       let configuration = try ResolverConfiguration(
         relay: relay, secretKey: key, filters: filters, relayPubkey: reader.value("relay-pubkey"),

@@ -115,8 +115,10 @@ import Testing
     #expect(error.offset == 1)
   }
 
-  @Test func comparesErrorsByCode() {
-    #expect(Bech32Error(.invalidTLV, field: "relay", "one") == Bech32Error(.invalidTLV, "two"))
+  @Test func comparesErrorsByCodeAndFieldNotByMessage() {
+    #expect(
+      Bech32Error(.invalidTLV, field: "relay", "one") == Bech32Error(.invalidTLV, field: "relay", "two"))
+    #expect(Bech32Error(.invalidTLV, field: "relay", "x") != Bech32Error(.invalidTLV, field: "author", "x"))
     #expect(Bech32Error(.invalidTLV, "x") != Bech32Error(.invalidLength, "x"))
     #expect(
       Bech32Error.Code.allCases.map(\.rawValue).sorted() == [

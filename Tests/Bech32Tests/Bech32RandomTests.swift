@@ -1,4 +1,5 @@
 import Bech32
+import NostrPushTestSupport
 import Testing
 
 /// Seeded random payloads and strings through the codec, against a plain BIP-173 checksum.

@@ -1,4 +1,5 @@
 import Bech32
+import NostrPushTestSupport
 import Testing
 
 @Suite struct CompactNpubTests {

@@ -1,4 +1,5 @@
 import Bech32
+import NostrPushTestSupport
 import Testing
 
 /// The entity shapes the round-trip test covers, one parameterized case each.

@@ -87,6 +87,21 @@ final class WriteLockHolder: @unchecked Sendable {
     #expect(fastSchedule.total == .microseconds(77_500))
   }
 
+  /// The app imports under one spelling of the relay and the extension looks up another: both
+  /// are one `RelayOrigin`, so the extension finds what the app wrote.
+  @Test func importsUnderOneSpellingAndIsFoundUnderAnother() async throws {
+    let importer = CacheImporter(cache: cache, retrySchedule: fastSchedule)
+    let sender = EventFactory()
+    let ticket = try importer.enqueue(
+      ImportBatch(
+        account: account, relay: try RelayOrigin("wss://Relay.Example:443"),
+        profiles: [try sender.profile(["name": "Dana"])]))
+    _ = try await importer.wait(for: ticket, timeout: .seconds(60))
+    let found = try cache.lookupProfile(
+      account: account, relay: try RelayOrigin("https://relay.example"), pubkey: sender.pubkey, now: testNow)
+    #expect(found?.value.displayName == "Dana")
+  }
+
   @Test func verifiesAndWritesProfilesAndChannelsInTheBackground() async throws {
     let importer = CacheImporter(cache: cache, retrySchedule: fastSchedule)
     let senders = (0..<4).map { _ in EventFactory() }

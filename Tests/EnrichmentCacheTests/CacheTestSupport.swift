@@ -1,4 +1,5 @@
 import Foundation
+import NostrEvent
 
 @testable import EnrichmentCache
 

@@ -1,4 +1,5 @@
 import Foundation
+import NostrEvent
 import Testing
 
 @testable import EnrichmentCache
@@ -45,31 +46,5 @@ import Testing
     #expect(DisplayName.fromProfile(displayName: " \n ", name: "name") == "name")
     #expect(DisplayName.fromProfile(displayName: nil, name: " name ") == "name")
     #expect(DisplayName.fromProfile(displayName: nil, name: nil) == nil)
-  }
-}
-
-@Suite struct RelayOriginTests {
-  @Test(arguments: [
-    ("wss://relay.example", "https://relay.example"),
-    ("WSS://Relay.Example:443/", "https://relay.example"),
-    ("ws://relay.example:80", "http://relay.example"),
-    ("https://relay.example:8443", "https://relay.example:8443"),
-    ("http://127.0.0.1:7777", "http://127.0.0.1:7777"),
-    ("ws://[::1]:7777/", "http://[::1]:7777"),
-    ("http://[FE80::1]", "http://[fe80::1]"),
-  ])
-  func canonicalizes(url: String, expected: String) throws {
-    #expect(try RelayOrigin(url).string == expected)
-  }
-
-  @Test(arguments: [
-    "relay.example", "ftp://relay.example", "wss://relay.example/path", "wss://user@relay.example",
-    "wss://relay.example?x=1", "wss://relay.example:0", "wss://relay.example:99999", "wss://", "wss://[::1",
-    "wss://relay example",
-  ])
-  func refuses(url: String) throws {
-    let error = try #require(throws: CacheError.self) { try RelayOrigin(url) }
-    #expect(error.code == .invalidField)
-    #expect(error.field == "relay")
   }
 }

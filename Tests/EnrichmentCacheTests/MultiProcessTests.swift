@@ -1,4 +1,5 @@
 import Foundation
+import NostrEvent
 import Testing
 
 @testable import EnrichmentCache

@@ -1,5 +1,6 @@
 import Foundation
 import NostrEvent
+import NostrPushTestSupport
 import Testing
 
 @testable import NIP44

@@ -1,5 +1,6 @@
 import NostrEvent
 import NostrJSON
+import NostrPushTestSupport
 import Testing
 
 /// Seeded random filters through JSON and back, and their matching against a plain reading of NIP-01.

@@ -1,3 +1,5 @@
+import NostrPushTestSupport
+
 /// Seeded random event fields that cover the characters and bounds serialization gets wrong.
 struct RandomEventFields {
   var random: SplitMix64

@@ -1,6 +1,7 @@
 import Foundation
 import NostrEvent
 import NostrJSON
+import NostrPushTestSupport
 import Testing
 
 /// Seeded random events through our writer and reader, and through Foundation's as a second opinion.

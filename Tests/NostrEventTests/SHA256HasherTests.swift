@@ -1,3 +1,4 @@
+import NostrPushTestSupport
 import Testing
 
 @testable import NostrEvent

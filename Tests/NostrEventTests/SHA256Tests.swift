@@ -1,4 +1,5 @@
 import Foundation
+import NostrPushTestSupport
 import Testing
 
 @testable import NostrEvent

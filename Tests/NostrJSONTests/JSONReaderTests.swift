@@ -24,21 +24,21 @@ import Testing
       try reader.read(#"{"push":{"keys":[{"id":"a"},{"id":"b","id":"c"}]}}"#)
     }
     #expect(error?.code == .duplicateKey)
-    #expect(error?.path == "push.keys[1].id")
+    #expect(error?.field == "push.keys[1].id")
     #expect(error?.duplicateKey == "id")
   }
 
   @Test func namesADuplicateKeyThatLooksLikeAPath() throws {
     let error = #expect(throws: JSONError.self) { try reader.read(#"{"a":{"b.c[0]":1,"b.c[0]":2}}"#) }
     #expect(error?.duplicateKey == "b.c[0]")
-    #expect(error?.path == "a.b.c[0]")
+    #expect(error?.field == "a.b.c[0]")
   }
 
   @Test func reportsDuplicateKeysInLargeObjects() throws {
     let members = (0..<40).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
     let error = #expect(throws: JSONError.self) { try reader.read("{\(members),\"k7\":0}") }
     #expect(error?.code == .duplicateKey)
-    #expect(error?.path == "k7")
+    #expect(error?.field == "k7")
   }
 
   @Test func decodesEscapesExactly() throws {

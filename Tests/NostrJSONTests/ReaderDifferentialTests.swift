@@ -1,5 +1,6 @@
 import Foundation
 import NostrJSON
+import NostrPushTestSupport
 import Testing
 
 /// Seeded random documents through our writer and reader, with Foundation's reader as a second opinion.

@@ -102,6 +102,29 @@ import Testing
     #expect(warmTarget["thread_id"] == manifest.id("carol_reply").map(JSONValue.string))
   }
 
+  /// A relay reached by a name with `_` (`relay_1.localhost`, which resolves to loopback) is one
+  /// origin to the resolver and the cache alike, so the second wake presents the next message
+  /// instead of the one the first wake already claimed.
+  @Test func keepsDeliverOnceForARelayWhoseHostHasAnUnderscore() async throws {
+    let manifest = try Manifest()
+    var data = try RelayFixtureData.load(folder: Self.demo)
+    data.faults = []
+    let server = RelayFixtureServer(
+      data: data, configuration: RelayFixtureConfiguration(publicHost: "relay_1.localhost", now: Self.now))
+    let origin = try await server.start()
+    defer { Task { await server.stop() } }
+    #expect(origin.host == "relay_1.localhost")
+    let workspace = Workspace()
+    let (_, first) = try await Self.resolve(origin: origin.absoluteString, cache: workspace.cache)
+    let (_, second) = try await Self.resolve(origin: origin.absoluteString, cache: workspace.cache)
+    #expect(first["resolved"] == .bool(true))
+    #expect(first["target"]?.objectValue?["event_id"] == manifest.id("broadcast_reply").map(JSONValue.string))
+    #expect(second["target"]?.objectValue?["event_id"] == manifest.id("thread_reply").map(JSONValue.string))
+    let stats = try NostrPushBinary.run(["cache", "stats", "--cache", workspace.cache])
+    let counts = try #require(try JSONReader().read(stats.stdout).objectValue)
+    #expect(counts["deliveries"] == .integer(2))
+  }
+
   @Test func lingersSoALateProfileReachesTheCache() async throws {
     let server = try await Self.startRelay(faults: [
       RelayFault(path: "/query", kind: 0, action: .delay(milliseconds: 1500))

@@ -102,7 +102,7 @@ struct RelayScenario {
     avatarDirectory: String? = nil
   ) throws -> ResolverConfiguration {
     try ResolverConfiguration(
-      relay: HTTPOrigin(relayURL: server.origin!), secretKey: account,
+      relay: RelayOrigin(server.origin!), secretKey: account,
       relayPubkey: relayPubkey ? relayKey.publicKeyHex : nil, community: community, budget: budget,
       queryTimeout: queryTimeout, avatarDirectory: avatarDirectory)
   }

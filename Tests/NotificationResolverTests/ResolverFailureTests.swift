@@ -34,6 +34,22 @@ import Testing
     #expect(resolution.outcome.body == "Open the app to read it.")
   }
 
+  /// The extension passes its own expiry: the outcome arrives by then (with 100 ms of slack),
+  /// far inside the configured query timeout of 60 s.
+  @Test func endsByTheCallersDeadline() async throws {
+    let scenario = RelayScenario()
+    let server = try await scenario.startRelay(
+      [scenario.message("hi")], faults: [RelayFault(path: "/query", action: .delay(milliseconds: 5_000))])
+    defer { Task { await server.stop() } }
+    let configuration = try scenario.configuration(server, relayPubkey: true)
+    let deadline = ContinuousClock.now + .milliseconds(400)
+    let resolution = await NotificationResolver(
+      configuration: configuration, cache: nil, clock: .fixed(RelayScenario.now)
+    ).resolve(deadline: deadline)
+    #expect(resolution.outcome == .fallback(.timeout))
+    #expect(ContinuousClock.now < deadline + .milliseconds(100))
+  }
+
   @Test func endsAtOnceWhenTheCallerIsCancelled() async throws {
     let scenario = RelayScenario()
     let server = try await scenario.startRelay(
@@ -56,7 +72,7 @@ import Testing
     let origin = server.origin!
     await server.stop()
     let configuration = try ResolverConfiguration(
-      relay: HTTPOrigin(relayURL: origin), secretKey: scenario.account)
+      relay: RelayOrigin(origin), secretKey: scenario.account)
     let resolution = await NotificationResolver(
       configuration: configuration, cache: nil, clock: .fixed(RelayScenario.now)
     )

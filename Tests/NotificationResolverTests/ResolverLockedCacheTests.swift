@@ -1,6 +1,8 @@
 internal import CSQLite
 import EnrichmentCache
+import Foundation
 import NostrEvent
+import NostrPushTestSupport
 import NotificationResolver
 import RelayFixture
 import Testing
@@ -18,12 +20,62 @@ import Testing
       else { throw LockFailed() }
     }
 
-    deinit {
+    deinit { release() }
+
+    /// Ends the lock now (idempotent).
+    func release() {
+      guard db != nil else { return }
       sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
       sqlite3_close(db)
+      db = nil
     }
 
     struct LockFailed: Error {}
+  }
+
+  /// The number of rows `sql` counts in the cache file, read on a connection of its own.
+  static func count(_ sql: String, in path: String) -> Int {
+    var db: OpaquePointer?
+    defer { sqlite3_close(db) }
+    guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { return -1 }
+    var statement: OpaquePointer?
+    defer { sqlite3_finalize(statement) }
+    guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, sqlite3_step(statement) == SQLITE_ROW
+    else { return -1 }
+    return Int(sqlite3_column_int64(statement, 0))
+  }
+
+  /// The wake's claim waits behind another connection's write lock until the outer deadline has
+  /// passed and the lock is gone: the claim must not commit, so the message shown as a fallback
+  /// is presented by the next wake instead of being lost.
+  @Test(.timeLimit(.minutes(1)))
+  func leavesTheMessageUnclaimedWhenTheDeadlinePassesDuringTheClaim() async throws {
+    let scenario = RelayScenario()
+    let folder = TemporaryFolder()
+    let path = folder.path + "/cache.sqlite"
+    let message = scenario.message("hi")
+    let server = try await scenario.startRelay(
+      [message], faults: [RelayFault(path: "/query", kind: 9, action: .delay(milliseconds: 400), times: 1)])
+    defer { Task { await server.stop() } }
+    let configuration = try scenario.configuration(
+      server, relayPubkey: true, budget: .milliseconds(100), queryTimeout: .milliseconds(900))
+    // A busy timeout far past the deadline, so the claim is still waiting when the deadline fires.
+    let patient = try EnrichmentCache(path: path, busyTimeout: .seconds(20), clock: { RelayScenario.now })
+    let registered = "SELECT count(*) FROM accounts WHERE account = '\(scenario.account.publicKeyHex)'"
+    let claimed = "SELECT count(*) FROM deliveries WHERE event_id = '\(message.id)'"
+
+    let wake = Task { await scenario.resolve(configuration, cache: patient) }
+    #expect(await Polling.eventually(within: .seconds(5)) { Self.count(registered, in: path) == 1 })
+    let lock = try WriteLock(path: path)
+    let first = await wake.value
+    #expect(first.outcome.reason == .timeout)
+    lock.release()
+    // The abandoned claim gets the lock now; it must roll back instead of recording the message.
+    #expect(await !Polling.eventually(within: .seconds(2)) { Self.count(claimed, in: path) != 0 })
+
+    let second = await scenario.resolve(configuration, cache: try folder.cache())
+    #expect(second.outcome.notification?.target.eventID == message.id)
+    #expect(Self.count(claimed, in: path) == 1)
   }
 
   @Test func resolvesWhileAnotherConnectionHoldsTheWriteLock() async throws {

@@ -7,11 +7,11 @@ import Testing
   static let account = String(repeating: "ab", count: 32)
 
   @Test func derivesStableIdentifiersPerAccountRelayAndChannel() throws {
-    let relay = try HTTPOrigin(relayURL: "wss://relay.example")
+    let relay = try RelayOrigin("wss://relay.example")
     let a = ThreadIdentifier.make(account: Self.account, relay: relay, channelID: Self.channel)
-    let sameRelay = try HTTPOrigin(relayURL: "WSS://Relay.Example:443/")
+    let sameRelay = try RelayOrigin("WSS://Relay.Example:443/")
     #expect(a == ThreadIdentifier.make(account: Self.account, relay: sameRelay, channelID: Self.channel))
-    let otherRelay = try HTTPOrigin(relayURL: "wss://other.example")
+    let otherRelay = try RelayOrigin("wss://other.example")
     #expect(a != ThreadIdentifier.make(account: Self.account, relay: otherRelay, channelID: Self.channel))
     #expect(a != ThreadIdentifier.make(account: Self.account, relay: relay, channelID: nil))
     let otherAccount = String(repeating: "cd", count: 32)
@@ -19,7 +19,7 @@ import Testing
   }
 
   @Test func revealsNoRawID() throws {
-    let relay = try HTTPOrigin(relayURL: "wss://relay.example")
+    let relay = try RelayOrigin("wss://relay.example")
     let identifier = ThreadIdentifier.make(account: Self.account, relay: relay, channelID: Self.channel)
     #expect(Hex.isLowercaseHex(identifier, length: 64))
     #expect(!identifier.contains(Self.account.prefix(16)) && !identifier.contains("3f2a9c1e"))

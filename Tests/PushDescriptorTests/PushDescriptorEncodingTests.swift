@@ -1,4 +1,5 @@
 import NostrJSON
+import NostrPushTestSupport
 import PushDescriptor
 import Testing
 
@@ -49,7 +50,7 @@ import Testing
 
   @Test(arguments: 0..<8)
   func encodesRandomDescriptorsThatParseBackEqual(_ seed: Int) throws {
-    var generator = SeededGenerator(seed: 0x5EED_0000 + UInt64(seed))
+    var generator = SplitMix64(seed: 0x5EED_0000 + UInt64(seed))
     for _ in 0..<50 {
       let descriptor = RandomDescriptor.make(using: &generator)
       let reread = try PushDescriptor(strictPush: try JSONReader().read(descriptor.jsonBytes()))
@@ -62,7 +63,7 @@ import Testing
 
 /// Valid descriptors with random contents, so encoding is tested beyond hand-written samples.
 enum RandomDescriptor {
-  static func make(using generator: inout SeededGenerator) -> PushDescriptor {
+  static func make(using generator: inout SplitMix64) -> PushDescriptor {
     let hosts = ["relay.example", "a.b.c", "127.0.0.1", "[::1]", "x-1.example", "push9.example"]
     var origin =
       (Bool.random(using: &generator) ? "wss://" : "ws://") + hosts.randomElement(using: &generator)!
@@ -112,17 +113,17 @@ enum RandomDescriptor {
         maxPlaintextLen: limits[9], maxEndpointLen: limits[10], maxStringLen: limits[11]))
   }
 
-  private static func optionalBool(_ value: Bool, using generator: inout SeededGenerator) -> Bool? {
+  private static func optionalBool(_ value: Bool, using generator: inout SplitMix64) -> Bool? {
     Bool.random(using: &generator) ? value : nil
   }
 
-  private static func hex(using generator: inout SeededGenerator) -> String {
+  private static func hex(using generator: inout SplitMix64) -> String {
     let digits = Array("0123456789abcdef")
     return String((0..<64).map { _ in digits[Int.random(in: 0..<16, using: &generator)] })
   }
 
   /// Short text with characters that need escaping or are outside ASCII.
-  private static func text(using generator: inout SeededGenerator) -> String {
+  private static func text(using generator: inout SplitMix64) -> String {
     let pieces = ["a", "Z", "\"", "\\", "/", "\n", "\u{7F}", "é", "日", "🦩", "\u{0}", " "]
     return String(
       (0..<Int.random(in: 1...6, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }

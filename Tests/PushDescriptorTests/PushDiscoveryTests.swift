@@ -1,5 +1,6 @@
 import Foundation
 import NostrJSON
+import NostrPushTestSupport
 import PushDescriptor
 import RelayFixture
 import Testing

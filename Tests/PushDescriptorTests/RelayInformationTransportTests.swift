@@ -1,4 +1,5 @@
 import Foundation
+import NostrHTTP
 import NostrJSON
 import PushDescriptor
 import Synchronization
@@ -8,49 +9,46 @@ import Testing
 import FoundationNetworking
 #endif
 
-/// A caller-supplied transport that answers from memory, after an optional wait.
-struct CannedTransport: RelayInformationTransport {
-  var response: RelayInformationResponse
+/// A caller-supplied transport that answers from memory, after an optional wait that ignores the
+/// deadline (a misbehaving transport, which discovery must still cut off).
+struct CannedTransport: HTTPTransport {
+  var response: HTTPTransportResponse
   var wait: Duration = .zero
   let requests = RequestLog()
 
-  func send(_ request: URLRequest, maxBodyBytes: Int) async throws -> RelayInformationResponse {
+  func send(_ request: HTTPTransportRequest, deadline: ContinuousClock.Instant)
+    async throws(HTTPTransportError)
+    -> HTTPTransportResponse
+  {
     requests.append(request)
-    if wait > .zero { try await Task.sleep(for: wait) }
+    if wait > .zero { try? await Task.sleep(for: wait) }
     return response
   }
 }
 
 /// The requests a `CannedTransport` saw.
 final class RequestLog: Sendable {
-  private let requests = Mutex<[URLRequest]>([])
-  func append(_ request: URLRequest) { requests.withLock { $0.append(request) } }
-  var all: [URLRequest] { requests.withLock { $0 } }
+  private let requests = Mutex<[HTTPTransportRequest]>([])
+  func append(_ request: HTTPTransportRequest) { requests.withLock { $0.append(request) } }
+  var all: [HTTPTransportRequest] { requests.withLock { $0 } }
 }
 
 @Suite struct RelayInformationTransportTests {
   @Test func usesACallerSuppliedTransport() async throws {
     let transport = CannedTransport(
-      response: RelayInformationResponse(status: 200, body: TestSupport.bytes(TestSupport.document)))
+      response: HTTPTransportResponse(status: 200, body: TestSupport.bytes(TestSupport.document)))
     let document = try await PushDiscovery(transport: transport).discover(relay: "wss://push.example")
     #expect(document.push == TestSupport.descriptor)
     let request = try #require(transport.requests.all.first)
-    #expect(request.url?.absoluteString == "https://push.example/")
-    #expect(request.httpMethod == "GET")
-    #expect(request.value(forHTTPHeaderField: "Accept") == "application/nostr+json")
-  }
-
-  @Test func refusesAnOversizedBodyFromACallerSuppliedTransport() async throws {
-    let body = [UInt8](repeating: 0x20, count: PushDiscovery.maxBodyBytes + 1)
-    let transport = CannedTransport(response: RelayInformationResponse(status: 200, body: body))
-    await #expect(throws: PushDescriptorError(code: .transport, field: "http", message: "")) {
-      try await PushDiscovery(transport: transport).discover(relay: "wss://push.example")
-    }
+    #expect(request.url == "https://push.example/")
+    #expect(request.method == "GET")
+    #expect(request.headers["Accept"] == "application/nostr+json")
+    #expect(request.maxResponseBytes == PushDiscovery.maxBodyBytes)
   }
 
   @Test func enforcesTheDeadlineOnACallerSuppliedTransport() async throws {
     let transport = CannedTransport(
-      response: RelayInformationResponse(status: 200, body: TestSupport.bytes(TestSupport.document)),
+      response: HTTPTransportResponse(status: 200, body: TestSupport.bytes(TestSupport.document)),
       wait: .seconds(30))
     let start = ContinuousClock.now
     await #expect(throws: PushDescriptorError(code: .transport, field: "http", message: "")) {
@@ -62,11 +60,19 @@ final class RequestLog: Sendable {
 
   @Test func refusesADeadlineThatHasPassed() async throws {
     let transport = CannedTransport(
-      response: RelayInformationResponse(status: 200, body: TestSupport.bytes(TestSupport.document)))
+      response: HTTPTransportResponse(status: 200, body: TestSupport.bytes(TestSupport.document)))
     await #expect(throws: PushDescriptorError(code: .transport, field: "http", message: "")) {
       try await PushDiscovery(transport: transport).discover(
         relay: "wss://push.example", deadline: .now - .seconds(1))
     }
     #expect(transport.requests.all.isEmpty)
+  }
+
+  @Test func refusesAnOversizedBodyFromACallerSuppliedTransport() async throws {
+    let body = [UInt8](repeating: 0x20, count: PushDiscovery.maxBodyBytes + 1)
+    let transport = CannedTransport(response: HTTPTransportResponse(status: 200, body: body))
+    await #expect(throws: PushDescriptorError(code: .transport, field: "http", message: "")) {
+      try await PushDiscovery(transport: transport).discover(relay: "wss://push.example")
+    }
   }
 }

@@ -39,7 +39,7 @@ import FoundationNetworking
     #expect(ratio == .float(1.0))
     #expect(keys == ["kind", "ratio", "seen", "tags"])
     #expect(refusal?.code == .duplicateKey)
-    #expect(refusal?.path == "name")
+    #expect(refusal?.field == "name")
   }
 
   @Test func decodesAnNpubAndCompactsIt() throws {
@@ -185,7 +185,7 @@ import FoundationNetworking
     // cached?.value.displayName == "Alice Martin", cached?.isFresh == true
     // README example: end
     defer { try? FileManager.default.removeItem(at: folder) }
-    #expect(relay.string == "https://relay.example")
+    #expect(relay.description == "https://relay.example")
     #expect(outcome == .stored)
     #expect(cached?.value.displayName == "Alice Martin")
     #expect(cached?.value.eventID == profile.id)
@@ -249,7 +249,7 @@ import FoundationNetworking
 
     // What one wake does, in the extension or here:
     let configuration = try ResolverConfiguration(
-      relay: try HTTPOrigin(relayURL: origin.absoluteString), secretKey: account)
+      relay: try RelayOrigin(origin.absoluteString), secretKey: account)
     let cachePath = FileManager.default.temporaryDirectory.appendingPathComponent("\(UUID()).sqlite").path
     let cache = try EnrichmentCache(path: cachePath, busyTimeout: .milliseconds(250))
     let resolver = NotificationResolver(configuration: configuration, cache: cache, clock: .fixed(now))

@@ -1,15 +1,18 @@
 import Foundation
 
-/// Awaits work that cannot itself be interrupted (such as another task's value) until a deadline,
-/// and returns at the deadline — or at once when the awaiting task is cancelled — without
-/// waiting for it.
-enum DeadlineRace {
+/// The package's one deadline helper: awaits work until a deadline, and returns at the deadline —
+/// or at once when the awaiting task is cancelled — without waiting for work that cannot itself
+/// be interrupted (a blocking call, another task's value).
+///
+/// HTTP exchanges, NIP-11 discovery, the resolver's wake and its enrichment all bound their work
+/// through it, so "the deadline passed" means the same everywhere.
+package enum DeadlineRace {
   /// The result of `operation`, or nil when `deadline` passes first or the caller is cancelled.
   ///
-  /// The operation keeps running after a deadline; on the caller's cancellation it is cancelled
-  /// too when `cancelsOperation` is set (the resolver's own work), and left running otherwise
-  /// (enrichment whose late results still go to the cache).
-  static func value<T: Sendable>(
+  /// With `cancelsOperation` (the resolver's own work) the operation is cancelled the moment the
+  /// race is lost, by the deadline or by the caller's cancellation; without it (enrichment whose
+  /// late results still go to the cache) it is left running.
+  package static func value<T: Sendable>(
     by deadline: ContinuousClock.Instant, cancelsOperation: Bool = false,
     _ operation: @escaping @Sendable () async -> T
   ) async -> T? {
@@ -18,6 +21,7 @@ enum DeadlineRace {
     let timer = Task {
       try? await Task.sleep(until: deadline, clock: .continuous)
       gate.resume(with: nil)
+      if cancelsOperation { worker.cancel() }
     }
     defer { timer.cancel() }
     return await withTaskCancellationHandler {
@@ -33,7 +37,7 @@ enum DeadlineRace {
 ///
 /// `@unchecked Sendable`: `state` is read and written only under `lock`, so the continuation is
 /// resumed exactly once.
-final class ResumeOnce<T: Sendable>: @unchecked Sendable {
+package final class ResumeOnce<T: Sendable>: @unchecked Sendable {
   private enum State {
     case empty
     case waiting(CheckedContinuation<T, Never>)
@@ -44,7 +48,11 @@ final class ResumeOnce<T: Sendable>: @unchecked Sendable {
   private let lock = NSLock()
   private var state = State.empty
 
-  func attach(_ continuation: CheckedContinuation<T, Never>) {
+  /// Creates an empty gate.
+  package init() {}
+
+  /// Hands over the waiting continuation; resumes it at once when a value already arrived.
+  package func attach(_ continuation: CheckedContinuation<T, Never>) {
     lock.lock()
     if case .done(let value) = state {
       state = .finished
@@ -56,7 +64,8 @@ final class ResumeOnce<T: Sendable>: @unchecked Sendable {
     lock.unlock()
   }
 
-  func resume(with value: T) {
+  /// Resumes the continuation with `value` unless it was resumed before.
+  package func resume(with value: T) {
     lock.lock()
     switch state {
     case .empty:

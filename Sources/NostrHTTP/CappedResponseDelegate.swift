@@ -9,7 +9,7 @@ import FoundationNetworking
 /// `@unchecked Sendable`: every mutable field is read and written under `lock`; the session
 /// delegate, the deadline timer and the cancellation handler all reach it from different threads.
 final class CappedExchange: @unchecked Sendable {
-  typealias Outcome = Result<HTTPResponse, TransportError>
+  typealias Outcome = Result<HTTPTransportResponse, HTTPTransportError>
 
   let cap: Int
   private let lock = NSLock()
@@ -52,7 +52,7 @@ final class CappedExchange: @unchecked Sendable {
   /// Records the response head; false (and the exchange ended) when its length exceeds the cap.
   func receive(response: HTTPURLResponse) -> Bool {
     if response.expectedContentLength > Int64(cap) {
-      finish(.failure(TransportError(.tooLarge, "Content-Length over \(cap) bytes")))
+      finish(.failure(HTTPTransportError(.tooLarge, "Content-Length over \(cap) bytes")))
       return false
     }
     lock.lock()
@@ -71,7 +71,7 @@ final class CappedExchange: @unchecked Sendable {
     }
     guard body.count + data.count <= cap else {
       lock.unlock()
-      finish(.failure(TransportError(.tooLarge, "body over \(cap) bytes")))
+      finish(.failure(HTTPTransportError(.tooLarge, "body over \(cap) bytes")))
       return false
     }
     body.append(contentsOf: data)
@@ -91,31 +91,35 @@ final class CappedExchange: @unchecked Sendable {
       return
     }
     guard let response else {
-      finish(.failure(TransportError(.truncated, "no response head")))
+      finish(.failure(HTTPTransportError(.truncated, "no response head")))
       return
     }
-    if response.expectedContentLength >= 0, Int64(body.count) != response.expectedContentLength {
-      finish(.failure(TransportError(.truncated, "body shorter than Content-Length")))
+    // With a content coding, Content-Length counts the encoded bytes and the body is decoded.
+    let encoding = (response.value(forHTTPHeaderField: "Content-Encoding") ?? "identity").lowercased()
+    if encoding == "identity", response.expectedContentLength >= 0,
+      Int64(body.count) != response.expectedContentLength
+    {
+      finish(.failure(HTTPTransportError(.truncated, "body shorter than Content-Length")))
       return
     }
     var headers: [String: String] = [:]
     for (name, value) in response.allHeaderFields {
       if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
     }
-    finish(.success(HTTPResponse(status: response.statusCode, headers: headers, body: body)))
+    finish(.success(HTTPTransportResponse(status: response.statusCode, headers: headers, body: body)))
   }
 
-  private static func map(_ error: any Error, responseStarted: Bool) -> TransportError {
-    guard let urlError = error as? URLError else { return TransportError(.unreachable, "\(error)") }
+  private static func map(_ error: any Error, responseStarted: Bool) -> HTTPTransportError {
+    guard let urlError = error as? URLError else { return HTTPTransportError(.unreachable, "\(error)") }
     switch urlError.code {
     case .timedOut:
-      return TransportError(.timeout, "timed out")
+      return HTTPTransportError(.timeout, "timed out")
     case .cancelled:
-      return TransportError(.cancelled, "cancelled")
+      return HTTPTransportError(.cancelled, "cancelled")
     default:
       return responseStarted
-        ? TransportError(.truncated, "connection failed mid-body: \(urlError.code.rawValue)")
-        : TransportError(.unreachable, "URL error \(urlError.code.rawValue)")
+        ? HTTPTransportError(.truncated, "connection failed mid-body: \(urlError.code.rawValue)")
+        : HTTPTransportError(.unreachable, "URL error \(urlError.code.rawValue)")
     }
   }
 }
@@ -154,7 +158,7 @@ final class CappedResponseDelegate: NSObject, URLSessionDataDelegate, @unchecked
     guard let exchange = exchange(dataTask), let http = response as? HTTPURLResponse,
       exchange.receive(response: http)
     else {
-      exchange(dataTask)?.finish(.failure(TransportError(.unreachable, "not an HTTP response")))
+      exchange(dataTask)?.finish(.failure(HTTPTransportError(.unreachable, "not an HTTP response")))
       completionHandler(.cancel)
       return
     }

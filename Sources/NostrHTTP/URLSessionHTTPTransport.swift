@@ -1,4 +1,5 @@
 import Foundation
+import NostrEvent
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -7,11 +8,15 @@ import FoundationNetworking
 /// ``HTTPTransport`` over `URLSession`: no redirects, no cookies or cache, the response cap
 /// enforced while the bytes arrive, and the deadline enforced as a whole-exchange limit.
 ///
+/// Every request asks for `Accept-Encoding: identity` (unless the caller set the header), so
+/// `Content-Length` counts the bytes that arrive; a server that compresses anyway is accepted,
+/// its body decoded by Foundation and the cap applied to the decoded bytes.
+///
 /// One instance (``shared``) serves every request of a process; each request's state lives in
 /// the session delegate, keyed by task.
-public final class URLSessionTransport: HTTPTransport {
+public final class URLSessionHTTPTransport: HTTPTransport {
   /// The process-wide transport.
-  public static let shared = URLSessionTransport()
+  public static let shared = URLSessionHTTPTransport()
 
   /// The `URLRequest` timeout, only a backstop: the deadline is enforced by the transport's own
   /// timer, because on Linux a short `timeoutInterval` on one task of a busy session can fire
@@ -37,39 +42,43 @@ public final class URLSessionTransport: HTTPTransport {
   }
 
   /// Sends `request` with redirects refused and the cap enforced; throws by `deadline`.
-  public func send(_ request: HTTPRequest, deadline: ContinuousClock.Instant) async throws(TransportError)
-    -> HTTPResponse
+  public func send(_ request: HTTPTransportRequest, deadline: ContinuousClock.Instant)
+    async throws(HTTPTransportError)
+    -> HTTPTransportResponse
   {
     guard let url = URL(string: request.url), let scheme = url.scheme?.lowercased(),
       scheme == "http" || scheme == "https"
-    else { throw TransportError(.invalidURL, "not an http(s) URL") }
+    else { throw HTTPTransportError(.invalidURL, "not an http(s) URL") }
     let remaining = ContinuousClock.now.duration(to: deadline)
-    guard remaining > .zero else { throw TransportError(.timeout, "deadline already passed") }
+    guard remaining > .zero else { throw HTTPTransportError(.timeout, "deadline already passed") }
     var urlRequest = URLRequest(url: url)
     urlRequest.httpMethod = request.method
     urlRequest.timeoutInterval = Self.idleTimeoutBackstop
+    urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
     for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
     if let body = request.body { urlRequest.httpBody = Data(body) }
     let task = session.dataTask(with: urlRequest)
     let exchange = CappedExchange(cap: request.maxResponseBytes)
     delegate.register(exchange, for: task.taskIdentifier)
-    let timer = Task {
-      try? await Task.sleep(until: deadline, clock: .continuous)
-      if !Task.isCancelled, exchange.finish(.failure(TransportError(.timeout, "deadline passed"))) {
-        task.cancel()
+    defer { delegate.unregister(task.taskIdentifier) }
+    // The deadline and the caller's cancellation both cancel the exchange (and so the task).
+    let raced = await DeadlineRace.value(by: deadline, cancelsOperation: true) {
+      await withTaskCancellationHandler {
+        await withCheckedContinuation { continuation in
+          exchange.attach(continuation)
+          task.resume()
+        }
+      } onCancel: {
+        if exchange.finish(.failure(HTTPTransportError(.cancelled, "cancelled"))) { task.cancel() }
       }
     }
-    defer {
-      timer.cancel()
-      delegate.unregister(task.taskIdentifier)
-    }
-    let result = await withTaskCancellationHandler {
-      await withCheckedContinuation { continuation in
-        exchange.attach(continuation)
-        task.resume()
-      }
-    } onCancel: {
-      if exchange.finish(.failure(TransportError(.cancelled, "cancelled"))) { task.cancel() }
+    let result: CappedExchange.Outcome
+    if let raced {
+      result = raced
+    } else if Task.isCancelled {
+      result = .failure(HTTPTransportError(.cancelled, "cancelled"))
+    } else {
+      result = .failure(HTTPTransportError(.timeout, "deadline passed"))
     }
     return try result.get()
   }

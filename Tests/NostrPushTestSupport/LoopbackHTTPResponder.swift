@@ -8,26 +8,43 @@ import Darwin
 #endif
 
 /// A minimal HTTP/1.1 server on 127.0.0.1 that answers every request with one canned reply
-/// (test target only): it can send a `Location` header, which the fixture relay cannot, so it
+/// (test support only): it can send a `Location` header, which the fixture relay cannot, so it
 /// serves the redirect-refusal test.
-final class LoopbackHTTPResponder: Sendable {
+public final class LoopbackHTTPResponder: Sendable {
   /// What every request is answered with.
-  struct Reply: Sendable {
-    var status = 200
-    var headers: [String] = ["Content-Type: application/nostr+json"]
-    var body: [UInt8] = []
+  public struct Reply: Sendable {
+    /// The status code.
+    public var status = 200
+    /// Header lines, each `Name: value`.
+    public var headers: [String] = ["Content-Type: application/nostr+json"]
+    /// The body bytes.
+    public var body: [UInt8] = []
     /// Whether to send `Content-Length`; without it the body ends when the connection closes.
-    var declaresLength = true
+    public var declaresLength = true
     /// How long to wait after reading the request before answering.
-    var delay: Duration = .zero
+    public var delay: Duration = .zero
+
+    /// Creates a reply; every field has the default above.
+    public init(
+      status: Int = 200, headers: [String] = ["Content-Type: application/nostr+json"], body: [UInt8] = [],
+      declaresLength: Bool = true, delay: Duration = .zero
+    ) {
+      self.status = status
+      self.headers = headers
+      self.body = body
+      self.declaresLength = declaresLength
+      self.delay = delay
+    }
   }
 
-  let port: UInt16
+  /// The port it listens on.
+  public let port: UInt16
   private let listener: Int32
   private let requestHeads = Mutex<[String]>([])
   private let stopped = Mutex(false)
 
-  init(_ reply: Reply) throws {
+  /// Starts answering every connection with `reply`.
+  public init(_ reply: Reply) throws {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw POSIXError(.EIO) }
     var reuse: Int32 = 1
@@ -52,14 +69,14 @@ final class LoopbackHTTPResponder: Sendable {
   }
 
   /// `http://127.0.0.1:<port>`.
-  var baseURL: String { "http://127.0.0.1:\(port)" }
+  public var baseURL: String { "http://127.0.0.1:\(port)" }
 
   /// The request lines and headers received so far, one string per request.
-  var receivedRequests: [String] { requestHeads.withLock { $0 } }
+  public var receivedRequests: [String] { requestHeads.withLock { $0 } }
 
   /// Stops accepting connections. The accept loop closes the socket once it wakes, so the
   /// descriptor cannot be reused by another socket while the loop still uses it.
-  func stop() {
+  public func stop() {
     let first = stopped.withLock { stopped in
       defer { stopped = true }
       return !stopped

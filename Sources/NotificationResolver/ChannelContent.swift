@@ -2,27 +2,6 @@ import EnrichmentCache
 import NostrEvent
 import NostrJSON
 
-/// The display name and picture of a verified kind 0 event, read the way the cache stores them;
-/// used when the resolver runs without a cache.
-struct ProfileContent: Sendable, Hashable {
-  /// The largest profile content parsed, in bytes.
-  static let maxContentBytes = 64 * 1024
-
-  var displayName: String?
-  var picture: String?
-
-  /// Reads `event`'s content; nil when it is not a kind 0 event with a JSON object content.
-  init?(event: Event) {
-    guard event.kind == 0,
-      case .object(let object)? = try? JSONReader(maxBytes: Self.maxContentBytes).read(event.content)
-    else { return nil }
-    self.displayName =
-      object["display_name"]?.stringValue.flatMap(DisplayName.sanitize)
-      ?? object["name"]?.stringValue.flatMap(DisplayName.sanitize)
-    self.picture = object["picture"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
-  }
-}
-
 /// Channel metadata and membership read from verified relay-signed events; used when the
 /// resolver runs without a cache.
 enum ChannelContent {

@@ -1,0 +1,29 @@
+/// The one error shape of the package: a stable snake_case `code`, the `field` at fault when
+/// there is one, and a human-readable `message`.
+///
+/// Every module's error conforms (`JSONError`, `Bech32Error`, `EventError`, `PushDescriptorError`,
+/// `CacheError`, …), so a caller handles them all the same way: switch on `code` (its enums may
+/// gain cases, so keep a `default`), show `message`, point at `field`. Equality and hashing use
+/// `code` and `field` only, so tests match failures without depending on wording.
+public protocol NostrPushError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// The type of the stable reason: snake_case raw values, as the command line prints them.
+  associatedtype Code: RawRepresentable, Hashable, Sendable where Code.RawValue == String
+
+  /// The stable reason.
+  var code: Code { get }
+  /// The field, member or argument at fault (a dotted path with indices), nil when none applies.
+  var field: String? { get }
+  /// A human-readable explanation (never secret material or message content).
+  var message: String { get }
+}
+
+extension NostrPushError {
+  /// Equal when `code` and `field` are; the message is not compared.
+  public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code && lhs.field == rhs.field }
+
+  /// Hashes `code` and `field`, as `==` compares them.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(code)
+    hasher.combine(field)
+  }
+}

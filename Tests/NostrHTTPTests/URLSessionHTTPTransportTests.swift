@@ -1,0 +1,73 @@
+import NostrHTTP
+import NostrPushTestSupport
+import Testing
+
+/// The default transport against a raw loopback server: the cap, the deadline, redirects and
+/// content codings, each as a user of the transport would meet them.
+@Suite(.timeLimit(.minutes(1))) struct URLSessionHTTPTransportTests {
+  /// `["hello","gzip"]` compressed by `gzip.compress(…, mtime=0)` (Python), 36 bytes.
+  static let gzipBody: [UInt8] = [
+    0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0x8b, 0x56, 0xca, 0x48, 0xcd, 0xc9, 0xc9,
+    0x57,
+    0xd2, 0x51, 0x4a, 0xaf, 0xca, 0x2c, 0x50, 0x8a, 0x05, 0x00, 0xef, 0x2c, 0x80, 0xf9, 0x10, 0x00, 0x00,
+    0x00,
+  ]
+
+  func send(_ reply: LoopbackHTTPResponder.Reply, cap: Int = 1024, within timeout: Duration = .seconds(10))
+    async throws -> (Result<HTTPTransportResponse, HTTPTransportError>, LoopbackHTTPResponder)
+  {
+    let server = try LoopbackHTTPResponder(reply)
+    let request = HTTPTransportRequest(url: server.baseURL + "/query", method: "GET", maxResponseBytes: cap)
+    do throws(HTTPTransportError) {
+      let response = try await URLSessionHTTPTransport.shared.send(request, deadline: .now + timeout)
+      server.stop()
+      return (.success(response), server)
+    } catch {
+      server.stop()
+      return (.failure(error), server)
+    }
+  }
+
+  @Test func asksForTheIdentityEncoding() async throws {
+    let (result, server) = try await send(.init(body: Array("[]".utf8)))
+    #expect(try result.get().body == Array("[]".utf8))
+    let head = try #require(server.receivedRequests.first).lowercased()
+    #expect(head.contains("accept-encoding: identity"))
+  }
+
+  /// A server that compresses anyway: `Content-Length` counts the 36 compressed bytes, the body
+  /// arrives decoded, and the exchange is accepted instead of failing as truncated.
+  @Test func acceptsAGzipAnswerAndDecodesIt() async throws {
+    let (result, _) = try await send(
+      .init(headers: ["Content-Type: application/json", "Content-Encoding: gzip"], body: Self.gzipBody))
+    let response = try result.get()
+    #expect(response.status == 200)
+    #expect(String(decoding: response.body, as: UTF8.self) == #"["hello","gzip"]"#)
+  }
+
+  @Test func refusesABodyOverTheCapAnnouncedByContentLength() async throws {
+    let (result, _) = try await send(.init(body: [UInt8](repeating: 0x20, count: 2048)), cap: 1024)
+    #expect(throws: HTTPTransportError(.tooLarge)) { try result.get() }
+  }
+
+  @Test func refusesABodyOverTheCapWithoutContentLength() async throws {
+    let (result, _) = try await send(
+      .init(body: [UInt8](repeating: 0x20, count: 4096), declaresLength: false), cap: 1024)
+    #expect(throws: HTTPTransportError(.tooLarge)) { try result.get() }
+  }
+
+  @Test func returnsARedirectAsItIsWithoutFollowingIt() async throws {
+    let (result, server) = try await send(.init(status: 302, headers: ["Location: http://127.0.0.1:1/"]))
+    #expect(try result.get().status == 302)
+    #expect(server.receivedRequests.count == 1)
+  }
+
+  @Test func endsAtTheDeadlineWithTimeout() async throws {
+    let started = ContinuousClock.now
+    let (result, _) = try await send(
+      .init(body: Array("[]".utf8), delay: .seconds(20)), within: .milliseconds(300))
+    #expect(throws: HTTPTransportError(.timeout)) { try result.get() }
+    // The deadline promise: over by the deadline plus 100 ms of slack.
+    #expect(ContinuousClock.now - started < .milliseconds(400))
+  }
+}
