@@ -24,6 +24,7 @@ let package = Package(
     .library(name: "NostrWebSocket", targets: ["NostrWebSocket"]),
     .library(name: "RelayFixture", targets: ["RelayFixture"]),
     .library(name: "NIP44", targets: ["NIP44"]),
+    .library(name: "PushLease", targets: ["PushLease"]),
     .executable(name: "nostr-push", targets: ["nostr-push"]),
     .executable(name: "nostr-push-bench", targets: ["Benchmarks"]),
     .executable(name: "URLSessionBaseline", targets: ["URLSessionBaseline"]),
@@ -61,6 +62,11 @@ let package = Package(
       dependencies: ["NostrPushCore", "NostrJSON", "Bech32", "NostrEvent", "NostrHTTP"],
       swiftSettings: strictSettings),
     .target(
+      name: "PushLease",
+      dependencies: ["NostrPushCore", "NostrJSON", "NostrEvent", "NIP44", "PushDescriptor"],
+      swiftSettings: strictSettings
+    ),
+    .target(
       name: "EnrichmentCache",
       dependencies: ["NostrPushCore", "CSQLite", "NostrJSON", "NostrEvent"],
       swiftSettings: strictSettings
@@ -82,7 +88,7 @@ let package = Package(
       name: "nostr-push",
       dependencies: [
         "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
-        "NotificationResolver", "RelayFixture", "NIP44", "NostrWebSocket", "NostrHTTP", "NostrPushCore",
+        "NotificationResolver", "RelayFixture", "NIP44", "NostrWebSocket", "NostrHTTP", "NostrPushCore", "PushLease",
       ],
       swiftSettings: strictSettings
     ),
@@ -140,6 +146,11 @@ let package = Package(
       swiftSettings: strictSettings
     ),
     .testTarget(
+      name: "PushLeaseTests",
+      dependencies: ["PushLease", "PushDescriptor", "NostrEvent", "NostrJSON", "NIP44"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
       name: "EnrichmentCacheTests",
       dependencies: ["EnrichmentCache", "NostrEvent", "NostrJSON", "CSQLite", "NostrPushTestSupport"],
       swiftSettings: strictSettings
@@ -166,7 +177,7 @@ let package = Package(
       name: "ReadmeExamplesTests",
       dependencies: [
         "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache", "NotificationResolver",
-        "RelayFixture", "NIP44", "NostrWebSocket",
+        "RelayFixture", "NIP44", "NostrWebSocket", "PushLease",
       ],
       swiftSettings: strictSettings
     ),

@@ -28,13 +28,17 @@ public struct JSONError: NostrPushError {
   public var offset: Int
   /// A human-readable explanation.
   public var message: String
+  /// For `duplicate_key`, the repeated member name exactly as decoded (the path in `field` is
+  /// ambiguous for a name holding `.` or `[`); nil otherwise.
+  public var duplicateKey: String?
 
   /// Creates an error.
-  public init(code: Code, field: String? = nil, offset: Int, message: String) {
+  public init(code: Code, field: String? = nil, offset: Int, message: String, duplicateKey: String? = nil) {
     self.code = code
     self.field = field
     self.offset = offset
     self.message = message
+    self.duplicateKey = duplicateKey
   }
 
   public var description: String {

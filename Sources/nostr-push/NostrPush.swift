@@ -14,6 +14,7 @@ enum NostrPush {
     Nip44Command.self,
     PublishCommand.self,
     QueryCommand.self,
+    LeaseCommand.self,
     DemoCommand.self,
   ]
 

@@ -52,6 +52,7 @@ import Testing
         "queriesAFixtureRelayOverLoopback", "resolvesAWakeAgainstAFixtureRelay",
         "encryptsAndDecryptsANIP44Payload",
         "queriesAndPublishesOverWebSocket",
+        "enrollsADeviceAndTheRelayOpensTheLease",
       ]))
   }
 }
