@@ -19,6 +19,7 @@ let package = Package(
     .library(name: "PushDescriptor", targets: ["PushDescriptor"]),
     .library(name: "EnrichmentCache", targets: ["EnrichmentCache"]),
     .library(name: "NotificationResolver", targets: ["NotificationResolver"]),
+    .library(name: "PushRelay", targets: ["PushRelay"]),
     .library(name: "RelayFixture", targets: ["RelayFixture"]),
     .executable(name: "nostr-push", targets: ["nostr-push"]),
     .executable(name: "nostr-push-bench", targets: ["Benchmarks"]),
@@ -52,8 +53,13 @@ let package = Package(
       swiftSettings: strictSettings
     ),
     .target(
+      name: "PushRelay",
+      dependencies: ["NostrJSON", "NostrEvent", "PushDescriptor", "CSQLite"],
+      swiftSettings: strictSettings
+    ),
+    .target(
       name: "RelayFixture",
-      dependencies: ["NostrJSON", "NostrEvent", "PushDescriptor"],
+      dependencies: ["NostrJSON", "NostrEvent", "PushDescriptor", "PushRelay"],
       swiftSettings: strictSettings
     ),
     .target(
@@ -65,7 +71,7 @@ let package = Package(
       name: "nostr-push",
       dependencies: [
         "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
-        "NotificationResolver", "RelayFixture",
+        "NotificationResolver", "RelayFixture", "PushRelay",
       ],
       swiftSettings: strictSettings
     ),
@@ -114,6 +120,13 @@ let package = Package(
     .testTarget(
       name: "RelayFixtureTests",
       dependencies: ["RelayFixture", "NostrEvent", "NostrJSON", "PushDescriptor"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "PushRelayTests",
+      dependencies: [
+        "PushRelay", "RelayFixture", "NostrEvent", "NostrJSON", "PushDescriptor", "NotificationResolver", "CSQLite",
+      ],
       swiftSettings: strictSettings
     ),
     .testTarget(
