@@ -21,6 +21,7 @@ let package = Package(
     .library(name: "NotificationResolver", targets: ["NotificationResolver"]),
     .library(name: "PushRelay", targets: ["PushRelay"]),
     .library(name: "RelayFixture", targets: ["RelayFixture"]),
+    .library(name: "PushLease", targets: ["PushLease"]),
     .executable(name: "nostr-push", targets: ["nostr-push"]),
     .executable(name: "nostr-push-bench", targets: ["Benchmarks"]),
     .executable(name: "URLSessionBaseline", targets: ["URLSessionBaseline"]),
@@ -47,6 +48,11 @@ let package = Package(
       swiftSettings: strictSettings
     ),
     .target(name: "PushDescriptor", dependencies: ["NostrJSON", "Bech32"], swiftSettings: strictSettings),
+    .target(
+      name: "PushLease",
+      dependencies: ["NostrJSON", "NostrEvent", "PushDescriptor"],
+      swiftSettings: strictSettings
+    ),
     .target(
       name: "EnrichmentCache",
       dependencies: ["CSQLite", "NostrJSON", "NostrEvent"],
@@ -110,6 +116,11 @@ let package = Package(
     .testTarget(
       name: "PushDescriptorTests",
       dependencies: ["PushDescriptor", "NostrJSON", "RelayFixture", "NostrEvent"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "PushLeaseTests",
+      dependencies: ["PushLease", "PushDescriptor", "NostrEvent", "NostrJSON"],
       swiftSettings: strictSettings
     ),
     .testTarget(

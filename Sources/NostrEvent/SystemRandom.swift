@@ -5,9 +5,9 @@ import Darwin
 #endif
 
 /// Random bytes from the operating system's generator, and wiping of secrets.
-enum SystemRandom {
+package enum SystemRandom {
   /// `count` fresh random bytes from `SystemRandomNumberGenerator`.
-  static func bytes(_ count: Int) -> [UInt8] {
+  package static func bytes(_ count: Int) -> [UInt8] {
     var generator = SystemRandomNumberGenerator()
     var output = [UInt8](repeating: 0, count: count)
     output.withUnsafeMutableBytes { raw in
@@ -25,12 +25,12 @@ enum SystemRandom {
   }
 
   /// Overwrites `bytes` with zeros in a way the optimizer may not remove.
-  static func wipe(_ bytes: inout [UInt8]) {
+  package static func wipe(_ bytes: inout [UInt8]) {
     bytes.withUnsafeMutableBytes { wipe($0) }
   }
 
   /// Overwrites the memory in `raw` with zeros in a way the optimizer may not remove.
-  static func wipe(_ raw: UnsafeMutableRawBufferPointer) {
+  package static func wipe(_ raw: UnsafeMutableRawBufferPointer) {
     guard let base = raw.baseAddress, raw.count > 0 else { return }
     #if canImport(Glibc)
     explicit_bzero(base, raw.count)

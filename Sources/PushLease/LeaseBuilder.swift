@@ -1,0 +1,181 @@
+import NostrEvent
+import NostrJSON
+import PushDescriptor
+
+/// Builds an account's kind 30350 leases for one relay: the active lease that enrolls a device
+/// and the tombstone that revokes it.
+///
+/// Every bound comes from the descriptor's `limitation` and the content is encrypted to its
+/// current key. Before signing, the plaintext goes through the validator's own plaintext checks
+/// (`LeasePlaintextCheck`), then the length checks, so a lease the relay would refuse throws a
+/// `LeaseBuildError` instead of being published. The builder holds no relay key and never calls
+/// `LeaseValidator`.
+public struct LeaseBuilder: Sendable {
+  /// The lease event kind.
+  public static let kind = 30350
+  /// The longest clock margin taken off the relay's `max_lease_ttl`, in seconds.
+  public static let maxClockMargin: Int64 = 300
+
+  /// The relay's validated descriptor.
+  public let descriptor: PushDescriptor
+  /// The app's profile and transport; nil for a builder that only writes tombstones.
+  public let appProfile: PushAppProfile?
+
+  /// Creates a builder for one relay and one app (`appProfile` is needed for active leases only).
+  public init(descriptor: PushDescriptor, appProfile: PushAppProfile? = nil) {
+    self.descriptor = descriptor
+    self.appProfile = appProfile
+  }
+
+  /// The clock margin m = min(300, `max_lease_ttl` / 4) seconds: the lease ends that much before
+  /// the relay's ceiling, so a client clock running ahead (or a slow publish) is not refused as
+  /// `lease ttl too long`.
+  public var clockMargin: Int64 {
+    min(Self.maxClockMargin, Int64(descriptor.limitation.maxLeaseTTL) / 4)
+  }
+
+  /// The signed active lease.
+  ///
+  /// - Parameters:
+  ///   - endpoint: the gateway's opaque endpoint grant (never the device token).
+  ///   - subscriptions: usually `SubscriptionPlanner`'s plan.
+  ///   - generation, createdAt: as `LeaseEnrollment.next(now:)` returned them.
+  ///   - grantExpiresAt: when the grant expires; the lease never outlives it.
+  ///   - now: the current Unix time.
+  /// - Throws: in this order `invalid_app_profile`, `invalid_endpoint`, `invalid_generation`,
+  ///   `invalid_subscriptions`, `grant_expired`, `plaintext_too_long`, `content_too_long`.
+  public func active(
+    endpoint: String, subscriptions: [LeaseSubscription], generation: Int64, createdAt: Int64,
+    installationID: InstallationID, grantExpiresAt: Int64? = nil, now: Int64, signer: SecretKey
+  ) throws(LeaseBuildError) -> Event {
+    try active(
+      endpoint: endpoint, subscriptionsJSON: .array(subscriptions.map(\.jsonValue)), generation: generation,
+      createdAt: createdAt, installationID: installationID, grantExpiresAt: grantExpiresAt, now: now,
+      signer: signer)
+  }
+
+  /// As `active(endpoint:subscriptions:…)`, with the subscriptions as raw JSON (the CLI's
+  /// `--subscriptions` file), checked exactly as the validator checks them and then written in
+  /// the spec's member order.
+  package func active(
+    endpoint: String, subscriptionsJSON: JSONValue, generation: Int64, createdAt: Int64,
+    installationID: InstallationID, grantExpiresAt: Int64?, now: Int64, signer: SecretKey
+  ) throws(LeaseBuildError) -> Event {
+    let limits = descriptor.limitation
+    guard let appProfile,
+      descriptor.appProfiles.contains(appProfile),
+      LeasePlaintextCheck.isStringLength(appProfile.id, limits.maxStringLen)
+    else {
+      throw LeaseBuildError(
+        .invalidAppProfile,
+        "the app profile \(appProfile.map { "\"\($0.id)\" with transport \"\($0.transport)\"" } ?? "(none)") is not advertised or is over max_string_len",
+        field: "app_profile")
+    }
+    guard LeasePlaintextCheck.isStringLength(endpoint, limits.maxEndpointLen) else {
+      throw LeaseBuildError(
+        .invalidEndpoint, "the endpoint must be 1 to \(limits.maxEndpointLen) bytes", field: "endpoint")
+    }
+    try checkGeneration(generation)
+    let object = JSONObject([
+      "v": .integer(LeasePlaintext.version), "origin": .string(descriptor.origin),
+      "app_profile": .string(appProfile.id), "transport": .string(appProfile.transport),
+      "endpoint": .string(endpoint), "generation": .integer(generation), "active": .bool(true),
+      "subscriptions": subscriptionsJSON,
+    ])
+    let plaintext = try checked(object, author: signer.publicKeyHex)
+    try checkClock(now: now, createdAt: createdAt)
+    let ceiling = now + Int64(limits.maxLeaseTTL) - clockMargin
+    let expiration = grantExpiresAt.map { min($0, ceiling) } ?? ceiling
+    guard expiration > now else {
+      throw LeaseBuildError(
+        .grantExpired, "the lease would expire at \(expiration), not after now (\(now))", field: "grant_expires_at")
+    }
+    return try sealAndSign(
+      plaintext, installationID: installationID, createdAt: createdAt, expiration: expiration, signer: signer)
+  }
+
+  /// The signed tombstone that revokes the lease at `installationID`, expiring at
+  /// now + `max_lease_ttl` − the clock margin.
+  ///
+  /// - Throws: in this order `invalid_generation`, `invalid_subscriptions`, `plaintext_too_long`,
+  ///   `content_too_long`.
+  public func tombstone(
+    installationID: InstallationID, generation: Int64, createdAt: Int64, now: Int64, signer: SecretKey
+  ) throws(LeaseBuildError) -> Event {
+    try checkGeneration(generation)
+    let object = JSONObject([
+      "v": .integer(LeasePlaintext.version), "origin": .string(descriptor.origin),
+      "generation": .integer(generation), "active": .bool(false),
+    ])
+    let plaintext = try checked(object, author: signer.publicKeyHex)
+    try checkClock(now: now, createdAt: createdAt)
+    let expiration = now + Int64(descriptor.limitation.maxLeaseTTL) - clockMargin
+    guard expiration > now else {
+      throw LeaseBuildError(.grantExpired, "the tombstone would expire at \(expiration), not after now (\(now))")
+    }
+    return try sealAndSign(
+      plaintext, installationID: installationID, createdAt: createdAt, expiration: expiration, signer: signer)
+  }
+
+  // MARK: Steps
+
+  private func checkGeneration(_ generation: Int64) throws(LeaseBuildError) {
+    guard LeasePlaintextCheck.isCount(generation, LeasePlaintextCheck.maxGeneration) else {
+      throw LeaseBuildError(
+        .invalidGeneration, "the generation must be 1 to \(LeasePlaintextCheck.maxGeneration), got \(generation)",
+        field: "generation")
+    }
+  }
+
+  /// `now` and `createdAt` must be Unix seconds an event can carry (0…2^53−1).
+  private func checkClock(now: Int64, createdAt: Int64) throws(LeaseBuildError) {
+    for (name, value) in [("now", now), ("created_at", createdAt)] where !(0...Event.maxCreatedAt).contains(value) {
+      throw LeaseBuildError(
+        .invalidCreatedAt, "\(name) \(value) is outside 0…\(Event.maxCreatedAt)", field: name)
+    }
+  }
+
+  private func checked(_ object: JSONObject, author: String) throws(LeaseBuildError) -> LeasePlaintext {
+    do {
+      return try LeasePlaintextCheck.validate(
+        object, author: author, tenantOrigin: descriptor.origin, descriptor: descriptor)
+    } catch {
+      throw LeaseBuildError(.invalidSubscriptions, error.message)
+    }
+  }
+
+  private func sealAndSign(
+    _ plaintext: LeasePlaintext, installationID: InstallationID, createdAt: Int64, expiration: Int64,
+    signer: SecretKey
+  ) throws(LeaseBuildError) -> Event {
+    let limits = descriptor.limitation
+    let text = plaintext.text
+    let length = text.utf8.count
+    guard length <= limits.maxPlaintextLen, length <= LeaseCipher.maxPlaintextBytes else {
+      throw LeaseBuildError(
+        .plaintextTooLong,
+        "the plaintext is \(length) bytes; max_plaintext_len is \(limits.maxPlaintextLen) (NIP-44 carries \(LeaseCipher.maxPlaintextBytes))"
+      )
+    }
+    guard let key = descriptor.currentKey else {
+      throw LeaseBuildError(.encryptionFailed, "the descriptor has no current push key")
+    }
+    guard let content = LeaseCipher.seal(text, from: signer, to: key.pubkey) else {
+      throw LeaseBuildError(.encryptionFailed, "NIP-44 could not encrypt to push key \(key.id)")
+    }
+    guard content.utf8.count <= limits.maxContentLen else {
+      throw LeaseBuildError(
+        .contentTooLong,
+        "the encrypted content is \(content.utf8.count) bytes; max_content_len is \(limits.maxContentLen)")
+    }
+    let unsigned = UnsignedEvent(
+      pubkey: signer.publicKeyHex, createdAt: createdAt, kind: Self.kind,
+      tags: [["d", installationID.rawValue], ["expiration", String(expiration)], ["exec", key.id]],
+      content: content)
+    do {
+      return try unsigned.signed(with: signer)
+    } catch {
+      throw LeaseBuildError(.encryptionFailed, "signing failed: \(error)")
+    }
+  }
+}

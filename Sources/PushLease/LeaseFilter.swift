@@ -1,0 +1,54 @@
+import NostrJSON
+
+/// One filter of a lease subscription or ignore list: kinds and the exact-match members a relay
+/// may match a push against.
+///
+/// Only `kinds`, `authors`, `#p`, `#h` and `#e` exist in a lease; nil means the member is absent.
+/// It is written with its members in that order, absent ones omitted.
+public struct LeaseFilter: Sendable, Hashable {
+  /// The member names in the order they are written.
+  public static let memberNames = ["kinds", "authors", "#p", "#h", "#e"]
+
+  /// The event kinds (JSON integers ≥ 0).
+  public var kinds: [Int]
+  /// Exact author pubkeys (64 lowercase hex), or nil.
+  public var authors: [String]?
+  /// Exact `p` tag values (the lease author's own pubkey), or nil.
+  public var pTags: [String]?
+  /// Exact `h` tag values (channel ids), or nil.
+  public var hTags: [String]?
+  /// Exact `e` tag values (64 lowercase hex event ids), or nil.
+  public var eTags: [String]?
+
+  /// Creates a filter; absent members stay nil and are not written.
+  public init(
+    kinds: [Int], authors: [String]? = nil, pTags: [String]? = nil, hTags: [String]? = nil,
+    eTags: [String]? = nil
+  ) {
+    self.kinds = kinds
+    self.authors = authors
+    self.pTags = pTags
+    self.hTags = hTags
+    self.eTags = eTags
+  }
+
+  /// The filter as JSON, members in `memberNames` order, absent ones omitted.
+  public var jsonValue: JSONValue {
+    var members = [JSONMember(key: "kinds", value: .array(kinds.map { .integer(Int64($0)) }))]
+    for (key, values) in [("authors", authors), ("#p", pTags), ("#h", hTags), ("#e", eTags)] {
+      if let values { members.append(JSONMember(key: key, value: .array(values.map(JSONValue.string)))) }
+    }
+    return .object(JSONObject(members))
+  }
+
+  /// The string values of the exact-match member `key` (`authors`, `#p`, `#h`, `#e`).
+  subscript(values key: String) -> [String]? {
+    switch key {
+    case "authors": authors
+    case "#p": pTags
+    case "#h": hTags
+    case "#e": eTags
+    default: nil
+    }
+  }
+}

@@ -1,0 +1,172 @@
+import NostrEvent
+import NostrJSON
+import PushDescriptor
+
+/// The relay's judgement of a kind 30350 lease: the validator table of `push-lease.md`, checked
+/// in order, the first failure a `LeaseRejection` with the table's exact `invalid: …` text.
+///
+/// It trusts ingest for the event's id, signature, author and `created_at` (`push-relay.md`),
+/// holds the push secret keys it may open leases with, and stores nothing: staleness,
+/// generation, quota and endpoint uniqueness are the relay store's decisions afterwards.
+public struct LeaseValidator: Sendable {
+  /// The clock slack for `lease already expired`, in seconds, unless told otherwise.
+  public static let defaultAllowedSkew: Int64 = 120
+  /// The deepest JSON nesting accepted in a plaintext (the root object is depth 1).
+  public static let maxPlaintextDepth = 16
+  /// The longest `d` tag, in bytes.
+  public static let maxDTagBytes = 64
+  /// The public tags a lease may carry; each at most once.
+  public static let allowedTags: Set<String> = ["d", "expiration", "exec", "alt"]
+
+  /// The relay's descriptor; its `limitation` bounds every check.
+  public let descriptor: PushDescriptor
+  /// The clock slack for expired leases, in seconds.
+  public let allowedSkew: Int64
+  private let pushKeys: [String: SecretKey]
+
+  /// Creates a validator holding the secret keys of descriptor entries, by key id.
+  ///
+  /// - Parameter pushKeys: secret keys by `push.keys` id; any listed key, current or retiring,
+  ///   whose `pubkey` each matches.
+  /// - Throws: `unknown_push_key` when there is none, or one names no entry or another pubkey.
+  public init(
+    descriptor: PushDescriptor, pushKeys: [String: SecretKey], allowedSkew: Int64 = defaultAllowedSkew
+  ) throws(LeaseBuildError) {
+    guard !pushKeys.isEmpty else { throw LeaseBuildError(.unknownPushKey, "no push secret key was given") }
+    for (id, key) in pushKeys.sorted(by: { $0.key < $1.key }) {
+      guard let entry = descriptor.keys.first(where: { $0.id == id }) else {
+        throw LeaseBuildError(.unknownPushKey, "the descriptor lists no key \"\(id)\"", field: id)
+      }
+      guard entry.pubkey == key.publicKeyHex else {
+        throw LeaseBuildError(.unknownPushKey, "the secret key for \"\(id)\" is not that entry's pubkey", field: id)
+      }
+    }
+    self.descriptor = descriptor
+    self.pushKeys = pushKeys
+    self.allowedSkew = allowedSkew
+  }
+
+  /// The ids of the keys this validator can open leases with, sorted.
+  public var keyIDs: [String] { pushKeys.keys.sorted() }
+
+  /// Opens and judges `event`, sent to the relay at `tenantOrigin`, at Unix time `now`.
+  public func open(_ event: Event, tenantOrigin: String, now: Int64) throws(LeaseRejection) -> OpenedLease {
+    let limits = descriptor.limitation
+
+    // event
+    guard event.kind == LeaseBuilder.kind else { throw LeaseRejection(.event, "wrong event kind") }
+    guard event.content.utf8.count <= limits.maxContentLen else {
+      throw LeaseRejection(.event, "content too long")
+    }
+
+    // each tag, in event order
+    var tags: [String: String] = [:]
+    for tag in event.tags {
+      guard let name = tag.first else { throw LeaseRejection(.tag, "empty public tag") }
+      guard tag.count == 2 else { throw LeaseRejection(.tag, "\(name) tag must have exactly one value") }
+      if Self.allowedTags.contains(name) {
+        guard tags[name] == nil else { throw LeaseRejection(.tag, "duplicate \(name) tag") }
+        tags[name] = tag[1]
+      } else {
+        throw LeaseRejection(.tag, "unexpected public tag: \(name)")
+      }
+    }
+
+    // d
+    guard let d = tags["d"] else { throw LeaseRejection(.d, "missing d tag") }
+    guard LeasePlaintextCheck.isCount(d.utf8.count, Self.maxDTagBytes) else {
+      throw LeaseRejection(.d, "invalid d tag length")
+    }
+
+    // expiration
+    guard let expirationText = tags["expiration"] else {
+      throw LeaseRejection(.expiration, "missing expiration tag")
+    }
+    guard let expiration = Self.unixSeconds(expirationText) else {
+      throw LeaseRejection(.expiration, "expiration must be integer Unix seconds")
+    }
+    guard expiration > Self.clamped(now, minus: allowedSkew) else {
+      throw LeaseRejection(.expiration, "lease already expired")
+    }
+    guard expiration <= Self.clamped(now, minus: -Int64(limits.maxLeaseTTL)) else {
+      throw LeaseRejection(.expiration, "lease ttl too long")
+    }
+
+    // exec
+    guard let keyID = tags["exec"] else { throw LeaseRejection(.exec, "missing exec tag") }
+    guard !keyID.isEmpty else { throw LeaseRejection(.exec, "empty exec tag") }
+    guard let key = pushKeys[keyID] else { throw LeaseRejection(.exec, "unknown executor key") }
+
+    // decrypt
+    guard let text = LeaseCipher.open(event.content, with: key, from: event.pubkey) else {
+      throw LeaseRejection(.decrypt, "invalid encrypted content")
+    }
+
+    // parse
+    let object = try Self.parse(text, maxBytes: limits.maxPlaintextLen)
+
+    // members, schema, values, active, each subscription, filter
+    let plaintext = try LeasePlaintextCheck.validate(
+      object, author: event.pubkey, tenantOrigin: tenantOrigin, descriptor: descriptor)
+    let state: OpenedLease.State
+    if let active = plaintext.active {
+      state = .active(
+        appProfile: active.appProfile, transport: active.transport, endpoint: active.endpoint,
+        endpointHash: Hex.encode(SHA256.hash(Array(active.endpoint.utf8))), subscriptions: active.subscriptions)
+    } else {
+      state = .tombstone
+    }
+    return OpenedLease(
+      address: OpenedLease.Address(pubkey: event.pubkey, d: d), eventID: event.id, createdAt: event.createdAt,
+      expiration: expiration, keyID: keyID, origin: plaintext.origin, generation: plaintext.generation,
+      state: state)
+  }
+
+  /// The parse step: the length bound, then the strict reader's first error in document order,
+  /// then the root type.
+  static func parse(_ text: String, maxBytes: Int) throws(LeaseRejection) -> JSONObject {
+    guard text.utf8.count <= maxBytes else { throw LeaseRejection(.parse, "plaintext too long") }
+    let value: JSONValue
+    do {
+      value = try JSONReader(maxDepth: maxPlaintextDepth).read(text)
+    } catch {
+      if error.code == .duplicateKey {
+        throw LeaseRejection(.parse, "duplicate object key: \(duplicateKeyName(error))")
+      }
+      throw LeaseRejection(.parse, "lease plaintext is not valid JSON")
+    }
+    guard case .object(let object) = value else {
+      throw LeaseRejection(.parse, "lease plaintext must be an object")
+    }
+    return object
+  }
+
+  /// The repeated member name of a `duplicateKey` error, exactly as decoded.
+  ///
+  /// The reader names it in its reason (`duplicate member name "<key>"`); its path would be
+  /// ambiguous for a name holding `.` or `[`.
+  private static func duplicateKeyName(_ error: JSONError) -> String {
+    let prefix = "duplicate member name \""
+    if error.reason.hasPrefix(prefix), error.reason.hasSuffix("\"") {
+      return String(error.reason.dropFirst(prefix.count).dropLast())
+    }
+    return error.path
+  }
+
+  /// `0` or `[1-9][0-9]*` that fits in Int64; nil for anything else (no sign, no leading zero).
+  static func unixSeconds(_ text: String) -> Int64? {
+    let utf8 = text.utf8
+    guard let first = utf8.first, utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+      return nil
+    }
+    guard first != UInt8(ascii: "0") || utf8.count == 1 else { return nil }
+    return Int64(text)
+  }
+
+  /// `value − amount`, clamped to Int64's range instead of trapping.
+  private static func clamped(_ value: Int64, minus amount: Int64) -> Int64 {
+    let (result, overflow) = value.subtractingReportingOverflow(amount)
+    guard overflow else { return result }
+    return amount > 0 ? .min : .max
+  }
+}

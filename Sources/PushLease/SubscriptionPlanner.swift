@@ -1,0 +1,88 @@
+import PushDescriptor
+
+/// Turns an account's channels into lease subscriptions: its mentions, the channels it joined
+/// in chunks, muted channels and its own events ignored, crowded mentions suppressed.
+///
+/// The plan uses the kinds `PushDescriptor.requiredPushKinds` and class `default`, and every
+/// subscription carries every ignore filter, so a mention in a muted channel stays quiet. A plan
+/// that the relay's limits cannot hold throws before anything is signed.
+public struct SubscriptionPlanner: Sendable {
+  /// The most `#h` values the planner puts in one filter (fewer when `max_h` is smaller).
+  public static let maxChannelsPerFilter = 50
+  /// The most ignore filters a plan carries (fewer when `max_ignore` is smaller), the self
+  /// ignore included.
+  public static let maxIgnoreFilters = 8
+  /// The most subscriptions a plan holds (fewer when `max_subscriptions_per_lease` is smaller).
+  public static let maxSubscriptions = 16
+  /// The hellthread gate: an event with more `p` tags than this never wakes.
+  public static let hellthreadPTagsMax = 20
+  /// The class every planned subscription uses.
+  public static let pushClass = "default"
+  /// The kind of a channel message.
+  public static let channelMessageKind = 9
+
+  /// The relay's descriptor; its `limitation` sizes the plan.
+  public let descriptor: PushDescriptor
+
+  /// Creates a planner for one relay.
+  public init(descriptor: PushDescriptor) {
+    self.descriptor = descriptor
+  }
+
+  /// The subscriptions for account `pubkey` (64 lowercase hex).
+  ///
+  /// - Parameters:
+  ///   - joined: the channel ids the account is in (lowercase UUID v4; duplicates dropped).
+  ///   - muted: the channel ids whose messages must not wake; only those also joined count.
+  ///   - mentionsOnly: when true, only mentions wake (no channel subscriptions).
+  /// - Throws: `invalid_channel_id`, `too_many_muted_channels`, `too_many_subscriptions`.
+  public func plan(
+    for pubkey: String, joined: [String], muted: [String] = [], mentionsOnly: Bool = false
+  ) throws(LeaseBuildError) -> [LeaseSubscription] {
+    let joinedSet = try Self.channelSet(joined, field: "joined")
+    let mutedSet = try Self.channelSet(muted, field: "muted")
+    let chunk = min(Self.maxChannelsPerFilter, descriptor.limitation.maxH)
+    let kinds = PushDescriptor.requiredPushKinds
+
+    var ignore = [LeaseFilter(kinds: kinds, authors: [pubkey])]
+    for channels in Self.chunks(joinedSet.intersection(mutedSet).sorted(), of: chunk) {
+      ignore.append(LeaseFilter(kinds: [Self.channelMessageKind], hTags: channels))
+    }
+    let ignoreLimit = min(Self.maxIgnoreFilters, descriptor.limitation.maxIgnore)
+    guard ignore.count <= ignoreLimit else {
+      throw LeaseBuildError(
+        .tooManyMutedChannels,
+        "the muted channels need \(ignore.count) ignore filters with the self ignore; at most \(ignoreLimit) fit")
+    }
+
+    func subscription(_ filter: LeaseFilter) -> LeaseSubscription {
+      LeaseSubscription(filter: filter, pushClass: Self.pushClass, ignore: ignore, pTagsMax: Self.hellthreadPTagsMax)
+    }
+    var subscriptions = [subscription(LeaseFilter(kinds: kinds, pTags: [pubkey]))]
+    if !mentionsOnly {
+      for channels in Self.chunks(joinedSet.subtracting(mutedSet).sorted(), of: chunk) {
+        subscriptions.append(subscription(LeaseFilter(kinds: [Self.channelMessageKind], hTags: channels)))
+      }
+    }
+    let subscriptionLimit = min(Self.maxSubscriptions, descriptor.limitation.maxSubscriptionsPerLease)
+    guard subscriptions.count <= subscriptionLimit else {
+      throw LeaseBuildError(
+        .tooManySubscriptions,
+        "the plan needs \(subscriptions.count) subscriptions; at most \(subscriptionLimit) fit")
+    }
+    return subscriptions
+  }
+
+  private static func channelSet(_ ids: [String], field: String) throws(LeaseBuildError) -> Set<String> {
+    for (index, id) in ids.enumerated() where !ChannelID.isValid(id) {
+      throw LeaseBuildError(
+        .invalidChannelID, "\(field)[\(index)] is not a lowercase UUID v4", field: "\(field)[\(index)]")
+    }
+    return Set(ids)
+  }
+
+  private static func chunks(_ ids: [String], of size: Int) -> [[String]] {
+    let size = max(1, size)
+    return stride(from: 0, to: ids.count, by: size).map { Array(ids[$0..<min($0 + size, ids.count)]) }
+  }
+}
