@@ -23,7 +23,9 @@ public enum WakeRequestID {
       case 19:
         guard "89ab".utf8.contains(byte) else { return false }
       default:
-        guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+        guard
+          (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+            || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
         else { return false }
       }
     }

@@ -59,7 +59,7 @@ enum RelayCommand: CLICommand {
   }
 
   /// Returns when SIGINT or SIGTERM arrives.
-  private static func waitForTerminationSignal() async {
+  static func waitForTerminationSignal() async {
     signal(SIGINT, SIG_IGN)
     signal(SIGTERM, SIG_IGN)
     signal(SIGPIPE, SIG_IGN)
