@@ -60,12 +60,12 @@ let package = Package(
     ),
     .target(
       name: "PushRelay",
-      dependencies: ["NostrJSON", "NostrEvent", "PushDescriptor", "CSQLite"],
+      dependencies: ["NostrJSON", "NostrEvent", "PushLease", "PushDescriptor", "CSQLite"],
       swiftSettings: strictSettings
     ),
     .target(
       name: "RelayFixture",
-      dependencies: ["NostrJSON", "NostrEvent", "PushDescriptor", "PushRelay"],
+      dependencies: ["NostrJSON", "NostrEvent", "PushDescriptor", "PushLease", "PushRelay"],
       swiftSettings: strictSettings
     ),
     .target(
