@@ -22,6 +22,7 @@ let package = Package(
     .library(name: "PushRelay", targets: ["PushRelay"]),
     .library(name: "RelayFixture", targets: ["RelayFixture"]),
     .library(name: "PushLease", targets: ["PushLease"]),
+    .library(name: "NIP44", targets: ["NIP44"]),
     .executable(name: "nostr-push", targets: ["nostr-push"]),
     .executable(name: "nostr-push-bench", targets: ["Benchmarks"]),
     .executable(name: "URLSessionBaseline", targets: ["URLSessionBaseline"]),
@@ -47,10 +48,11 @@ let package = Package(
       dependencies: ["NostrJSON", "CSecp256k1", "CSHA256"],
       swiftSettings: strictSettings
     ),
+    .target(name: "NIP44", dependencies: ["NostrEvent", "CSecp256k1"], swiftSettings: strictSettings),
     .target(name: "PushDescriptor", dependencies: ["NostrJSON", "Bech32"], swiftSettings: strictSettings),
     .target(
       name: "PushLease",
-      dependencies: ["NostrJSON", "NostrEvent", "PushDescriptor"],
+      dependencies: ["NostrJSON", "NostrEvent", "NIP44", "PushDescriptor"],
       swiftSettings: strictSettings
     ),
     .target(
@@ -65,7 +67,7 @@ let package = Package(
     ),
     .target(
       name: "RelayFixture",
-      dependencies: ["NostrJSON", "NostrEvent", "PushDescriptor", "PushLease", "PushRelay"],
+      dependencies: ["NostrJSON", "NostrEvent", "NIP44", "PushDescriptor", "PushLease", "PushRelay"],
       swiftSettings: strictSettings
     ),
     .target(
@@ -77,7 +79,7 @@ let package = Package(
       name: "nostr-push",
       dependencies: [
         "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
-        "NotificationResolver", "RelayFixture", "PushRelay",
+        "NotificationResolver", "RelayFixture", "NIP44", "PushRelay",
       ],
       swiftSettings: strictSettings
     ),
@@ -85,7 +87,7 @@ let package = Package(
       name: "Benchmarks",
       dependencies: [
         "CSecp256k1", "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
-        "NotificationResolver", "RelayFixture",
+        "NotificationResolver", "RelayFixture", "NIP44",
       ],
       swiftSettings: strictSettings
     ),
@@ -110,6 +112,8 @@ let package = Package(
       name: "CacheStressHelper", dependencies: ["EnrichmentCache"], swiftSettings: strictSettings),
     .testTarget(name: "NostrJSONTests", dependencies: ["NostrJSON"], swiftSettings: strictSettings),
     .testTarget(name: "Bech32Tests", dependencies: ["Bech32"], swiftSettings: strictSettings),
+    .testTarget(
+      name: "NIP44Tests", dependencies: ["NIP44", "NostrEvent", "NostrJSON"], swiftSettings: strictSettings),
     .testTarget(
       name: "NostrEventTests", dependencies: ["NostrEvent", "NostrJSON", "CSecp256k1"],
       swiftSettings: strictSettings),

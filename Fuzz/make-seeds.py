@@ -19,7 +19,7 @@ VECTORS = next(
     None,
 )
 CORPUS = os.path.join(ROOT, "Fuzz", "Corpus")
-MAX_LEN = {"json": 4096, "event": 4096, "filter": 4096, "nip19": 2048, "descriptor": 8192, "preview": 4096}
+MAX_LEN = {"json": 4096, "event": 4096, "filter": 4096, "nip19": 2048, "descriptor": 8192, "preview": 4096, "nip44": 4096}
 
 
 def compact(value):
@@ -170,6 +170,23 @@ def descriptor_seeds():
                     write("descriptor", "fixture-" + name.rsplit(".", 1)[0][:48], handle.read())
 
 
+def nip44_seeds():
+    """Mode 0: key + payload (valid and invalid vectors); 1: two secrets + an x (+ a payload);
+    2: key + nonce + position + byte + plaintext (see Fuzz/NIP44Fuzz.swift)."""
+    v2 = load("nip44/nip44.vectors.json")["v2"]
+    for i, case in enumerate(v2["valid"]["encrypt_decrypt"]):
+        key = bytes.fromhex(case["conversation_key"])
+        write("nip44", f"valid-{i}", bytes([0]) + key + case["payload"].encode())
+        pub = bytes.fromhex(v2["valid"]["get_conversation_key"][i]["pub2"])
+        write("nip44", f"keys-{i}", bytes([1]) + bytes.fromhex(case["sec1"]) + bytes.fromhex(case["sec2"]) + pub)
+        plaintext = case["plaintext"].encode()
+        write("nip44", f"encrypt-{i}", bytes([2]) + key + bytes.fromhex(case["nonce"]) + bytes([0, i * 7, 65]) + plaintext)
+    for i, case in enumerate(v2["invalid"]["decrypt"]):
+        write("nip44", f"invalid-{i}", bytes([0]) + bytes.fromhex(case["conversation_key"]) + case["payload"].encode())
+    for i, case in enumerate(v2["invalid"]["get_conversation_key"]):
+        write("nip44", f"badkey-{i}", bytes([1]) + bytes.fromhex(case["sec1"]) + bytes(32) + bytes.fromhex(case["pub2"]))
+
+
 def main():
     if VECTORS is None:
         sys.exit("make-seeds: ../shared/vectors not found")
@@ -181,6 +198,7 @@ def main():
     nip19_seeds()
     preview_seeds(real, generated)
     descriptor_seeds()
+    nip44_seeds()
     for harness in sorted(os.listdir(CORPUS)):
         print(f"{harness}: {len(os.listdir(os.path.join(CORPUS, harness)))} seeds")
 

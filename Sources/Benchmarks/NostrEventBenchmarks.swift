@@ -207,24 +207,30 @@ enum ThreadCPUClock {
   }
 }
 
-/// Reads `openssl speed -evp sha256` at 16 KiB, when openssl is installed.
+/// Reads `openssl speed -evp <algorithm>` at 16 KiB, when openssl is installed.
 enum OpenSSLSpeed {
-  /// MB/s (10^6 bytes per second), or nil when openssl is missing or its output unexpected.
-  static func sha256MegabytesPerSecond() -> Double? {
+  /// SHA-256 in MB/s (10^6 bytes per second), or nil when openssl is missing or its output unexpected.
+  static func sha256MegabytesPerSecond() -> Double? { megabytesPerSecond(evp: "sha256") }
+
+  /// ChaCha20 (the bare cipher) in MB/s, or nil as above.
+  static func chacha20MegabytesPerSecond() -> Double? { megabytesPerSecond(evp: "chacha20") }
+
+  /// `openssl speed -evp algorithm -bytes 16384 -seconds 1` in MB/s, or nil as above.
+  static func megabytesPerSecond(evp algorithm: String) -> Double? {
     let candidates = ["/usr/bin/openssl", "/usr/local/bin/openssl", "/opt/homebrew/bin/openssl"]
     guard let path = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
       return nil
     }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = ["speed", "-evp", "sha256", "-bytes", "16384", "-seconds", "1", "-mr"]
+    process.arguments = ["speed", "-evp", algorithm, "-bytes", "16384", "-seconds", "1", "-mr"]
     let output = Pipe()
     process.standardOutput = output
     process.standardError = FileHandle.nullDevice
     do { try process.run() } catch { return nil }
     let data = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    // Machine-readable output: a line "+F:<n>:sha256:<bytes per second>".
+    // Machine-readable output: a line "+F:<n>:<algorithm>:<bytes per second>".
     for line in String(decoding: data, as: UTF8.self).split(separator: "\n") where line.hasPrefix("+F:") {
       if let value = line.split(separator: ":").last.flatMap({ Double($0) }) { return value / 1e6 }
     }

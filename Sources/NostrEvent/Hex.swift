@@ -59,7 +59,9 @@ public enum Hex {
 
   /// Decodes hex `text` into `output`, which must hold exactly half as many bytes as `text`
   /// has characters; false on a bad character or length.
-  static func decode(_ text: String, into output: UnsafeMutableRawBufferPointer) -> Bool {
+  ///
+  /// `package` so that NIP44 decodes secret hex straight into memory it wipes.
+  package static func decode(_ text: String, into output: UnsafeMutableRawBufferPointer) -> Bool {
     var text = text
     return text.withUTF8 { utf8 in
       guard utf8.count == output.count * 2 else { return false }

@@ -6,9 +6,15 @@ import Foundation
 /// Verification uses `secp256k1_context_static` (immutable, so every thread may share it) after
 /// one `secp256k1_selftest()`. Signing and key derivation use one randomized context behind a
 /// lock, because randomization protects the secret against side channels.
-enum Secp256k1 {
+package enum Secp256k1 {
   /// The shared verification context, self-tested once.
   private static let verification = VerificationContext()
+
+  /// `secp256k1_context_static` after the one `secp256k1_selftest()` of the process.
+  ///
+  /// `package` so that NIP44's ECDH shares this context and its self-test instead of running its
+  /// own; the context is immutable and safe on every thread.
+  package static var verifiedStaticContext: OpaquePointer { verification.pointer }
   /// The shared signing context.
   private static let signing = SigningContext()
 

@@ -48,6 +48,14 @@ public final class SecretKey: @unchecked Sendable {
     }
   }
 
+  /// Runs `body` with the 32 secret bytes, which stay in this key's memory.
+  ///
+  /// `package` so that NIP44's ECDH reads the scalar without a copy; `body` must not keep or copy
+  /// the pointer.
+  package func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    try body(UnsafeRawBufferPointer(storage))
+  }
+
   /// The x-only public key as 64 lowercase hex characters (an event's `pubkey`).
   public var publicKeyHex: String { Hex.encode(publicKeyBytes) }
 

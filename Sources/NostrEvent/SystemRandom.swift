@@ -5,6 +5,9 @@ import Darwin
 #endif
 
 /// Random bytes from the operating system's generator, and wiping of secrets.
+///
+/// `package` so that every module holding secret bytes (NIP44's keys and buffers) draws and wipes
+/// them the same way.
 package enum SystemRandom {
   /// `count` fresh random bytes from `SystemRandomNumberGenerator`.
   package static func bytes(_ count: Int) -> [UInt8] {

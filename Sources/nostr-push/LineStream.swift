@@ -139,6 +139,24 @@ enum CommandInput {
       output.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[0..<count]))
     }
   }
+
+  /// The first `limit` bytes of `descriptor`'s input (all of it when shorter); nothing after
+  /// them is read, so a caller can judge an over-long input by its start.
+  static func readPrefix(_ descriptor: Int32, limit: Int) throws(InputError) -> [UInt8] {
+    var output = [UInt8](repeating: 0, count: limit)
+    var filled = 0
+    while filled < limit {
+      let count = output.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + filled, limit - filled) }
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw InputError(message: "read failed: \(String(cString: strerror(errno)))")
+      }
+      if count == 0 { break }
+      filled += count
+    }
+    output.removeLast(limit - filled)
+    return output
+  }
 }
 
 /// Collects output bytes and writes them to standard output in large blocks.

@@ -12,6 +12,7 @@ enum NostrPush {
     GatewayCommand.self,
     CacheCommand.self,
     ResolveCommand.self,
+    Nip44Command.self,
     DemoCommand.self,
   ]
 

@@ -1,0 +1,161 @@
+import NostrEvent
+
+/// The ChaCha20 stream cipher of RFC 8439 §2.3–2.4: 32-byte key, 12-byte nonce, 32-bit block
+/// counter, keystream XOR. The bare cipher, not the AEAD.
+///
+/// NIP-44 starts the counter at 0; its largest payload (65 537 bytes of padded plaintext) needs
+/// 1 025 blocks, far below the 2³² a counter allows. The input state and each keystream block live
+/// in one temporary buffer that is wiped before returning (the round's working words are locals).
+/// `package` only so that the benchmark's ChaCha20 row can time it; apps use `NIP44`.
+package enum ChaCha20 {
+  /// The key length.
+  static let keyCount = 32
+  /// The nonce length.
+  static let nonceCount = 12
+  /// The keystream block length.
+  static let blockCount = 64
+
+  /// XORs `data` in place with the keystream of `key` and `nonce` from block `counter` on.
+  package static func apply(
+    key: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer, counter: UInt32,
+    to data: UnsafeMutableRawBufferPointer
+  ) {
+    precondition(key.count == keyCount && nonce.count == nonceCount)
+    precondition((data.count + blockCount - 1) / blockCount <= Int(UInt32.max - counter) + 1)
+    withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 32) { words in
+      let raw = UnsafeMutableRawBufferPointer(words)
+      defer { SystemRandom.wipe(raw) }
+      setUp(words.baseAddress!, key: key, nonce: nonce, counter: counter)
+      let input = UnsafePointer(words.baseAddress!)
+      let stream = words.baseAddress! + 16
+      guard let base = data.baseAddress else { return }
+      var offset = 0
+      while offset < data.count {
+        block(input, into: stream)
+        let count = min(blockCount, data.count - offset)
+        if count == blockCount {
+          for index in 0..<16 {
+            let position = offset &+ index &* 4
+            let word = base.loadUnaligned(fromByteOffset: position, as: UInt32.self)
+            base.storeBytes(of: word ^ stream[index].littleEndian, toByteOffset: position, as: UInt32.self)
+          }
+        } else {
+          for index in 0..<count {
+            data[offset + index] ^= streamByte(stream, index)
+          }
+        }
+        words[12] &+= 1
+        offset += blockCount
+      }
+    }
+  }
+
+  /// The 64-byte keystream block `counter` of `key` and `nonce` (RFC 8439 §2.3's block function),
+  /// for tests.
+  static func block(key: [UInt8], nonce: [UInt8], counter: UInt32) -> [UInt8] {
+    var output = [UInt8](repeating: 0, count: blockCount)
+    key.withUnsafeBytes { key in
+      nonce.withUnsafeBytes { nonce in
+        output.withUnsafeMutableBytes { apply(key: key, nonce: nonce, counter: counter, to: $0) }
+      }
+    }
+    return output
+  }
+
+  /// The byte `index` of the little-endian serialization of the keystream words.
+  @inline(__always)
+  private static func streamByte(_ stream: UnsafeMutablePointer<UInt32>, _ index: Int) -> UInt8 {
+    UInt8(truncatingIfNeeded: stream[index / 4] >> (UInt32(index % 4) * 8))
+  }
+
+  /// Writes the initial state: the constants "expand 32-byte k", the key, the counter, the nonce.
+  private static func setUp(
+    _ state: UnsafeMutablePointer<UInt32>, key: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer,
+    counter: UInt32
+  ) {
+    state[0] = 0x6170_7865
+    state[1] = 0x3320_646e
+    state[2] = 0x7962_2d32
+    state[3] = 0x6b20_6574
+    for index in 0..<8 {
+      state[4 + index] = UInt32(littleEndian: key.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self))
+    }
+    state[12] = counter
+    for index in 0..<3 {
+      state[13 + index] = UInt32(littleEndian: nonce.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self))
+    }
+  }
+
+  @inline(__always)
+  private static func quarterRound(
+    _ a: inout UInt32, _ b: inout UInt32, _ c: inout UInt32, _ d: inout UInt32
+  ) {
+    a &+= b
+    d ^= a
+    d = d.rotatedLeft(16)
+    c &+= d
+    b ^= c
+    b = b.rotatedLeft(12)
+    a &+= b
+    d ^= a
+    d = d.rotatedLeft(8)
+    c &+= d
+    b ^= c
+    b = b.rotatedLeft(7)
+  }
+
+  /// The block function: 20 rounds (10 column + diagonal pairs) over `input`, plus `input`.
+  @inline(__always)
+  private static func block(_ input: UnsafePointer<UInt32>, into output: UnsafeMutablePointer<UInt32>) {
+    var x0 = input[0]
+    var x1 = input[1]
+    var x2 = input[2]
+    var x3 = input[3]
+    var x4 = input[4]
+    var x5 = input[5]
+    var x6 = input[6]
+    var x7 = input[7]
+    var x8 = input[8]
+    var x9 = input[9]
+    var x10 = input[10]
+    var x11 = input[11]
+    var x12 = input[12]
+    var x13 = input[13]
+    var x14 = input[14]
+    var x15 = input[15]
+    for _ in 0..<10 {
+      quarterRound(&x0, &x4, &x8, &x12)
+      quarterRound(&x1, &x5, &x9, &x13)
+      quarterRound(&x2, &x6, &x10, &x14)
+      quarterRound(&x3, &x7, &x11, &x15)
+      quarterRound(&x0, &x5, &x10, &x15)
+      quarterRound(&x1, &x6, &x11, &x12)
+      quarterRound(&x2, &x7, &x8, &x13)
+      quarterRound(&x3, &x4, &x9, &x14)
+    }
+    output[0] = x0 &+ input[0]
+    output[1] = x1 &+ input[1]
+    output[2] = x2 &+ input[2]
+    output[3] = x3 &+ input[3]
+    output[4] = x4 &+ input[4]
+    output[5] = x5 &+ input[5]
+    output[6] = x6 &+ input[6]
+    output[7] = x7 &+ input[7]
+    output[8] = x8 &+ input[8]
+    output[9] = x9 &+ input[9]
+    output[10] = x10 &+ input[10]
+    output[11] = x11 &+ input[11]
+    output[12] = x12 &+ input[12]
+    output[13] = x13 &+ input[13]
+    output[14] = x14 &+ input[14]
+    output[15] = x15 &+ input[15]
+  }
+}
+
+extension UInt32 {
+  /// The value rotated left by `count` bits (0 < count < 32).
+  @inline(__always)
+  fileprivate func rotatedLeft(_ count: UInt32) -> UInt32 {
+    (self &<< count) | (self &>> (32 &- count))
+  }
+}
