@@ -56,6 +56,29 @@ public struct StoredLease: Sendable, Hashable {
   /// The event as received (its JSON bytes).
   public var eventJSON: [UInt8]
 
+  /// Creates a row (another database's `LeaseStore` builds these from its own rows).
+  public init(
+    address: LeaseAddress, eventID: String, createdAt: Int64, expiresAt: Int64, keyID: String,
+    generation: Int64,
+    active: Bool, endpointEnabled: Bool, appProfile: String?, transport: String?, endpoint: String?,
+    endpointHash: String?, subscriptions: [LeaseSubscription], eventJSON: [UInt8]
+  ) {
+    self.address = address
+    self.eventID = eventID
+    self.createdAt = createdAt
+    self.expiresAt = expiresAt
+    self.keyID = keyID
+    self.generation = generation
+    self.active = active
+    self.endpointEnabled = endpointEnabled
+    self.appProfile = appProfile
+    self.transport = transport
+    self.endpoint = endpoint
+    self.endpointHash = endpointHash
+    self.subscriptions = subscriptions
+    self.eventJSON = eventJSON
+  }
+
   /// Whether the lease may be matched and woken at `now`: active, enabled and unexpired.
   public func isLive(now: Int64) -> Bool {
     active && endpointEnabled && expiresAt > now
