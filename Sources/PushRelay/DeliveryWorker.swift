@@ -92,7 +92,7 @@ public final class DeliveryWorker: Sendable {
       return WakeAttempt(
         requestID: wake.requestID, attempt: wake.attempts, answer: nil, outcome: .failed, recorded: recorded)
     }
-    let answer = await client.deliver(wake, key: key, now: clock.seconds)
+    let (answer, status) = await client.deliver(wake, key: key, now: clock.seconds)
     let outcome = Self.outcome(of: answer, attempt: wake.attempts)
     if case .invalidEndpoint = answer {
       _ = try store.disableEndpoint(
@@ -100,7 +100,7 @@ public final class DeliveryWorker: Sendable {
         endpointHash: wake.candidate.endpointHash)
     }
     let recorded = try outbox.record(
-      outcome, for: wake, status: answer.status, nowMilliseconds: clock.milliseconds())
+      outcome, for: wake, status: status, nowMilliseconds: clock.milliseconds())
     return WakeAttempt(
       requestID: wake.requestID, attempt: wake.attempts, answer: answer, outcome: outcome, recorded: recorded)
   }

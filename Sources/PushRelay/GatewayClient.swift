@@ -21,19 +21,6 @@ public enum GatewayAnswer: Sendable, Hashable {
   case notFound
   /// Any other status (other 410, 400, 401, 3xx, …).
   case refused(status: Int)
-
-  /// The HTTP status, nil for no answer.
-  public var status: Int? {
-    switch self {
-    case .accepted: 200
-    case .unexpectedSuccess(let status), .refused(let status): status
-    case .invalidEndpoint: 410
-    case .unavailable: 503
-    case .rateLimited: 429
-    case .unsupportedTransport, .notFound: 404
-    case .unreachable: nil
-    }
-  }
 }
 
 /// Sends one signed wake request to a push gateway: `POST <base>/v1/deliveries/<transport>` with
@@ -92,11 +79,12 @@ public struct GatewayClient: Sendable {
         ])))
   }
 
-  /// Sends `wake` signed by `key` at Unix time `now` and classifies the answer; never throws (a
-  /// transport failure is `.unreachable`).
-  public func deliver(_ wake: Wake, key: SecretKey, now: Int64) async -> GatewayAnswer {
+  /// Sends `wake` signed by `key` at Unix time `now` and classifies the answer, with the HTTP
+  /// status (nil when nothing came back); never throws (a transport failure is `.unreachable`).
+  public func deliver(_ wake: Wake, key: SecretKey, now: Int64) async -> (answer: GatewayAnswer, status: Int?)
+  {
     let candidate = wake.candidate
-    guard Self.isPathSafe(candidate.transport) else { return .unsupportedTransport }
+    guard Self.isPathSafe(candidate.transport) else { return (.unsupportedTransport, nil) }
     let url = deliveryURL(transport: candidate.transport)
     let body = Self.body(
       endpointGrant: candidate.endpoint, requestID: wake.requestID, expiresAt: candidate.expiresAt)
@@ -104,7 +92,7 @@ public struct GatewayClient: Sendable {
     do {
       authorization = try NIP98.authorizationHeader(url: url, method: "POST", body: body, key: key, now: now)
     } catch {
-      return .unreachable("cannot sign the NIP-98 event")
+      return (.unreachable("cannot sign the NIP-98 event"), nil)
     }
     let request = GatewayHTTPRequest(
       url: url, method: "POST",
@@ -114,9 +102,9 @@ public struct GatewayClient: Sendable {
     do {
       response = try await transport.send(request, deadline: .now.advanced(by: timeout))
     } catch {
-      return .unreachable(error.message)
+      return (.unreachable(error.message), nil)
     }
-    return Self.classify(response)
+    return (Self.classify(response), response.status)
   }
 
   /// The reaction-table class of a response.
