@@ -110,6 +110,10 @@ let package = Package(
     // product. `swift build` / `swift test` build it next to the test bundle.
     .executableTarget(
       name: "CacheStressHelper", dependencies: ["EnrichmentCache"], swiftSettings: strictSettings),
+    // Test-only helper process for PushRelayTests (a delivery sweep to SIGKILL mid-request); not a product.
+    .executableTarget(
+      name: "PushRelayCrashHelper", dependencies: ["PushRelay", "NostrEvent", "NotificationResolver"],
+      swiftSettings: strictSettings),
     .testTarget(name: "NostrJSONTests", dependencies: ["NostrJSON"], swiftSettings: strictSettings),
     .testTarget(name: "Bech32Tests", dependencies: ["Bech32"], swiftSettings: strictSettings),
     .testTarget(
