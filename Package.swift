@@ -21,8 +21,8 @@ let package = Package(
     .library(name: "NotificationResolver", targets: ["NotificationResolver"]),
     .library(name: "PushRelay", targets: ["PushRelay"]),
     .library(name: "RelayFixture", targets: ["RelayFixture"]),
-    .library(name: "PushLease", targets: ["PushLease"]),
     .library(name: "NIP44", targets: ["NIP44"]),
+    .library(name: "PushLease", targets: ["PushLease"]),
     .executable(name: "nostr-push", targets: ["nostr-push"]),
     .executable(name: "nostr-push-bench", targets: ["Benchmarks"]),
     .executable(name: "URLSessionBaseline", targets: ["URLSessionBaseline"]),
@@ -79,7 +79,7 @@ let package = Package(
       name: "nostr-push",
       dependencies: [
         "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
-        "NotificationResolver", "RelayFixture", "NIP44", "PushRelay",
+        "NotificationResolver", "RelayFixture", "NIP44", "PushLease", "PushRelay",
       ],
       swiftSettings: strictSettings
     ),
@@ -128,7 +128,7 @@ let package = Package(
     ),
     .testTarget(
       name: "PushLeaseTests",
-      dependencies: ["PushLease", "PushDescriptor", "NostrEvent", "NostrJSON"],
+      dependencies: ["PushLease", "PushDescriptor", "NostrEvent", "NostrJSON", "NIP44"],
       swiftSettings: strictSettings
     ),
     .testTarget(
@@ -160,7 +160,7 @@ let package = Package(
       name: "ReadmeExamplesTests",
       dependencies: [
         "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache", "NotificationResolver",
-        "RelayFixture",
+        "RelayFixture", "NIP44",
       ],
       swiftSettings: strictSettings
     ),

@@ -82,7 +82,8 @@ func fuzzEncrypt(_ input: UnsafeBufferPointer<UInt8>, key: NIP44.ConversationKey
   do {
     payload = try NIP44.encrypt(plaintext, conversationKey: key, nonce: nonce)
   } catch {
-    guard error.code == .invalidPlaintextLength, plaintextBytes.isEmpty || plaintextBytes.count > 65_535 else {
+    guard error.code == .invalidPlaintextLength, plaintextBytes.isEmpty || plaintextBytes.count > 65_535
+    else {
       fatalError("encrypt of \(plaintextBytes.count) bytes failed with \(error.code)")
     }
     return
@@ -113,12 +114,16 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   let input = UnsafeBufferPointer(start: data, count: size)
   switch input[0] % 3 {
   case 0:
-    guard let key = try? NIP44.ConversationKey(bytes: bytes(input, 1..<33)) else { fatalError("32 bytes refused") }
+    guard let key = try? NIP44.ConversationKey(bytes: bytes(input, 1..<33)) else {
+      fatalError("32 bytes refused")
+    }
     checkDecrypt(size > 33 ? Array(input[33...]) : [], key: key)
   case 1:
     fuzzKeys(input)
   default:
-    guard let key = try? NIP44.ConversationKey(bytes: bytes(input, 1..<33)) else { fatalError("32 bytes refused") }
+    guard let key = try? NIP44.ConversationKey(bytes: bytes(input, 1..<33)) else {
+      fatalError("32 bytes refused")
+    }
     fuzzEncrypt(input, key: key)
   }
   return 0

@@ -29,10 +29,14 @@ extension BenchmarkRegistry {
     }
 
     let roundTrip = Benchmark(
-      module: "NIP44", name: "round trip of 4 KiB: conversation key on each side, encrypt, decrypt", unit: "µs",
+      module: "NIP44", name: "round trip of 4 KiB: conversation key on each side, encrypt, decrypt",
+      unit: "µs",
       baselineName: "one secp256k1_ecdh (copy-x callback, pre-parsed point)",
       target: "≤ 3 × baseline (1.5 × two ECDH calls)",
-      baseline: { try ecdhMicroseconds(secret: alice, publicKey: bob.publicKeyHex, count: ecdhPerBatch, fastest: fastest) },
+      baseline: {
+        try ecdhMicroseconds(
+          secret: alice, publicKey: bob.publicKeyHex, count: ecdhPerBatch, fastest: fastest)
+      },
       measured: {
         try fastest(roundTripsPerBatch) {
           let sending = try NIP44.ConversationKey(secretKey: alice, publicKey: bob.publicKeyHex)

@@ -82,7 +82,8 @@ package enum ChaCha20 {
     }
     state[12] = counter
     for index in 0..<3 {
-      state[13 + index] = UInt32(littleEndian: nonce.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self))
+      state[13 + index] = UInt32(
+        littleEndian: nonce.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self))
     }
   }
 

@@ -8,7 +8,9 @@ enum HKDF {
   static let maxOutputCount = 255 * HMACSHA256.tagCount
 
   /// Writes `PRK = HMAC(key: salt, message: ikm)` (32 bytes) into `prk`.
-  static func extract(salt: UnsafeRawBufferPointer, ikm: UnsafeRawBufferPointer, into prk: UnsafeMutableRawBufferPointer) {
+  static func extract(
+    salt: UnsafeRawBufferPointer, ikm: UnsafeRawBufferPointer, into prk: UnsafeMutableRawBufferPointer
+  ) {
     var mac = HMACSHA256(key: salt)
     mac.update(ikm)
     mac.finalize(into: prk)
@@ -16,7 +18,9 @@ enum HKDF {
 
   /// Fills `output` (at most 8 160 bytes) with the first `output.count` bytes of
   /// `T(1) ‖ T(2) ‖ …`, `T(i) = HMAC(prk, T(i−1) ‖ info ‖ byte(i))`, `T(0)` empty.
-  static func expand(prk: UnsafeRawBufferPointer, info: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) {
+  static func expand(
+    prk: UnsafeRawBufferPointer, info: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
+  ) {
     precondition(output.count <= maxOutputCount)
     withUnsafeTemporaryAllocation(byteCount: HMACSHA256.tagCount, alignment: 16) { block in
       defer { SystemRandom.wipe(block) }

@@ -33,7 +33,9 @@ public enum NIP44 {
   ///
   /// The nonce comes from the system generator on every call, never from the content, so two
   /// encryptions of one text differ. Throws `invalid_plaintext_length` outside 1…65 535 bytes.
-  public static func encrypt(_ plaintext: String, conversationKey: ConversationKey) throws(NIP44Error) -> String {
+  public static func encrypt(_ plaintext: String, conversationKey: ConversationKey) throws(NIP44Error)
+    -> String
+  {
     var nonce = SystemRandom.bytes(nonceBytes)
     defer { SystemRandom.wipe(&nonce) }
     return try encrypt(plaintext, conversationKey: conversationKey, nonce: nonce)
@@ -49,7 +51,8 @@ public enum NIP44 {
     }
     let count = plaintext.utf8.count
     guard (minPlaintextBytes...maxPlaintextBytes).contains(count) else {
-      throw NIP44Error(.invalidPlaintextLength, "the plaintext is \(count) bytes, not 1 to \(maxPlaintextBytes)")
+      throw NIP44Error(
+        .invalidPlaintextLength, "the plaintext is \(count) bytes, not 1 to \(maxPlaintextBytes)")
     }
     let paddedCount = paddedLength(count)
     let ciphertextCount = 2 + paddedCount
@@ -58,7 +61,8 @@ public enum NIP44 {
     data.withUnsafeMutableBytes { data in
       nonce.withUnsafeBytes { nonce in
         data.baseAddress!.advanced(by: 1).copyMemory(from: nonce.baseAddress!, byteCount: nonceBytes)
-        let ciphertext = UnsafeMutableRawBufferPointer(rebasing: data[(1 + nonceBytes)..<(1 + nonceBytes + ciphertextCount)])
+        let ciphertext = UnsafeMutableRawBufferPointer(
+          rebasing: data[(1 + nonceBytes)..<(1 + nonceBytes + ciphertextCount)])
         ciphertext[0] = UInt8(count >> 8)
         ciphertext[1] = UInt8(count & 0xFF)
         var text = plaintext
@@ -84,9 +88,12 @@ public enum NIP44 {
   /// `invalid_data_size`; version byte 2 → `unsupported_version`; MAC (constant time, before
   /// anything is decrypted) → `invalid_mac`; length prefix and zero padding → `invalid_padding`;
   /// UTF-8 → `invalid_utf8` (never replaced by U+FFFD).
-  public static func decrypt(_ payload: String, conversationKey: ConversationKey) throws(NIP44Error) -> String {
+  public static func decrypt(_ payload: String, conversationKey: ConversationKey) throws(NIP44Error) -> String
+  {
     var payload = payload
-    return try payload.withUTF8 { decryptResult(UnsafeRawBufferPointer($0), conversationKey: conversationKey) }.get()
+    return try payload.withUTF8 {
+      decryptResult(UnsafeRawBufferPointer($0), conversationKey: conversationKey)
+    }.get()
   }
 
   /// `decrypt` of a payload given as raw bytes (the CLI's standard input), which need not be
@@ -101,13 +108,15 @@ public enum NIP44 {
     _ payload: UnsafeRawBufferPointer, conversationKey: ConversationKey
   ) -> Result<String, NIP44Error> {
     if payload.first == UInt8(ascii: "#") {
-      return .failure(NIP44Error(.unsupportedVersion, "the payload starts with '#', an encoding NIP-44 v2 does not read"))
+      return .failure(
+        NIP44Error(.unsupportedVersion, "the payload starts with '#', an encoding NIP-44 v2 does not read"))
     }
     guard (minPayloadCharacters...maxPayloadCharacters).contains(payload.count) else {
       return .failure(
         NIP44Error(
           .invalidPayloadSize,
-          "the payload is \(payload.count) characters, not \(minPayloadCharacters) to \(maxPayloadCharacters)"))
+          "the payload is \(payload.count) characters, not \(minPayloadCharacters) to \(maxPayloadCharacters)"
+        ))
     }
     guard var data = Base64.decode(payload) else {
       return .failure(NIP44Error(.invalidBase64, "the payload is not canonical base64"))
@@ -115,14 +124,17 @@ public enum NIP44 {
     defer { SystemRandom.wipe(&data) }
     guard (minPayloadBytes...maxPayloadBytes).contains(data.count) else {
       return .failure(
-        NIP44Error(.invalidDataSize, "the payload decodes to \(data.count) bytes, not \(minPayloadBytes) to \(maxPayloadBytes)"))
+        NIP44Error(
+          .invalidDataSize,
+          "the payload decodes to \(data.count) bytes, not \(minPayloadBytes) to \(maxPayloadBytes)"))
     }
     guard data[0] == version else {
       return .failure(NIP44Error(.unsupportedVersion, "version \(data[0]) is not supported (only 2)"))
     }
     return data.withUnsafeMutableBytes { data in
       let nonce = UnsafeRawBufferPointer(rebasing: data[1..<(1 + nonceBytes)])
-      let ciphertext = UnsafeMutableRawBufferPointer(rebasing: data[(1 + nonceBytes)..<(data.count - macBytes)])
+      let ciphertext = UnsafeMutableRawBufferPointer(
+        rebasing: data[(1 + nonceBytes)..<(data.count - macBytes)])
       let receivedMAC = UnsafeRawBufferPointer(rebasing: data[(data.count - macBytes)...])
       let keys = MessageKeys(conversationKey: conversationKey, nonce: nonce)
       let macMatches = withUnsafeTemporaryAllocation(byteCount: macBytes, alignment: 16) { expected in
@@ -137,8 +149,11 @@ public enum NIP44 {
       }
       ChaCha20.apply(key: keys.chachaKey, nonce: keys.chachaNonce, counter: 0, to: ciphertext)
       let count = Int(ciphertext[0]) << 8 | Int(ciphertext[1])
-      guard count >= minPlaintextBytes, 2 + count <= ciphertext.count, ciphertext.count == 2 + paddedLength(count) else {
-        return .failure(NIP44Error(.invalidPadding, "the length prefix \(count) does not fit the padded size"))
+      guard count >= minPlaintextBytes, 2 + count <= ciphertext.count,
+        ciphertext.count == 2 + paddedLength(count)
+      else {
+        return .failure(
+          NIP44Error(.invalidPadding, "the length prefix \(count) does not fit the padded size"))
       }
       var nonZero: UInt8 = 0
       for index in (2 + count)..<ciphertext.count { nonZero |= ciphertext[index] }

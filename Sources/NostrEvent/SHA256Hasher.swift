@@ -7,7 +7,9 @@
 package struct SHA256Hasher {
   private var state = SHA256State()
   /// The bytes of a block not yet full, kept in place so that no update allocates.
-  private var pending: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+  private var pending: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (
+    0, 0, 0, 0, 0, 0, 0, 0
+  )
   private var pendingCount = 0
   private var totalCount: UInt64 = 0
 

@@ -26,6 +26,7 @@ enum ChannelID {
   }
 
   private static func isLowerHex(_ byte: UInt8) -> Bool {
-    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+      || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
   }
 }

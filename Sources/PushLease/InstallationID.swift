@@ -30,7 +30,8 @@ public struct InstallationID: RawRepresentable, Sendable, Hashable, Codable, Cus
     guard let id = InstallationID(rawValue: text) else {
       throw DecodingError.dataCorrupted(
         DecodingError.Context(
-          codingPath: decoder.codingPath, debugDescription: "an installation id is 32 lowercase hex characters"))
+          codingPath: decoder.codingPath,
+          debugDescription: "an installation id is 32 lowercase hex characters"))
     }
     self = id
   }

@@ -62,19 +62,7 @@ public struct LeaseBuilder: Sendable {
     installationID: InstallationID, grantExpiresAt: Int64?, now: Int64, signer: SecretKey
   ) throws(LeaseBuildError) -> Event {
     let limits = descriptor.limitation
-    guard let appProfile,
-      descriptor.appProfiles.contains(appProfile),
-      LeasePlaintextCheck.isStringLength(appProfile.id, limits.maxStringLen)
-    else {
-      throw LeaseBuildError(
-        .invalidAppProfile,
-        "the app profile \(appProfile.map { "\"\($0.id)\" with transport \"\($0.transport)\"" } ?? "(none)") is not advertised or is over max_string_len",
-        field: "app_profile")
-    }
-    guard LeasePlaintextCheck.isStringLength(endpoint, limits.maxEndpointLen) else {
-      throw LeaseBuildError(
-        .invalidEndpoint, "the endpoint must be 1 to \(limits.maxEndpointLen) bytes", field: "endpoint")
-    }
+    let appProfile = try checkRequest(endpoint: endpoint)
     try checkGeneration(generation)
     let object = JSONObject([
       "v": .integer(LeasePlaintext.version), "origin": .string(descriptor.origin),
@@ -88,7 +76,8 @@ public struct LeaseBuilder: Sendable {
     let expiration = grantExpiresAt.map { min($0, ceiling) } ?? ceiling
     guard expiration > now else {
       throw LeaseBuildError(
-        .grantExpired, "the lease would expire at \(expiration), not after now (\(now))", field: "grant_expires_at")
+        .grantExpired, "the lease would expire at \(expiration), not after now (\(now))",
+        field: "grant_expires_at")
     }
     return try sealAndSign(
       plaintext, installationID: installationID, createdAt: createdAt, expiration: expiration, signer: signer)
@@ -111,7 +100,8 @@ public struct LeaseBuilder: Sendable {
     try checkClock(now: now, createdAt: createdAt)
     let expiration = now + Int64(descriptor.limitation.maxLeaseTTL) - clockMargin
     guard expiration > now else {
-      throw LeaseBuildError(.grantExpired, "the tombstone would expire at \(expiration), not after now (\(now))")
+      throw LeaseBuildError(
+        .grantExpired, "the tombstone would expire at \(expiration), not after now (\(now))")
     }
     return try sealAndSign(
       plaintext, installationID: installationID, createdAt: createdAt, expiration: expiration, signer: signer)
@@ -119,17 +109,41 @@ public struct LeaseBuilder: Sendable {
 
   // MARK: Steps
 
-  private func checkGeneration(_ generation: Int64) throws(LeaseBuildError) {
+  /// The first checks of `active`, in its order: the app profile (advertised with its
+  /// transport, at most `max_string_len` bytes), then the endpoint (1…`max_endpoint_len` bytes).
+  ///
+  /// `package` so the CLI can run them before it reads its channel files, in the code order.
+  package func checkRequest(endpoint: String) throws(LeaseBuildError) -> PushAppProfile {
+    let limits = descriptor.limitation
+    guard let appProfile, descriptor.appProfiles.contains(appProfile),
+      LeasePlaintextCheck.isStringLength(appProfile.id, limits.maxStringLen)
+    else {
+      let named = appProfile.map { "\"\($0.id)\" with transport \"\($0.transport)\"" } ?? "(none)"
+      throw LeaseBuildError(
+        .invalidAppProfile, "the app profile \(named) is not advertised, or is over max_string_len",
+        field: "app_profile")
+    }
+    guard LeasePlaintextCheck.isStringLength(endpoint, limits.maxEndpointLen) else {
+      throw LeaseBuildError(
+        .invalidEndpoint, "the endpoint must be 1 to \(limits.maxEndpointLen) bytes", field: "endpoint")
+    }
+    return appProfile
+  }
+
+  /// The generation check of `active` and `tombstone`: 1…2^53−1.
+  package func checkGeneration(_ generation: Int64) throws(LeaseBuildError) {
     guard LeasePlaintextCheck.isCount(generation, LeasePlaintextCheck.maxGeneration) else {
       throw LeaseBuildError(
-        .invalidGeneration, "the generation must be 1 to \(LeasePlaintextCheck.maxGeneration), got \(generation)",
+        .invalidGeneration,
+        "the generation must be 1 to \(LeasePlaintextCheck.maxGeneration), got \(generation)",
         field: "generation")
     }
   }
 
   /// `now` and `createdAt` must be Unix seconds an event can carry (0…2^53−1).
   private func checkClock(now: Int64, createdAt: Int64) throws(LeaseBuildError) {
-    for (name, value) in [("now", now), ("created_at", createdAt)] where !(0...Event.maxCreatedAt).contains(value) {
+    for (name, value) in [("now", now), ("created_at", createdAt)]
+    where !(0...Event.maxCreatedAt).contains(value) {
       throw LeaseBuildError(
         .invalidCreatedAt, "\(name) \(value) is outside 0…\(Event.maxCreatedAt)", field: name)
     }

@@ -1,6 +1,4 @@
-#if canImport(NIP44)
 import NIP44
-#endif
 import NostrEvent
 
 /// The lease's one use of NIP-44 v2: the plaintext sealed from the account to the relay's push
@@ -9,7 +7,6 @@ import NostrEvent
 /// Both directions derive the conversation key from one secret key and the other side's x-only
 /// pubkey, so the builder and the validator share this seam and nothing else of NIP-44.
 enum LeaseCipher {
-  #if canImport(NIP44)
   /// The longest plaintext NIP-44 v2 carries, in bytes.
   static let maxPlaintextBytes = NIP44.maxPlaintextBytes
 
@@ -28,12 +25,4 @@ enum LeaseCipher {
     guard let conversation = try? NIP44.ConversationKey(secretKey: key, publicKey: author) else { return nil }
     return try? NIP44.decrypt(payload, conversationKey: conversation)
   }
-  #else
-  // Placeholder while the NIP44 module has not landed: nothing is sealed or opened.
-  static let maxPlaintextBytes = 65_535
-
-  static func seal(_ plaintext: String, from signer: SecretKey, to recipient: String) -> String? { nil }
-
-  static func open(_ payload: String, with key: SecretKey, from author: String) -> String? { nil }
-  #endif
 }

@@ -41,7 +41,8 @@ struct LeasePlaintext: Sendable, Hashable {
       ]
     } else {
       members += [
-        JSONMember(key: "generation", value: .integer(generation)), JSONMember(key: "active", value: .bool(false)),
+        JSONMember(key: "generation", value: .integer(generation)),
+        JSONMember(key: "active", value: .bool(false)),
       ]
     }
     return .object(JSONObject(members))

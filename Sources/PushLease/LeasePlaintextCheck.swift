@@ -92,7 +92,9 @@ enum LeasePlaintextCheck {
     var subscriptions: [LeaseSubscription] = []
     subscriptions.reserveCapacity(shapes.count)
     for shape in shapes {
-      guard classes.contains(shape.pushClass) else { throw LeaseRejection(.subscription, "class not supported") }
+      guard classes.contains(shape.pushClass) else {
+        throw LeaseRejection(.subscription, "class not supported")
+      }
       let filter = try self.filter(
         shape.filter, pushClass: shape.pushClass, narrowed: true, author: author, descriptor: descriptor)
       guard shape.ignore.count <= limits.maxIgnore else {
@@ -102,14 +104,16 @@ enum LeasePlaintextCheck {
       ignore.reserveCapacity(shape.ignore.count)
       for ignoreFilter in shape.ignore {
         ignore.append(
-          try self.filter(ignoreFilter, pushClass: nil, narrowed: false, author: author, descriptor: descriptor))
+          try self.filter(
+            ignoreFilter, pushClass: nil, narrowed: false, author: author, descriptor: descriptor))
       }
       if let pTagsMax = shape.pTagsMax, pTagsMax == 0 {
         throw LeaseRejection(.subscription, "p_tags_max must be positive")
       }
       subscriptions.append(
         LeaseSubscription(
-          filter: filter, pushClass: shape.pushClass, ignore: ignore, pTagsMax: shape.pTagsMax.map { Int($0) }))
+          filter: filter, pushClass: shape.pushClass, ignore: ignore, pTagsMax: shape.pTagsMax.map { Int($0) }
+        ))
     }
     return LeasePlaintext(
       origin: origin, generation: generation,
@@ -165,7 +169,9 @@ enum LeasePlaintextCheck {
       }
       var pTagsMax: Int64?
       if let suppressValue = subscription["suppress"], !suppressValue.isNull {
-        guard case .object(let suppress) = suppressValue else { throw schema("\(path).suppress must be an object") }
+        guard case .object(let suppress) = suppressValue else {
+          throw schema("\(path).suppress must be an object")
+        }
         guard let limit = suppress["p_tags_max"] else { throw schema("missing \(path).suppress.p_tags_max") }
         for key in suppress.keys where key != "p_tags_max" {
           throw schema("unknown field: \(path).suppress.\(key)")
@@ -208,7 +214,9 @@ enum LeasePlaintextCheck {
       throw LeaseRejection(.filter, "filter member not permitted: \(key)")
     }
     guard let kindsValue = object["kinds"] else { throw LeaseRejection(.filter, "missing kinds") }
-    guard case .array(let kindItems) = kindsValue else { throw LeaseRejection(.filter, "kinds must be an array") }
+    guard case .array(let kindItems) = kindsValue else {
+      throw LeaseRejection(.filter, "kinds must be an array")
+    }
     guard isCount(kindItems.count, limits.maxKinds) else {
       throw LeaseRejection(.filter, "invalid kinds count")
     }
@@ -235,7 +243,9 @@ enum LeasePlaintextCheck {
       let limit = key == "authors" ? limits.maxAuthors : key == "#h" ? limits.maxH : limits.maxTagValues
       guard isCount(items.count, limit) else { throw LeaseRejection(.filter, "invalid \(key) count") }
       let strings = items.compactMap(\.stringValue)
-      guard strings.count == items.count else { throw LeaseRejection(.filter, "\(key) values must be strings") }
+      guard strings.count == items.count else {
+        throw LeaseRejection(.filter, "\(key) values must be strings")
+      }
       exact[key] = strings
     }
     if narrowed, exact["authors"] == nil, exact["#p"] == nil, exact["#h"] == nil {
@@ -251,7 +261,9 @@ enum LeasePlaintextCheck {
       guard value == author else { throw LeaseRejection(.filter, "p-tag must be self") }
     }
     for value in exact["#h"] ?? [] {
-      guard isStringLength(value, limits.maxStringLen) else { throw LeaseRejection(.filter, "invalid string length") }
+      guard isStringLength(value, limits.maxStringLen) else {
+        throw LeaseRejection(.filter, "invalid string length")
+      }
       guard ChannelID.isValid(value) else { throw LeaseRejection(.filter, "invalid h tag") }
     }
     for value in exact["#e"] ?? [] where !Hex.isLowercaseHex(value, length: 64) {

@@ -38,7 +38,8 @@ public struct LeaseValidator: Sendable {
         throw LeaseBuildError(.unknownPushKey, "the descriptor lists no key \"\(id)\"", field: id)
       }
       guard entry.pubkey == key.publicKeyHex else {
-        throw LeaseBuildError(.unknownPushKey, "the secret key for \"\(id)\" is not that entry's pubkey", field: id)
+        throw LeaseBuildError(
+          .unknownPushKey, "the secret key for \"\(id)\" is not that entry's pubkey", field: id)
       }
     }
     self.descriptor = descriptor
@@ -112,7 +113,8 @@ public struct LeaseValidator: Sendable {
     if let active = plaintext.active {
       state = .active(
         appProfile: active.appProfile, transport: active.transport, endpoint: active.endpoint,
-        endpointHash: Hex.encode(SHA256.hash(Array(active.endpoint.utf8))), subscriptions: active.subscriptions)
+        endpointHash: Hex.encode(SHA256.hash(Array(active.endpoint.utf8))),
+        subscriptions: active.subscriptions)
     } else {
       state = .tombstone
     }
@@ -156,7 +158,8 @@ public struct LeaseValidator: Sendable {
   /// `0` or `[1-9][0-9]*` that fits in Int64; nil for anything else (no sign, no leading zero).
   static func unixSeconds(_ text: String) -> Int64? {
     let utf8 = text.utf8
-    guard let first = utf8.first, utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+    guard let first = utf8.first, utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+    else {
       return nil
     }
     guard first != UInt8(ascii: "0") || utf8.count == 1 else { return nil }

@@ -52,11 +52,13 @@ public struct SubscriptionPlanner: Sendable {
     guard ignore.count <= ignoreLimit else {
       throw LeaseBuildError(
         .tooManyMutedChannels,
-        "the muted channels need \(ignore.count) ignore filters with the self ignore; at most \(ignoreLimit) fit")
+        "the muted channels need \(ignore.count) ignore filters with the self ignore; at most \(ignoreLimit) fit"
+      )
     }
 
     func subscription(_ filter: LeaseFilter) -> LeaseSubscription {
-      LeaseSubscription(filter: filter, pushClass: Self.pushClass, ignore: ignore, pTagsMax: Self.hellthreadPTagsMax)
+      LeaseSubscription(
+        filter: filter, pushClass: Self.pushClass, ignore: ignore, pTagsMax: Self.hellthreadPTagsMax)
     }
     var subscriptions = [subscription(LeaseFilter(kinds: kinds, pTags: [pubkey]))]
     if !mentionsOnly {

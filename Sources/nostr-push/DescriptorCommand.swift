@@ -99,18 +99,27 @@ struct DescriptorCommand: CLICommand {
   /// The bytes of FILE or standard input, at most `maxInputBytes`; nil (after a message on
   /// standard error) when the input cannot be read or is larger.
   private static func readInput(_ input: String) -> [UInt8]? {
+    do {
+      return try readDocument(input)
+    } catch {
+      CLIOutput.error("nostr-push descriptor: \(error.message)")
+      return nil
+    }
+  }
+
+  /// The bytes of a NIP-11 document in FILE or standard input (`-`), at most `maxInputBytes`;
+  /// `lease` reads its `--descriptor` through it too.
+  static func readDocument(_ input: String) throws(InputError) -> [UInt8] {
     let handle: FileHandle
     if input == "-" {
       handle = FileHandle.standardInput
     } else {
       let attributes = try? FileManager.default.attributesOfItem(atPath: input)
       if let size = attributes?[.size] as? NSNumber, size.int64Value > Int64(maxInputBytes) {
-        CLIOutput.error("nostr-push descriptor: \(input) is larger than \(maxInputBytes) bytes; refused")
-        return nil
+        throw InputError(message: "\(input) is larger than \(maxInputBytes) bytes; refused")
       }
       guard let file = FileHandle(forReadingAtPath: input) else {
-        CLIOutput.error("nostr-push descriptor: cannot read \(input)")
-        return nil
+        throw InputError(message: "cannot read \(input)")
       }
       handle = file
     }
@@ -121,13 +130,11 @@ struct DescriptorCommand: CLICommand {
       do {
         chunk = try handle.read(upToCount: 64 * 1024)
       } catch {
-        CLIOutput.error("nostr-push descriptor: cannot read \(input): \(error)")
-        return nil
+        throw InputError(message: "cannot read \(input): \(error)")
       }
       guard let chunk, !chunk.isEmpty else { return bytes }
       guard bytes.count + chunk.count <= maxInputBytes else {
-        CLIOutput.error("nostr-push descriptor: input is larger than \(maxInputBytes) bytes; refused")
-        return nil
+        throw InputError(message: "input is larger than \(maxInputBytes) bytes; refused")
       }
       bytes.append(contentsOf: chunk)
     }

@@ -40,7 +40,8 @@ struct Nip44Command: CLICommand {
     let reader: ArgumentReader
     switch subcommand {
     case "conversation-key": reader = try ArgumentReader(rest, valueFlags: keyFlags)
-    case "encrypt": reader = try ArgumentReader(rest, valueFlags: keyFlags.union(["conversation-key", "nonce"]))
+    case "encrypt":
+      reader = try ArgumentReader(rest, valueFlags: keyFlags.union(["conversation-key", "nonce"]))
     case "decrypt": reader = try ArgumentReader(rest, valueFlags: keyFlags.union(["conversation-key"]))
     default: throw UsageError("unknown subcommand '\(subcommand)'")
     }
@@ -76,8 +77,10 @@ struct Nip44Command: CLICommand {
       switch (file, publicKey, direct) {
       case (let file?, let publicKey?, nil): self = .pair(secretKeyFile: file, publicKey: publicKey)
       case (nil, nil, let direct?): self = .direct(hex: direct)
-      case (_, _, _?): throw UsageError("give --conversation-key or --secret-key-file with --pubkey, not both")
-      case (nil, nil, nil): throw UsageError("--secret-key-file with --pubkey, or --conversation-key, is required")
+      case (_, _, _?):
+        throw UsageError("give --conversation-key or --secret-key-file with --pubkey, not both")
+      case (nil, nil, nil):
+        throw UsageError("--secret-key-file with --pubkey, or --conversation-key, is required")
       case (_?, nil, nil): throw UsageError("--secret-key-file needs --pubkey")
       case (nil, _?, nil): throw UsageError("--pubkey needs --secret-key-file")
       }
@@ -116,7 +119,8 @@ struct Nip44Command: CLICommand {
     }
     guard (NIP44.minPlaintextBytes...NIP44.maxPlaintextBytes).contains(input.count) else {
       let size = input.count > NIP44.maxPlaintextBytes ? "more than \(NIP44.maxPlaintextBytes)" : "0"
-      throw NIP44Error(.invalidPlaintextLength, "the plaintext is \(size) bytes, not 1 to \(NIP44.maxPlaintextBytes)")
+      throw NIP44Error(
+        .invalidPlaintextLength, "the plaintext is \(size) bytes, not 1 to \(NIP44.maxPlaintextBytes)")
     }
     guard let plaintext = String(validating: input, as: UTF8.self) else {
       throw NIP44Error(.invalidUTF8, "the plaintext is not UTF-8")

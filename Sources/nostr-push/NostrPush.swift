@@ -13,6 +13,7 @@ enum NostrPush {
     CacheCommand.self,
     ResolveCommand.self,
     Nip44Command.self,
+    LeaseCommand.self,
     DemoCommand.self,
   ]
 

@@ -73,39 +73,56 @@ enum VerifyCommand: CLICommand {
 
   /// The output line for one event document, and whether the event is valid.
   static func verdict(for bytes: UnsafeRawBufferPointer) -> (line: [UInt8], valid: Bool) {
+    switch verifiedEvent(bytes) {
+    case .success(let (event, rule)):
+      let object = JSONObject([
+        "id": .string(event.id), "valid": .bool(true), "escaping": .string(rule.rawValue),
+      ])
+      return (JSONWriter.bytes(.object(object)), true)
+    case .failure(let failure):
+      return (self.failure(id: failure.id, code: failure.code, message: failure.message), false)
+    }
+  }
+
+  /// Why a document is not a valid signed event: the id as given (if any), `verify`'s code and
+  /// its message.
+  struct Failure: Error {
+    var id: String?
+    var code: String
+    var message: String
+  }
+
+  /// The event in one document with the escaping rule its id matched, or why it is not a valid
+  /// signed event; `lease open` judges its input through it too.
+  static func verifiedEvent(
+    _ bytes: UnsafeRawBufferPointer
+  ) -> Result<(Event, NostrStringEscaper.Rule), Failure> {
     let value: JSONValue
     do {
       value = try JSONReader(maxBytes: maxDocumentBytes).read(buffer: bytes)
     } catch {
-      return (
-        failure(id: nil, code: "malformed_json", message: "malformed JSON: \(error.description)"), false
-      )
+      return .failure(
+        Failure(id: nil, code: "malformed_json", message: "malformed JSON: \(error.description)"))
     }
     let givenID = value.objectValue?["id"]?.stringValue
     let event: Event
     do {
       event = try Event(jsonValue: value)
     } catch {
-      return (failure(id: givenID, code: error.code.rawValue, message: error.message), false)
+      return .failure(Failure(id: givenID, code: error.code.rawValue, message: error.message))
     }
     switch event.verify() {
     case .valid(let rule):
-      let object = JSONObject([
-        "id": .string(event.id), "valid": .bool(true), "escaping": .string(rule.rawValue),
-      ])
-      return (JSONWriter.bytes(.object(object)), true)
+      return .success((event, rule))
     case .idMismatch:
-      return (
-        failure(
+      return .failure(
+        Failure(
           id: givenID, code: "id_mismatch",
-          message: "id is not the SHA-256 of the event's canonical serialization"), false
-      )
+          message: "id is not the SHA-256 of the event's canonical serialization"))
     case .badSignature:
-      return (
-        failure(
-          id: givenID, code: "bad_signature", message: "signature does not verify for the id and pubkey"),
-        false
-      )
+      return .failure(
+        Failure(
+          id: givenID, code: "bad_signature", message: "signature does not verify for the id and pubkey"))
     }
   }
 

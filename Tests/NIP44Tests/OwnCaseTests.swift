@@ -7,7 +7,9 @@ import Testing
 /// The cases the official vectors miss, as `nip44.md` names them.
 @Suite struct OwnCaseTests {
   static let key: NIP44.ConversationKey = {
-    do { return try NIP44.ConversationKey(hex: String(repeating: "5a", count: 32)) } catch { fatalError("\(error)") }
+    do { return try NIP44.ConversationKey(hex: String(repeating: "5a", count: 32)) } catch {
+      fatalError("\(error)")
+    }
   }()
   static let nonce = [UInt8](repeating: 0x11, count: 32)
 
@@ -41,13 +43,17 @@ import Testing
 
   @Test func acceptsAForgedHonestPayload() throws {
     // The helper itself: an honest block decrypts, so the refusals below are about the change.
-    #expect(try NIP44.decrypt(Self.forge(block: Self.block(Array("hello".utf8))), conversationKey: Self.key) == "hello")
+    #expect(
+      try NIP44.decrypt(Self.forge(block: Self.block(Array("hello".utf8))), conversationKey: Self.key)
+        == "hello")
   }
 
-  @Test(arguments: ["0000000000000000000000000000000000000000000000000000000000000000",
+  @Test(arguments: [
+    "0000000000000000000000000000000000000000000000000000000000000000",
     "fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141",
     "fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364142",
-    "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff"])
+    "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
+  ])
   func refusesTheSecretKeyOutsideTheGroup(_ hex: String) {
     // SecretKey holds only [1, n−1]; the CLI reports these as invalid_secret_key (NostrPushCLITests).
     #expect(throws: (any Error).self) { try SecretKey(hex: hex) }
@@ -151,7 +157,9 @@ import Testing
     #expect(try Self.decryptCode(payload) == .invalidMAC)
   }
 
-  @Test(arguments: [("nonce", 1), ("nonce", 32), ("ciphertext", 33), ("ciphertext", 97), ("mac", 99), ("mac", 130)])
+  @Test(arguments: [
+    ("nonce", 1), ("nonce", 32), ("ciphertext", 33), ("ciphertext", 97), ("mac", 99), ("mac", 130),
+  ])
   func refusesAFlippedBit(_ part: String, _ offset: Int) throws {
     var data = try #require(Data(base64Encoded: Self.padded)).map { $0 }
     #expect(data.count == 131)
@@ -162,7 +170,9 @@ import Testing
 
   @Test func refusesTheWrongKey() throws {
     let other = try NIP44.ConversationKey(hex: String(repeating: "5b", count: 32))
-    let error = try #require(throws: NIP44Error.self) { try NIP44.decrypt(Self.padded, conversationKey: other) }
+    let error = try #require(throws: NIP44Error.self) {
+      try NIP44.decrypt(Self.padded, conversationKey: other)
+    }
     #expect(error.code == .invalidMAC)
   }
 
@@ -175,18 +185,29 @@ import Testing
   }
 
   @Test func refusesAConversationKeyOfTheWrongLength() throws {
-    let short = try #require(throws: NIP44Error.self) { try NIP44.ConversationKey(bytes: [UInt8](repeating: 1, count: 31)) }
+    let short = try #require(throws: NIP44Error.self) {
+      try NIP44.ConversationKey(bytes: [UInt8](repeating: 1, count: 31))
+    }
     #expect(short.code == .invalidConversationKey)
-    let hex = try #require(throws: NIP44Error.self) { try NIP44.ConversationKey(hex: String(repeating: "ab", count: 31)) }
+    let hex = try #require(throws: NIP44Error.self) {
+      try NIP44.ConversationKey(hex: String(repeating: "ab", count: 31))
+    }
     #expect(hex.code == .invalidConversationKey)
-    let notHex = try #require(throws: NIP44Error.self) { try NIP44.ConversationKey(hex: String(repeating: "zz", count: 32)) }
+    let notHex = try #require(throws: NIP44Error.self) {
+      try NIP44.ConversationKey(hex: String(repeating: "zz", count: 32))
+    }
     #expect(notHex.code == .invalidConversationKey)
   }
 
   @Test func refusesAPublicKeyThatIsNotHex() throws {
     let secret = try SecretKey(hex: String(repeating: "01", count: 32))
-    for text in ["", String(repeating: "a", count: 63), String(repeating: "g", count: 64), String(repeating: "a", count: 66)] {
-      let error = try #require(throws: NIP44Error.self) { try NIP44.ConversationKey(secretKey: secret, publicKey: text) }
+    for text in [
+      "", String(repeating: "a", count: 63), String(repeating: "g", count: 64),
+      String(repeating: "a", count: 66),
+    ] {
+      let error = try #require(throws: NIP44Error.self) {
+        try NIP44.ConversationKey(secretKey: secret, publicKey: text)
+      }
       #expect(error.code == .invalidPublicKey)
     }
   }
@@ -222,7 +243,10 @@ import Testing
   @Test func roundTripsAThousandRandomTexts() throws {
     var generator = SplitMix64(seed: 44)
     for round in 0..<1000 {
-      let count = round < 10 ? [1, 2, 31, 32, 33, 255, 256, 257, 65_534, 65_535][round] : Int.random(in: 1...65_535, using: &generator)
+      let count =
+        round < 10
+        ? [1, 2, 31, 32, 33, 255, 256, 257, 65_534, 65_535][round]
+        : Int.random(in: 1...65_535, using: &generator)
       let text = randomTextChecked(count, &generator)
       let payload = try NIP44.encrypt(text, conversationKey: Self.key)
       let decrypted = try NIP44.decrypt(payload, conversationKey: Self.key)
@@ -241,7 +265,8 @@ import Testing
     let first = try NIP44.encrypt("same text", conversationKey: Self.key)
     let second = try NIP44.encrypt("same text", conversationKey: Self.key)
     #expect(first != second)
-    #expect(try NIP44.decrypt(first, conversationKey: Self.key) == NIP44.decrypt(second, conversationKey: Self.key))
+    #expect(
+      try NIP44.decrypt(first, conversationKey: Self.key) == NIP44.decrypt(second, conversationKey: Self.key))
   }
 
   @Test func comparesErrorsByCodeOnly() {

@@ -82,18 +82,29 @@ import Testing
     var prk = [UInt8](repeating: 0, count: 32)
     var okm = [UInt8](repeating: 0, count: 42)
     salt.withUnsafeBytes { salt in
-      ikm.withUnsafeBytes { ikm in prk.withUnsafeMutableBytes { HKDF.extract(salt: salt, ikm: ikm, into: $0) } }
+      ikm.withUnsafeBytes { ikm in prk.withUnsafeMutableBytes { HKDF.extract(salt: salt, ikm: ikm, into: $0) }
+      }
     }
     prk.withUnsafeBytes { prk in
-      info.withUnsafeBytes { info in okm.withUnsafeMutableBytes { HKDF.expand(prk: prk, info: info, into: $0) } }
+      info.withUnsafeBytes { info in
+        okm.withUnsafeMutableBytes { HKDF.expand(prk: prk, info: info, into: $0) }
+      }
     }
     #expect(Hex.encode(prk) == "077709362c2e32df0ddc3f0dc47bba6390b6c73bb50f9c3122ec844ad7c2b3e5")
-    #expect(Hex.encode(okm) == "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865")
+    #expect(
+      Hex.encode(okm)
+        == "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865")
   }
 
   @Test(arguments: [
-    ("0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b", "Hi There", "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"),
-    ("4a656665", "what do ya want for nothing?", "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"),
+    (
+      "0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b", "Hi There",
+      "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"
+    ),
+    (
+      "4a656665", "what do ya want for nothing?",
+      "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+    ),
   ])
   func computesTheRFC4231Tags(_ key: String, _ message: String, _ tag: String) {
     #expect(Hex.encode(HMACSHA256.tag(key: Self.bytes(key), message: Array(message.utf8))) == tag)
@@ -104,7 +115,8 @@ import Testing
     for index in 0..<32 {
       var other = tag
       other[index] ^= 0x01
-      let equal = tag.withUnsafeBytes { a in other.withUnsafeBytes { b in HMACSHA256.constantTimeEqual(a, b) } }
+      let equal = tag.withUnsafeBytes { a in other.withUnsafeBytes { b in HMACSHA256.constantTimeEqual(a, b) }
+      }
       #expect(!equal, "byte \(index)")
     }
     let same = tag.withUnsafeBytes { a in tag.withUnsafeBytes { b in HMACSHA256.constantTimeEqual(a, b) } }
@@ -122,7 +134,9 @@ import Testing
     }
   }
 
-  @Test(arguments: ["Zg=", "Zh==", "Zm9=", "Zg==Zg==", "Z===", "====", "Zm9v\n", "Zm 9", "Zm-v", "Zm_v", "ZgA"])
+  @Test(arguments: [
+    "Zg=", "Zh==", "Zm9=", "Zg==Zg==", "Z===", "====", "Zm9v\n", "Zm 9", "Zm-v", "Zm_v", "ZgA",
+  ])
   func refusesNonCanonicalBase64(_ text: String) {
     #expect(Array(text.utf8).withUnsafeBytes { Base64.decode($0) } == nil)
   }

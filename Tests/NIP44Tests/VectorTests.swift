@@ -14,7 +14,9 @@ import Testing
 
   @Test func countsEveryGroupAsTheSpecDoes() throws {
     #expect(NIP44Fixture.cases("valid", "get_conversation_key").count == 35)
-    #expect(NIP44Fixture.v2["valid"]?.objectValue?["get_message_keys"]?.objectValue?["keys"]?.arrayValue?.count == 32)
+    #expect(
+      NIP44Fixture.v2["valid"]?.objectValue?["get_message_keys"]?.objectValue?["keys"]?.arrayValue?.count
+        == 32)
     #expect(NIP44Fixture.v2["valid"]?.objectValue?["calc_padded_len"]?.arrayValue?.count == 24)
     #expect(NIP44Fixture.cases("valid", "encrypt_decrypt").count == 10)
     #expect(NIP44Fixture.cases("valid", "encrypt_decrypt_long_msg").count == 3)

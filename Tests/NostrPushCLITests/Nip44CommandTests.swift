@@ -51,7 +51,9 @@ import Testing
     // nsec of secret key 1 (NIP-19 of 00…01).
     let file = try Self.keyFile("nsec1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqsmhltgl\n")
     defer { try? FileManager.default.removeItem(atPath: file) }
-    let run = try NostrPushBinary.run(["nip44", "conversation-key", "--secret-key-file", file, "--pubkey", Self.publicKey2])
+    let run = try NostrPushBinary.run([
+      "nip44", "conversation-key", "--secret-key-file", file, "--pubkey", Self.publicKey2,
+    ])
     #expect(run.status == 0, "\(run.stdout)")
     #expect(try Self.object(run)["conversation_key"]?.stringValue == Self.conversationKey)
   }
@@ -62,7 +64,8 @@ import Testing
     for keyArguments in [
       ["--conversation-key", Self.conversationKey], ["--secret-key-file", file, "--pubkey", Self.publicKey2],
     ] {
-      let run = try NostrPushBinary.run(["nip44", "encrypt"] + keyArguments + ["--nonce", Self.nonce], input: Array("a".utf8))
+      let run = try NostrPushBinary.run(
+        ["nip44", "encrypt"] + keyArguments + ["--nonce", Self.nonce], input: Array("a".utf8))
       #expect(run.status == 0)
       #expect(run.stdout == "{\"payload\":\"\(Self.payload)\"}\n")
     }
@@ -73,8 +76,11 @@ import Testing
     let file = try Self.keyFile("0000000000000000000000000000000000000000000000000000000000000002")
     defer { try? FileManager.default.removeItem(atPath: file) }
     let publicKey1 = "79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798"
-    for keyArguments in [["--conversation-key", Self.conversationKey], ["--secret-key-file", file, "--pubkey", publicKey1]] {
-      let run = try NostrPushBinary.run(["nip44", "decrypt"] + keyArguments, input: Array((Self.payload + "\n").utf8))
+    for keyArguments in [
+      ["--conversation-key", Self.conversationKey], ["--secret-key-file", file, "--pubkey", publicKey1],
+    ] {
+      let run = try NostrPushBinary.run(
+        ["nip44", "decrypt"] + keyArguments, input: Array((Self.payload + "\n").utf8))
       #expect(run.status == 0)
       #expect(run.stdout == "{\"plaintext\":\"a\"}\n")
     }
@@ -96,7 +102,8 @@ import Testing
   @Test func drawsAFreshNonceEachRun() throws {
     var payloads: Set<String> = []
     for _ in 0..<2 {
-      let run = try NostrPushBinary.run(["nip44", "encrypt", "--conversation-key", Self.conversationKey], input: [0x61])
+      let run = try NostrPushBinary.run(
+        ["nip44", "encrypt", "--conversation-key", Self.conversationKey], input: [0x61])
       payloads.insert(try #require(try Self.object(run)["payload"]?.stringValue))
     }
     #expect(payloads.count == 2)
@@ -112,50 +119,77 @@ import Testing
   func refusesASecretKeyOutsideTheGroup(_ text: String) throws {
     let file = try Self.keyFile(text)
     defer { try? FileManager.default.removeItem(atPath: file) }
-    #expect(try Self.errorCode(["conversation-key", "--secret-key-file", file, "--pubkey", Self.publicKey2]) == "invalid_secret_key")
+    #expect(
+      try Self.errorCode(["conversation-key", "--secret-key-file", file, "--pubkey", Self.publicKey2])
+        == "invalid_secret_key")
   }
 
   @Test func refusesAKeyFileItCannotRead() throws {
     #expect(
-      try Self.errorCode(["conversation-key", "--secret-key-file", "/nonexistent/nip44.key", "--pubkey", Self.publicKey2])
+      try Self.errorCode([
+        "conversation-key", "--secret-key-file", "/nonexistent/nip44.key", "--pubkey", Self.publicKey2,
+      ])
         == "invalid_secret_key")
-    #expect(try Self.errorCode(["conversation-key", "--secret-key-file", "", "--pubkey", Self.publicKey2]) == "invalid_secret_key")
+    #expect(
+      try Self.errorCode(["conversation-key", "--secret-key-file", "", "--pubkey", Self.publicKey2])
+        == "invalid_secret_key")
   }
 
-  @Test(arguments: [offCurve, String(repeating: "f", count: 64), "abc", "", String(repeating: "g", count: 64)])
+  @Test(arguments: [
+    offCurve, String(repeating: "f", count: 64), "abc", "", String(repeating: "g", count: 64),
+  ])
   func refusesAPublicKey(_ publicKey: String) throws {
     let file = try Self.keyFile(Self.secret1)
     defer { try? FileManager.default.removeItem(atPath: file) }
-    #expect(try Self.errorCode(["encrypt", "--secret-key-file", file, "--pubkey", publicKey], input: [0x61]) == "invalid_public_key")
+    #expect(
+      try Self.errorCode(["encrypt", "--secret-key-file", file, "--pubkey", publicKey], input: [0x61])
+        == "invalid_public_key")
   }
 
   @Test(arguments: ["", "ab", String(repeating: "a", count: 62), String(repeating: "x", count: 64)])
   func refusesAConversationKey(_ hex: String) throws {
-    #expect(try Self.errorCode(["decrypt", "--conversation-key", hex], input: Array(Self.payload.utf8)) == "invalid_conversation_key")
+    #expect(
+      try Self.errorCode(["decrypt", "--conversation-key", hex], input: Array(Self.payload.utf8))
+        == "invalid_conversation_key")
   }
 
-  @Test(arguments: ["", String(repeating: "0", count: 62), String(repeating: "0", count: 66), String(repeating: "z", count: 64)])
+  @Test(arguments: [
+    "", String(repeating: "0", count: 62), String(repeating: "0", count: 66),
+    String(repeating: "z", count: 64),
+  ])
   func refusesANonce(_ hex: String) throws {
     #expect(
-      try Self.errorCode(["encrypt", "--conversation-key", Self.conversationKey, "--nonce", hex], input: [0x61])
+      try Self.errorCode(
+        ["encrypt", "--conversation-key", Self.conversationKey, "--nonce", hex], input: [0x61])
         == "invalid_nonce")
   }
 
   @Test func refusesPlaintextOfTheWrongLengthBeforeUTF8() throws {
     let arguments = ["encrypt", "--conversation-key", Self.conversationKey]
     #expect(try Self.errorCode(arguments, input: []) == "invalid_plaintext_length")
-    #expect(try Self.errorCode(arguments, input: [UInt8](repeating: 0x61, count: 65_536)) == "invalid_plaintext_length")
-    #expect(try Self.errorCode(arguments, input: [UInt8](repeating: 0xFF, count: 70_000)) == "invalid_plaintext_length")
+    #expect(
+      try Self.errorCode(arguments, input: [UInt8](repeating: 0x61, count: 65_536))
+        == "invalid_plaintext_length")
+    #expect(
+      try Self.errorCode(arguments, input: [UInt8](repeating: 0xFF, count: 70_000))
+        == "invalid_plaintext_length")
     #expect(try Self.errorCode(arguments, input: [0x61, 0xFF]) == "invalid_utf8")
-    let longest = try NostrPushBinary.run(["nip44"] + arguments, input: [UInt8](repeating: 0x61, count: 65_535))
+    let longest = try NostrPushBinary.run(
+      ["nip44"] + arguments, input: [UInt8](repeating: 0x61, count: 65_535))
     #expect(longest.status == 0)
   }
 
   @Test func checksTheDecryptInputAsItIs() throws {
     let arguments = ["decrypt", "--conversation-key", Self.conversationKey]
-    #expect(try Self.errorCode(arguments, input: Array(("#" + String(repeating: "A", count: 100_000)).utf8)) == "unsupported_version")
-    #expect(try Self.errorCode(arguments, input: Array(String(repeating: "A", count: 87_474).utf8)) == "invalid_payload_size")
-    #expect(try Self.errorCode(arguments, input: Array(String(repeating: "A", count: 200_000).utf8)) == "invalid_payload_size")
+    #expect(
+      try Self.errorCode(arguments, input: Array(("#" + String(repeating: "A", count: 100_000)).utf8))
+        == "unsupported_version")
+    #expect(
+      try Self.errorCode(arguments, input: Array(String(repeating: "A", count: 87_474).utf8))
+        == "invalid_payload_size")
+    #expect(
+      try Self.errorCode(arguments, input: Array(String(repeating: "A", count: 200_000).utf8))
+        == "invalid_payload_size")
     #expect(try Self.errorCode(arguments, input: []) == "invalid_payload_size")
     #expect(try Self.errorCode(arguments, input: Array((Self.payload + "\r\n").utf8)) == "invalid_base64")
     #expect(try Self.errorCode(arguments, input: Array((Self.payload + "\n\n").utf8)) == "invalid_base64")
@@ -174,10 +208,18 @@ import Testing
       try? FileManager.default.removeItem(atPath: bad)
       try? FileManager.default.removeItem(atPath: good)
     }
-    #expect(try Self.errorCode(["encrypt", "--secret-key-file", bad, "--pubkey", "zz", "--nonce", "zz"]) == "invalid_secret_key")
-    #expect(try Self.errorCode(["encrypt", "--secret-key-file", good, "--pubkey", Self.offCurve, "--nonce", "zz"]) == "invalid_public_key")
-    #expect(try Self.errorCode(["encrypt", "--conversation-key", "zz", "--nonce", "zz"]) == "invalid_conversation_key")
-    #expect(try Self.errorCode(["encrypt", "--conversation-key", Self.conversationKey, "--nonce", "zz"], input: []) == "invalid_nonce")
+    #expect(
+      try Self.errorCode(["encrypt", "--secret-key-file", bad, "--pubkey", "zz", "--nonce", "zz"])
+        == "invalid_secret_key")
+    #expect(
+      try Self.errorCode(["encrypt", "--secret-key-file", good, "--pubkey", Self.offCurve, "--nonce", "zz"])
+        == "invalid_public_key")
+    #expect(
+      try Self.errorCode(["encrypt", "--conversation-key", "zz", "--nonce", "zz"])
+        == "invalid_conversation_key")
+    #expect(
+      try Self.errorCode(["encrypt", "--conversation-key", Self.conversationKey, "--nonce", "zz"], input: [])
+        == "invalid_nonce")
   }
 
   @Test(arguments: [

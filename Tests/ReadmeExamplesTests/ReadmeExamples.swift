@@ -1,6 +1,7 @@
 import Bech32
 import EnrichmentCache
 import Foundation
+import NIP44
 import NostrEvent
 import NostrJSON
 import NotificationResolver
@@ -93,6 +94,34 @@ import FoundationNetworking
     #expect(auth.pubkey == key.publicKeyHex)
     #expect(auth.kind == NIP98.kind)
     #expect(replay?.code == .replayed)
+  }
+
+  @Test func encryptsAndDecryptsANIP44Payload() throws {
+    // README example: begin
+    let account = SecretKey.generate()
+    let relay = SecretKey.generate()
+
+    // The sender: its secret key and the other party's x-only public key give the conversation key.
+    let sealing = try NIP44.ConversationKey(secretKey: account, publicKey: relay.publicKeyHex)
+    let payload = try NIP44.encrypt("wake me for #general", conversationKey: sealing)
+    // payload: base64 of 0x02 ‖ nonce ‖ ciphertext ‖ MAC, with a fresh random nonce on every call
+
+    // The receiver derives the same key from its side (a caller may cache it per key pair).
+    let opening = try NIP44.ConversationKey(secretKey: relay, publicKey: account.publicKeyHex)
+    let plaintext = try NIP44.decrypt(payload, conversationKey: opening)  // "wake me for #general"
+
+    var refusal: NIP44Error?
+    do throws(NIP44Error) {
+      let stranger = try NIP44.ConversationKey(secretKey: SecretKey.generate(), publicKey: relay.publicKeyHex)
+      _ = try NIP44.decrypt(payload, conversationKey: stranger)
+    } catch {
+      refusal = error  // code .invalidMAC: checked before anything is decrypted
+    }
+    // README example: end
+    #expect(plaintext == "wake me for #general")
+    #expect(Data(base64Encoded: payload)?.first == 2)  // the version byte
+    #expect(try NIP44.encrypt("wake me for #general", conversationKey: sealing) != payload)
+    #expect(refusal?.code == .invalidMAC)
   }
 
   @Test func parsesAPushDescriptorStrictly() throws {
