@@ -20,6 +20,7 @@ let package = Package(
     .library(name: "EnrichmentCache", targets: ["EnrichmentCache"]),
     .library(name: "NotificationResolver", targets: ["NotificationResolver"]),
     .library(name: "PushRelay", targets: ["PushRelay"]),
+    .library(name: "NostrWebSocket", targets: ["NostrWebSocket"]),
     .library(name: "RelayFixture", targets: ["RelayFixture"]),
     .library(name: "NIP44", targets: ["NIP44"]),
     .library(name: "PushLease", targets: ["PushLease"]),
@@ -60,6 +61,7 @@ let package = Package(
       dependencies: ["CSQLite", "NostrJSON", "NostrEvent"],
       swiftSettings: strictSettings
     ),
+    .target(name: "NostrWebSocket", dependencies: ["NostrJSON", "NostrEvent"], swiftSettings: strictSettings),
     .target(
       name: "PushRelay",
       dependencies: ["NostrJSON", "NostrEvent", "PushLease", "PushDescriptor", "CSQLite"],
@@ -67,7 +69,7 @@ let package = Package(
     ),
     .target(
       name: "RelayFixture",
-      dependencies: ["NostrJSON", "NostrEvent", "NIP44", "PushDescriptor", "PushLease", "PushRelay"],
+      dependencies: ["NostrJSON", "NostrEvent", "NIP44", "PushDescriptor", "PushLease", "PushRelay", "NostrWebSocket"],
       swiftSettings: strictSettings
     ),
     .target(
@@ -79,7 +81,7 @@ let package = Package(
       name: "nostr-push",
       dependencies: [
         "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
-        "NotificationResolver", "RelayFixture", "NIP44", "PushLease", "PushRelay",
+        "NotificationResolver", "RelayFixture", "NIP44", "PushLease", "PushRelay", "NostrWebSocket",
       ],
       swiftSettings: strictSettings
     ),
@@ -134,6 +136,11 @@ let package = Package(
     .testTarget(
       name: "EnrichmentCacheTests",
       dependencies: ["EnrichmentCache", "NostrEvent", "NostrJSON", "CSQLite"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "NostrWebSocketTests",
+      dependencies: ["NostrWebSocket", "RelayFixture", "NostrEvent", "NostrJSON"],
       swiftSettings: strictSettings
     ),
     .testTarget(

@@ -2,9 +2,9 @@ import Foundation
 
 /// The form in which NIP-98 compares URLs: scheme and host lower-cased, the scheme's default
 /// port removed, one trailing `/` of the path removed; query and fragment kept exactly.
-enum NIP98URL {
+package enum NIP98URL {
   /// `url` in comparison form (a string without `://` is returned unchanged).
-  static func normalized(_ url: String) -> String {
+  package static func normalized(_ url: String) -> String {
     guard let schemeEnd = url.range(of: "://") else { return url }
     let scheme = url[..<schemeEnd.lowerBound].lowercased()
     let rest = url[schemeEnd.upperBound...]

@@ -4,6 +4,9 @@ import Glibc
 import Darwin
 #endif
 
+import NostrEvent
+import NostrWebSocket
+
 /// Serves every connection of one fixture relay from a single thread with `poll()`.
 ///
 /// Sockets are non-blocking; each connection moves between reading a request, holding its answer
@@ -16,6 +19,8 @@ import Darwin
 final class ConnectionLoop {
   /// What the server answers to one request, and how long a delay fault holds that answer.
   typealias Responder = (HTTPRequest) -> (response: OutboundResponse, delay: Duration)
+  /// Answers one WebSocket text message of a client with the given state.
+  typealias WebSocketResponder = ([UInt8], inout WebSocketSessionState) -> WebSocketRelay.Outcome
 
   /// The size of one `recv()`.
   private static let readChunkBytes = 16 * 1024
@@ -28,7 +33,8 @@ final class ConnectionLoop {
   private let respond: Responder
   private let recordRejection: (Int) -> Void
   private let reportCount: (Int) -> Void
-  private var connections: [Int32: RelayConnection] = [:]
+  private let webSocketMessage: WebSocketResponder
+  private var connections: [Int32: FixtureSocket] = [:]
   private var acceptPausedUntil: ContinuousClock.Instant?
   private var scratch = [UInt8](repeating: 0, count: ConnectionLoop.readChunkBytes)
 
@@ -37,8 +43,10 @@ final class ConnectionLoop {
   /// open connections whenever it changes.
   init(
     listener: Int32, stopPipe: Int32, configuration: RelayFixtureConfiguration, respond: @escaping Responder,
-    recordRejection: @escaping (Int) -> Void, reportCount: @escaping (Int) -> Void
+    recordRejection: @escaping (Int) -> Void, reportCount: @escaping (Int) -> Void,
+    webSocketMessage: @escaping WebSocketResponder
   ) {
+    self.webSocketMessage = webSocketMessage
     self.listener = listener
     self.stopPipe = stopPipe
     self.configuration = configuration
@@ -87,11 +95,12 @@ final class ConnectionLoop {
 
   // MARK: Events
 
-  private static func events(of connection: RelayConnection) -> Int16 {
+  private static func events(of connection: FixtureSocket) -> Int16 {
     switch connection.phase {
     case .reading: Int16(POLLIN)
     case .holding: 0
     case .writing: Int16(POLLOUT)
+    case .webSocket: Int16(POLLIN) | ((connection.webSocket?.queue.isEmpty ?? true) ? 0 : Int16(POLLOUT))
     }
   }
 
@@ -105,14 +114,14 @@ final class ConnectionLoop {
         return
       }
       PosixSocket.setNonBlocking(descriptor)
-      connections[descriptor] = RelayConnection(
+      connections[descriptor] = FixtureSocket(
         descriptor: descriptor, parser: HTTPRequestParser(configuration: configuration),
         idleDeadline: ContinuousClock.now.advanced(by: configuration.idleTimeout))
       reportCount(connections.count)
     }
   }
 
-  private func serve(_ connection: RelayConnection, events: Int16) {
+  private func serve(_ connection: FixtureSocket, events: Int16) {
     switch connection.phase {
     case .reading:
       receive(connection)
@@ -121,10 +130,15 @@ final class ConnectionLoop {
       if events & Int16(POLLHUP | POLLERR) != 0 { drop(connection) }
     case .writing:
       flush(connection)
+    case .webSocket:
+      if events & Int16(POLLOUT) != 0 { flushFrames(connection) }
+      if events & Int16(POLLIN | POLLHUP | POLLERR) != 0, connections[connection.descriptor] === connection {
+        receiveFrames(connection)
+      }
     }
   }
 
-  private func expire(_ connection: RelayConnection, now: ContinuousClock.Instant) {
+  private func expire(_ connection: FixtureSocket, now: ContinuousClock.Instant) {
     switch connection.phase {
     case .reading:
       if connection.requestDeadline != nil {
@@ -138,12 +152,21 @@ final class ConnectionLoop {
       flush(connection)
     case .writing:
       drop(connection)
+    case .webSocket:
+      guard let socket = connection.webSocket else { return drop(connection) }
+      if socket.closingSince != nil { return drop(connection) }
+      if let started = socket.frameStarted, started.advanced(by: FixtureWebSocket.frameTimeout) <= now {
+        socket.startClose(code: WebSocketCloseCode.policyViolation, reason: "frame not complete in time")
+      } else {
+        socket.startClose(code: WebSocketCloseCode.goingAway, reason: "idle")
+      }
+      flushFrames(connection)
     }
   }
 
   // MARK: Reading
 
-  private func receive(_ connection: RelayConnection) {
+  private func receive(_ connection: FixtureSocket) {
     let room = max(
       1, min(scratch.count, connection.parser.bufferLimit + scratch.count - connection.buffer.count))
     let count = scratch.withUnsafeMutableBytes { recv(connection.descriptor, $0.baseAddress, room, 0) }
@@ -158,7 +181,7 @@ final class ConnectionLoop {
 
   /// Takes requests out of the connection's buffer until one needs more bytes or an answer is
   /// being sent.
-  private func advance(_ connection: RelayConnection) {
+  private func advance(_ connection: FixtureSocket) {
     while case .reading = connection.phase, connections[connection.descriptor] === connection {
       switch connection.parser.next(from: &connection.buffer) {
       case .needMore:
@@ -173,6 +196,13 @@ final class ConnectionLoop {
         start(OutboundResponse.continueInterim, on: connection, delay: .zero)
       case .request(let request):
         connection.requestDeadline = nil
+        if request.header("upgrade") != nil,
+          connections.values.count(where: { $0.webSocket != nil }) >= FixtureWebSocket.maxUpgraded
+        {
+          recordRejection(503)
+          start(.rejection(status: 503, message: "too many WebSocket connections"), on: connection, delay: .zero)
+          return
+        }
         let answer = respond(request)
         start(answer.response, on: connection, delay: answer.delay)
       case .reject(let status, let message):
@@ -184,7 +214,7 @@ final class ConnectionLoop {
 
   // MARK: Writing
 
-  private func start(_ response: OutboundResponse, on connection: RelayConnection, delay: Duration) {
+  private func start(_ response: OutboundResponse, on connection: FixtureSocket, delay: Duration) {
     connection.prepare(response)
     let now = ContinuousClock.now
     if delay > .zero {
@@ -196,7 +226,7 @@ final class ConnectionLoop {
   }
 
   /// Sends what the socket takes now; once all is sent, closes or goes back to reading.
-  private func flush(_ connection: RelayConnection) {
+  private func flush(_ connection: FixtureSocket) {
     guard let outbound = connection.outbound else { return finish(connection) }
     while connection.sentBytes < outbound.bytes.count {
       let written = outbound.bytes.withUnsafeBytes { bytes in
@@ -220,15 +250,124 @@ final class ConnectionLoop {
     finish(connection)
   }
 
-  private func finish(_ connection: RelayConnection) {
+  private func finish(_ connection: FixtureSocket) {
     guard connection.outbound?.keepsOpen ?? false else { return drop(connection) }
+    if connection.outbound?.upgrades ?? false { return upgrade(connection) }
     connection.outbound = nil
     connection.phase = .reading
     connection.idleDeadline = ContinuousClock.now.advanced(by: configuration.idleTimeout)
     advance(connection)
   }
 
-  private func drop(_ connection: RelayConnection) {
+  // MARK: WebSocket
+
+  private func upgrade(_ connection: FixtureSocket) {
+    connection.outbound = nil
+    let socket = FixtureWebSocket()
+    connection.webSocket = socket
+    connection.phase = .webSocket
+    _ = socket.enqueueText(WebSocketRelay.challengeMessage(socket.session.challenge))
+    if !connection.buffer.isEmpty {
+      socket.decoder.append(connection.buffer)
+      connection.buffer = []
+      takeFrames(connection)
+    }
+    flushFrames(connection)
+  }
+
+  private func receiveFrames(_ connection: FixtureSocket) {
+    guard let socket = connection.webSocket else { return }
+    let count = scratch.withUnsafeMutableBytes { PosixSocket.receiveSome($0, from: connection.descriptor) }
+    guard let count else { return }
+    guard count > 0 else { return drop(connection) }
+    socket.lastHeard = ContinuousClock.now
+    socket.decoder.append(scratch[0..<count])
+    takeFrames(connection)
+    if connections[connection.descriptor] === connection { flushFrames(connection) }
+  }
+
+  /// Handles every complete frame in the connection's decoder.
+  private func takeFrames(_ connection: FixtureSocket) {
+    guard let socket = connection.webSocket else { return }
+    var tookOne = false
+    while connections[connection.descriptor] === connection {
+      let outcome: WebSocketMessageAssembler.Outcome
+      switch socket.decoder.next() {
+      case .needMore:
+        if socket.decoder.bufferedCount == 0 {
+          socket.frameStarted = nil
+        } else if tookOne || socket.frameStarted == nil {
+          socket.frameStarted = ContinuousClock.now
+        }
+        return
+      case .violation(let violation): outcome = .violation(violation)
+      case .frame(let frame):
+        tookOne = true
+        outcome = socket.assembler.take(frame)
+      }
+      if socket.closingSince != nil {
+        if case .close = outcome { return drop(connection) }
+        if case .violation = outcome { return drop(connection) }
+        continue
+      }
+      switch outcome {
+      case .partial, .pong: continue
+      case .ping(let payload): socket.enqueue(WebSocketFrameEncoder.control(.pong, payload: payload, role: .server))
+      case .close(let code, _):
+        socket.enqueue(
+          WebSocketFrameEncoder.close(code: code ?? WebSocketCloseCode.normal, role: .server))
+        socket.closeWhenFlushed = true
+        socket.closingSince = ContinuousClock.now
+        return
+      case .violation(let violation):
+        socket.startClose(code: violation.closeCode, reason: violation.message)
+        return
+      case .text(let message):
+        let outcome = webSocketMessage(message, &socket.session)
+        for reply in outcome.replies where !socket.enqueueText(reply) { return drop(connection) }
+        if let entry = outcome.broadcast { broadcast(entry) }
+      }
+    }
+  }
+
+  /// Sends `entry` to every open subscription that matches it (author-only kinds to their author).
+  private func broadcast(_ entry: RelayFixtureData.Entry) {
+    for connection in Array(connections.values) {
+      guard let socket = connection.webSocket, socket.closingSince == nil else { continue }
+      for (subscription, filters) in socket.session.subscriptions where filters.contains(where: { $0.matches(entry.event) }) {
+        if authorOnly(entry.event.kind), entry.event.pubkey != socket.session.identity { continue }
+        if !socket.enqueueText(WebSocketRelay.eventMessage(subscription, entry.json)) {
+          drop(connection)
+          break
+        }
+      }
+      if connections[connection.descriptor] === connection { flushFrames(connection) }
+    }
+  }
+
+  /// Whether `kind` is author-only (asked of the server through the responder's rules).
+  var authorOnly: (Int) -> Bool = { $0 == WebSocketRelay.leaseKind }
+
+  private func flushFrames(_ connection: FixtureSocket) {
+    guard let socket = connection.webSocket else { return }
+    while let frame = socket.queue.first {
+      let written = frame.withUnsafeBytes { bytes in
+        PosixSocket.sendSome(
+          bytes.baseAddress! + socket.sentOfFirst, count: bytes.count - socket.sentOfFirst, to: connection.descriptor)
+      }
+      guard let written else { return drop(connection) }
+      if written == 0 { return }
+      socket.sentOfFirst += written
+      if socket.sentOfFirst == frame.count {
+        socket.queue.removeFirst()
+        socket.queuedBytes -= frame.count
+        socket.sentOfFirst = 0
+      }
+    }
+    if socket.closeWhenFlushed { drop(connection) }
+  }
+
+  private func drop(_ connection: FixtureSocket) {
     guard connections.removeValue(forKey: connection.descriptor) != nil else { return }
     close(connection.descriptor)
     reportCount(connections.count)

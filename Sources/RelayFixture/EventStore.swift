@@ -23,26 +23,56 @@ struct EventStore: Sendable {
   }
 
   /// The JSON array answering `filters`: for each filter its newest `limit` matches, united
-  /// without duplicates, newest first.
-  func answer(_ filters: [Filter]) -> [UInt8] {
+  /// without duplicates, newest first; events `visible` refuses are skipped before `limit` counts.
+  func answer(_ filters: [Filter], visible: (Event) -> Bool = { _ in true }) -> [UInt8] {
+    var output: [UInt8] = [UInt8(ascii: "[")]
+    for entry in matches(filters, visible: visible) {
+      if output.count > 1 { output.append(UInt8(ascii: ",")) }
+      output.append(contentsOf: entry.json)
+    }
+    output.append(UInt8(ascii: "]"))
+    return output
+  }
+
+  /// The entries answering `filters`, newest first (as `answer`).
+  func matches(_ filters: [Filter], visible: (Event) -> Bool = { _ in true }) -> [RelayFixtureData.Entry] {
     var chosen = Set<Int>()
     for filter in filters {
       let limit = min(max(filter.limit ?? Self.defaultLimit, 0), Self.maxLimit)
       var taken = 0
       for (index, entry) in entries.enumerated() {
         if taken >= limit { break }
-        guard filter.matches(entry.event) else { continue }
+        guard filter.matches(entry.event), visible(entry.event) else { continue }
         chosen.insert(index)
         taken += 1
       }
     }
-    var output: [UInt8] = [UInt8(ascii: "[")]
-    for index in chosen.sorted() {
-      if output.count > 1 { output.append(UInt8(ascii: ",")) }
-      output.append(contentsOf: entries[index].json)
+    return chosen.sorted().map { entries[$0] }
+  }
+
+  /// Whether an event with `id` is stored.
+  func contains(id: String) -> Bool { ids.contains(id) }
+
+  /// Stores `entry` under NIP-01's replacement rules: kinds 0, 3 and 10000–19999 keep one event
+  /// per (pubkey, kind), 30000–39999 one per (pubkey, kind, first `d`); false (nothing changed)
+  /// when the stored one is not older (later `created_at`, a tie to the lower id).
+  mutating func store(_ entry: RelayFixtureData.Entry) -> Bool {
+    let event = entry.event
+    let replaceable = event.kind == 0 || event.kind == 3 || (10000..<20000).contains(event.kind)
+    let addressable = (30000..<40000).contains(event.kind)
+    if replaceable || addressable {
+      let tag = event.tags.first { $0.first == "d" }.map { $0.count > 1 ? $0[1] : "" } ?? ""
+      if let index = entries.firstIndex(where: { stored in
+        stored.event.pubkey == event.pubkey && stored.event.kind == event.kind
+          && (!addressable || (stored.event.tags.first { $0.first == "d" }.map { $0.count > 1 ? $0[1] : "" } ?? "") == tag)
+      }) {
+        guard Self.precedes(event, entries[index].event) else { return false }
+        ids.remove(entries[index].event.id)
+        entries.remove(at: index)
+      }
     }
-    output.append(UInt8(ascii: "]"))
-    return output
+    insert(entry)
+    return true
   }
 
   /// Whether `lhs` is served before `rhs`: newer first, a tie to the lower id.

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import NostrWebSocket
 
 #if canImport(Glibc)
 import Glibc
@@ -42,7 +43,7 @@ final class LoopbackServerHost: Sendable {
       on: address, port: configuration.port, backlog: RelayFixtureServer.listenBacklog)
     let stopPipe: (read: Int32, write: Int32)
     do {
-      stopPipe = try PosixSocket.makePipe()
+      stopPipe = try PosixSocket.makeStopPipe()
     } catch {
       close(listener)
       throw error
@@ -63,7 +64,9 @@ final class LoopbackServerHost: Sendable {
     let thread = Thread { [threads] in
       let loop = ConnectionLoop(
         listener: listener, stopPipe: stopPipe.read, configuration: configuration,
-        respond: { request in respond(request, origin) }, recordRejection: { _ in }, reportCount: { _ in })
+        respond: { request in respond(request, origin) }, recordRejection: { _ in }, reportCount: { _ in },
+        // The host's servers never answer an upgrade, so no connection becomes a WebSocket.
+        webSocketMessage: { _, _ in WebSocketRelay.Outcome() })
       loop.run()
       threads.leave()
     }

@@ -20,6 +20,18 @@ struct OutboundResponse {
   var paddingBytes = 0
   /// Whether the connection serves another request afterwards (else it is closed).
   var keepsOpen: Bool
+  /// Whether the connection speaks WebSocket once `bytes` (a 101) are sent.
+  var upgrades = false
+
+  /// The 101 answer to a WebSocket upgrade with its `Sec-WebSocket-Accept` value.
+  static func switchingProtocols(accept: String) -> OutboundResponse {
+    let head =
+      "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+      + "Sec-WebSocket-Accept: \(accept)\r\n\r\n"
+    var response = OutboundResponse(bytes: Array(head.utf8), keepsOpen: true)
+    response.upgrades = true
+    return response
+  }
 
   /// The answer to a request: `response` as it is, or as `action` makes of it.
   ///

@@ -4,22 +4,11 @@ import Glibc
 import Darwin
 #endif
 
-/// Thin wrappers over the POSIX socket calls the fixture uses, identical on Linux and Darwin.
-///
-/// Every descriptor is close-on-exec; sends never block and never raise `SIGPIPE`. Waiting is the
-/// connection loop's job (one `poll()` over every socket and the stop pipe).
-enum PosixSocket {
-  #if canImport(Glibc)
-  private static let streamType = Int32(SOCK_STREAM.rawValue)
-  private static let sendFlags = Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)
-  #else
-  private static let streamType = SOCK_STREAM
-  private static let sendFlags = MSG_DONTWAIT
-  #endif
+import NostrWebSocket
 
-  /// The text of the current `errno`.
-  static var lastError: String { String(cString: strerror(errno)) }
-
+/// The fixture's own socket calls (listening and accepting); the generic ones (sending,
+/// non-blocking mode, pipes) are NostrWebSocket's `PosixSocket`, shared with the client.
+extension PosixSocket {
   /// Creates a listening socket bound to `address` and `port`; returns it with the bound port.
   static func listen(on address: LoopbackAddress, port: Int, backlog: Int32) throws(RelayFixtureError) -> (
     descriptor: Int32, port: Int
@@ -100,47 +89,16 @@ enum PosixSocket {
     let descriptor = posixAccept(listener)
     guard descriptor >= 0 else { return nil }
     setCloseOnExec(descriptor)
-    var one: Int32 = 1
-    setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-    #if canImport(Darwin)
-    setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
-    #endif
+    setNoDelay(descriptor)
     return descriptor
   }
 
-  /// Writes what the socket takes now of the `count` bytes at `pointer`: the number written, 0
-  /// when the socket's buffer is full, nil when the peer is gone or the call failed.
-  static func sendSome(_ pointer: UnsafeRawPointer, count: Int, to descriptor: Int32) -> Int? {
-    let written = posixSend(descriptor, pointer, count, sendFlags)
-    if written >= 0 { return written }
-    return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : nil
-  }
-
-  /// Makes `descriptor` non-blocking.
-  static func setNonBlocking(_ descriptor: Int32) {
-    let flags = fcntl(descriptor, F_GETFL)
-    if flags >= 0 { _ = fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) }
-  }
-
   /// Creates the stop pipe: reading end first, writing end second.
-  static func makePipe() throws(RelayFixtureError) -> (read: Int32, write: Int32) {
-    var descriptors: [Int32] = [0, 0]
-    guard pipe(&descriptors) == 0 else {
+  static func makeStopPipe() throws(RelayFixtureError) -> (read: Int32, write: Int32) {
+    guard let pipe = makePipe() else {
       throw RelayFixtureError(code: .socket, field: "host", message: "pipe(): \(lastError)")
     }
-    setCloseOnExec(descriptors[0])
-    setCloseOnExec(descriptors[1])
-    return (descriptors[0], descriptors[1])
-  }
-
-  /// Whole milliseconds in `duration`, rounded down.
-  static func milliseconds(_ duration: Duration) -> Int64 {
-    let (seconds, attoseconds) = duration.components
-    return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-  }
-
-  private static func setCloseOnExec(_ descriptor: Int32) {
-    _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+    return pipe
   }
 }
 
@@ -150,9 +108,4 @@ private func posixListen(_ descriptor: Int32, _ backlog: Int32) -> Int32 {
 
 private func posixAccept(_ descriptor: Int32) -> Int32 {
   accept(descriptor, nil, nil)
-}
-
-private func posixSend(_ descriptor: Int32, _ pointer: UnsafeRawPointer, _ count: Int, _ flags: Int32) -> Int
-{
-  send(descriptor, pointer, count, flags)
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import NostrEvent
+import NostrWebSocket
 
 #if canImport(Glibc)
 import Glibc
@@ -48,6 +49,7 @@ public final class RelayFixtureServer: Sendable {
     var faults: [(fault: RelayFault, remaining: Int?)]
     var log: [RelayRequestRecord] = []
     var now: Int64?
+    var authorOnlyKinds: Set<Int>
   }
 
   private struct FaultPlan {
@@ -73,7 +75,8 @@ public final class RelayFixtureServer: Sendable {
     self.state = Locked(
       State(
         nip11: data.nip11, store: EventStore(data.entries), media: data.media,
-        faults: data.faults.map { ($0, $0.times) }, now: configuration.now))
+        faults: data.faults.map { ($0, $0.times) }, now: configuration.now,
+        authorOnlyKinds: data.authRequiredKinds.union([WebSocketRelay.leaseKind])))
   }
 
   /// Binds the configured loopback address, starts accepting, and returns the base URL
@@ -96,7 +99,7 @@ public final class RelayFixtureServer: Sendable {
       on: address, port: configuration.port, backlog: Self.listenBacklog)
     let stopPipe: (read: Int32, write: Int32)
     do {
-      stopPipe = try PosixSocket.makePipe()
+      stopPipe = try PosixSocket.makeStopPipe()
     } catch {
       close(listener)
       throw error
@@ -121,7 +124,12 @@ public final class RelayFixtureServer: Sendable {
         respond: { [self] request in respond(to: request, origin: origin) },
         recordRejection: { [self] status in record(RelayRequestRecord(method: "", path: "", status: status))
         },
-        reportCount: { [self] count in connectionCount.withLock { $0 = count } })
+        reportCount: { [self] count in connectionCount.withLock { $0 = count } },
+        webSocketMessage: { [self] message, session in
+          webSocketRelay(origin: origin).handle(message, session: &session)
+        })
+      let authorOnlyKinds = state.withLock { $0.authorOnlyKinds }
+      loop.authorOnly = { authorOnlyKinds.contains($0) }
       loop.run()
       threads.leave()
     }
@@ -245,6 +253,10 @@ public final class RelayFixtureServer: Sendable {
   ) {
     let routed = router(origin: origin).route(request)
     let plan = takeFaults(path: request.path, kinds: routed.kinds)
+    if let accept = routed.upgradeAccept, plan.action == nil {
+      record(RelayRequestRecord(method: request.method, path: request.path, status: 101, fault: plan.name))
+      return (.switchingProtocols(accept: accept), .milliseconds(plan.delayMilliseconds))
+    }
     let status: Int
     switch plan.action {
     case .status(let code): status = code
@@ -267,7 +279,25 @@ public final class RelayFixtureServer: Sendable {
       RelayRouter(
         origin: origin, nip11: state.nip11, store: state.store, media: state.media,
         mediaRequiresAuthorization: configuration.mediaRequiresAuthorization, verifier: verifier,
-        now: state.now ?? Int64(Date().timeIntervalSince1970))
+        now: state.now ?? Int64(Date().timeIntervalSince1970), authorOnlyKinds: state.authorOnlyKinds)
+    }
+  }
+
+  /// The NIP-01 rules over the current store, for one WebSocket message.
+  private func webSocketRelay(origin: String) -> WebSocketRelay {
+    state.withLock { state in
+      WebSocketRelay(
+        webSocketURL: "ws" + origin.dropFirst("http".count), authorOnlyKinds: state.authorOnlyKinds,
+        now: state.now ?? Int64(Date().timeIntervalSince1970), store: state.store,
+        save: { [self] entry in store(entry) })
+    }
+  }
+
+  /// Stores `entry` in the live store under §5's rules 8 and 9.
+  private func store(_ entry: RelayFixtureData.Entry) -> StoreResult {
+    state.withLock { state in
+      if state.store.contains(id: entry.event.id) { return .duplicate }
+      return state.store.store(entry) ? .stored : .stale
     }
   }
 

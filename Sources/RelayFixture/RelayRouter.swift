@@ -1,6 +1,7 @@
 import Foundation
 import NostrEvent
 import NostrJSON
+import NostrWebSocket
 
 /// Turns one request into the honest answer of the fixture relay: NIP-11, queries and media.
 ///
@@ -16,6 +17,8 @@ struct RelayRouter: Sendable {
     var kinds: Set<Int> = []
     var filters: [Filter] = []
     var authorizedPubkey: String?
+    /// The `Sec-WebSocket-Accept` value when the request is a valid WebSocket upgrade.
+    var upgradeAccept: String?
   }
 
   let origin: String
@@ -25,14 +28,43 @@ struct RelayRouter: Sendable {
   let mediaRequiresAuthorization: Bool
   let verifier: NIP98Verifier
   let now: Int64
+  /// Kinds only their author may read (30350 and `policy.json`'s).
+  let authorOnlyKinds: Set<Int>
 
   /// Answers `request`.
   func route(_ request: HTTPRequest) -> Routed {
     let path = request.path
+    if request.header("upgrade") != nil {
+      guard path == "/" else { return Routed(response: .error(404, "not found")) }
+      return webSocketUpgrade(request)
+    }
     if path == "/" { return Routed(response: informationDocument(request)) }
     if path == "/query" { return query(request) }
     if path.hasPrefix("/media/") { return mediaFile(request, name: String(path.dropFirst("/media/".count))) }
     return Routed(response: .error(404, "not found"))
+  }
+
+  /// Checks an upgrade request in the order of `relay-connection.md` §4.
+  private func webSocketUpgrade(_ request: HTTPRequest) -> Routed {
+    guard request.method == "GET" else { return Routed(response: .error(400, "WebSocket upgrade needs GET")) }
+    guard request.header("host") != nil else { return Routed(response: .error(400, "no Host header")) }
+    guard request.header("upgrade")?.lowercased() == "websocket" else {
+      return Routed(response: .error(400, "Upgrade must be websocket"))
+    }
+    let tokens = request.headers.filter { $0.name == "connection" }.flatMap { $0.value.split(separator: ",") }
+      .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+    guard tokens.contains("upgrade") else { return Routed(response: .error(400, "Connection must name upgrade")) }
+    guard request.header("sec-websocket-version") == "13" else {
+      return Routed(
+        response: .error(426, "Sec-WebSocket-Version must be 13", extraHeaders: [("Sec-WebSocket-Version", "13")]))
+    }
+    guard let key = request.header("sec-websocket-key"), WebSocketHandshake.isValidKey(key) else {
+      return Routed(response: .error(400, "Sec-WebSocket-Key must be the base64 of 16 bytes"))
+    }
+    guard request.body.isEmpty else { return Routed(response: .error(400, "a WebSocket upgrade has no body")) }
+    var routed = Routed(response: HTTPResponse(status: 101, headers: [], body: []))
+    routed.upgradeAccept = WebSocketHandshake.acceptValue(for: key)
+    return routed
   }
 
   private func informationDocument(_ request: HTTPRequest) -> HTTPResponse {
@@ -93,7 +125,17 @@ struct RelayRouter: Sendable {
       }
     }
     routed.filters = filters
-    routed.response = .json(200, store.answer(filters))
+    if let problem = WebSocketRelay.visibilityProblem(
+      filters, identity: routed.authorizedPubkey, authorOnlyKinds: authorOnlyKinds)
+    {
+      routed.response = .error(403, problem)
+      return routed
+    }
+    let identity = routed.authorizedPubkey
+    routed.response = .json(
+      200,
+      store.answer(
+        filters, visible: { WebSocketRelay.isVisible($0, to: identity, authorOnlyKinds: authorOnlyKinds) }))
     return routed
   }
 

@@ -1,6 +1,7 @@
 import Foundation
 import NostrEvent
 import NostrJSON
+import NostrWebSocket
 import PushRelay
 
 /// A loopback push gateway with its own key: it issues opaque endpoint grants, checks each

@@ -1,20 +1,20 @@
 import Foundation
 
-/// A value guarded by a lock, for state shared by the fixture's threads.
+/// A value guarded by a lock, for state shared between threads (the fixture's loop, a client connection's thread).
 ///
 /// `@unchecked Sendable` is sound because every access to `value` goes through `withLock`, which
 /// holds the lock for the whole closure.
-final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
   private let lock = NSLock()
   private var value: Value
 
   /// Creates the box holding `value`.
-  init(_ value: Value) {
+  package init(_ value: Value) {
     self.value = value
   }
 
   /// Runs `body` with exclusive access to the value.
-  func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+  package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
     lock.lock()
     defer { lock.unlock() }
     return try body(&value)

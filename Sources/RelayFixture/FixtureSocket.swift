@@ -2,7 +2,7 @@
 /// being sent, and the deadline that ends the current phase.
 ///
 /// Owned and touched by the loop's thread only.
-final class RelayConnection {
+final class FixtureSocket {
   /// What the connection is doing.
   enum Phase {
     /// Waiting for (the rest of) a request.
@@ -11,6 +11,8 @@ final class RelayConnection {
     case holding(until: ContinuousClock.Instant)
     /// Sending the answer; the connection is dropped if it is not all sent by the deadline.
     case writing(deadline: ContinuousClock.Instant)
+    /// Upgraded: WebSocket frames both ways (`webSocket` holds their state).
+    case webSocket
   }
 
   /// The socket.
@@ -31,6 +33,8 @@ final class RelayConnection {
   var sentBytes = 0
   /// How many of `outbound.paddingBytes` have been sent.
   var sentPadding = 0
+  /// The frame state once upgraded.
+  var webSocket: FixtureWebSocket?
 
   /// Creates the state of a just-accepted connection.
   init(descriptor: Int32, parser: HTTPRequestParser, idleDeadline: ContinuousClock.Instant) {
@@ -45,6 +49,7 @@ final class RelayConnection {
     case .reading: requestDeadline ?? idleDeadline
     case .holding(let until): until
     case .writing(let deadline): deadline
+    case .webSocket: webSocket?.deadline ?? idleDeadline
     }
   }
 

@@ -1,0 +1,466 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The `ws://` client: RFC 6455 over a non-blocking POSIX socket, on a thread of its own.
+///
+/// Name lookup, connect, handshake and all I/O run on the connection's thread, which polls the
+/// socket and a wake pipe; async callers only queue frames and wait for messages, so nothing
+/// blocks the cooperative pool. The thread answers pings before the next queued frame, sends
+/// the close frame a violation calls for, echoes the server's close, and ends the connection on
+/// end of stream. `close()` sends close 1000 and waits at most `closeTimeout`.
+public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Sendable {
+  /// The size of one `recv()`.
+  static let readChunkBytes = 64 * 1024
+
+  private struct Shared {
+    var outgoing: [[UInt8]] = []
+    var messages: [[UInt8]] = []
+    var receiver: (id: UInt64, continuation: CheckedContinuation<[UInt8], any Error>)?
+    var nextReceiverID: UInt64 = 0
+    var ending: RelayConnectionError?
+    var closeRequested = false
+    var closeWaiters: [CheckedContinuation<Void, Never>] = []
+    var finished = false
+    var connectCancelled = false
+    var connectResult: CheckedContinuation<Void, any Error>?
+  }
+
+  private let url: WebSocketURL
+  private let deadline: ContinuousClock.Instant
+  private let shared = Locked(Shared())
+  private let wake: (read: Int32, write: Int32)
+
+  private init(url: WebSocketURL, deadline: ContinuousClock.Instant, wake: (read: Int32, write: Int32)) {
+    self.url = url
+    self.deadline = deadline
+    self.wake = wake
+  }
+
+  deinit {
+    closeDescriptor(wake.read)
+    closeDescriptor(wake.write)
+  }
+
+  /// Connects to `url` (which must be `ws`): TCP within `connectTimeout`, the handshake within
+  /// `handshakeTimeout`, both within `deadline`; `cancelled` at once when the task is cancelled.
+  public static func connect(
+    to url: WebSocketURL, deadline: ContinuousClock.Instant
+  ) async throws(RelayConnectionError) -> PosixWebSocketTransport {
+    guard !url.isSecure else {
+      throw RelayConnectionError(.unsupportedScheme, "the POSIX client speaks ws:// only")
+    }
+    guard let wake = PosixSocket.makePipe(nonBlocking: true) else {
+      throw RelayConnectionError(.unreachable, "pipe(): \(PosixSocket.lastError)")
+    }
+    let transport = PosixWebSocketTransport(url: url, deadline: deadline, wake: wake)
+    do {
+      try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+          let cancelled = transport.shared.withLock { shared in
+            shared.connectResult = continuation
+            return shared.connectCancelled
+          }
+          if cancelled {
+            transport.shared.withLock { $0.connectResult = nil }
+            continuation.resume(throwing: RelayConnectionError(.cancelled, "connect"))
+            return
+          }
+          let thread = Thread { transport.run() }
+          thread.name = "NostrWebSocket \(url.hostHeader)"
+          thread.start()
+        }
+      } onCancel: {
+        transport.shared.withLock { $0.connectCancelled = true }
+        transport.signal()
+      }
+    } catch let error as RelayConnectionError {
+      throw error
+    } catch {
+      throw RelayConnectionError(.unreachable, "\(error)")
+    }
+    return transport
+  }
+
+  public func send(_ text: [UInt8]) async throws(RelayConnectionError) {
+    guard text.count <= WebSocketFrameEncoder.maxMessageBytes else {
+      throw RelayConnectionError(
+        .messageTooLarge, "message of \(text.count) bytes over the \(WebSocketFrameEncoder.maxMessageBytes)-byte limit")
+    }
+    let frames = WebSocketFrameEncoder.textMessage(text, role: .client)
+    let ending: RelayConnectionError? = shared.withLock { shared in
+      if let ending = shared.ending { return ending }
+      if shared.closeRequested { return RelayConnectionError(.connectionClosed, "1000 closed by us") }
+      shared.outgoing.append(contentsOf: frames)
+      return nil
+    }
+    if let ending { throw ending }
+    signal()
+  }
+
+  public func receive() async throws(RelayConnectionError) -> [UInt8] {
+    let id = shared.withLock { shared in
+      shared.nextReceiverID += 1
+      return shared.nextReceiverID
+    }
+    do {
+      return try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8], any Error>) in
+          let immediate: Result<[UInt8], RelayConnectionError>? = shared.withLock { shared in
+            if !shared.messages.isEmpty { return .success(shared.messages.removeFirst()) }
+            if let ending = shared.ending { return .failure(ending) }
+            if Task.isCancelled { return .failure(RelayConnectionError(.cancelled, "receive")) }
+            shared.receiver = (id, continuation)
+            return nil
+          }
+          if let immediate { continuation.resume(with: immediate.mapError { $0 as any Error }) }
+        }
+      } onCancel: {
+        let waiting = shared.withLock { shared -> CheckedContinuation<[UInt8], any Error>? in
+          guard let receiver = shared.receiver, receiver.id == id else { return nil }
+          shared.receiver = nil
+          return receiver.continuation
+        }
+        waiting?.resume(throwing: RelayConnectionError(.cancelled, "receive"))
+      }
+    } catch let error as RelayConnectionError {
+      throw error
+    } catch {
+      throw RelayConnectionError(.connectionClosed, "\(error)")
+    }
+  }
+
+  public func close() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let done = shared.withLock { shared in
+        if shared.finished { return true }
+        shared.closeRequested = true
+        shared.closeWaiters.append(continuation)
+        return false
+      }
+      if done { continuation.resume() } else { signal() }
+    }
+  }
+
+  /// Asks for the close handshake without waiting for it (used from deinitialisers).
+  public func closeWithoutWaiting() {
+    let done = shared.withLock { shared in
+      if !shared.finished { shared.closeRequested = true }
+      return shared.finished
+    }
+    if !done { signal() }
+  }
+
+  private func signal() {
+    var byte: UInt8 = 1
+    _ = write(wake.write, &byte, 1)
+  }
+
+  private func drainWake() {
+    var scratch = [UInt8](repeating: 0, count: 64)
+    while read(wake.read, &scratch, scratch.count) > 0 {}
+  }
+
+  // MARK: The connection's thread
+
+  private func run() {
+    var socket: Int32 = -1
+    var leftover: [UInt8] = []
+    switch open(into: &socket, leftover: &leftover) {
+    case .failure(let error):
+      if socket >= 0 { closeDescriptor(socket) }
+      let continuation = shared.withLock { shared in
+        shared.finished = true
+        shared.ending = error
+        defer { shared.connectResult = nil }
+        return shared.connectResult
+      }
+      continuation?.resume(throwing: error)
+      return
+    case .success:
+      let continuation = shared.withLock { shared in
+        defer { shared.connectResult = nil }
+        return shared.connectResult
+      }
+      continuation?.resume()
+    }
+    serve(socket, leftover: leftover)
+    closeDescriptor(socket)
+    let (waiters, receiver, ending) = shared.withLock { shared in
+      shared.finished = true
+      if shared.ending == nil { shared.ending = RelayConnectionError(.connectionClosed, "1000 closed by us") }
+      let waiters = shared.closeWaiters
+      shared.closeWaiters = []
+      let receiver = shared.receiver
+      shared.receiver = nil
+      return (waiters, receiver, shared.ending!)
+    }
+    receiver?.continuation.resume(throwing: ending)
+    for waiter in waiters { waiter.resume() }
+  }
+
+  private enum Wait { case ready, woken, timedOut }
+
+  /// Polls `socket` for `events` and the wake pipe until `deadline`.
+  private func wait(_ socket: Int32, _ events: Int16, until deadline: ContinuousClock.Instant) -> Wait {
+    while true {
+      var descriptors = [
+        pollfd(fd: socket, events: events, revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
+      ]
+      let ready = poll(&descriptors, 2, PosixSocket.pollTimeout(until: deadline))
+      if ready < 0, errno == EINTR { continue }
+      if ready <= 0 { return ContinuousClock.now >= deadline ? .timedOut : .ready }
+      if descriptors[1].revents != 0 {
+        drainWake()
+        return .woken
+      }
+      return .ready
+    }
+  }
+
+  private var connectCancelled: Bool { shared.withLock { $0.connectCancelled } }
+
+  private func open(into socket: inout Int32, leftover: inout [UInt8]) -> Result<Void, RelayConnectionError> {
+    let start = ContinuousClock.now
+    let connectDeadline = min(deadline, start.advanced(by: WebSocketTimeouts.connectTimeout))
+    let addresses: [[UInt8]]
+    switch PosixSocket.resolve(host: url.host, port: url.effectivePort) {
+    case .success(let found): addresses = found
+    case .failure(let failure):
+      return .failure(RelayConnectionError(.unreachable, "name lookup for \(url.host): \(failure.message)"))
+    }
+    var lastFailure = "no address"
+    connecting: for address in addresses {
+      if connectCancelled { return .failure(RelayConnectionError(.cancelled, "connect")) }
+      switch PosixSocket.startConnect(to: address) {
+      case .failure(let failure):
+        lastFailure = failure.message
+        continue
+      case .success(let started):
+        socket = started.descriptor
+        if started.done { break connecting }
+        while true {
+          switch wait(socket, Int16(POLLOUT), until: connectDeadline) {
+          case .timedOut:
+            return .failure(RelayConnectionError(.timeout, "connect to \(url.hostHeader)"))
+          case .woken:
+            if connectCancelled { return .failure(RelayConnectionError(.cancelled, "connect")) }
+            continue
+          case .ready:
+            let error = PosixSocket.pendingError(socket)
+            if error == 0 { break connecting }
+            lastFailure = String(cString: strerror(error))
+            closeDescriptor(socket)
+            socket = -1
+            continue connecting
+          }
+        }
+      }
+    }
+    guard socket >= 0 else {
+      return .failure(RelayConnectionError(.unreachable, "connect to \(url.hostHeader): \(lastFailure)"))
+    }
+    let handshakeDeadline = min(deadline, ContinuousClock.now.advanced(by: WebSocketTimeouts.handshakeTimeout))
+    let key = WebSocketHandshake.makeKey()
+    let request = WebSocketHandshake.request(for: url, key: key)
+    var sent = 0
+    while sent < request.count {
+      let written = request.withUnsafeBytes {
+        PosixSocket.sendSome($0.baseAddress! + sent, count: request.count - sent, to: socket)
+      }
+      guard let written else { return .failure(RelayConnectionError(.connectionClosed, "1006 during the handshake")) }
+      sent += written
+      if sent < request.count {
+        switch wait(socket, Int16(POLLOUT), until: handshakeDeadline) {
+        case .timedOut: return .failure(RelayConnectionError(.timeout, "handshake"))
+        case .woken where connectCancelled: return .failure(RelayConnectionError(.cancelled, "handshake"))
+        default: continue
+        }
+      }
+    }
+    var received: [UInt8] = []
+    var scratch = [UInt8](repeating: 0, count: WebSocketHandshake.maxHandshakeResponseBytes)
+    while true {
+      let count = scratch.withUnsafeMutableBytes { PosixSocket.receiveSome($0, from: socket) }
+      if let count {
+        guard count > 0 else {
+          return .failure(RelayConnectionError(.handshakeFailed, "connection ended before the handshake answer"))
+        }
+        received.append(contentsOf: scratch[0..<count])
+        do {
+          if let headLength = try WebSocketHandshake.responseHeadLength(in: received) {
+            try WebSocketHandshake.validateResponse(head: Array(received[0..<headLength]), key: key)
+            leftover = Array(received[headLength...])
+            return .success(())
+          }
+        } catch {
+          return .failure(error)
+        }
+        continue
+      }
+      switch wait(socket, Int16(POLLIN), until: handshakeDeadline) {
+      case .timedOut: return .failure(RelayConnectionError(.timeout, "handshake"))
+      case .woken where connectCancelled: return .failure(RelayConnectionError(.cancelled, "handshake"))
+      default: continue
+      }
+    }
+  }
+
+  /// The open connection's loop: returns when the socket is to be closed.
+  private func serve(_ socket: Int32, leftover: [UInt8]) {
+    var decoder = WebSocketFrameDecoder(role: .client)
+    var assembler = WebSocketMessageAssembler()
+    var control: [[UInt8]] = []
+    var data: [[UInt8]] = []
+    var writing: [UInt8] = []
+    var written = 0
+    var closeSent = false
+    var closeDeadline: ContinuousClock.Instant?
+    var endAfterFlush = false
+    var scratch = [UInt8](repeating: 0, count: Self.readChunkBytes)
+    decoder.append(leftover)
+    var pendingInput = !leftover.isEmpty
+
+    func end(_ error: RelayConnectionError) {
+      let receiver = shared.withLock { shared -> CheckedContinuation<[UInt8], any Error>? in
+        if shared.ending == nil { shared.ending = error }
+        defer { shared.receiver = nil }
+        return shared.receiver?.continuation
+      }
+      receiver?.resume(throwing: shared.withLock { $0.ending! })
+    }
+
+    func startClose(code: UInt16, reason: String) {
+      guard !closeSent else { return }
+      closeSent = true
+      control.append(WebSocketFrameEncoder.close(code: code, reason: reason, role: .client))
+      closeDeadline = ContinuousClock.now.advanced(by: WebSocketTimeouts.closeTimeout)
+    }
+
+    while true {
+      let closeRequested = shared.withLock { shared in
+        data.append(contentsOf: shared.outgoing)
+        shared.outgoing = []
+        return shared.closeRequested
+      }
+      if closeRequested && !closeSent {
+        startClose(code: WebSocketCloseCode.normal, reason: "")
+        end(RelayConnectionError(.connectionClosed, "1000 closed by us"))
+      }
+      if pendingInput {
+        pendingInput = false
+        if !process(&decoder, &assembler, control: &control, closeSent: closeSent, end: end, startClose: startClose, endAfterFlush: &endAfterFlush) {
+          return
+        }
+      }
+      // Write what can be written: control frames go before the next data frame.
+      while true {
+        if written == writing.count {
+          writing = []
+          written = 0
+          if !control.isEmpty {
+            writing = control.removeFirst()
+          } else if !data.isEmpty, !closeSent {
+            writing = data.removeFirst()
+          } else {
+            break
+          }
+        }
+        let count = writing.withUnsafeBytes {
+          PosixSocket.sendSome($0.baseAddress! + written, count: writing.count - written, to: socket)
+        }
+        guard let count else {
+          end(RelayConnectionError(.connectionClosed, "1006 socket ended"))
+          return
+        }
+        if count == 0 { break }
+        written += count
+      }
+      let flushed = written == writing.count && control.isEmpty
+      if endAfterFlush, flushed { return }
+      if let closeDeadline, ContinuousClock.now >= closeDeadline { return }
+      var events = Int16(POLLIN)
+      if !flushed || (!data.isEmpty && !closeSent) { events |= Int16(POLLOUT) }
+      var descriptors = [
+        pollfd(fd: socket, events: events, revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
+      ]
+      let ready = poll(&descriptors, 2, closeDeadline.map { PosixSocket.pollTimeout(until: $0) } ?? -1)
+      if ready < 0 {
+        if errno == EINTR { continue }
+        end(RelayConnectionError(.connectionClosed, "1006 poll(): \(PosixSocket.lastError)"))
+        return
+      }
+      if descriptors[1].revents != 0 { drainWake() }
+      if descriptors[0].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+        var ended = false
+        while true {
+          let count = scratch.withUnsafeMutableBytes { PosixSocket.receiveSome($0, from: socket) }
+          guard let count else { break }
+          if count <= 0 {
+            ended = true
+            break
+          }
+          decoder.append(scratch[0..<count])
+          if !process(&decoder, &assembler, control: &control, closeSent: closeSent, end: end, startClose: startClose, endAfterFlush: &endAfterFlush) {
+            return
+          }
+          if count < scratch.count { break }
+        }
+        if ended {
+          end(RelayConnectionError(.connectionClosed, "1006 connection ended without a close frame"))
+          return
+        }
+      }
+    }
+  }
+
+  /// Takes every complete frame out of `decoder`; false when the socket is to be closed now.
+  private func process(
+    _ decoder: inout WebSocketFrameDecoder, _ assembler: inout WebSocketMessageAssembler, control: inout [[UInt8]],
+    closeSent: Bool, end: (RelayConnectionError) -> Void, startClose: (UInt16, String) -> Void,
+    endAfterFlush: inout Bool
+  ) -> Bool {
+    while !endAfterFlush {
+      let outcome: WebSocketMessageAssembler.Outcome
+      switch decoder.next() {
+      case .needMore: return true
+      case .violation(let violation): outcome = .violation(violation)
+      case .frame(let frame): outcome = assembler.take(frame)
+      }
+      switch outcome {
+      case .partial, .pong: continue
+      case .ping(let payload):
+        if !closeSent { control.append(WebSocketFrameEncoder.control(.pong, payload: payload, role: .client)) }
+      case .text(let message):
+        let receiver = shared.withLock { shared -> CheckedContinuation<[UInt8], any Error>? in
+          guard let receiver = shared.receiver else {
+            shared.messages.append(message)
+            return nil
+          }
+          shared.receiver = nil
+          return receiver.continuation
+        }
+        receiver?.resume(returning: message)
+      case .close(let code, let reason):
+        if closeSent { return false }
+        end(RelayConnectionError(.connectionClosed, "\(code ?? 1005) \(reason)"))
+        startClose(code ?? WebSocketCloseCode.normal, "")
+        endAfterFlush = true
+      case .violation(let violation):
+        end(violation.error)
+        if closeSent { return false }
+        startClose(violation.closeCode, violation.message)
+        endAfterFlush = true
+      }
+    }
+    return true
+  }
+}
+
+private func closeDescriptor(_ descriptor: Int32) {
+  _ = close(descriptor)
+}

@@ -1,0 +1,54 @@
+/// The bounds on one query's answer; past either the query sends `CLOSE` and fails
+/// `result_too_large`.
+public struct QueryLimits: Sendable, Hashable {
+  /// The default most events kept: 10 000.
+  public static let defaultMaxEvents = 10_000
+  /// The default most bytes of the query's `EVENT` messages: 16 MiB.
+  public static let defaultMaxBytes = 16 * 1024 * 1024
+
+  /// The most events kept.
+  public var maxEvents: Int
+  /// The most bytes of `EVENT` messages received for the subscription (dropped ones count).
+  public var maxBytes: Int
+
+  /// Creates limits (the defaults unless given).
+  public init(maxEvents: Int = QueryLimits.defaultMaxEvents, maxBytes: Int = QueryLimits.defaultMaxBytes) {
+    self.maxEvents = maxEvents
+    self.maxBytes = maxBytes
+  }
+}
+
+/// The relay's answer to a published event: its `OK` message.
+///
+/// `accepted` false is an answer, not an error: the relay's `message` says why (`duplicate:`,
+/// `invalid:`, …), verbatim.
+public struct PublishResult: Sendable, Hashable {
+  /// The event id the relay answered for.
+  public var id: String
+  /// Whether the relay accepted the event.
+  public var accepted: Bool
+  /// The relay's text, verbatim (`""` when it sent none).
+  public var message: String
+
+  /// Creates a result.
+  public init(id: String, accepted: Bool, message: String) {
+    self.id = id
+    self.accepted = accepted
+    self.message = message
+  }
+}
+
+/// What a connection has seen so far, for diagnostics and the CLI's summary line.
+public struct RelayCounters: Sendable, Hashable {
+  /// Events kept by queries (verified, matching, not repeated).
+  public var events = 0
+  /// `EVENT`s for a pending query dropped: unparsable, forged, not matching, or repeated.
+  public var dropped = 0
+  /// `NOTICE`s received.
+  public var notices = 0
+  /// Messages ignored: not arrays, unknown types, wrong shapes, answers for nothing pending.
+  public var ignored = 0
+
+  /// All zero.
+  public init() {}
+}
