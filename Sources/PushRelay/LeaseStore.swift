@@ -52,7 +52,9 @@ public struct StoredLease: Sendable, Hashable {
   /// SHA-256 of the endpoint as 64 lowercase hex, nil for a tombstone.
   public var endpointHash: String?
   /// The subscriptions, empty for a tombstone.
-  public var subscriptions: [LeaseSubscription]
+  public let subscriptions: [LeaseSubscription]
+  /// The subscriptions as NIP-01 `Filter`s, built once per row for the matcher.
+  let compiled: [CompiledSubscription]
   /// The event as received (its JSON bytes).
   public var eventJSON: [UInt8]
 
@@ -76,12 +78,44 @@ public struct StoredLease: Sendable, Hashable {
     self.endpoint = endpoint
     self.endpointHash = endpointHash
     self.subscriptions = subscriptions
+    self.compiled = subscriptions.map(CompiledSubscription.init)
     self.eventJSON = eventJSON
   }
 
   /// Whether the lease may be matched and woken at `now`: active, enabled and unexpired.
   public func isLive(now: Int64) -> Bool {
     active && endpointEnabled && expiresAt > now
+  }
+}
+
+/// One subscription with its filters as NIP-01 `Filter`s, so matching is `Filter.matches`.
+struct CompiledSubscription: Sendable, Hashable {
+  /// The filter that wakes.
+  var filter: Filter
+  /// The filters that keep quiet.
+  var ignore: [Filter]
+  /// The `p` tag ceiling, nil when unset.
+  var pTagsMax: Int?
+  /// The push class.
+  var pushClass: String
+  /// Whether the filter has `#p` (a gift wrap needs one).
+  var hasPTagFilter: Bool
+
+  init(_ subscription: LeaseSubscription) {
+    filter = Self.filter(subscription.filter)
+    ignore = subscription.ignore.map(Self.filter)
+    pTagsMax = subscription.pTagsMax
+    pushClass = subscription.pushClass
+    hasPTagFilter = subscription.filter.pTags != nil
+  }
+
+  /// The NIP-01 filter of a lease filter: `kinds`, `authors` and the `p`, `h`, `e` tags.
+  static func filter(_ lease: LeaseFilter) -> Filter {
+    var tags: [String: [String]] = [:]
+    if let values = lease.pTags { tags["p"] = values }
+    if let values = lease.hTags { tags["h"] = values }
+    if let values = lease.eTags { tags["e"] = values }
+    return Filter(authors: lease.authors, kinds: lease.kinds, tags: tags)
   }
 }
 

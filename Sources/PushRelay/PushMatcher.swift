@@ -59,7 +59,7 @@ public struct PushMatcher: Sendable {
     }
     var best: Int?
     var bestClass: String?
-    for subscription in lease.subscriptions
+    for subscription in lease.compiled
     where Self.survives(subscription, event: event, owner: lease.address.pubkey) {
       let rank = Self.classOrder.firstIndex(of: subscription.pushClass) ?? -1
       if best.map({ rank > $0 }) ?? true {
@@ -88,31 +88,19 @@ public struct PushMatcher: Sendable {
     return tag.count >= 2 ? tag[1] : ""
   }
 
-  /// Rule 2: the filter matches, no ignore filter matches, the `p` tags are within
-  /// `p_tags_max`, and a gift wrap names the owner in a `p` with a `#p` filter.
-  static func survives(_ subscription: LeaseSubscription, event: Event, owner: String) -> Bool {
-    guard matches(subscription.filter, event) else { return false }
-    if subscription.ignore.contains(where: { matches($0, event) }) { return false }
+  /// Rule 2: the filter matches (NIP-01, `Filter.matches`), no ignore filter matches, the `p`
+  /// tags are within `p_tags_max`, and a gift wrap names the owner in a `p` with a `#p` filter.
+  static func survives(_ subscription: CompiledSubscription, event: Event, owner: String) -> Bool {
+    guard subscription.filter.matches(event) else { return false }
+    if subscription.ignore.contains(where: { $0.matches(event) }) { return false }
     if let limit = subscription.pTagsMax {
       let count = event.tags.reduce(0) { $0 + ($1.first == "p" ? 1 : 0) }
       guard count <= limit else { return false }
     }
     if event.kind == giftWrapKind {
-      guard subscription.filter.pTags != nil,
+      guard subscription.hasPTagFilter,
         event.tags.contains(where: { $0.count >= 2 && $0[0] == "p" && $0[1] == owner })
       else { return false }
-    }
-    return true
-  }
-
-  /// NIP-01 matching over the lease filter's members: `kinds`, `authors`, `#p`, `#h`, `#e`.
-  static func matches(_ filter: LeaseFilter, _ event: Event) -> Bool {
-    guard filter.kinds.contains(event.kind) else { return false }
-    if let authors = filter.authors, !authors.contains(event.pubkey) { return false }
-    for (name, values) in [("p", filter.pTags), ("h", filter.hTags), ("e", filter.eTags)] {
-      guard let values else { continue }
-      let hit = event.tags.contains { $0.count >= 2 && $0[0] == name && values.contains($0[1]) }
-      if !hit { return false }
     }
     return true
   }

@@ -234,9 +234,14 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
     var subscriptions: String?
 
     func lease() throws(PushRelayError) -> StoredLease {
-      var result = base
-      if let subscriptions { result.subscriptions = try StoredSubscriptions.decode(subscriptions) }
-      return result
+      guard let subscriptions else { return base }
+      return StoredLease(
+        address: base.address, eventID: base.eventID, createdAt: base.createdAt, expiresAt: base.expiresAt,
+        keyID: base.keyID, generation: base.generation, active: base.active,
+        endpointEnabled: base.endpointEnabled,
+        appProfile: base.appProfile, transport: base.transport, endpoint: base.endpoint,
+        endpointHash: base.endpointHash, subscriptions: try StoredSubscriptions.decode(subscriptions),
+        eventJSON: base.eventJSON)
     }
   }
 
