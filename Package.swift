@@ -89,7 +89,7 @@ let package = Package(
       name: "Benchmarks",
       dependencies: [
         "CSecp256k1", "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
-        "NotificationResolver", "RelayFixture", "NIP44",
+        "NotificationResolver", "RelayFixture", "PushLease", "PushRelay", "NIP44",
       ],
       swiftSettings: strictSettings
     ),

@@ -35,6 +35,7 @@ let modules: [(key: String, rows: (Bool) throws -> (rows: [Benchmark], notes: [S
   ("cache", BenchmarkRegistry.enrichmentCacheBenchmarks),
   ("process", BenchmarkRegistry.processBenchmarks),
   ("nip44", BenchmarkRegistry.nip44Benchmarks),
+  ("pushrelay", BenchmarkRegistry.pushRelayBenchmarks),
 ]
 let only = arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
 for module in modules where only == nil || only == module.key {

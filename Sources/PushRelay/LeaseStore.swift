@@ -54,7 +54,7 @@ public struct StoredLease: Sendable, Hashable {
   /// The subscriptions, empty for a tombstone.
   public let subscriptions: [LeaseSubscription]
   /// The subscriptions as NIP-01 `Filter`s, built once per row for the matcher.
-  let compiled: [CompiledSubscription]
+  package let compiled: [CompiledSubscription]
   /// The event as received (its JSON bytes).
   public var eventJSON: [UInt8]
 
@@ -89,19 +89,19 @@ public struct StoredLease: Sendable, Hashable {
 }
 
 /// One subscription with its filters as NIP-01 `Filter`s, so matching is `Filter.matches`.
-struct CompiledSubscription: Sendable, Hashable {
+package struct CompiledSubscription: Sendable, Hashable {
   /// The filter that wakes.
-  var filter: Filter
+  package var filter: Filter
   /// The filters that keep quiet.
-  var ignore: [Filter]
+  package var ignore: [Filter]
   /// The `p` tag ceiling, nil when unset.
-  var pTagsMax: Int?
+  package var pTagsMax: Int?
   /// The push class.
-  var pushClass: String
+  package var pushClass: String
   /// Whether the filter has `#p` (a gift wrap needs one).
-  var hasPTagFilter: Bool
+  package var hasPTagFilter: Bool
 
-  init(_ subscription: LeaseSubscription) {
+  package init(_ subscription: LeaseSubscription) {
     filter = Self.filter(subscription.filter)
     ignore = subscription.ignore.map(Self.filter)
     pTagsMax = subscription.pTagsMax
@@ -110,7 +110,7 @@ struct CompiledSubscription: Sendable, Hashable {
   }
 
   /// The NIP-01 filter of a lease filter: `kinds`, `authors` and the `p`, `h`, `e` tags.
-  static func filter(_ lease: LeaseFilter) -> Filter {
+  package static func filter(_ lease: LeaseFilter) -> Filter {
     var tags: [String: [String]] = [:]
     if let values = lease.pTags { tags["p"] = values }
     if let values = lease.hTags { tags["h"] = values }
