@@ -45,6 +45,14 @@ public struct PushMatcher: Sendable {
     return result
   }
 
+  /// As `candidates(for:leases:…)`, meeting only the leases `index` says could match.
+  public func candidates(
+    for event: Event, index: LeaseIndex, roster: any RosterSource, origin: String, now: Int64
+  ) -> [WakeCandidate] {
+    guard isEligible(event) else { return [] }
+    return candidates(for: event, leases: index.leases(for: event), roster: roster, origin: origin, now: now)
+  }
+
   /// The wake of `event` for one `lease`, or nil: the lease must be live, a channel event's
   /// `members` (nil: none) must hold the lease's pubkey, a subscription must survive and the wake
   /// must not be expired.

@@ -17,6 +17,7 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
   public let matcher: PushMatcher
   private let cacheLock = NSLock()
   private var cache: [String: [StoredLease]] = [:]
+  private var indexes: [String: (generation: Int, index: LeaseIndex)] = [:]
   private var cacheDataVersion: Int64 = -1
   private var cacheGeneration = 0
 
@@ -166,6 +167,22 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
     try cachedLeases(origin: origin).filter { $0.isLive(now: now) }
   }
 
+  /// The active, enabled leases of `origin` indexed for matching (expiry is checked per event),
+  /// cached until the lease set changes.
+  public func liveIndex(origin: String) throws(PushRelayError) -> LeaseIndex {
+    cacheLock.lock()
+    let generation = cacheGeneration
+    cacheLock.unlock()
+    let leases = try cachedLeases(origin: origin)
+    cacheLock.lock()
+    defer { cacheLock.unlock() }
+    guard generation == cacheGeneration else { return LeaseIndex(leases) }
+    if let cached = indexes[origin], cached.generation == generation { return cached.index }
+    let index = LeaseIndex(leases)
+    indexes[origin] = (generation, index)
+    return index
+  }
+
   public func currentEvents(origin: String, pubkey: String) throws(PushRelayError) -> [Event] {
     let blobs = try database.withConnection { connection throws(PushRelayError) in
       try connection.query(
@@ -262,6 +279,7 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
   private func invalidate() {
     cacheLock.lock()
     cache.removeAll()
+    indexes.removeAll()
     cacheGeneration += 1
     cacheLock.unlock()
   }
@@ -273,6 +291,8 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
     cacheLock.lock()
     if version != cacheDataVersion {
       cache.removeAll()
+      indexes.removeAll()
+      cacheGeneration += 1
       cacheDataVersion = version
     }
     if let cached = cache[origin] {

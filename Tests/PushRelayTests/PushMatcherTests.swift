@@ -177,3 +177,59 @@ import Testing
     #expect(try outbox.wakes().count == 2)
   }
 }
+
+/// `LeaseIndex` meets an event with exactly the leases the linear scan would wake.
+@Suite struct LeaseIndexTests {
+  @Test func wakesTheSameLeasesAsTheLinearScan() {
+    var random = SystemRandomNumberGenerator()
+    let channels = (0..<8).map { String(format: "%08x-1111-4111-8111-%012x", $0, $0) }
+    let people = (0..<12).map { _ in SecretKey.generate() }
+    var leases: [StoredLease] = []
+    for index in 0..<200 {
+      let owner = people[index % people.count].publicKeyHex
+      let channel = channels[Int.random(in: 0..<channels.count, using: &random)]
+      let author = people[Int.random(in: 0..<people.count, using: &random)].publicKeyHex
+      let filter: LeaseFilter =
+        switch index % 4 {
+        case 0: LeaseFilter(kinds: [9], pTags: [owner])
+        case 1: LeaseFilter(kinds: [9], hTags: [channel])
+        case 2: LeaseFilter(kinds: [9, 1059], authors: [author])
+        default: LeaseFilter(kinds: [9], authors: [author], eTags: [String(repeating: "e", count: 64)])
+        }
+      var lease = PushMatcherTests.lease(
+        [LeaseSubscription(filter: filter, pushClass: "default")], d: "d\(index)")
+      lease.address.pubkey = owner
+      leases.append(lease)
+    }
+    var members: [String: Set<String>] = [:]
+    for channel in channels {
+      members[channel] = Set(people.map(\.publicKeyHex).filter { _ in Bool.random() })
+    }
+    let roster = TestRoster(channels: members)
+    let index = LeaseIndex(leases)
+    let matcher = PushMatcher()
+    var woken = 0
+    for _ in 0..<300 {
+      var tags: [[String]] = []
+      if Bool.random() { tags.append(["h", channels.randomElement()!]) }
+      for _ in 0..<Int.random(in: 0...2) { tags.append(["p", people.randomElement()!.publicKeyHex]) }
+      if Bool.random() { tags.append(["e", String(repeating: "e", count: 64)]) }
+      let event = Demo.event(kind: Bool.random() ? 9 : 1059, by: people.randomElement()!, tags: tags)
+      let linear = matcher.candidates(
+        for: event, leases: leases, roster: roster, origin: Demo.origin, now: Demo.now)
+      let indexed = matcher.candidates(
+        for: event, index: index, roster: roster, origin: Demo.origin, now: Demo.now)
+      #expect(indexed == linear)
+      woken += linear.count
+    }
+    #expect(woken > 0)
+  }
+
+  @Test func meetsEveryEventWithAnUnnarrowedLease() {
+    let lease = PushMatcherTests.lease([
+      LeaseSubscription(filter: LeaseFilter(kinds: [9]), pushClass: "default")
+    ])
+    let index = LeaseIndex([lease])
+    #expect(index.leases(for: Demo.event()).map(\.address) == [lease.address])
+  }
+}

@@ -184,9 +184,9 @@ final class PushWorld: @unchecked Sendable {
   /// Stores `event` in the relay's eyes: matches it and enqueues its wakes.
   @discardableResult
   func publish(_ event: Event) throws -> [String] {
-    let leases = try store.liveLeases(origin: Demo.origin, now: clock.seconds)
+    let index = try store.liveIndex(origin: Demo.origin)
     let candidates = matcher.candidates(
-      for: event, leases: leases, roster: roster, origin: Demo.origin, now: clock.seconds)
+      for: event, index: index, roster: roster, origin: Demo.origin, now: clock.seconds)
     return try outbox.enqueue(candidates, nowMilliseconds: clock.milliseconds)
   }
 
