@@ -32,6 +32,8 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
     app_profile, transport, endpoint, endpoint_hash, subscriptions, event
     """
 
+  /// Applies the acceptance table in one `BEGIN IMMEDIATE` transaction and back-fills an active
+  /// lease's wakes in it; a rejection rolls everything back.
   public func accept(
     _ lease: OpenedLease, event: Event, maxLeases: Int, recent: [Event], roster: any RosterSource, now: Int64
   ) throws(PushRelayError) -> LeaseAcceptance {
@@ -163,6 +165,7 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
     return .accepted
   }
 
+  /// The active, enabled, unexpired leases of `origin`, from the cache.
   public func liveLeases(origin: String, now: Int64) throws(PushRelayError) -> [StoredLease] {
     try cachedLeases(origin: origin).filter { $0.isLive(now: now) }
   }
@@ -183,6 +186,7 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
     return index
   }
 
+  /// The current event of each of `pubkey`'s addresses at `origin`, newest first (ties: lower id).
   public func currentEvents(origin: String, pubkey: String) throws(PushRelayError) -> [Event] {
     let blobs = try database.withConnection { connection throws(PushRelayError) in
       try connection.query(
@@ -200,6 +204,7 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
     return events
   }
 
+  /// Clears the endpoint only while the row has the wake's generation and endpoint hash.
   public func disableEndpoint(
     address: LeaseAddress, generation: Int64, endpointHash: String
   ) throws(PushRelayError) -> Bool {
@@ -218,6 +223,7 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
     return changed > 0
   }
 
+  /// The row of `address`, lease or tombstone.
   public func lease(at address: LeaseAddress) throws(PushRelayError) -> StoredLease? {
     try database.withConnection { connection throws(PushRelayError) in try Self.row(address, on: connection) }
   }

@@ -16,6 +16,8 @@ public final class SQLiteWakeOutbox: WakeOutbox {
     channel, class, expires_at, state, attempts, next_attempt_ms, fence_ms, last_status
     """
 
+  /// Inserts the candidates in one transaction; `INSERT OR IGNORE` keeps the first row per
+  /// (origin, endpoint_hash, event id).
   public func enqueue(_ candidates: [WakeCandidate], nowMilliseconds: Int64) throws(PushRelayError)
     -> [String]
   {
@@ -50,6 +52,8 @@ public final class SQLiteWakeOutbox: WakeOutbox {
     return created
   }
 
+  /// Fails expired and fenced-out rows, then claims up to `limit` (at most 16) due rows, earliest
+  /// first, in one transaction.
   public func claim(nowMilliseconds: Int64, limit: Int = WakeSchedule.claimBatch) throws(PushRelayError)
     -> [Wake]
   {
@@ -93,6 +97,7 @@ public final class SQLiteWakeOutbox: WakeOutbox {
     }
   }
 
+  /// Writes the outcome with a guarded `UPDATE` (same attempts, `sending`, fence ahead of now).
   public func record(
     _ outcome: WakeOutcome, for wake: Wake, status: Int?, nowMilliseconds: Int64
   ) throws(PushRelayError) -> Bool {
@@ -123,6 +128,7 @@ public final class SQLiteWakeOutbox: WakeOutbox {
     }
   }
 
+  /// Deletes rows whose expiry passed an hour ago.
   public func sweep(nowMilliseconds: Int64) throws(PushRelayError) -> Int {
     try database.withConnection { connection throws(PushRelayError) in
       try connection.run(
@@ -131,6 +137,7 @@ public final class SQLiteWakeOutbox: WakeOutbox {
     }
   }
 
+  /// Every row in insertion order.
   public func wakes() throws(PushRelayError) -> [Wake] {
     try database.withConnection { connection throws(PushRelayError) in
       try connection.query("SELECT \(Self.columns) FROM push_wake ORDER BY rowid", [], Self.wake)
