@@ -184,3 +184,26 @@ public protocol LeaseStore: Sendable {
   /// The row of `address`, if any: what the worker re-checks before sending.
   func lease(at address: LeaseAddress) throws(PushRelayError) -> StoredLease?
 }
+
+extension LeaseStore {
+  /// The kind 30350 events a REQ or `/query` with `filters` returns to `identity`: that author's
+  /// current event per address (lease or tombstone) matching some filter, newest first; none
+  /// without an identity.
+  ///
+  /// Leases are served only from the store, never from an event log, and only to their author
+  /// (`relay-connection.md` §4); a relay answers the refusals of that rule (`CLOSED`, 403) itself
+  /// and merges these events into its answer.
+  public func visibleLeaseEvents(matching filters: [Filter], identity: String?, origin: String)
+    throws(PushRelayError) -> [Event]
+  {
+    guard let identity else { return [] }
+    let asksForLeases = filters.contains { filter in
+      (filter.kinds?.contains(PushMatcher.leaseKind) ?? true)
+        && (filter.authors?.contains(identity) ?? true)
+    }
+    guard asksForLeases else { return [] }
+    return try currentEvents(origin: origin, pubkey: identity).filter { event in
+      filters.contains { $0.matches(event) }
+    }
+  }
+}

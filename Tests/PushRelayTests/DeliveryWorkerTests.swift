@@ -39,6 +39,22 @@ import Testing
     #expect(world.gateway.requests().count == 1)
   }
 
+  @Test func deliversFromItsOwnTaskUntilCancelled() async throws {
+    let world = try await PushWorld()
+    defer { Task { await world.stop() } }
+    let wake = try Self.wake(in: world)
+    let worker = world.worker!
+    let running = Task { await worker.run() }
+    let deadline = ContinuousClock.now.advanced(by: .seconds(20))
+    while world.gateway.deliveries().isEmpty && ContinuousClock.now < deadline {
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    running.cancel()
+    await running.value
+    #expect(world.gateway.deliveries().map(\.requestID) == [wake.requestID])
+    #expect(try world.onlyWake().state == .delivered)
+  }
+
   @Test func buildsTheExactCompactBody() {
     let body = GatewayClient.body(
       endpointGrant: "g\"\\\n", requestID: "0a1b2c3d-0000-4000-8000-000000000000", expiresAt: 17)

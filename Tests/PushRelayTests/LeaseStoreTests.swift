@@ -299,3 +299,34 @@ import Testing
     #expect(error.code == .unsupportedSchema)
   }
 }
+
+/// The author-only visibility of kind 30350 through the store.
+@Suite(.timeLimit(.minutes(1))) struct LeaseVisibilityTests {
+  @Test func servesLeasesOnlyToTheirAuthorWhenAFilterAsks() async throws {
+    let world = try await PushWorld()
+    defer { Task { await world.stop() } }
+    let lease = Demo.lease(endpoint: "grant", generation: 1, d: .generate())
+    try world.publish(lease: lease)
+    let me = Demo.account.publicKeyHex
+    let leases = Filter(kinds: [30350])
+    #expect(
+      try world.store.visibleLeaseEvents(matching: [leases], identity: me, origin: Demo.origin).map(\.id) == [
+        lease.id
+      ])
+    #expect(
+      try world.store.visibleLeaseEvents(matching: [Filter()], identity: me, origin: Demo.origin).map(\.id)
+        == [lease.id])
+    #expect(
+      try world.store.visibleLeaseEvents(matching: [leases], identity: nil, origin: Demo.origin).isEmpty)
+    #expect(
+      try world.store.visibleLeaseEvents(
+        matching: [leases], identity: Demo.alice.publicKeyHex, origin: Demo.origin
+      )
+      .isEmpty)
+    #expect(
+      try world.store.visibleLeaseEvents(matching: [Filter(kinds: [9])], identity: me, origin: Demo.origin)
+        .isEmpty)
+    let otherD = Filter(kinds: [30350], tags: ["d": ["other"]])
+    #expect(try world.store.visibleLeaseEvents(matching: [otherD], identity: me, origin: Demo.origin).isEmpty)
+  }
+}
