@@ -167,7 +167,7 @@ let package = Package(
       name: "ReadmeExamplesTests",
       dependencies: [
         "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache", "NotificationResolver",
-        "RelayFixture", "NIP44",
+        "RelayFixture", "NIP44", "PushLease",
       ],
       swiftSettings: strictSettings
     ),

@@ -48,6 +48,30 @@ extension BenchmarkRegistry {
       },
       passes: { summary in summary.ratio.map { $0 <= 3.0 } })
 
+    let cached = try NIP44.ConversationKey(secretKey: alice, publicKey: bob.publicKeyHex)
+    let keyOnly = Benchmark(
+      module: "NIP44",
+      name: "breakdown: one ConversationKey(secretKey:publicKey:) (parse, ECDH, HKDF-extract)",
+      unit: "µs", baselineName: "—", target: "report (where the round trip spends its time)", baseline: nil,
+      measured: {
+        try fastest(roundTripsPerBatch) {
+          _ = try NIP44.ConversationKey(secretKey: alice, publicKey: bob.publicKeyHex)
+        } * 1e6
+      },
+      passes: { _ in nil })
+    let symmetricOnly = Benchmark(
+      module: "NIP44", name: "breakdown: encrypt + decrypt of 4 KiB with a cached conversation key",
+      unit: "µs",
+      baselineName: "—", target: "report (where the round trip spends its time)", baseline: nil,
+      measured: {
+        try fastest(roundTripsPerBatch) {
+          let payload = try NIP44.encrypt(plaintext, conversationKey: cached)
+          let opened = try NIP44.decrypt(payload, conversationKey: cached)
+          precondition(opened.utf8.count == 4096)
+        } * 1e6
+      },
+      passes: { _ in nil })
+
     let opensslFigure = OpenSSLSpeed.chacha20MegabytesPerSecond()
     var buffer = [UInt8](repeating: 0x5A, count: 16_384)
     let key = [UInt8](repeating: 7, count: 32)
@@ -76,7 +100,7 @@ extension BenchmarkRegistry {
         ? "nip44: openssl n/a (no openssl on PATH, or its output was not understood)"
         : "nip44: openssl speed -evp chacha20 -bytes 16384 -seconds 1: read once per repetition",
     ]
-    return ([roundTrip, chacha], notes)
+    return ([roundTrip, keyOnly, symmetricOnly, chacha], notes)
   }
 
   /// Microseconds per raw `secp256k1_ecdh` call on a point parsed once, with the copy-x callback.

@@ -40,15 +40,4 @@ public struct LeaseFilter: Sendable, Hashable {
     }
     return .object(JSONObject(members))
   }
-
-  /// The string values of the exact-match member `key` (`authors`, `#p`, `#h`, `#e`).
-  subscript(values key: String) -> [String]? {
-    switch key {
-    case "authors": authors
-    case "#p": pTags
-    case "#h": hTags
-    case "#e": eTags
-    default: nil
-    }
-  }
 }

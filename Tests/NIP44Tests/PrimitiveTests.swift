@@ -75,6 +75,23 @@ import Testing
     #expect(Array(two[..<64]) == ChaCha20.block(key: key, nonce: nonce, counter: 0))
   }
 
+  @Test(arguments: [255, 256, 257, 1000, 1024, 4096 + 63])
+  func agreesWithTheBlockFunctionOnEveryPath(_ count: Int) {
+    // Four blocks at a time, one at a time and the partial tail must give one keystream.
+    let key = (0..<32).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+    let nonce = Self.bytes("0102030405060708090a0b0c")
+    var stream = [UInt8](repeating: 0, count: count)
+    stream.withUnsafeMutableBytes { data in
+      key.withUnsafeBytes { key in
+        nonce.withUnsafeBytes { nonce in ChaCha20.apply(key: key, nonce: nonce, counter: 5, to: data) }
+      }
+    }
+    let blocks = (0..<((count + 63) / 64)).flatMap {
+      ChaCha20.block(key: key, nonce: nonce, counter: UInt32(5 + $0))
+    }
+    #expect(stream == Array(blocks[..<count]))
+  }
+
   @Test func derivesTheRFC5869CaseOne() {
     let ikm = [UInt8](repeating: 0x0b, count: 22)
     let salt = (0..<13).map(UInt8.init)

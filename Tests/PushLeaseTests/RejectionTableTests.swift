@@ -420,6 +420,10 @@ struct RejectionCase: Sendable, CustomTestStringConvertible {
       note: "depth before a later duplicate"),
     C(message: "invalid: missing active", plaintext: #"{"v":1,"extra":true}"#, note: "before unknown field"),
     C(
+      message: "invalid: missing active",
+      plaintext: #"{"x":"# + String(repeating: "[", count: 15) + String(repeating: "]", count: 15) + "}",
+      note: "depth 16 still parses"),
+    C(
       message: "invalid: missing endpoint",
       plaintext:
         ##"{"v":"1","origin":"$ORIGIN","app_profile":"$PROFILE","transport":"apns","generation":1,"active":true,"subscriptions":[$SUB],"extra":1}"##,

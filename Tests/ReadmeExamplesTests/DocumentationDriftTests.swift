@@ -50,7 +50,7 @@ import Testing
         "readsJSONStrictly", "decodesAnNpubAndCompactsIt", "signsVerifiesAndAuthenticatesAnHTTPRequest",
         "parsesAPushDescriptorStrictly", "storesAndLooksUpAVerifiedProfile",
         "queriesAFixtureRelayOverLoopback", "resolvesAWakeAgainstAFixtureRelay",
-        "encryptsAndDecryptsANIP44Payload",
+        "encryptsAndDecryptsANIP44Payload", "enrollsADeviceAndTheRelayOpensTheLease",
       ]))
   }
 }
