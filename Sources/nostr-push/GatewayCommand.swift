@@ -57,6 +57,7 @@ enum GatewayCommand: CLICommand {
       return ExitCode.failure
     }
     gateway.script(script)
+    let signals = TerminationSignals.arm()
     let url: URL
     do {
       url = try await gateway.start()
@@ -71,7 +72,7 @@ enum GatewayCommand: CLICommand {
             JSONMember(key: "listening", value: .string(url.absoluteString)),
             JSONMember(key: "pubkey", value: .string(gateway.pubkey)),
           ]))))
-    await RelayCommand.waitForTerminationSignal()
+    await signals.wait()
     await gateway.stop()
     return ExitCode.success
   }

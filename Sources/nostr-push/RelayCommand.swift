@@ -59,49 +59,8 @@ enum RelayCommand: CLICommand {
   }
 
   /// Returns when SIGINT or SIGTERM arrives.
-  static func waitForTerminationSignal() async {
-    signal(SIGINT, SIG_IGN)
-    signal(SIGTERM, SIG_IGN)
-    signal(SIGPIPE, SIG_IGN)
-    let latch = SignalLatch()
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      latch.arm(signals: [SIGINT, SIGTERM]) { continuation.resume() }
-    }
-    latch.disarm()
-  }
-}
-
-/// Turns the first of several signals into one callback.
-///
-/// `@unchecked Sendable` is sound because `sources` and `fired` are only touched with `lock` held.
-private final class SignalLatch: @unchecked Sendable {
-  private let lock = NSLock()
-  private var sources: [any DispatchSourceSignal] = []
-  private var fired = false
-
-  /// Calls `action` once, on the first of `signals` to arrive.
-  func arm(signals: [Int32], action: @escaping @Sendable () -> Void) {
-    lock.lock()
-    defer { lock.unlock() }
-    for number in signals {
-      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-      source.setEventHandler { [self] in
-        lock.lock()
-        let first = !fired
-        fired = true
-        lock.unlock()
-        if first { action() }
-      }
-      source.resume()
-      sources.append(source)
-    }
-  }
-
-  /// Cancels the signal sources.
-  func disarm() {
-    lock.lock()
-    defer { lock.unlock() }
-    for source in sources { source.cancel() }
-    sources.removeAll()
+  private static func waitForTerminationSignal() async {
+    let signals = TerminationSignals.arm()
+    await signals.wait()
   }
 }

@@ -46,7 +46,7 @@ import Testing
     let worker = world.worker!
     let running = Task { await worker.run() }
     let deadline = ContinuousClock.now.advanced(by: .seconds(20))
-    while world.gateway.deliveries().isEmpty && ContinuousClock.now < deadline {
+    while try world.onlyWake().state != .delivered && ContinuousClock.now < deadline {
       try await Task.sleep(for: .milliseconds(10))
     }
     running.cancel()
