@@ -276,6 +276,20 @@ import Testing
     #expect(try world.store.currentEvents(origin: "ws://other", pubkey: Demo.account.publicKeyHex).isEmpty)
   }
 
+  @Test func answersAnyOtherConstraintFailureAsAConstraintViolation() async throws {
+    let world = try await PushWorld()
+    defer { Task { await world.stop() } }
+    // A rule of another owner of the database (here a trigger) refuses the upsert.
+    try SQLiteTestHelper.execute(
+      "CREATE TRIGGER refuse BEFORE INSERT ON push_lease BEGIN SELECT RAISE(ABORT, 'refused'); END",
+      path: world.path)
+    let lease = Demo.lease(endpoint: "grant", generation: 1, d: .generate())
+    #expect(
+      try world.publish(lease: lease)
+        == IngestAnswer(accepted: false, message: "invalid: lease constraint violation"))
+    #expect(try world.store.allLeases(origin: Demo.origin).isEmpty)
+  }
+
   @Test func reportsAStorageFailureAsAnError() async throws {
     let world = try await PushWorld()
     defer { Task { await world.stop() } }
