@@ -61,7 +61,8 @@ let package = Package(
       dependencies: ["CSQLite", "NostrJSON", "NostrEvent"],
       swiftSettings: strictSettings
     ),
-    .target(name: "NostrWebSocket", dependencies: ["NostrJSON", "NostrEvent"], swiftSettings: strictSettings),
+    .target(
+      name: "NostrWebSocket", dependencies: ["NostrJSON", "NostrEvent"], swiftSettings: strictSettings),
     .target(
       name: "PushRelay",
       dependencies: ["NostrJSON", "NostrEvent", "PushLease", "PushDescriptor", "CSQLite"],
@@ -167,7 +168,7 @@ let package = Package(
       name: "ReadmeExamplesTests",
       dependencies: [
         "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache", "NotificationResolver",
-        "RelayFixture", "NIP44", "PushLease",
+        "RelayFixture", "NIP44", "PushLease", "NostrWebSocket",
       ],
       swiftSettings: strictSettings
     ),

@@ -114,8 +114,12 @@ package enum PosixSocket {
 
   /// Starts a non-blocking connect to the `sockaddr` bytes in `address`: the descriptor and
   /// whether the connection is already complete, or the `errno` text.
-  package static func startConnect(to address: [UInt8]) -> Result<(descriptor: Int32, done: Bool), ResolveFailure> {
-    let family = address.withUnsafeBytes { Int32($0.load(fromByteOffset: familyOffset, as: sa_family_t.self)) }
+  package static func startConnect(to address: [UInt8]) -> Result<
+    (descriptor: Int32, done: Bool), ResolveFailure
+  > {
+    let family = address.withUnsafeBytes {
+      Int32($0.load(fromByteOffset: familyOffset, as: sa_family_t.self))
+    }
     let descriptor = socket(family, streamType, 0)
     guard descriptor >= 0 else { return .failure(ResolveFailure(message: "socket(): \(lastError)")) }
     setCloseOnExec(descriptor)
@@ -146,10 +150,13 @@ package enum PosixSocket {
   #endif
 }
 
-private func posixSend(_ descriptor: Int32, _ pointer: UnsafeRawPointer, _ count: Int, _ flags: Int32) -> Int {
+private func posixSend(_ descriptor: Int32, _ pointer: UnsafeRawPointer, _ count: Int, _ flags: Int32) -> Int
+{
   send(descriptor, pointer, count, flags)
 }
 
-private func posixConnect(_ descriptor: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
+private func posixConnect(_ descriptor: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t)
+  -> Int32
+{
   connect(descriptor, address, length)
 }

@@ -86,10 +86,13 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
     return transport
   }
 
+  /// Queues `text` as masked frames for the connection's thread; returns once queued, since the
+  /// thread writes in order and reports a failed write as the connection's end.
   public func send(_ text: [UInt8]) async throws(RelayConnectionError) {
     guard text.count <= WebSocketFrameEncoder.maxMessageBytes else {
       throw RelayConnectionError(
-        .messageTooLarge, "message of \(text.count) bytes over the \(WebSocketFrameEncoder.maxMessageBytes)-byte limit")
+        .messageTooLarge,
+        "message of \(text.count) bytes over the \(WebSocketFrameEncoder.maxMessageBytes)-byte limit")
     }
     let frames = WebSocketFrameEncoder.textMessage(text, role: .client)
     let ending: RelayConnectionError? = shared.withLock { shared in
@@ -102,6 +105,8 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
     signal()
   }
 
+  /// The next text message the thread assembled; `cancelled` when the awaiting task is cancelled
+  /// (the message stays queued for the next call).
   public func receive() async throws(RelayConnectionError) -> [UInt8] {
     let id = shared.withLock { shared in
       shared.nextReceiverID += 1
@@ -134,6 +139,8 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
     }
   }
 
+  /// Sends close 1000 and returns once the thread has closed the socket (the server's close,
+  /// end of stream, or `closeTimeout`).
   public func close() async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
       let done = shared.withLock { shared in
@@ -209,7 +216,8 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
   private func wait(_ socket: Int32, _ events: Int16, until deadline: ContinuousClock.Instant) -> Wait {
     while true {
       var descriptors = [
-        pollfd(fd: socket, events: events, revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
+        pollfd(fd: socket, events: events, revents: 0),
+        pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
       ]
       let ready = poll(&descriptors, 2, PosixSocket.pollTimeout(until: deadline))
       if ready < 0, errno == EINTR { continue }
@@ -264,7 +272,8 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
     guard socket >= 0 else {
       return .failure(RelayConnectionError(.unreachable, "connect to \(url.hostHeader): \(lastFailure)"))
     }
-    let handshakeDeadline = min(deadline, ContinuousClock.now.advanced(by: WebSocketTimeouts.handshakeTimeout))
+    let handshakeDeadline = min(
+      deadline, ContinuousClock.now.advanced(by: WebSocketTimeouts.handshakeTimeout))
     let key = WebSocketHandshake.makeKey()
     let request = WebSocketHandshake.request(for: url, key: key)
     var sent = 0
@@ -272,7 +281,9 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
       let written = request.withUnsafeBytes {
         PosixSocket.sendSome($0.baseAddress! + sent, count: request.count - sent, to: socket)
       }
-      guard let written else { return .failure(RelayConnectionError(.connectionClosed, "1006 during the handshake")) }
+      guard let written else {
+        return .failure(RelayConnectionError(.connectionClosed, "1006 during the handshake"))
+      }
       sent += written
       if sent < request.count {
         switch wait(socket, Int16(POLLOUT), until: handshakeDeadline) {
@@ -288,7 +299,8 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
       let count = scratch.withUnsafeMutableBytes { PosixSocket.receiveSome($0, from: socket) }
       if let count {
         guard count > 0 else {
-          return .failure(RelayConnectionError(.handshakeFailed, "connection ended before the handshake answer"))
+          return .failure(
+            RelayConnectionError(.handshakeFailed, "connection ended before the handshake answer"))
         }
         received.append(contentsOf: scratch[0..<count])
         do {
@@ -310,8 +322,8 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
     }
   }
 
-  /// The open connection's loop: returns when the socket is to be closed.
-  private func serve(_ socket: Int32, leftover: [UInt8]) {
+  /// The open connection's state, owned by its thread.
+  private final class Wire {
     var decoder = WebSocketFrameDecoder(role: .client)
     var assembler = WebSocketMessageAssembler()
     var control: [[UInt8]] = []
@@ -321,18 +333,6 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
     var closeSent = false
     var closeDeadline: ContinuousClock.Instant?
     var endAfterFlush = false
-    var scratch = [UInt8](repeating: 0, count: Self.readChunkBytes)
-    decoder.append(leftover)
-    var pendingInput = !leftover.isEmpty
-
-    func end(_ error: RelayConnectionError) {
-      let receiver = shared.withLock { shared -> CheckedContinuation<[UInt8], any Error>? in
-        if shared.ending == nil { shared.ending = error }
-        defer { shared.receiver = nil }
-        return shared.receiver?.continuation
-      }
-      receiver?.resume(throwing: shared.withLock { $0.ending! })
-    }
 
     func startClose(code: UInt16, reason: String) {
       guard !closeSent else { return }
@@ -340,55 +340,74 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
       control.append(WebSocketFrameEncoder.close(code: code, reason: reason, role: .client))
       closeDeadline = ContinuousClock.now.advanced(by: WebSocketTimeouts.closeTimeout)
     }
+  }
+
+  /// Records `error` as the end of the connection and fails a waiting receiver with it.
+  private func end(_ error: RelayConnectionError) {
+    let (receiver, ending) = shared.withLock {
+      shared -> (CheckedContinuation<[UInt8], any Error>?, RelayConnectionError) in
+      if shared.ending == nil { shared.ending = error }
+      defer { shared.receiver = nil }
+      return (shared.receiver?.continuation, shared.ending!)
+    }
+    receiver?.resume(throwing: ending)
+  }
+
+  /// The open connection's loop: returns when the socket is to be closed.
+  private func serve(_ socket: Int32, leftover: [UInt8]) {
+    let wire = Wire()
+    var scratch = [UInt8](repeating: 0, count: Self.readChunkBytes)
+    wire.decoder.append(leftover)
+    var pendingInput = !leftover.isEmpty
 
     while true {
       let closeRequested = shared.withLock { shared in
-        data.append(contentsOf: shared.outgoing)
+        wire.data.append(contentsOf: shared.outgoing)
         shared.outgoing = []
         return shared.closeRequested
       }
-      if closeRequested && !closeSent {
-        startClose(code: WebSocketCloseCode.normal, reason: "")
+      if closeRequested && !wire.closeSent {
+        wire.startClose(code: WebSocketCloseCode.normal, reason: "")
         end(RelayConnectionError(.connectionClosed, "1000 closed by us"))
       }
       if pendingInput {
         pendingInput = false
-        if !process(&decoder, &assembler, control: &control, closeSent: closeSent, end: end, startClose: startClose, endAfterFlush: &endAfterFlush) {
-          return
-        }
+        if !process(wire) { return }
       }
       // Write what can be written: control frames go before the next data frame.
       while true {
-        if written == writing.count {
-          writing = []
-          written = 0
-          if !control.isEmpty {
-            writing = control.removeFirst()
-          } else if !data.isEmpty, !closeSent {
-            writing = data.removeFirst()
+        if wire.written == wire.writing.count {
+          wire.writing = []
+          wire.written = 0
+          if !wire.control.isEmpty {
+            wire.writing = wire.control.removeFirst()
+          } else if !wire.data.isEmpty, !wire.closeSent {
+            wire.writing = wire.data.removeFirst()
           } else {
             break
           }
         }
-        let count = writing.withUnsafeBytes {
-          PosixSocket.sendSome($0.baseAddress! + written, count: writing.count - written, to: socket)
+        let offset = wire.written
+        let count = wire.writing.withUnsafeBytes {
+          PosixSocket.sendSome($0.baseAddress! + offset, count: $0.count - offset, to: socket)
         }
         guard let count else {
           end(RelayConnectionError(.connectionClosed, "1006 socket ended"))
           return
         }
         if count == 0 { break }
-        written += count
+        wire.written += count
       }
-      let flushed = written == writing.count && control.isEmpty
-      if endAfterFlush, flushed { return }
-      if let closeDeadline, ContinuousClock.now >= closeDeadline { return }
+      let flushed = wire.written == wire.writing.count && wire.control.isEmpty
+      if wire.endAfterFlush, flushed { return }
+      if let closeDeadline = wire.closeDeadline, ContinuousClock.now >= closeDeadline { return }
       var events = Int16(POLLIN)
-      if !flushed || (!data.isEmpty && !closeSent) { events |= Int16(POLLOUT) }
+      if !flushed || (!wire.data.isEmpty && !wire.closeSent) { events |= Int16(POLLOUT) }
       var descriptors = [
-        pollfd(fd: socket, events: events, revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
+        pollfd(fd: socket, events: events, revents: 0),
+        pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
       ]
-      let ready = poll(&descriptors, 2, closeDeadline.map { PosixSocket.pollTimeout(until: $0) } ?? -1)
+      let ready = poll(&descriptors, 2, wire.closeDeadline.map { PosixSocket.pollTimeout(until: $0) } ?? -1)
       if ready < 0 {
         if errno == EINTR { continue }
         end(RelayConnectionError(.connectionClosed, "1006 poll(): \(PosixSocket.lastError)"))
@@ -404,10 +423,8 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
             ended = true
             break
           }
-          decoder.append(scratch[0..<count])
-          if !process(&decoder, &assembler, control: &control, closeSent: closeSent, end: end, startClose: startClose, endAfterFlush: &endAfterFlush) {
-            return
-          }
+          wire.decoder.append(scratch[0..<count])
+          if !process(wire) { return }
           if count < scratch.count { break }
         }
         if ended {
@@ -418,23 +435,21 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
     }
   }
 
-  /// Takes every complete frame out of `decoder`; false when the socket is to be closed now.
-  private func process(
-    _ decoder: inout WebSocketFrameDecoder, _ assembler: inout WebSocketMessageAssembler, control: inout [[UInt8]],
-    closeSent: Bool, end: (RelayConnectionError) -> Void, startClose: (UInt16, String) -> Void,
-    endAfterFlush: inout Bool
-  ) -> Bool {
-    while !endAfterFlush {
+  /// Takes every complete frame out of the decoder; false when the socket is to be closed now.
+  private func process(_ wire: Wire) -> Bool {
+    while !wire.endAfterFlush {
       let outcome: WebSocketMessageAssembler.Outcome
-      switch decoder.next() {
+      switch wire.decoder.next() {
       case .needMore: return true
       case .violation(let violation): outcome = .violation(violation)
-      case .frame(let frame): outcome = assembler.take(frame)
+      case .frame(let frame): outcome = wire.assembler.take(frame)
       }
       switch outcome {
       case .partial, .pong: continue
       case .ping(let payload):
-        if !closeSent { control.append(WebSocketFrameEncoder.control(.pong, payload: payload, role: .client)) }
+        if !wire.closeSent {
+          wire.control.append(WebSocketFrameEncoder.control(.pong, payload: payload, role: .client))
+        }
       case .text(let message):
         let receiver = shared.withLock { shared -> CheckedContinuation<[UInt8], any Error>? in
           guard let receiver = shared.receiver else {
@@ -446,15 +461,15 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
         }
         receiver?.resume(returning: message)
       case .close(let code, let reason):
-        if closeSent { return false }
+        if wire.closeSent { return false }
         end(RelayConnectionError(.connectionClosed, "\(code ?? 1005) \(reason)"))
-        startClose(code ?? WebSocketCloseCode.normal, "")
-        endAfterFlush = true
+        wire.startClose(code: code ?? WebSocketCloseCode.normal, reason: "")
+        wire.endAfterFlush = true
       case .violation(let violation):
         end(violation.error)
-        if closeSent { return false }
-        startClose(violation.closeCode, violation.message)
-        endAfterFlush = true
+        if wire.closeSent { return false }
+        wire.startClose(code: violation.closeCode, reason: violation.message)
+        wire.endAfterFlush = true
       }
     }
     return true

@@ -149,7 +149,8 @@ public actor RelayConnection {
     _ filters: [Filter], limits: QueryLimits = QueryLimits(), deadline: ContinuousClock.Instant
   ) async throws(RelayConnectionError) -> [Event] {
     guard (1...Self.maxFilters).contains(filters.count) else {
-      throw RelayConnectionError(.invalidFilters, "\(filters.count) filters; a query sends 1 to \(Self.maxFilters)")
+      throw RelayConnectionError(
+        .invalidFilters, "\(filters.count) filters; a query sends 1 to \(Self.maxFilters)")
     }
     if let ending { throw ending }
     let token = takeToken()
@@ -172,9 +173,11 @@ public actor RelayConnection {
   private func subscribe(_ token: UInt64) {
     guard var state = queries[token] else { return }
     let subscription = Hex.encode(SystemRandom.bytes(16))
-    let message = JSONWriter.bytes(.array([.string("REQ"), .string(subscription)] + state.filters.map(\.jsonValue)))
+    let message = JSONWriter.bytes(
+      .array([.string("REQ"), .string(subscription)] + state.filters.map(\.jsonValue)))
     guard message.count <= WebSocketFrameEncoder.maxMessageBytes else {
-      return finishQuery(token, .failure(RelayConnectionError(.messageTooLarge, "REQ of \(message.count) bytes over 4 MiB")))
+      return finishQuery(
+        token, .failure(RelayConnectionError(.messageTooLarge, "REQ of \(message.count) bytes over 4 MiB")))
     }
     state.subscription = subscription
     state.kept = []
@@ -189,7 +192,9 @@ public actor RelayConnection {
     guard let subscription = queries[token]?.subscription else { return }
     subscriptions[subscription] = nil
     queries[token]?.subscription = nil
-    if sendClose, ending == nil { outbox.yield(JSONWriter.bytes(.array([.string("CLOSE"), .string(subscription)]))) }
+    if sendClose, ending == nil {
+      outbox.yield(JSONWriter.bytes(.array([.string("CLOSE"), .string(subscription)])))
+    }
   }
 
   private func finishQuery(_ token: UInt64, _ result: Result<[Event], RelayConnectionError>) {
@@ -356,7 +361,8 @@ public actor RelayConnection {
     guard state.bytes <= state.limits.maxBytes else {
       unsubscribe(token, sendClose: true)
       return finishQuery(
-        token, .failure(RelayConnectionError(.resultTooLarge, "EVENT messages over \(state.limits.maxBytes) bytes")))
+        token,
+        .failure(RelayConnectionError(.resultTooLarge, "EVENT messages over \(state.limits.maxBytes) bytes")))
     }
     guard let event = try? Event(jsonValue: value), event.verify().isValid,
       state.filters.contains(where: { $0.matches(event) }), !state.seen.contains(event.id)

@@ -10,7 +10,9 @@ enum SHA1 {
     padded.append(0x80)
     while padded.count % 64 != 56 { padded.append(0) }
     let bitLength = UInt64(message.count) &* 8
-    for shift in stride(from: 56, through: 0, by: -8) { padded.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+    for shift in stride(from: 56, through: 0, by: -8) {
+      padded.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+    }
     var schedule = [UInt32](repeating: 0, count: 80)
     for blockStart in stride(from: 0, to: padded.count, by: 64) {
       for index in 0..<16 {
@@ -57,7 +59,9 @@ enum SHA1 {
     var digest: [UInt8] = []
     digest.reserveCapacity(20)
     for word in state {
-      for shift in stride(from: 24, through: 0, by: -8) { digest.append(UInt8(truncatingIfNeeded: word >> UInt32(shift))) }
+      for shift in stride(from: 24, through: 0, by: -8) {
+        digest.append(UInt8(truncatingIfNeeded: word >> UInt32(shift)))
+      }
     }
     return digest
   }

@@ -31,7 +31,9 @@ public struct WebSocketFrameDecoder: Sendable {
   private var failure: WebSocketViolation?
 
   /// Creates a decoder for `role` with the given frame payload bound.
-  public init(role: WebSocketRole, maxFramePayloadBytes: Int = WebSocketFrameDecoder.defaultMaxFramePayloadBytes) {
+  public init(
+    role: WebSocketRole, maxFramePayloadBytes: Int = WebSocketFrameDecoder.defaultMaxFramePayloadBytes
+  ) {
     self.role = role
     self.maxFramePayloadBytes = maxFramePayloadBytes
   }
@@ -69,7 +71,8 @@ public struct WebSocketFrameDecoder: Sendable {
     }
     let masked = second & 0x80 != 0
     switch role {
-    case .client where masked: return violation(WebSocketCloseCode.protocolError, "masked frame from the server")
+    case .client where masked:
+      return violation(WebSocketCloseCode.protocolError, "masked frame from the server")
     case .server where !masked:
       return violation(WebSocketCloseCode.protocolError, "unmasked frame from the client")
     default: break
@@ -86,7 +89,9 @@ public struct WebSocketFrameDecoder: Sendable {
       length = 0
       for index in 0..<8 { length = length << 8 | UInt64(buffer[start + 2 + index]) }
       headerLength = 10
-      guard length >> 63 == 0 else { return violation(WebSocketCloseCode.protocolError, "length top bit set") }
+      guard length >> 63 == 0 else {
+        return violation(WebSocketCloseCode.protocolError, "length top bit set")
+      }
       guard length > 0xFFFF else { return violation(WebSocketCloseCode.protocolError, "non-minimal length") }
     }
     if opcode.isControl {
@@ -97,7 +102,8 @@ public struct WebSocketFrameDecoder: Sendable {
     }
     guard length <= UInt64(maxFramePayloadBytes) else {
       return violation(
-        WebSocketCloseCode.messageTooBig, "frame of \(length) bytes over the \(maxFramePayloadBytes)-byte limit")
+        WebSocketCloseCode.messageTooBig,
+        "frame of \(length) bytes over the \(maxFramePayloadBytes)-byte limit")
     }
     let maskLength = masked ? 4 : 0
     let total = headerLength + maskLength + Int(length)
@@ -126,14 +132,17 @@ public struct WebSocketFrameDecoder: Sendable {
   static func closePayloadProblem(_ payload: [UInt8]) -> WebSocketViolation? {
     if payload.isEmpty { return nil }
     guard payload.count >= 2 else {
-      return WebSocketViolation(closeCode: WebSocketCloseCode.protocolError, message: "close payload of 1 byte")
+      return WebSocketViolation(
+        closeCode: WebSocketCloseCode.protocolError, message: "close payload of 1 byte")
     }
     let code = UInt16(payload[0]) << 8 | UInt16(payload[1])
     guard WebSocketCloseCode.isValidReceived(code) else {
-      return WebSocketViolation(closeCode: WebSocketCloseCode.protocolError, message: "close code \(code) not allowed")
+      return WebSocketViolation(
+        closeCode: WebSocketCloseCode.protocolError, message: "close code \(code) not allowed")
     }
     guard String(validating: payload[2...], as: UTF8.self) != nil else {
-      return WebSocketViolation(closeCode: WebSocketCloseCode.invalidPayload, message: "close reason not UTF-8")
+      return WebSocketViolation(
+        closeCode: WebSocketCloseCode.invalidPayload, message: "close reason not UTF-8")
     }
     return nil
   }

@@ -27,7 +27,9 @@ public enum WebSocketFrameEncoder {
       output.append(UInt8(length & 0xFF))
     } else {
       output.append(maskBit | 127)
-      for shift in stride(from: 56, through: 0, by: -8) { output.append(UInt8(truncatingIfNeeded: UInt64(length) >> UInt64(shift))) }
+      for shift in stride(from: 56, through: 0, by: -8) {
+        output.append(UInt8(truncatingIfNeeded: UInt64(length) >> UInt64(shift)))
+      }
     }
     guard let mask else {
       output.append(contentsOf: payload)
@@ -43,7 +45,8 @@ public enum WebSocketFrameEncoder {
   /// The frames of one text message in `role`: one FIN text frame, or a text frame and
   /// continuation frames of at most `maxFramePayloadBytes` each; each client frame has a fresh mask.
   public static func textMessage(
-    _ payload: [UInt8], role: WebSocketRole, maxFramePayloadBytes: Int = WebSocketFrameEncoder.maxFramePayloadBytes
+    _ payload: [UInt8], role: WebSocketRole,
+    maxFramePayloadBytes: Int = WebSocketFrameEncoder.maxFramePayloadBytes
   ) -> [[UInt8]] {
     let step = max(1, maxFramePayloadBytes)
     var frames: [[UInt8]] = []
@@ -52,7 +55,8 @@ public enum WebSocketFrameEncoder {
       let end = min(payload.count, offset + step)
       frames.append(
         frame(
-          opcode: offset == 0 ? .text : .continuation, payload: payload[offset..<end], fin: end == payload.count,
+          opcode: offset == 0 ? .text : .continuation, payload: payload[offset..<end],
+          fin: end == payload.count,
           mask: role == .client ? freshMask() : nil))
       offset = end
     } while offset < payload.count
@@ -61,7 +65,9 @@ public enum WebSocketFrameEncoder {
 
   /// A control frame (close, ping, pong) in `role`.
   public static func control(_ opcode: WebSocketOpcode, payload: [UInt8], role: WebSocketRole) -> [UInt8] {
-    frame(opcode: opcode, payload: payload.prefix(WebSocketFrameDecoder.maxControlPayloadBytes), mask: role == .client ? freshMask() : nil)
+    frame(
+      opcode: opcode, payload: payload.prefix(WebSocketFrameDecoder.maxControlPayloadBytes),
+      mask: role == .client ? freshMask() : nil)
   }
 
   /// A close frame with `code` and `reason` (cut to fit 125 bytes) in `role`.

@@ -43,7 +43,9 @@ public enum WebSocketHandshake {
     let limit = min(bytes.count, maxHandshakeResponseBytes)
     if limit >= 4 {
       for index in 3..<limit
-      where bytes[index] == 0x0A && bytes[index - 1] == 0x0D && bytes[index - 2] == 0x0A && bytes[index - 3] == 0x0D {
+      where bytes[index] == 0x0A && bytes[index - 1] == 0x0D && bytes[index - 2] == 0x0A
+        && bytes[index - 3] == 0x0D
+      {
         return index + 1
       }
     }

@@ -64,7 +64,9 @@ public struct WebSocketMessageAssembler: Sendable {
     case .binary:
       return violation(WebSocketCloseCode.unsupportedData, "binary message")
     default:
-      guard open == nil else { return violation(WebSocketCloseCode.protocolError, "data frame while a message is open") }
+      guard open == nil else {
+        return violation(WebSocketCloseCode.protocolError, "data frame while a message is open")
+      }
       guard frame.payload.count <= maxMessageBytes else {
         return violation(WebSocketCloseCode.messageTooBig, "message over the \(maxMessageBytes)-byte limit")
       }

@@ -33,7 +33,8 @@ public func openWebSocket(
     #if canImport(Darwin)
     return try await URLSessionWebSocketTransport.connect(to: url, deadline: deadline)
     #else
-    throw RelayConnectionError(.unsupportedScheme, "wss:// needs TLS, which this platform's build does not have")
+    throw RelayConnectionError(
+      .unsupportedScheme, "wss:// needs TLS, which this platform's build does not have")
     #endif
   }
   return try await PosixWebSocketTransport.connect(to: url, deadline: deadline)

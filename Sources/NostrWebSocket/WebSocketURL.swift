@@ -61,7 +61,9 @@ public struct WebSocketURL: Sendable, Hashable, CustomStringConvertible {
     }
     let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
     let authority = rest[..<authorityEnd]
-    guard !authority.contains("@") else { throw RelayConnectionError(.invalidURL, "a relay URL has no userinfo") }
+    guard !authority.contains("@") else {
+      throw RelayConnectionError(.invalidURL, "a relay URL has no userinfo")
+    }
     var host: Substring
     var portText: Substring?
     if authority.hasPrefix("[") {
@@ -71,7 +73,9 @@ public struct WebSocketURL: Sendable, Hashable, CustomStringConvertible {
       host = authority[authority.index(after: authority.startIndex)..<close]
       let after = authority[authority.index(after: close)...]
       if !after.isEmpty {
-        guard after.hasPrefix(":") else { throw RelayConnectionError(.invalidURL, "junk after the IPv6 literal") }
+        guard after.hasPrefix(":") else {
+          throw RelayConnectionError(.invalidURL, "junk after the IPv6 literal")
+        }
         portText = after.dropFirst()
       }
       guard !host.isEmpty, host.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else {

@@ -1,11 +1,11 @@
+import NostrEvent
+import NostrWebSocket
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-
-import NostrEvent
-import NostrWebSocket
 
 /// Serves every connection of one fixture relay from a single thread with `poll()`.
 ///
@@ -34,6 +34,8 @@ final class ConnectionLoop {
   private let recordRejection: (Int) -> Void
   private let reportCount: (Int) -> Void
   private let webSocketMessage: WebSocketResponder
+  private let reportSubscriptions: (Int) -> Void
+  private var subscriptionTotal = 0
   private var connections: [Int32: FixtureSocket] = [:]
   private var acceptPausedUntil: ContinuousClock.Instant?
   private var scratch = [UInt8](repeating: 0, count: ConnectionLoop.readChunkBytes)
@@ -44,8 +46,9 @@ final class ConnectionLoop {
   init(
     listener: Int32, stopPipe: Int32, configuration: RelayFixtureConfiguration, respond: @escaping Responder,
     recordRejection: @escaping (Int) -> Void, reportCount: @escaping (Int) -> Void,
-    webSocketMessage: @escaping WebSocketResponder
+    webSocketMessage: @escaping WebSocketResponder, reportSubscriptions: @escaping (Int) -> Void
   ) {
+    self.reportSubscriptions = reportSubscriptions
     self.webSocketMessage = webSocketMessage
     self.listener = listener
     self.stopPipe = stopPipe
@@ -155,6 +158,15 @@ final class ConnectionLoop {
     case .webSocket:
       guard let socket = connection.webSocket else { return drop(connection) }
       if socket.closingSince != nil { return drop(connection) }
+      if let held = socket.held, held.until <= now {
+        socket.held = nil
+        deliver(held.replies, fault: held.fault, broadcast: held.broadcast, on: connection)
+        if connections[connection.descriptor] === connection {
+          takeFrames(connection)
+          if connections[connection.descriptor] === connection { flushFrames(connection) }
+        }
+        return
+      }
       if let started = socket.frameStarted, started.advanced(by: FixtureWebSocket.frameTimeout) <= now {
         socket.startClose(code: WebSocketCloseCode.policyViolation, reason: "frame not complete in time")
       } else {
@@ -200,10 +212,12 @@ final class ConnectionLoop {
           connections.values.count(where: { $0.webSocket != nil }) >= FixtureWebSocket.maxUpgraded
         {
           recordRejection(503)
-          start(.rejection(status: 503, message: "too many WebSocket connections"), on: connection, delay: .zero)
+          start(
+            .rejection(status: 503, message: "too many WebSocket connections"), on: connection, delay: .zero)
           return
         }
         let answer = respond(request)
+        if let entry = answer.response.broadcast { broadcast(entry) }
         start(answer.response, on: connection, delay: answer.delay)
       case .reject(let status, let message):
         recordRejection(status)
@@ -290,7 +304,7 @@ final class ConnectionLoop {
   private func takeFrames(_ connection: FixtureSocket) {
     guard let socket = connection.webSocket else { return }
     var tookOne = false
-    while connections[connection.descriptor] === connection {
+    while connections[connection.descriptor] === connection, socket.held == nil {
       let outcome: WebSocketMessageAssembler.Outcome
       switch socket.decoder.next() {
       case .needMore:
@@ -312,7 +326,8 @@ final class ConnectionLoop {
       }
       switch outcome {
       case .partial, .pong: continue
-      case .ping(let payload): socket.enqueue(WebSocketFrameEncoder.control(.pong, payload: payload, role: .server))
+      case .ping(let payload):
+        socket.enqueue(WebSocketFrameEncoder.control(.pong, payload: payload, role: .server))
       case .close(let code, _):
         socket.enqueue(
           WebSocketFrameEncoder.close(code: code ?? WebSocketCloseCode.normal, role: .server))
@@ -324,9 +339,53 @@ final class ConnectionLoop {
         return
       case .text(let message):
         let outcome = webSocketMessage(message, &socket.session)
-        for reply in outcome.replies where !socket.enqueueText(reply) { return drop(connection) }
-        if let entry = outcome.broadcast { broadcast(entry) }
+        countSubscriptions()
+        if outcome.delay > .zero {
+          socket.held = (
+            ContinuousClock.now.advanced(by: outcome.delay), outcome.replies, outcome.fault, outcome.broadcast
+          )
+          return
+        }
+        deliver(outcome.replies, fault: outcome.fault, broadcast: outcome.broadcast, on: connection)
       }
+    }
+  }
+
+  /// Sends the replies to one message as its fault (if any) shapes them.
+  private func deliver(
+    _ replies: [[UInt8]], fault: RelayFault.Action?, broadcast entry: RelayFixtureData.Entry?,
+    on connection: FixtureSocket
+  ) {
+    guard let socket = connection.webSocket else { return }
+    switch fault {
+    case .closeConnection?:
+      return drop(connection)
+    case .truncatedBody?:
+      let frame = replies.first.flatMap { WebSocketFrameEncoder.textMessage($0, role: .server).first } ?? []
+      socket.enqueue(Array(frame.prefix(frame.count / 2)))
+      socket.closeWhenFlushed = true
+    case .oversizedBody(let bytes, _)?:
+      let chunk = WebSocketFrameEncoder.maxFramePayloadBytes
+      var offset = 0
+      repeat {
+        let end = min(max(0, bytes), offset + chunk)
+        socket.enqueue(
+          WebSocketFrameEncoder.frame(
+            opcode: offset == 0 ? .text : .continuation, payload: OutboundResponse.padding(end - offset),
+            fin: end >= bytes))
+        offset = end
+      } while offset < bytes
+    default:
+      for reply in replies where !socket.enqueueText(reply) { return drop(connection) }
+    }
+    if let entry { broadcast(entry) }
+  }
+
+  private func countSubscriptions() {
+    let total = connections.values.reduce(0) { $0 + ($1.webSocket?.session.subscriptions.count ?? 0) }
+    if total != subscriptionTotal {
+      subscriptionTotal = total
+      reportSubscriptions(total)
     }
   }
 
@@ -334,7 +393,8 @@ final class ConnectionLoop {
   private func broadcast(_ entry: RelayFixtureData.Entry) {
     for connection in Array(connections.values) {
       guard let socket = connection.webSocket, socket.closingSince == nil else { continue }
-      for (subscription, filters) in socket.session.subscriptions where filters.contains(where: { $0.matches(entry.event) }) {
+      for (subscription, filters) in socket.session.subscriptions
+      where filters.contains(where: { $0.matches(entry.event) }) {
         if authorOnly(entry.event.kind), entry.event.pubkey != socket.session.identity { continue }
         if !socket.enqueueText(WebSocketRelay.eventMessage(subscription, entry.json)) {
           drop(connection)
@@ -353,7 +413,8 @@ final class ConnectionLoop {
     while let frame = socket.queue.first {
       let written = frame.withUnsafeBytes { bytes in
         PosixSocket.sendSome(
-          bytes.baseAddress! + socket.sentOfFirst, count: bytes.count - socket.sentOfFirst, to: connection.descriptor)
+          bytes.baseAddress! + socket.sentOfFirst, count: bytes.count - socket.sentOfFirst,
+          to: connection.descriptor)
       }
       guard let written else { return drop(connection) }
       if written == 0 { return }
@@ -371,5 +432,6 @@ final class ConnectionLoop {
     guard connections.removeValue(forKey: connection.descriptor) != nil else { return }
     close(connection.descriptor)
     reportCount(connections.count)
+    if connection.webSocket != nil { countSubscriptions() }
   }
 }

@@ -64,7 +64,8 @@ struct EventStore: Sendable {
       let tag = event.tags.first { $0.first == "d" }.map { $0.count > 1 ? $0[1] : "" } ?? ""
       if let index = entries.firstIndex(where: { stored in
         stored.event.pubkey == event.pubkey && stored.event.kind == event.kind
-          && (!addressable || (stored.event.tags.first { $0.first == "d" }.map { $0.count > 1 ? $0[1] : "" } ?? "") == tag)
+          && (!addressable
+            || (stored.event.tags.first { $0.first == "d" }.map { $0.count > 1 ? $0[1] : "" } ?? "") == tag)
       }) {
         guard Self.precedes(event, entries[index].event) else { return false }
         ids.remove(entries[index].event.id)

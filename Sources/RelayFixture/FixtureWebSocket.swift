@@ -30,12 +30,19 @@ final class FixtureWebSocket {
   var lastHeard = ContinuousClock.now
   /// When our close frame was queued: input is discarded, the socket closes within `closeLinger`.
   var closingSince: ContinuousClock.Instant?
-  /// Close the socket once the queue is sent (after answering the client's close).
+  /// Close the socket once the queue is sent (after answering the client's close, or a fault).
   var closeWhenFlushed = false
+  /// Replies a delay fault holds, with the instant they are released; input waits behind them.
+  var held:
+    (
+      until: ContinuousClock.Instant, replies: [[UInt8]], fault: RelayFault.Action?,
+      broadcast: RelayFixtureData.Entry?
+    )?
 
   /// When the loop must look at this connection even if nothing happens on it.
   var deadline: ContinuousClock.Instant {
     if let closingSince { return closingSince.advanced(by: Self.closeLinger) }
+    if let held { return held.until }
     let idle = lastHeard.advanced(by: Self.idleTimeout)
     guard let frameStarted else { return idle }
     return min(idle, frameStarted.advanced(by: Self.frameTimeout))

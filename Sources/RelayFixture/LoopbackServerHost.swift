@@ -66,7 +66,7 @@ final class LoopbackServerHost: Sendable {
         listener: listener, stopPipe: stopPipe.read, configuration: configuration,
         respond: { request in respond(request, origin) }, recordRejection: { _ in }, reportCount: { _ in },
         // The host's servers never answer an upgrade, so no connection becomes a WebSocket.
-        webSocketMessage: { _, _ in WebSocketRelay.Outcome() })
+        webSocketMessage: { _, _ in WebSocketRelay.Outcome() }, reportSubscriptions: { _ in })
       loop.run()
       threads.leave()
     }

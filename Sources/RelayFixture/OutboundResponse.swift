@@ -10,6 +10,9 @@ struct OutboundResponse {
   static let paddingChunkBytes = 64 * 1024
   /// The padding chunk: JSON-looking bytes that never form a complete value.
   static let paddingChunk = [UInt8](repeating: UInt8(ascii: "["), count: paddingChunkBytes)
+  /// `count` padding bytes (for the WebSocket `oversized_body` fault, one frame at a time).
+  static func padding(_ count: Int) -> [UInt8] { [UInt8](repeating: UInt8(ascii: "["), count: count) }
+
   /// The interim answer to `Expect: 100-continue`.
   static let continueInterim = OutboundResponse(
     bytes: Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), keepsOpen: true)
@@ -22,6 +25,8 @@ struct OutboundResponse {
   var keepsOpen: Bool
   /// Whether the connection speaks WebSocket once `bytes` (a 101) are sent.
   var upgrades = false
+  /// An event this request stored, for the open WebSocket subscriptions that match it.
+  var broadcast: RelayFixtureData.Entry?
 
   /// The 101 answer to a WebSocket upgrade with its `Sec-WebSocket-Accept` value.
   static func switchingProtocols(accept: String) -> OutboundResponse {

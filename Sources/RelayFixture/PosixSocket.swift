@@ -1,10 +1,10 @@
+import NostrWebSocket
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-
-import NostrWebSocket
 
 /// The fixture's own socket calls (listening and accepting); the generic ones (sending,
 /// non-blocking mode, pipes) are NostrWebSocket's `PosixSocket`, shared with the client.

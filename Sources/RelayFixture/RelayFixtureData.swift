@@ -1,5 +1,6 @@
 import Foundation
 import NostrEvent
+import NostrJSON
 
 /// What a fixture relay serves: a NIP-11 document, events, media files and faults.
 ///
@@ -83,6 +84,13 @@ public struct RelayFixtureData: Sendable {
     data.nip11 = try readIfPresent(folder.appendingPathComponent("nip11.json"), field: "nip11.json")
     if let lines = try readIfPresent(folder.appendingPathComponent("events.jsonl"), field: "events.jsonl") {
       data.loadEvents(lines)
+      if let refused = data.refusedLine {
+        throw RelayFixtureError(
+          code: .invalidData, field: "events.jsonl:\(refused.line)", message: refused.message)
+      }
+    }
+    if let policy = try readIfPresent(folder.appendingPathComponent("policy.json"), field: "policy.json") {
+      data.authRequiredKinds = try Self.authRequiredKinds(policy)
     }
     if let faults = try readIfPresent(folder.appendingPathComponent("faults.json"), field: "faults.json") {
       data.faults = try RelayFault.parseList(faults)
@@ -97,6 +105,39 @@ public struct RelayFixtureData: Sendable {
     return data
   }
 
+  /// The largest stored event (4 MiB − 1 KiB), so that its `EVENT` message fits 4 MiB.
+  public static let maxStoredEventBytes = 4 * 1024 * 1024 - 1024
+
+  /// The first line of `events.jsonl` storage refuses (a lease, or an event over the bound).
+  private var refusedLine: Problem?
+
+  /// Reads `policy.json`: `{"auth_required_kinds":[…]}`, every member optional, unknown ones refused.
+  static func authRequiredKinds(_ bytes: [UInt8]) throws(RelayFixtureError) -> Set<Int> {
+    guard case .object(let object)? = try? JSONReader().read(bytes) else {
+      throw RelayFixtureError(code: .invalidData, field: "policy.json", message: "not a JSON object")
+    }
+    var kinds = Set<Int>()
+    for member in object.members {
+      guard member.key == "auth_required_kinds" else {
+        throw RelayFixtureError(
+          code: .invalidData, field: "policy.json", message: "unknown member \(member.key)")
+      }
+      guard let values = member.value.arrayValue else {
+        throw RelayFixtureError(
+          code: .invalidData, field: "policy.json", message: "auth_required_kinds must be an array of kinds")
+      }
+      for value in values {
+        guard let kind = value.integerValue.flatMap({ Int(exactly: $0) }), (0...Event.maxKind).contains(kind)
+        else {
+          throw RelayFixtureError(
+            code: .invalidData, field: "policy.json", message: "auth_required_kinds holds a non-kind")
+        }
+        kinds.insert(kind)
+      }
+    }
+    return kinds
+  }
+
   private mutating func loadEvents(_ bytes: [UInt8]) {
     var lineNumber = 0
     for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
@@ -105,6 +146,11 @@ public struct RelayFixtureData: Sendable {
       guard !trimmed.isEmpty else { continue }
       do {
         let event = try Event(json: trimmed)
+        if refusedLine == nil, event.kind == 30350 {
+          refusedLine = Problem(line: lineNumber, message: "leases arrive only through ingest")
+        } else if refusedLine == nil, trimmed.count > Self.maxStoredEventBytes {
+          refusedLine = Problem(line: lineNumber, message: "event over \(Self.maxStoredEventBytes) bytes")
+        }
         entries.append(Entry(event: event, json: Array(trimmed)))
       } catch {
         problems.append(Problem(line: lineNumber, message: "\(error.code.rawValue): \(error.message)"))

@@ -66,6 +66,7 @@ public final class RelayFixtureServer: Sendable {
   private let verifier = NIP98Verifier()
   private let threads = DispatchGroup()
   private let connectionCount = Locked(0)
+  private let subscriptionCount = Locked(0)
 
   /// Creates a server for `data`; nothing is bound until `start()`.
   public init(data: RelayFixtureData, configuration: RelayFixtureConfiguration = RelayFixtureConfiguration())
@@ -126,8 +127,18 @@ public final class RelayFixtureServer: Sendable {
         },
         reportCount: { [self] count in connectionCount.withLock { $0 = count } },
         webSocketMessage: { [self] message, session in
-          webSocketRelay(origin: origin).handle(message, session: &session)
-        })
+          var outcome = webSocketRelay(origin: origin).handle(message, session: &session)
+          guard let request = outcome.request else { return outcome }
+          let plan = takeFaults(path: "ws", kinds: request.kinds)
+          outcome.fault = plan.action
+          outcome.delay = .milliseconds(plan.delayMilliseconds)
+          record(
+            RelayRequestRecord(
+              method: request.type, path: "ws", kinds: request.kinds.sorted(), filters: request.filters,
+              authorizedPubkey: session.identity, status: plan.action == nil ? 200 : 0, fault: plan.name))
+          return outcome
+        },
+        reportSubscriptions: { [self] count in subscriptionCount.withLock { $0 = count } })
       let authorOnlyKinds = state.withLock { $0.authorOnlyKinds }
       loop.authorOnly = { authorOnlyKinds.contains($0) }
       loop.run()
@@ -172,6 +183,9 @@ public final class RelayFixtureServer: Sendable {
 
   /// The number of connections being served right now.
   public var activeConnections: Int { connectionCount.withLock { $0 } }
+
+  /// The number of WebSocket subscriptions open right now, over every connection.
+  public var openSubscriptions: Int { subscriptionCount.withLock { $0 } }
 
   // MARK: Changing the scenario at run time
 
@@ -270,7 +284,8 @@ public final class RelayFixtureServer: Sendable {
         method: request.method, path: request.path, kinds: routed.kinds.sorted(), filters: routed.filters,
         hadAuthorization: request.header("authorization") != nil, authorizedPubkey: routed.authorizedPubkey,
         status: status, fault: plan.name))
-    let response = OutboundResponse(routed.response, action: plan.action, keepAlive: request.keepAlive)
+    var response = OutboundResponse(routed.response, action: plan.action, keepAlive: request.keepAlive)
+    response.broadcast = routed.broadcast
     return (response, .milliseconds(plan.delayMilliseconds))
   }
 
@@ -279,7 +294,8 @@ public final class RelayFixtureServer: Sendable {
       RelayRouter(
         origin: origin, nip11: state.nip11, store: state.store, media: state.media,
         mediaRequiresAuthorization: configuration.mediaRequiresAuthorization, verifier: verifier,
-        now: state.now ?? Int64(Date().timeIntervalSince1970), authorOnlyKinds: state.authorOnlyKinds)
+        now: state.now ?? Int64(Date().timeIntervalSince1970), authorOnlyKinds: state.authorOnlyKinds,
+        save: { [self] entry in store(entry) })
     }
   }
 

@@ -19,6 +19,8 @@ struct RelayRouter: Sendable {
     var authorizedPubkey: String?
     /// The `Sec-WebSocket-Accept` value when the request is a valid WebSocket upgrade.
     var upgradeAccept: String?
+    /// An event `POST /events` stored (or passed on), for the open WebSocket subscriptions.
+    var broadcast: RelayFixtureData.Entry?
   }
 
   let origin: String
@@ -30,6 +32,8 @@ struct RelayRouter: Sendable {
   let now: Int64
   /// Kinds only their author may read (30350 and `policy.json`'s).
   let authorOnlyKinds: Set<Int>
+  /// Stores into the live store (`POST /events`).
+  let save: @Sendable (RelayFixtureData.Entry) -> StoreResult
 
   /// Answers `request`.
   func route(_ request: HTTPRequest) -> Routed {
@@ -40,6 +44,7 @@ struct RelayRouter: Sendable {
     }
     if path == "/" { return Routed(response: informationDocument(request)) }
     if path == "/query" { return query(request) }
+    if path == "/events" { return postEvent(request) }
     if path.hasPrefix("/media/") { return mediaFile(request, name: String(path.dropFirst("/media/".count))) }
     return Routed(response: .error(404, "not found"))
   }
@@ -53,15 +58,20 @@ struct RelayRouter: Sendable {
     }
     let tokens = request.headers.filter { $0.name == "connection" }.flatMap { $0.value.split(separator: ",") }
       .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-    guard tokens.contains("upgrade") else { return Routed(response: .error(400, "Connection must name upgrade")) }
+    guard tokens.contains("upgrade") else {
+      return Routed(response: .error(400, "Connection must name upgrade"))
+    }
     guard request.header("sec-websocket-version") == "13" else {
       return Routed(
-        response: .error(426, "Sec-WebSocket-Version must be 13", extraHeaders: [("Sec-WebSocket-Version", "13")]))
+        response: .error(
+          426, "Sec-WebSocket-Version must be 13", extraHeaders: [("Sec-WebSocket-Version", "13")]))
     }
     guard let key = request.header("sec-websocket-key"), WebSocketHandshake.isValidKey(key) else {
       return Routed(response: .error(400, "Sec-WebSocket-Key must be the base64 of 16 bytes"))
     }
-    guard request.body.isEmpty else { return Routed(response: .error(400, "a WebSocket upgrade has no body")) }
+    guard request.body.isEmpty else {
+      return Routed(response: .error(400, "a WebSocket upgrade has no body"))
+    }
     var routed = Routed(response: HTTPResponse(status: 101, headers: [], body: []))
     routed.upgradeAccept = WebSocketHandshake.acceptValue(for: key)
     return routed
@@ -136,6 +146,55 @@ struct RelayRouter: Sendable {
       200,
       store.answer(
         filters, visible: { WebSocketRelay.isVisible($0, to: identity, authorOnlyKinds: authorOnlyKinds) }))
+    return routed
+  }
+
+  /// `POST /events`: one event, NIP-98 signed with a payload; the signer is the identity and
+  /// the answer is the bridge form of the `OK` (`relay-connection.md` §5).
+  private func postEvent(_ request: HTTPRequest) -> Routed {
+    var routed = Routed(response: .error(500, "unanswered"))
+    guard request.method == "POST" else {
+      routed.response = .error(405, "method not allowed", extraHeaders: [("Allow", "POST")])
+      return routed
+    }
+    let identity: String
+    do {
+      let auth = try verifier.verify(
+        header: request.header("authorization"), url: origin + request.target, method: "POST",
+        body: request.body, now: now)
+      guard !auth.tagValues("payload").isEmpty else {
+        routed.response = .error(401, "NIP-98: a payload tag is required")
+        return routed
+      }
+      identity = auth.pubkey
+    } catch {
+      routed.response = .error(401, "NIP-98: \(error.message)")
+      return routed
+    }
+    routed.authorizedPubkey = identity
+    let relay = WebSocketRelay(
+      webSocketURL: "ws" + origin.dropFirst("http".count), authorOnlyKinds: authorOnlyKinds, now: now,
+      store: store,
+      save: save)
+    let answer: (id: String?, accepted: Bool, message: String, broadcast: RelayFixtureData.Entry?)
+    if let value = try? JSONReader().read(request.body), case .object = value {
+      answer = relay.accept(value, size: request.body.count, identity: identity)
+      if let kind = value.objectValue?["kind"]?.integerValue.flatMap({ Int(exactly: $0) }) {
+        routed.kinds = [kind]
+      }
+    } else if request.body.count > WebSocketRelay.maxEventBytes {
+      answer = (nil, false, "invalid: event over \(WebSocketRelay.maxEventBytes) bytes", nil)
+    } else {
+      answer = (nil, false, "invalid: malformed event: event: not a JSON object", nil)
+    }
+    let body = JSONWriter.bytes(
+      .object(
+        JSONObject([
+          "accepted": .bool(answer.accepted), "id": answer.id.map { .string($0) } ?? .null,
+          "message": .string(answer.message),
+        ])))
+    routed.response = .json(answer.accepted ? 200 : 400, body)
+    routed.broadcast = answer.broadcast
     return routed
   }
 

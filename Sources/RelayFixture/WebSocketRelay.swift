@@ -65,12 +65,19 @@ struct WebSocketRelay {
     var replies: [[UInt8]] = []
     /// An event newly stored or ephemeral, for every open subscription that matches it.
     var broadcast: RelayFixtureData.Entry?
+    /// For a REQ or EVENT: the message type, the kinds `"path":"ws"` faults match on, the filters.
+    var request: (type: String, kinds: Set<Int>, filters: [Filter])?
+    /// The fault that shapes the replies, with its delay.
+    var fault: RelayFault.Action?
+    /// How long the replies are held.
+    var delay: Duration = .zero
   }
 
   /// Answers one client message.
   func handle(_ bytes: [UInt8], session: inout WebSocketSessionState) -> Outcome {
     var outcome = Outcome()
-    guard case .array(let elements)? = try? JSONReader().read(bytes), let type = elements.first?.stringValue else {
+    guard case .array(let elements)? = try? JSONReader().read(bytes), let type = elements.first?.stringValue
+    else {
       outcome.replies.append(Self.notice("invalid: not a JSON array with a message type"))
       return outcome
     }
@@ -87,6 +94,8 @@ struct WebSocketRelay {
         outcome.replies.append(Self.notice("invalid: EVENT takes one event object"))
         return outcome
       }
+      let kind = elements[1].objectValue?["kind"]?.integerValue.flatMap { Int(exactly: $0) }
+      outcome.request = ("EVENT", kind.map { [$0] } ?? [], [])
       let answer = accept(elements[1], size: bytes.count, identity: session.identity)
       guard let id = answer.id else {
         outcome.replies.append(Self.notice(answer.message))
@@ -99,13 +108,17 @@ struct WebSocketRelay {
         outcome.replies.append(Self.notice("invalid: AUTH takes one event object"))
         return outcome
       }
-      let id = elements[1].objectValue?["id"]?.stringValue.flatMap { Hex.isLowercaseHex($0, length: 64) ? $0 : nil }
+      let id = elements[1].objectValue?["id"]?.stringValue.flatMap {
+        Hex.isLowercaseHex($0, length: 64) ? $0 : nil
+      }
       let problem = authProblem(elements[1], challenge: session.challenge)
       guard let id else {
         outcome.replies.append(Self.notice(problem ?? "invalid: AUTH event without an id"))
         return outcome
       }
-      if problem == nil, let pubkey = elements[1].objectValue?["pubkey"]?.stringValue { session.identity = pubkey }
+      if problem == nil, let pubkey = elements[1].objectValue?["pubkey"]?.stringValue {
+        session.identity = pubkey
+      }
       outcome.replies.append(Self.ok(id, problem == nil, problem ?? ""))
     default:
       outcome.replies.append(Self.notice("invalid: unknown message type \(type)"))
@@ -113,7 +126,9 @@ struct WebSocketRelay {
     return outcome
   }
 
-  private func request(_ elements: [JSONValue], session: inout WebSocketSessionState, into outcome: inout Outcome) {
+  private func request(
+    _ elements: [JSONValue], session: inout WebSocketSessionState, into outcome: inout Outcome
+  ) {
     guard elements.count >= 2, let subscription = elements[1].stringValue,
       (1...Self.maxSubscriptionIDLength).contains(subscription.count)
     else {
@@ -121,6 +136,13 @@ struct WebSocketRelay {
       return
     }
     let raw = Array(elements.dropFirst(2))
+    var kinds = Set<Int>()
+    for element in raw {
+      for kind in element.objectValue?["kinds"]?.arrayValue ?? [] {
+        if let number = kind.integerValue, let value = Int(exactly: number) { kinds.insert(value) }
+      }
+    }
+    outcome.request = ("REQ", kinds, [])
     guard (1...Self.maxFilters).contains(raw.count) else {
       outcome.replies.append(Self.closed(subscription, "invalid: REQ takes 1 to \(Self.maxFilters) filters"))
       return
@@ -142,10 +164,12 @@ struct WebSocketRelay {
     }
     if session.subscriptions[subscription] == nil, session.subscriptions.count >= Self.maxOpenSubscriptions {
       outcome.replies.append(
-        Self.closed(subscription, "restricted: too many open subscriptions (max \(Self.maxOpenSubscriptions))"))
+        Self.closed(
+          subscription, "restricted: too many open subscriptions (max \(Self.maxOpenSubscriptions))"))
       return
     }
     session.subscriptions[subscription] = filters
+    outcome.request?.filters = filters
     for entry in store.matches(filters, visible: { isVisible($0, to: session.identity) }) {
       outcome.replies.append(Self.eventMessage(subscription, entry.json))
     }
@@ -161,9 +185,12 @@ struct WebSocketRelay {
   }
 
   /// `visibilityProblem` for a given set of author-only kinds (shared with `/query`).
-  static func visibilityProblem(_ filters: [Filter], identity: String?, authorOnlyKinds: Set<Int>) -> String? {
+  static func visibilityProblem(_ filters: [Filter], identity: String?, authorOnlyKinds: Set<Int>) -> String?
+  {
     for filter in filters {
-      guard let kinds = filter.kinds, !kinds.isEmpty, kinds.allSatisfy(authorOnlyKinds.contains) else { continue }
+      guard let kinds = filter.kinds, !kinds.isEmpty, kinds.allSatisfy(authorOnlyKinds.contains) else {
+        continue
+      }
       guard let identity else { return Self.notAuthenticated }
       guard filter.authors == [identity] else { return Self.authorOnlyRefusal }
     }
@@ -185,7 +212,9 @@ struct WebSocketRelay {
   func accept(_ value: JSONValue, size: Int, identity: String?) -> (
     id: String?, accepted: Bool, message: String, broadcast: RelayFixtureData.Entry?
   ) {
-    let readableID = value.objectValue?["id"]?.stringValue.flatMap { Hex.isLowercaseHex($0, length: 64) ? $0 : nil }
+    let readableID = value.objectValue?["id"]?.stringValue.flatMap {
+      Hex.isLowercaseHex($0, length: 64) ? $0 : nil
+    }
     func refuse(_ message: String) -> (String?, Bool, String, RelayFixtureData.Entry?) {
       (readableID, false, message, nil)
     }
@@ -196,14 +225,19 @@ struct WebSocketRelay {
     } catch {
       return refuse("invalid: malformed event: \(error.field ?? "event"): \(error.message)")
     }
-    guard event.kind != RelayConnection.authKind else { return refuse("invalid: AUTH events go in an AUTH message") }
+    guard event.kind != RelayConnection.authKind else {
+      return refuse("invalid: AUTH events go in an AUTH message")
+    }
     if authorOnlyKinds.contains(event.kind) {
       guard let identity else { return refuse(Self.notAuthenticated) }
-      guard identity == event.pubkey else { return refuse("invalid: event pubkey does not match authenticated identity") }
+      guard identity == event.pubkey else {
+        return refuse("invalid: event pubkey does not match authenticated identity")
+      }
     }
     switch event.verify() {
     case .valid: break
-    case .idMismatch: return refuse("invalid: invalid event id: computed \(event.computedID()), got \(event.id)")
+    case .idMismatch:
+      return refuse("invalid: invalid event id: computed \(event.computedID()), got \(event.id)")
     case .badSignature: return refuse("invalid: invalid schnorr signature")
     }
     guard abs(event.createdAt - now) <= Self.timestampWindow else {
@@ -234,15 +268,20 @@ struct WebSocketRelay {
     case .badSignature: return "invalid: invalid schnorr signature"
     }
     guard event.tagValues("challenge").first == challenge else { return "invalid: challenge does not match" }
-    guard let relay = event.tagValues("relay").first, NIP98URL.normalized(relay) == NIP98URL.normalized(webSocketURL)
+    guard let relay = event.tagValues("relay").first,
+      NIP98URL.normalized(relay) == NIP98URL.normalized(webSocketURL)
     else { return "invalid: relay tag does not match" }
-    guard abs(event.createdAt - now) <= Self.authWindow else { return "invalid: AUTH event too old or too new" }
+    guard abs(event.createdAt - now) <= Self.authWindow else {
+      return "invalid: AUTH event too old or too new"
+    }
     return nil
   }
 
   // MARK: Messages
 
-  static func notice(_ text: String) -> [UInt8] { JSONWriter.bytes(.array([.string("NOTICE"), .string(text)])) }
+  static func notice(_ text: String) -> [UInt8] {
+    JSONWriter.bytes(.array([.string("NOTICE"), .string(text)]))
+  }
 
   static func closed(_ subscription: String, _ text: String) -> [UInt8] {
     JSONWriter.bytes(.array([.string("CLOSED"), .string(subscription), .string(text)]))

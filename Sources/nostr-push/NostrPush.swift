@@ -14,6 +14,8 @@ enum NostrPush {
     ResolveCommand.self,
     Nip44Command.self,
     LeaseCommand.self,
+    PublishCommand.self,
+    QueryCommand.self,
     DemoCommand.self,
   ]
 

@@ -17,7 +17,7 @@ enum RelayCommand: CLICommand {
     usage: nostr-push relay --data DIR [--port 0] [--host 127.0.0.1] [--now UNIX]
 
     Serves DIR (nip11.json, events.jsonl, media/, faults.json) as in relay-fixture.md and prints
-    {"listening":"http://127.0.0.1:<port>"} once it accepts connections. Runs until SIGINT or
+    {"listening":"http://127.0.0.1:<port>","websocket":"ws://127.0.0.1:<port>"} once it accepts connections. Runs until SIGINT or
     SIGTERM. Only loopback hosts (127.0.0.0/8, ::1, localhost) are accepted. --now fixes the
     relay's clock for NIP-98 checks; --port 0 picks a free port.
     """
@@ -52,7 +52,9 @@ enum RelayCommand: CLICommand {
       return ExitCode.failure
     }
     let origin = url.absoluteString
-    CLIOutput.line(JSONWriter.string(.object(JSONObject(["listening": .string(origin)]))))
+    let webSocket = "ws" + origin.dropFirst("http".count)
+    CLIOutput.line(
+      JSONWriter.string(.object(JSONObject(["listening": .string(origin), "websocket": .string(webSocket)]))))
     await waitForTerminationSignal()
     await server.stop()
     return ExitCode.success

@@ -37,6 +37,8 @@ import FoundationNetworking
     }
     let listening = try JSONReader().read(line).objectValue?["listening"]?.stringValue
     let origin = try #require(listening)
+    let webSocket = try JSONReader().read(line).objectValue?["websocket"]?.stringValue
+    #expect(webSocket == "ws" + origin.dropFirst("http".count))
     var request = URLRequest(url: URL(string: origin + "/")!)
     request.setValue("application/nostr+json", forHTTPHeaderField: "Accept")
     let (data, response) = try await URLSession.shared.data(for: request)

@@ -51,6 +51,7 @@ import Testing
         "parsesAPushDescriptorStrictly", "storesAndLooksUpAVerifiedProfile",
         "queriesAFixtureRelayOverLoopback", "resolvesAWakeAgainstAFixtureRelay",
         "encryptsAndDecryptsANIP44Payload", "enrollsADeviceAndTheRelayOpensTheLease",
+        "queriesAndPublishesOverWebSocket",
       ]))
   }
 }

@@ -4,6 +4,7 @@ import Foundation
 import NIP44
 import NostrEvent
 import NostrJSON
+import NostrWebSocket
 import NotificationResolver
 import PushDescriptor
 import RelayFixture
@@ -228,6 +229,35 @@ import FoundationNetworking
     #expect(events.first?.verify().isValid == true)
     #expect(server.requestCount(path: "/query") == 1)
     #expect(server.requests().first?.authorizedPubkey == account.publicKeyHex)
+  }
+
+  @Test func queriesAndPublishesOverWebSocket() async throws {
+    // README example: begin
+    let now: Int64 = 1_767_225_600
+    let alice = SecretKey.generate()
+    let message = try UnsignedEvent(
+      pubkey: alice.publicKeyHex, createdAt: now - 10, kind: 9, tags: [], content: "hello"
+    ).signed(with: alice)
+    let server = RelayFixtureServer(
+      data: RelayFixtureData(events: [message]), configuration: RelayFixtureConfiguration(now: now))
+    let origin = try await server.start()  // http://127.0.0.1:<port>; ws:// on the same port
+    let url = "ws://" + origin.absoluteString.dropFirst("http://".count)
+
+    // One connection, several operations; the key answers the relay's NIP-42 challenge.
+    let connection = try await RelayConnection.connect(
+      to: url, key: alice, clock: { now }, deadline: .now + .seconds(5))
+    let events = try await connection.query([Filter(kinds: [9])], deadline: .now + .seconds(5))
+    // events.map(\.id) == [message.id]: parsed strictly, verified, matched, de-duplicated
+    let reply = try UnsignedEvent(
+      pubkey: alice.publicKeyHex, createdAt: now, kind: 9, tags: [["e", message.id]], content: "again"
+    ).signed(with: alice)
+    let answer = try await connection.publish(reply, deadline: .now + .seconds(5))
+    // answer == PublishResult(id: reply.id, accepted: true, message: "")
+    await connection.close()  // close 1000, then the socket
+    await server.stop()
+    // README example: end
+    #expect(events.map(\.id) == [message.id])
+    #expect(answer == PublishResult(id: reply.id, accepted: true, message: ""))
   }
 
   @Test func resolvesAWakeAgainstAFixtureRelay() async throws {

@@ -1,0 +1,102 @@
+import Foundation
+import NostrEvent
+import NostrJSON
+import NostrWebSocket
+import NotificationResolver
+
+/// What `publish` and `query` share: the `--timeout-ms` and `--now` flags, the error line, and
+/// the HTTP leg (`POST /events`, `POST /query`) with NIP-98.
+enum RelayExchange {
+  /// The longest `--timeout-ms` (one minute).
+  static let maxTimeoutMilliseconds: Int64 = 60_000
+  /// The largest HTTP answer read (16 MiB, a query's `maxBytes`).
+  static let maxResponseBytes = 16 * 1024 * 1024
+  /// The largest event file read.
+  static let maxEventFileBytes = 4 * 1024 * 1024
+
+  /// The failure printed as `{"error":<code>,"message":…}` with exit status 1.
+  struct Failure: Error {
+    var code: String
+    var message: String
+
+    init(_ code: String, _ message: String) {
+      self.code = code
+      self.message = message
+    }
+
+    init(_ error: RelayConnectionError) { self.init(error.code.rawValue, error.message) }
+  }
+
+  /// `--timeout-ms` as a deadline from now.
+  static func deadline(_ reader: ArgumentReader) throws -> ContinuousClock.Instant {
+    let timeout = try reader.integer("timeout-ms", default: 8000)!
+    guard (1...maxTimeoutMilliseconds).contains(timeout) else {
+      throw UsageError("--timeout-ms must be between 1 and \(maxTimeoutMilliseconds)")
+    }
+    return .now + .milliseconds(timeout)
+  }
+
+  /// `--now` as the clock of `AUTH` and NIP-98 events.
+  static func clock(_ reader: ArgumentReader) throws -> RelayConnection.Clock {
+    guard let now = try reader.integer("now") else { return RelayConnection.systemClock }
+    return { now }
+  }
+
+  /// The account key (as `resolve` reads it).
+  static func key(_ reader: ArgumentReader) throws(Failure) -> SecretKey {
+    do {
+      return try SecretKeyFile.read(try reader.required("secret-key-file"))
+    } catch {
+      throw Failure("invalid_key", "\(error)")
+    }
+  }
+
+  /// Prints the error line; returns exit status 1.
+  static func fail(_ failure: Failure) -> Int32 {
+    CLIOutput.line(
+      JSONWriter.string(
+        .object(JSONObject(["error": .string(failure.code), "message": .string(failure.message)]))))
+    return ExitCode.failure
+  }
+
+  /// A NIP-98 signed `POST` of `body` to `path` of the relay's HTTP origin.
+  static func post(
+    _ body: [UInt8], path: String, relay: String, key: SecretKey, clock: RelayConnection.Clock,
+    deadline: ContinuousClock.Instant
+  ) async throws(Failure) -> HTTPResponse {
+    let origin: HTTPOrigin
+    do {
+      origin = try HTTPOrigin(relayURL: relay)
+    } catch {
+      throw Failure("invalid_url", error.message)
+    }
+    let url = origin.url(path: path)
+    let header: String
+    do {
+      header = try NIP98.authorizationHeader(url: url, method: "POST", body: body, key: key, now: clock())
+    } catch {
+      throw Failure("invalid_key", "\(error)")
+    }
+    let request = HTTPRequest(
+      url: url, method: "POST", headers: ["Authorization": header, "Content-Type": "application/json"],
+      body: body,
+      maxResponseBytes: maxResponseBytes)
+    do throws(TransportError) {
+      return try await URLSessionTransport.shared.send(request, deadline: deadline)
+    } catch {
+      switch error.code {
+      case .unreachable: throw Failure("unreachable", error.message)
+      case .timeout: throw Failure("timeout", "HTTP \(path)")
+      case .cancelled: throw Failure("cancelled", "HTTP \(path)")
+      case .invalidURL: throw Failure("invalid_url", error.message)
+      default: throw Failure("invalid_response", error.message)
+      }
+    }
+  }
+
+  /// The `error` member of a refused HTTP answer, else a short description of it.
+  static func errorText(_ response: HTTPResponse) -> String {
+    let text = (try? JSONReader().read(response.body))?.objectValue?["error"]?.stringValue
+    return "HTTP \(response.status)" + (text.map { ": \($0)" } ?? "")
+  }
+}
