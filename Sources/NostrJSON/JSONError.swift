@@ -25,13 +25,17 @@ public struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
   public var offset: Int
   /// A human-readable explanation.
   public var reason: String
+  /// For `duplicateKey`, the repeated member name exactly as decoded (the path alone is
+  /// ambiguous for a name holding `.` or `[`); nil otherwise.
+  public var duplicateKey: String?
 
   /// Creates an error.
-  public init(code: Code, path: String = "", offset: Int, reason: String) {
+  public init(code: Code, path: String = "", offset: Int, reason: String, duplicateKey: String? = nil) {
     self.code = code
     self.path = path
     self.offset = offset
     self.reason = reason
+    self.duplicateKey = duplicateKey
   }
 
   public var description: String {

@@ -111,7 +111,8 @@ struct JSONScanner {
 
   private func duplicate(_ key: String, at offset: Int) -> JSONError {
     JSONError(
-      code: .duplicateKey, path: key, offset: offset, reason: "duplicate member name \"\(key)\"")
+      code: .duplicateKey, path: key, offset: offset, reason: "duplicate member name \"\(key)\"",
+      duplicateKey: key)
   }
 
   private mutating func readArray() throws(JSONError) -> [JSONValue] {

@@ -1,3 +1,5 @@
+import PushDescriptor
+
 /// Where tapping the notification leads: the message, its channel and, for a thread reply, the
 /// thread's parent message.
 ///
@@ -42,23 +44,10 @@ public struct MessageTarget: Sendable, Hashable {
     return lastMarkedEventID(in: tags, marker: "root")
   }
 
-  /// Whether `text` is `xxxxxxxx-xxxx-4xxx-[89ab]xxx-xxxxxxxxxxxx` in lowercase hex.
+  /// Whether `text` is `xxxxxxxx-xxxx-4xxx-[89ab]xxx-xxxxxxxxxxxx` in lowercase hex
+  /// (`PushDescriptor.isUUIDv4Lowercase`, the one implementation of the `h` grammar).
   public static func isLowercaseUUIDv4(_ text: String) -> Bool {
-    let bytes = Array(text.utf8)
-    guard bytes.count == 36 else { return false }
-    for (offset, byte) in bytes.enumerated() {
-      switch offset {
-      case 8, 13, 18, 23:
-        guard byte == UInt8(ascii: "-") else { return false }
-      case 14:
-        guard byte == UInt8(ascii: "4") else { return false }
-      case 19:
-        guard "89ab".utf8.contains(byte) else { return false }
-      default:
-        guard isLowercaseHexDigit(byte) else { return false }
-      }
-    }
-    return true
+    PushDescriptor.isUUIDv4Lowercase(text)
   }
 
   private static func lastMarkedEventID(in tags: [[String]], marker: String) -> String? {

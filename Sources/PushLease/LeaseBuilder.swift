@@ -39,11 +39,15 @@ public struct LeaseBuilder: Sendable {
   /// - Parameters:
   ///   - endpoint: the gateway's opaque endpoint grant (never the device token).
   ///   - subscriptions: usually `SubscriptionPlanner`'s plan.
-  ///   - generation, createdAt: as `LeaseEnrollment.next(now:)` returned them.
+  ///   - generation: as `LeaseEnrollment.next(now:)` returned it.
+  ///   - createdAt: as `LeaseEnrollment.next(now:)` returned it.
+  ///   - installationID: the lease's `d`, kept per (origin, account).
   ///   - grantExpiresAt: when the grant expires; the lease never outlives it.
   ///   - now: the current Unix time.
+  ///   - signer: the account's key; the content is sealed from it and the event signed with it.
   /// - Throws: in this order `invalid_app_profile`, `invalid_endpoint`, `invalid_generation`,
-  ///   `invalid_subscriptions`, `grant_expired`, `plaintext_too_long`, `content_too_long`.
+  ///   `invalid_subscriptions`, `invalid_created_at` (a clock outside 0…2^53−1), `grant_expired`,
+  ///   `plaintext_too_long`, `content_too_long`.
   public func active(
     endpoint: String, subscriptions: [LeaseSubscription], generation: Int64, createdAt: Int64,
     installationID: InstallationID, grantExpiresAt: Int64? = nil, now: Int64, signer: SecretKey
@@ -86,8 +90,8 @@ public struct LeaseBuilder: Sendable {
   /// The signed tombstone that revokes the lease at `installationID`, expiring at
   /// now + `max_lease_ttl` − the clock margin.
   ///
-  /// - Throws: in this order `invalid_generation`, `invalid_subscriptions`, `plaintext_too_long`,
-  ///   `content_too_long`.
+  /// - Throws: in this order `invalid_generation`, `invalid_subscriptions`, `invalid_created_at`,
+  ///   `plaintext_too_long`, `content_too_long`.
   public func tombstone(
     installationID: InstallationID, generation: Int64, createdAt: Int64, now: Int64, signer: SecretKey
   ) throws(LeaseBuildError) -> Event {

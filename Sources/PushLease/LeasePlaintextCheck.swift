@@ -264,7 +264,7 @@ enum LeasePlaintextCheck {
       guard isStringLength(value, limits.maxStringLen) else {
         throw LeaseRejection(.filter, "invalid string length")
       }
-      guard ChannelID.isValid(value) else { throw LeaseRejection(.filter, "invalid h tag") }
+      guard PushDescriptor.isUUIDv4Lowercase(value) else { throw LeaseRejection(.filter, "invalid h tag") }
     }
     for value in exact["#e"] ?? [] where !Hex.isLowercaseHex(value, length: 64) {
       throw LeaseRejection(.filter, "non-exact match value for e tag")

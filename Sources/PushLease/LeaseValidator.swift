@@ -26,8 +26,11 @@ public struct LeaseValidator: Sendable {
 
   /// Creates a validator holding the secret keys of descriptor entries, by key id.
   ///
-  /// - Parameter pushKeys: secret keys by `push.keys` id; any listed key, current or retiring,
-  ///   whose `pubkey` each matches.
+  /// - Parameters:
+  ///   - descriptor: the relay's own descriptor; its `limitation` bounds every check.
+  ///   - pushKeys: secret keys by `push.keys` id; any listed key, current or retiring, whose
+  ///     `pubkey` each matches.
+  ///   - allowedSkew: the clock slack for `lease already expired`, in seconds.
   /// - Throws: `unknown_push_key` when there is none, or one names no entry or another pubkey.
   public init(
     descriptor: PushDescriptor, pushKeys: [String: SecretKey], allowedSkew: Int64 = defaultAllowedSkew
@@ -133,7 +136,7 @@ public struct LeaseValidator: Sendable {
       value = try JSONReader(maxDepth: maxPlaintextDepth).read(text)
     } catch {
       if error.code == .duplicateKey {
-        throw LeaseRejection(.parse, "duplicate object key: \(duplicateKeyName(error))")
+        throw LeaseRejection(.parse, "duplicate object key: \(error.duplicateKey ?? error.path)")
       }
       throw LeaseRejection(.parse, "lease plaintext is not valid JSON")
     }
@@ -141,18 +144,6 @@ public struct LeaseValidator: Sendable {
       throw LeaseRejection(.parse, "lease plaintext must be an object")
     }
     return object
-  }
-
-  /// The repeated member name of a `duplicateKey` error, exactly as decoded.
-  ///
-  /// The reader names it in its reason (`duplicate member name "<key>"`); its path would be
-  /// ambiguous for a name holding `.` or `[`.
-  private static func duplicateKeyName(_ error: JSONError) -> String {
-    let prefix = "duplicate member name \""
-    if error.reason.hasPrefix(prefix), error.reason.hasSuffix("\"") {
-      return String(error.reason.dropFirst(prefix.count).dropLast())
-    }
-    return error.path
   }
 
   /// `0` or `[1-9][0-9]*` that fits in Int64; nil for anything else (no sign, no leading zero).

@@ -29,9 +29,10 @@ public struct SubscriptionPlanner: Sendable {
     self.descriptor = descriptor
   }
 
-  /// The subscriptions for account `pubkey` (64 lowercase hex).
+  /// The subscriptions for one account.
   ///
   /// - Parameters:
+  ///   - pubkey: the account's pubkey (64 lowercase hex), the lease's author.
   ///   - joined: the channel ids the account is in (lowercase UUID v4; duplicates dropped).
   ///   - muted: the channel ids whose messages must not wake; only those also joined count.
   ///   - mentionsOnly: when true, only mentions wake (no channel subscriptions).
@@ -76,7 +77,7 @@ public struct SubscriptionPlanner: Sendable {
   }
 
   private static func channelSet(_ ids: [String], field: String) throws(LeaseBuildError) -> Set<String> {
-    for (index, id) in ids.enumerated() where !ChannelID.isValid(id) {
+    for (index, id) in ids.enumerated() where !PushDescriptor.isUUIDv4Lowercase(id) {
       throw LeaseBuildError(
         .invalidChannelID, "\(field)[\(index)] is not a lowercase UUID v4", field: "\(field)[\(index)]")
     }

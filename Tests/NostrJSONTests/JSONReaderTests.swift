@@ -25,6 +25,13 @@ import Testing
     }
     #expect(error?.code == .duplicateKey)
     #expect(error?.path == "push.keys[1].id")
+    #expect(error?.duplicateKey == "id")
+  }
+
+  @Test func namesADuplicateKeyThatLooksLikeAPath() throws {
+    let error = #expect(throws: JSONError.self) { try reader.read(#"{"a":{"b.c[0]":1,"b.c[0]":2}}"#) }
+    #expect(error?.duplicateKey == "b.c[0]")
+    #expect(error?.path == "a.b.c[0]")
   }
 
   @Test func reportsDuplicateKeysInLargeObjects() throws {

@@ -78,3 +78,21 @@ import Testing
     #expect(T.verdict(event) == nil)
   }
 }
+
+/// The two error values compare the way the spec says callers match them.
+@Suite struct LeaseErrorValueTests {
+  @Test func comparesRejectionsByTheirMessage() {
+    #expect(LeaseRejection(.filter, "invalid h tag") == LeaseRejection(.schema, "invalid h tag"))
+    #expect(LeaseRejection(.filter, "invalid h tag") != LeaseRejection(.filter, "invalid string length"))
+    #expect(LeaseRejection(.d, "missing d tag").message == "invalid: missing d tag")
+    #expect(LeaseRejection(.d, "missing d tag").reason == "missing d tag")
+  }
+
+  @Test func comparesBuildErrorsByCodeAndField() {
+    #expect(LeaseBuildError(.invalidEndpoint, "one text") == LeaseBuildError(.invalidEndpoint, "another"))
+    #expect(LeaseBuildError(.invalidEndpoint, "x") != LeaseBuildError(.invalidGeneration, "x"))
+    #expect(
+      LeaseBuildError(.invalidChannelID, "x", field: "joined[0]") != LeaseBuildError(.invalidChannelID, "x"))
+    #expect(LeaseBuildError.Code.contentTooLong.rawValue == "content_too_long")
+  }
+}
