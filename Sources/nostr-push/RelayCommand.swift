@@ -44,6 +44,7 @@ enum RelayCommand: CLICommand {
       CLIOutput.error("nostr-push relay: events.jsonl line \(problem.line) skipped: \(problem.message)")
     }
     let server = RelayFixtureServer(data: data, configuration: configuration)
+    let signals = TerminationSignals.arm()
     let url: URL
     do {
       url = try await server.start()
@@ -55,14 +56,8 @@ enum RelayCommand: CLICommand {
     let webSocket = "ws" + origin.dropFirst("http".count)
     CLIOutput.line(
       JSONWriter.string(.object(JSONObject(["listening": .string(origin), "websocket": .string(webSocket)]))))
-    await waitForTerminationSignal()
+    await signals.wait()
     await server.stop()
     return ExitCode.success
-  }
-
-  /// Returns when SIGINT or SIGTERM arrives.
-  private static func waitForTerminationSignal() async {
-    let signals = TerminationSignals.arm()
-    await signals.wait()
   }
 }
