@@ -126,8 +126,11 @@ import Testing
     defer { Task { await world.stop() } }
     let d = InstallationID.generate()
     // Same created_at: only a lower id follows the stored event.
-    let first = Demo.lease(endpoint: "grant-a", generation: 1, d: d)
-    let later = (2...40).lazy.map { Demo.lease(endpoint: "grant-\($0)", generation: 5, d: d) }
+    // The stored event's id in the middle of the range, so lower and higher ids are both common.
+    let first = try #require(
+      (1...1000).lazy.map { Demo.lease(endpoint: "grant-a\($0)", generation: 1, d: d) }
+        .first { "4" <= $0.id && $0.id < "c" })
+    let later = (2...1000).lazy.map { Demo.lease(endpoint: "grant-\($0)", generation: 5, d: d) }
     try world.publish(lease: first)
     let lower = try #require(later.first { $0.id < first.id })
     let higher = try #require(later.first { $0.id > first.id })
