@@ -21,6 +21,7 @@ let package = Package(
     .library(name: "PushDescriptor", targets: ["PushDescriptor"]),
     .library(name: "EnrichmentCache", targets: ["EnrichmentCache"]),
     .library(name: "NotificationResolver", targets: ["NotificationResolver"]),
+    .library(name: "PushRelay", targets: ["PushRelay"]),
     .library(name: "NostrWebSocket", targets: ["NostrWebSocket"]),
     .library(name: "RelayFixture", targets: ["RelayFixture"]),
     .library(name: "NIP44", targets: ["NIP44"]),
@@ -75,8 +76,13 @@ let package = Package(
       name: "NostrWebSocket", dependencies: ["NostrPushCore", "NostrJSON", "NostrEvent"],
       swiftSettings: strictSettings),
     .target(
+      name: "PushRelay",
+      dependencies: ["NostrPushCore", "NostrJSON", "NostrEvent", "NostrHTTP", "PushLease", "PushDescriptor", "CSQLite"],
+      swiftSettings: strictSettings
+    ),
+    .target(
       name: "RelayFixture",
-      dependencies: ["NostrPushCore", "NostrJSON", "NostrEvent", "PushDescriptor", "NostrWebSocket"],
+      dependencies: ["NostrPushCore", "NostrJSON", "NostrEvent", "NIP44", "PushDescriptor", "PushLease", "PushRelay", "NostrWebSocket"],
       swiftSettings: strictSettings
     ),
     .target(
@@ -88,7 +94,7 @@ let package = Package(
       name: "nostr-push",
       dependencies: [
         "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
-        "NotificationResolver", "RelayFixture", "NIP44", "NostrWebSocket", "NostrHTTP", "NostrPushCore", "PushLease",
+        "NotificationResolver", "RelayFixture", "NIP44", "NostrWebSocket", "NostrHTTP", "NostrPushCore", "PushLease", "PushRelay",
       ],
       swiftSettings: strictSettings
     ),
@@ -96,7 +102,7 @@ let package = Package(
       name: "Benchmarks",
       dependencies: [
         "CSecp256k1", "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
-        "NotificationResolver", "RelayFixture", "NostrHTTP", "NostrPushTestSupport", "NIP44",
+        "NotificationResolver", "RelayFixture", "NostrHTTP", "NostrPushTestSupport", "NIP44", "PushLease", "PushRelay",
       ],
       swiftSettings: strictSettings
     ),
@@ -120,6 +126,10 @@ let package = Package(
     // product. `swift build` / `swift test` build it next to the test bundle.
     .executableTarget(
       name: "CacheStressHelper", dependencies: ["EnrichmentCache", "NostrEvent"],
+      swiftSettings: strictSettings),
+    // Test-only helper process for PushRelayTests (a delivery sweep to SIGKILL mid-request); not a product.
+    .executableTarget(
+      name: "PushRelayCrashHelper", dependencies: ["PushRelay", "NostrEvent", "NotificationResolver", "NostrHTTP"],
       swiftSettings: strictSettings),
     // Test support written once: the seeded generator, a raw loopback HTTP responder, polling.
     .target(name: "NostrPushTestSupport", path: "Tests/NostrPushTestSupport", swiftSettings: strictSettings),
@@ -163,6 +173,14 @@ let package = Package(
     .testTarget(
       name: "RelayFixtureTests",
       dependencies: ["RelayFixture", "NostrEvent", "NostrJSON", "PushDescriptor", "NostrPushTestSupport"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "PushRelayTests",
+      dependencies: [
+        "PushRelay", "RelayFixture", "NostrEvent", "NostrJSON", "PushDescriptor", "NotificationResolver", "CSQLite",
+        "NostrHTTP",
+      ],
       swiftSettings: strictSettings
     ),
     .testTarget(

@@ -26,6 +26,8 @@ public struct NIP98Error: NostrPushError {
     case payloadMissing = "payload_missing"
     /// The `payload` tag is not the SHA-256 of the body.
     case payloadMismatch = "payload_mismatch"
+    /// `requireNonce` is set and the event has no `nonce` tag.
+    case nonceMissing = "nonce_missing"
     /// The event id was already accepted within the replay window.
     case replayed
   }

@@ -3,21 +3,72 @@ import NostrJSON
 
 /// Checks NIP-98 `Authorization` headers against the request they arrived with.
 ///
-/// It applies the seven rules in order and remembers accepted ids in a bounded replay set, so
+/// It applies the eight rules in order and remembers accepted ids in a bounded replay set, so
 /// one verifier should serve every request of a server.
 public final class NIP98Verifier: Sendable {
   /// The longest header accepted (in characters): far above a real auth event, and a bound on
   /// the work an unauthenticated client can cause.
   public static let maxHeaderLength = 64 * 1024
 
-  /// How far `created_at` may be from now, in seconds.
+  /// How the `u` tag is compared with the expected URL.
+  public enum URLMatch: Sendable, Hashable {
+    /// After normalising both (scheme and host lower-cased, default port and one trailing `/` of
+    /// the path removed): Buzz's leniency, the default.
+    case normalized
+    /// Byte for byte, as NIP-98's "MUST be exactly" reads.
+    case exact
+  }
+
+  /// How the `method` tag is compared with the request method.
+  public enum MethodMatch: Sendable, Hashable {
+    /// Ignoring case, the default.
+    case caseInsensitive
+    /// Byte for byte.
+    case exact
+  }
+
+  /// How far `created_at` may be from now, in seconds (the larger of `windowBack` and
+  /// `windowAhead`, kept for callers that read one figure).
   public let window: Int64
+  /// How many seconds `created_at` may lie before now.
+  public let windowBack: Int64
+  /// How many seconds `created_at` may lie after now.
+  public let windowAhead: Int64
+  /// How the `u` tag is compared.
+  public let urlMatch: URLMatch
+  /// How the `method` tag is compared.
+  public let methodMatch: MethodMatch
+  /// Whether a `payload` tag is required: `true` always, `false` never (a present tag is still
+  /// checked), nil (the default) whenever the request has a body.
+  public let requirePayload: Bool?
+  /// Whether a `nonce` tag is required.
+  public let requireNonce: Bool
   private let replays: ReplaySet
 
   /// Creates a verifier accepting events within `window` seconds of now and refusing an id seen
   /// in the last `replayWindow` seconds; at most `replayCapacity` ids are remembered.
-  public init(window: Int64 = 60, replayWindow: Int64 = 120, replayCapacity: Int = 10_000) {
-    self.window = window
+  public convenience init(window: Int64 = 60, replayWindow: Int64 = 120, replayCapacity: Int = 10_000) {
+    self.init(
+      windowBack: window, windowAhead: window, replayWindow: replayWindow, replayCapacity: replayCapacity)
+  }
+
+  /// Creates a verifier with every option of `nostr-event.md`: a window of `windowBack` seconds
+  /// before and `windowAhead` after now, URL and method matching, and the payload and nonce rules.
+  ///
+  /// A server that wants exact NIP-98 (the gateway fixture) passes `.exact` for both matches and
+  /// requires payload and nonce.
+  public init(
+    windowBack: Int64, windowAhead: Int64, urlMatch: URLMatch = .normalized,
+    methodMatch: MethodMatch = .caseInsensitive, requirePayload: Bool? = nil, requireNonce: Bool = false,
+    replayWindow: Int64 = 120, replayCapacity: Int = 10_000
+  ) {
+    self.windowBack = Int64(clamping: windowBack.magnitude)
+    self.windowAhead = Int64(clamping: windowAhead.magnitude)
+    self.window = max(self.windowBack, self.windowAhead)
+    self.urlMatch = urlMatch
+    self.methodMatch = methodMatch
+    self.requirePayload = requirePayload
+    self.requireNonce = requireNonce
     self.replays = ReplaySet(window: replayWindow, capacity: replayCapacity)
   }
 
@@ -30,31 +81,48 @@ public final class NIP98Verifier: Sendable {
       throw NIP98Error(code: .wrongKind, message: "kind \(event.kind) is not \(NIP98.kind)")
     }
     let (distance, overflow) = now.subtractingReportingOverflow(event.createdAt)
-    guard !overflow, distance.magnitude <= window.magnitude else {
+    let inWindow = !overflow && (distance >= 0 ? distance <= windowBack : distance.magnitude <= windowAhead)
+    guard inWindow else {
       throw NIP98Error(
-        code: .expired, message: "created_at \(event.createdAt) is more than \(window) s from \(now)")
+        code: .expired,
+        message:
+          "created_at \(event.createdAt) is outside \(windowBack) s before to \(windowAhead) s after \(now)")
     }
-    guard let signedURL = event.tagValues("u").first,
-      NIP98URL.normalized(signedURL) == NIP98URL.normalized(url)
-    else {
+    guard let signedURL = event.tagValues("u").first, urlMatches(signedURL, url) else {
       throw NIP98Error(code: .urlMismatch, message: "the u tag does not name \(url)")
     }
-    guard let signedMethod = event.tagValues("method").first,
-      signedMethod.uppercased() == method.uppercased()
-    else {
+    guard let signedMethod = event.tagValues("method").first, methodMatches(signedMethod, method) else {
       throw NIP98Error(code: .methodMismatch, message: "the method tag does not name \(method)")
     }
     let payload = event.tagValues("payload").first
-    if let body, !body.isEmpty, payload == nil {
-      throw NIP98Error(code: .payloadMissing, message: "the request has a body but no payload tag")
+    let payloadRequired = requirePayload ?? !(body ?? []).isEmpty
+    if payloadRequired, payload == nil {
+      throw NIP98Error(code: .payloadMissing, message: "the request needs a payload tag")
     }
     if let payload, payload != Hex.encode(SHA256.hash(body ?? [])) {
       throw NIP98Error(code: .payloadMismatch, message: "the payload tag is not the SHA-256 of the body")
+    }
+    if requireNonce, event.tagValues("nonce").first == nil {
+      throw NIP98Error(code: .nonceMissing, message: "the auth event has no nonce tag")
     }
     guard replays.insert(event.id, now: now) else {
       throw NIP98Error(code: .replayed, message: "event \(event.id) was already used")
     }
     return event
+  }
+
+  private func urlMatches(_ signed: String, _ expected: String) -> Bool {
+    switch urlMatch {
+    case .exact: Array(signed.utf8) == Array(expected.utf8)
+    case .normalized: NIP98URL.normalized(signed) == NIP98URL.normalized(expected)
+    }
+  }
+
+  private func methodMatches(_ signed: String, _ expected: String) -> Bool {
+    switch methodMatch {
+    case .exact: Array(signed.utf8) == Array(expected.utf8)
+    case .caseInsensitive: signed.uppercased() == expected.uppercased()
+    }
   }
 
   private func decode(_ header: String?) throws(NIP98Error) -> Event {

@@ -52,7 +52,9 @@ final class CappedExchange: @unchecked Sendable {
   /// Records the response head; false (and the exchange ended) when its length exceeds the cap.
   func receive(response: HTTPURLResponse) -> Bool {
     if response.expectedContentLength > Int64(cap) {
-      finish(.failure(HTTPTransportError(.tooLarge, "Content-Length over \(cap) bytes")))
+      finish(
+        .failure(
+          HTTPTransportError(.tooLarge, "Content-Length over \(cap) bytes", status: response.statusCode)))
       return false
     }
     lock.lock()
@@ -70,8 +72,9 @@ final class CappedExchange: @unchecked Sendable {
       return false
     }
     guard body.count + data.count <= cap else {
+      let status = response?.statusCode
       lock.unlock()
-      finish(.failure(HTTPTransportError(.tooLarge, "body over \(cap) bytes")))
+      finish(.failure(HTTPTransportError(.tooLarge, "body over \(cap) bytes", status: status)))
       return false
     }
     body.append(contentsOf: data)

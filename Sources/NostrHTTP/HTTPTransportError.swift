@@ -33,11 +33,15 @@ public struct HTTPTransportError: NostrPushError {
   public let message: String
   /// Always nil: the exchange as a whole failed.
   public var field: String? { nil }
+  /// The response's status when its head had arrived (a `too_large` or `truncated` body), so a
+  /// caller can still react to the status; nil otherwise.
+  public let status: Int?
 
   /// Creates an error.
-  public init(_ code: Code, _ message: String = "") {
+  public init(_ code: Code, _ message: String = "", status: Int? = nil) {
     self.code = code
     self.message = message
+    self.status = status
   }
 
   public var description: String { message.isEmpty ? code.rawValue : "\(code.rawValue): \(message)" }

@@ -9,6 +9,9 @@ public struct RelayFixtureError: NostrPushError {
   public enum Code: String, Sendable, Hashable {
     /// The host is an IP address outside 127.0.0.0/8 and `::1`, or a name other than `localhost`.
     case nonLoopbackHost = "non_loopback_host"
+    /// The host is `::1` where only IPv4 loopback is served (push mode, the gateway fixture):
+    /// FoundationNetworking on Linux cannot fetch a URL with an IPv6 literal.
+    case ipv4LoopbackOnly = "ipv4_loopback_only"
     /// The host is not an IP address literal at all.
     case invalidHost = "invalid_host"
     /// The port is outside 0 … 65535.

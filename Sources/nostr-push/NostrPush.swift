@@ -9,6 +9,7 @@ enum NostrPush {
     Nip19Command.self,
     DescriptorCommand.self,
     RelayCommand.self,
+    GatewayCommand.self,
     CacheCommand.self,
     ResolveCommand.self,
     Nip44Command.self,

@@ -44,6 +44,7 @@ enum RelayCommand: CLICommand {
       CLIOutput.error("nostr-push relay: events.jsonl line \(problem.line) skipped: \(problem.message)")
     }
     let server = RelayFixtureServer(data: data, configuration: configuration)
+    let signals = TerminationSignals.arm()
     let url: URL
     do {
       url = try await server.start()
@@ -55,55 +56,8 @@ enum RelayCommand: CLICommand {
     let webSocket = "ws" + origin.dropFirst("http".count)
     CLIOutput.line(
       JSONWriter.string(.object(JSONObject(["listening": .string(origin), "websocket": .string(webSocket)]))))
-    await waitForTerminationSignal()
+    await signals.wait()
     await server.stop()
     return ExitCode.success
-  }
-
-  /// Returns when SIGINT or SIGTERM arrives.
-  private static func waitForTerminationSignal() async {
-    signal(SIGINT, SIG_IGN)
-    signal(SIGTERM, SIG_IGN)
-    signal(SIGPIPE, SIG_IGN)
-    let latch = SignalLatch()
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      latch.arm(signals: [SIGINT, SIGTERM]) { continuation.resume() }
-    }
-    latch.disarm()
-  }
-}
-
-/// Turns the first of several signals into one callback.
-///
-/// `@unchecked Sendable` is sound because `sources` and `fired` are only touched with `lock` held.
-private final class SignalLatch: @unchecked Sendable {
-  private let lock = NSLock()
-  private var sources: [any DispatchSourceSignal] = []
-  private var fired = false
-
-  /// Calls `action` once, on the first of `signals` to arrive.
-  func arm(signals: [Int32], action: @escaping @Sendable () -> Void) {
-    lock.lock()
-    defer { lock.unlock() }
-    for number in signals {
-      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-      source.setEventHandler { [self] in
-        lock.lock()
-        let first = !fired
-        fired = true
-        lock.unlock()
-        if first { action() }
-      }
-      source.resume()
-      sources.append(source)
-    }
-  }
-
-  /// Cancels the signal sources.
-  func disarm() {
-    lock.lock()
-    defer { lock.unlock() }
-    for source in sources { source.cancel() }
-    sources.removeAll()
   }
 }

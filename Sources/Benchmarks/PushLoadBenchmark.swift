@@ -1,0 +1,152 @@
+import Dispatch
+import Foundation
+import NostrEvent
+import NostrHTTP
+import NostrPushTestSupport
+import NotificationResolver
+import PushDescriptor
+import PushLease
+import PushRelay
+import RelayFixture
+
+extension BenchmarkRegistry {
+  /// The load run of issue 20: 10 000 messages against 1 000 leases, every wake through the gateway
+  /// fixture over loopback (quota off) and a real SQLite outbox; the run fails unless every expected
+  /// (event, device) wake is delivered exactly once and no other. Its figures are notes (one run).
+  static func pushLoadBenchmarks(quick: Bool) throws -> (rows: [Benchmark], notes: [String]) {
+    let result = try blockingRun {
+      try await PushLoadRun(accounts: quick ? 200 : 1_000, messages: quick ? 2_000 : 10_000).run()
+    }
+    return ([], [result])
+  }
+}
+
+/// Runs `body` to completion from synchronous code.
+func blockingRun<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+  let semaphore = DispatchSemaphore(value: 0)
+  let box = ResultBox<T>()
+  Task {
+    do { box.result = .success(try await body()) } catch { box.result = .failure(error) }
+    semaphore.signal()
+  }
+  semaphore.wait()
+  return try box.result!.get()
+}
+
+/// A result handed from a task to the waiting thread; the semaphore orders the write before the read.
+final class ResultBox<T>: @unchecked Sendable {
+  var result: Result<T, any Error>?
+}
+
+/// One load run: accounts each leasing one device and joining one channel of two members,
+/// messages by random accounts in random channels (a third also mentioning someone).
+struct PushLoadRun: Sendable {
+  let accounts: Int
+  let messages: Int
+
+  func run() async throws -> String {
+    let now: Int64 = 1_767_226_200
+    let relayKey = SecretKey.generate()
+    let origin = "ws://127.0.0.1:48111"
+    let descriptor = try PushDescriptor(
+      strictJSON: Array(Self.document(origin: origin, pubkey: relayKey.publicKeyHex).utf8))
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "push-load-\(UUID().uuidString).sqlite"
+    ).path
+    defer {
+      for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+    let database = try PushStateDatabase(path: path)
+    let matcher = PushMatcher(pushKinds: Set(descriptor.pushKinds))
+    let store = SQLiteLeaseStore(database: database, matcher: matcher)
+    let outbox = SQLiteWakeOutbox(database: database)
+    let gateway = try GatewayFixture(configuration: GatewayFixtureConfiguration(quota: 0, now: now))
+    let base = try await gateway.start().absoluteString
+    let channels = (0..<(accounts / 2)).map { String(format: "%08x-2222-4222-8222-%012x", $0, $0) }
+    let keys = (0..<accounts).map { _ in SecretKey.generate() }
+    var members: [String: Set<String>] = [:]
+    for (index, key) in keys.enumerated() {
+      members[channels[index % channels.count], default: []].insert(key.publicKeyHex)
+    }
+    let roster = LoadRoster(channels: members)
+    let validator = try LeaseValidator(descriptor: descriptor, pushKeys: ["load": relayKey])
+    let ingest = PushIngest(
+      validator: validator, store: store, roster: roster, descriptor: descriptor,
+      clock: PushRelayClock { now * 1000 })
+    let planner = SubscriptionPlanner(descriptor: descriptor)
+    let builder = LeaseBuilder(descriptor: descriptor, appProfile: descriptor.appProfiles[0])
+    var tokenOf: [String: String] = [:]
+    let enrollStart = DispatchTime.now().uptimeNanoseconds
+    for (index, key) in keys.enumerated() {
+      let token = String(format: "%064x", index + 1)
+      tokenOf[key.publicKeyHex] = token
+      let grant = try gateway.issueGrant(relayPubkey: relayKey.publicKeyHex, deviceToken: token).grant
+      let plan = try planner.plan(for: key.publicKeyHex, joined: [channels[index % channels.count]])
+      let lease = try builder.active(
+        endpoint: grant, subscriptions: plan, generation: 1, createdAt: now, installationID: .generate(),
+        now: now,
+        signer: key)
+      let answer = try ingest.ingest(lease, identity: key.publicKeyHex, recent: [])
+      precondition(answer.accepted, "lease \(index): \(answer.message)")
+    }
+    let enrollSeconds = Double(DispatchTime.now().uptimeNanoseconds - enrollStart) / 1e9
+    var random = SplitMix64(seed: 0x4C4F_4144)
+    var events: [Event] = []
+    var expected: Set<String> = []
+    for index in 0..<messages {
+      let sender = keys[Int(random.next() % UInt64(keys.count))]
+      let channel = channels[Int(random.next() % UInt64(channels.count))]
+      var tags = [["h", channel]]
+      if index % 3 == 0 { tags.append(["p", keys[Int(random.next() % UInt64(keys.count))].publicKeyHex]) }
+      let event = try UnsignedEvent(
+        pubkey: sender.publicKeyHex, createdAt: now, kind: 9, tags: tags, content: "load \(index)"
+      ).signed(with: sender)
+      events.append(event)
+      for member in members[channel] ?? [] where member != sender.publicKeyHex {
+        expected.insert(event.id + " " + tokenOf[member]!)
+      }
+    }
+    let matchStart = DispatchTime.now().uptimeNanoseconds
+    for event in events {
+      let index = try store.liveIndex(origin: origin)
+      let candidates = matcher.candidates(for: event, index: index, roster: roster, origin: origin, now: now)
+      _ = try outbox.enqueue(candidates, nowMilliseconds: now * 1000)
+    }
+    let matchSeconds = Double(DispatchTime.now().uptimeNanoseconds - matchStart) / 1e9
+    let client = try GatewayClient(
+      baseURL: base, transport: URLSessionHTTPTransport(), timeout: .milliseconds(10_000))
+    let worker = DeliveryWorker(
+      store: store, outbox: outbox, client: client, pushKeys: ["load": relayKey], roster: roster,
+      clock: PushRelayClock { now * 1000 })
+    let deliverStart = DispatchTime.now().uptimeNanoseconds
+    while try await !worker.runOnce().isEmpty {}
+    let deliverSeconds = Double(DispatchTime.now().uptimeNanoseconds - deliverStart) / 1e9
+    await gateway.stop()
+    let wakes = try outbox.wakes()
+    let eventOf = Dictionary(uniqueKeysWithValues: wakes.map { ($0.requestID, $0.candidate.eventID) })
+    let deliveries = gateway.deliveries()
+    let delivered = deliveries.map { eventOf[$0.requestID]! + " " + $0.deviceToken }
+    precondition(Set(delivered).count == delivered.count, "a wake was delivered twice")
+    precondition(Set(delivered) == expected, "delivered \(delivered.count) wakes, expected \(expected.count)")
+    precondition(
+      wakes.allSatisfy { $0.state == .delivered && $0.attempts == 1 }, "a wake did not deliver first time")
+    return String(
+      format:
+        "PushRelay load: %d messages against %d leases: %d wakes expected, %d delivered once each, none unexpected; enroll %.0f leases/s, match+enqueue %.0f messages/s, deliver %.0f wakes/s (loopback gateway fixture, 16 per claim)",
+      messages, accounts, expected.count, delivered.count, Double(accounts) / enrollSeconds,
+      Double(messages) / matchSeconds, Double(delivered.count) / deliverSeconds)
+  }
+
+  static func document(origin: String, pubkey: String) -> String {
+    #"""
+    {"supported_nips":[1],"supported_extensions":["nip-pl"],"push":{"origin":"\#(origin)","keys":[{"id":"load","pubkey":"\#(pubkey)","current":true}],"app_profiles":[{"id":"org.nostrpushkit.demo","transport":"apns"}],"push_kinds":[9,40002,45001,45003],"urgent_kinds":[],"h_grammar":"uuid-v4-lowercase","class_support":{"apns":["silent","default","time_sensitive"]},"limitation":{"max_lease_ttl":2592000,"max_leases_per_pubkey":8,"max_subscriptions_per_lease":4,"max_kinds":8,"max_authors":64,"max_h":32,"max_tag_values":64,"max_ignore":256,"max_content_len":65536,"max_plaintext_len":4096,"max_endpoint_len":512,"max_string_len":256}}}
+    """#
+  }
+}
+
+/// The load run's rosters.
+struct LoadRoster: RosterSource {
+  var channels: [String: Set<String>]
+
+  func members(ofChannel channel: String, origin: String) -> Set<String>? { channels[channel] }
+}

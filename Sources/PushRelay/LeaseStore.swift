@@ -1,0 +1,209 @@
+import NostrEvent
+import PushLease
+
+/// A lease's replaceable address within one relay: origin, author and `d`.
+///
+/// Every rule of the store (staleness, generation, quota, endpoint uniqueness) is per origin, so
+/// one database can hold several tenants.
+public struct LeaseAddress: Sendable, Hashable, CustomStringConvertible {
+  /// The tenant origin (`push.origin`).
+  public var origin: String
+  /// The author's pubkey (64 lowercase hex).
+  public var pubkey: String
+  /// The `d` tag.
+  public var d: String
+
+  /// Creates an address.
+  public init(origin: String, pubkey: String, d: String) {
+    self.origin = origin
+    self.pubkey = pubkey
+    self.d = d
+  }
+
+  /// `30350:<pubkey>:<d>` at the origin.
+  public var description: String { "\(origin) 30350:\(pubkey):\(d)" }
+}
+
+/// One stored lease row: the current event of an address, lease or tombstone, with what the
+/// matcher and the worker read from it.
+public struct StoredLease: Sendable, Hashable {
+  /// The address.
+  public var address: LeaseAddress
+  /// The current event's id.
+  public var eventID: String
+  /// The current event's `created_at`.
+  public var createdAt: Int64
+  /// The lease's `expiration` (Unix seconds).
+  public var expiresAt: Int64
+  /// The push key id the lease was encrypted to (`exec`), the key that signs its gateway requests.
+  public var keyID: String
+  /// The stored generation (a tombstone's own).
+  public var generation: Int64
+  /// Whether the row is an active lease (false: a tombstone, or an expired lease swept inactive).
+  public var active: Bool
+  /// Whether the endpoint may be woken (cleared by a 410 bound to this generation).
+  public var endpointEnabled: Bool
+  /// The app profile, nil for a tombstone.
+  public var appProfile: String?
+  /// The gateway transport (`apns`, `fcm`), nil for a tombstone.
+  public var transport: String?
+  /// The opaque endpoint grant, nil for a tombstone.
+  public var endpoint: String?
+  /// SHA-256 of the endpoint as 64 lowercase hex, nil for a tombstone.
+  public var endpointHash: String?
+  /// The subscriptions, empty for a tombstone.
+  public let subscriptions: [LeaseSubscription]
+  /// The subscriptions as NIP-01 `Filter`s, built once per row for the matcher.
+  package let compiled: [CompiledSubscription]
+  /// The event as received (its JSON bytes).
+  public var eventJSON: [UInt8]
+
+  /// Creates a row (another database's `LeaseStore` builds these from its own rows).
+  public init(
+    address: LeaseAddress, eventID: String, createdAt: Int64, expiresAt: Int64, keyID: String,
+    generation: Int64,
+    active: Bool, endpointEnabled: Bool, appProfile: String?, transport: String?, endpoint: String?,
+    endpointHash: String?, subscriptions: [LeaseSubscription], eventJSON: [UInt8]
+  ) {
+    self.address = address
+    self.eventID = eventID
+    self.createdAt = createdAt
+    self.expiresAt = expiresAt
+    self.keyID = keyID
+    self.generation = generation
+    self.active = active
+    self.endpointEnabled = endpointEnabled
+    self.appProfile = appProfile
+    self.transport = transport
+    self.endpoint = endpoint
+    self.endpointHash = endpointHash
+    self.subscriptions = subscriptions
+    self.compiled = subscriptions.map(CompiledSubscription.init)
+    self.eventJSON = eventJSON
+  }
+
+  /// Whether the lease may be matched and woken at `now`: active, enabled and unexpired.
+  public func isLive(now: Int64) -> Bool {
+    active && endpointEnabled && expiresAt > now
+  }
+}
+
+/// One subscription with its filters as NIP-01 `Filter`s, so matching is `Filter.matches`.
+package struct CompiledSubscription: Sendable, Hashable {
+  /// The filter that wakes.
+  package var filter: Filter
+  /// The filters that keep quiet.
+  package var ignore: [Filter]
+  /// The `p` tag ceiling, nil when unset.
+  package var pTagsMax: Int?
+  /// The push class.
+  package var pushClass: String
+  /// Whether the filter has `#p` (a gift wrap needs one).
+  package var hasPTagFilter: Bool
+
+  package init(_ subscription: LeaseSubscription) {
+    filter = Self.filter(subscription.filter)
+    ignore = subscription.ignore.map(Self.filter)
+    pTagsMax = subscription.pTagsMax
+    pushClass = subscription.pushClass
+    hasPTagFilter = subscription.filter.pTags != nil
+  }
+
+  /// The NIP-01 filter of a lease filter: `kinds`, `authors` and the `p`, `h`, `e` tags.
+  package static func filter(_ lease: LeaseFilter) -> Filter {
+    var tags: [String: [String]] = [:]
+    if let values = lease.pTags { tags["p"] = values }
+    if let values = lease.hTags { tags["h"] = values }
+    if let values = lease.eTags { tags["e"] = values }
+    return Filter(authors: lease.authors, kinds: lease.kinds, tags: tags)
+  }
+}
+
+/// The store's answer to one lease: accepted, an exact replay, or refused with the OK text.
+public enum LeaseAcceptance: Sendable, Hashable {
+  /// Stored and committed: `OK true ""`.
+  case accepted
+  /// This address's current event already: `OK true "duplicate: already have this event"`.
+  case duplicate
+  /// Refused, nothing changed: `OK false` with `message` (`invalid: stale generation`, …).
+  case rejected(String)
+
+  /// The NIP-01 `OK` message of the answer.
+  public var message: String {
+    switch self {
+    case .accepted: ""
+    case .duplicate: "duplicate: already have this event"
+    case .rejected(let message): message
+    }
+  }
+
+  /// Whether the `OK` is `true`.
+  public var isAccepted: Bool {
+    if case .rejected = self { return false }
+    return true
+  }
+}
+
+/// A channel's member pubkeys, for the matcher, back-fill and the worker's send-time re-check.
+///
+/// A relay answers from its own membership data; nil means the channel has no roster (so no one is
+/// a member and no channel event wakes anybody).
+public protocol RosterSource: Sendable {
+  /// The member pubkeys of `channel` at `origin`, or nil when it has no roster.
+  func members(ofChannel channel: String, origin: String) -> Set<String>?
+}
+
+/// Where a relay keeps leases: the atomic accept step of `push-relay.md`, the live leases the
+/// matcher meets, the visible current events, and the 410 switch.
+///
+/// Synchronous (`throws(PushRelayError)`, never `async`): SQLite is, and a relay's event loop calls
+/// it inline. Another database implements the same contract: `accept` is serializable per
+/// (origin, pubkey), applies the acceptance table in order with a rejection changing nothing, never
+/// deletes a row, and is ordered against event insertion so that each (event, lease) pair meets
+/// the matcher exactly once (at ingest of the event, or in the back-fill of the lease).
+public protocol LeaseStore: Sendable {
+  /// Applies the acceptance table to `lease` (opened from `event`) at `now`, back-filling wakes for
+  /// an active lease from `recent` (newest first, at most `PushMatcher.maxBackfillCandidates`) in
+  /// the same transaction.
+  func accept(
+    _ lease: OpenedLease, event: Event, maxLeases: Int, recent: [Event], roster: any RosterSource, now: Int64
+  ) throws(PushRelayError) -> LeaseAcceptance
+
+  /// The leases of `origin` the matcher meets at `now`: active, enabled and unexpired.
+  func liveLeases(origin: String, now: Int64) throws(PushRelayError) -> [StoredLease]
+
+  /// The current events (lease or tombstone) of `pubkey`'s addresses at `origin`, newest first:
+  /// the only kind 30350 events a relay serves, and only to their author.
+  func currentEvents(origin: String, pubkey: String) throws(PushRelayError) -> [Event]
+
+  /// Clears the endpoint of `address` only if its row still has `generation` and `endpointHash`
+  /// (a 410 bound to its wake); returns whether a row changed.
+  func disableEndpoint(address: LeaseAddress, generation: Int64, endpointHash: String) throws(PushRelayError)
+    -> Bool
+
+  /// The row of `address`, if any: what the worker re-checks before sending.
+  func lease(at address: LeaseAddress) throws(PushRelayError) -> StoredLease?
+}
+
+extension LeaseStore {
+  /// The kind 30350 events a REQ or `/query` with `filters` returns to `identity`: that author's
+  /// current event per address (lease or tombstone) matching some filter, newest first; none
+  /// without an identity.
+  ///
+  /// Leases are served only from the store, never from an event log, and only to their author
+  /// (`relay-connection.md` §4); a relay answers the refusals of that rule (`CLOSED`, 403) itself
+  /// and merges these events into its answer.
+  public func visibleLeaseEvents(matching filters: [Filter], identity: String?, origin: String)
+    throws(PushRelayError) -> [Event]
+  {
+    guard let identity else { return [] }
+    let asksForLeases = filters.contains { filter in
+      (filter.kinds?.contains(PushMatcher.leaseKind) ?? true)
+        && (filter.authors?.contains(identity) ?? true)
+    }
+    guard asksForLeases else { return [] }
+    return try currentEvents(origin: origin, pubkey: identity).filter { event in
+      filters.contains { $0.matches(event) }
+    }
+  }
+}

@@ -1,0 +1,128 @@
+import Foundation
+
+/// The relay's push state file: one SQLite connection (WAL) shared by `SQLiteLeaseStore` and
+/// `SQLiteWakeOutbox`, every use of it under one lock.
+///
+/// Leases and wakes live in one file so that accepting a lease and back-filling its wakes, or
+/// storing an event and enqueueing its wakes, are one transaction. `@unchecked Sendable` is sound
+/// because the connection is touched only inside `withConnection`, which holds `lock` throughout.
+/// The schema is an ordered list of migrations recorded in `PRAGMA user_version`.
+public final class PushStateDatabase: @unchecked Sendable {
+  /// The default busy timeout (5000 ms): how long a write waits for another process's lock.
+  public static let defaultBusyTimeoutMilliseconds: Int32 = 5000
+  /// The busy timeout the fixture uses (250 ms): nobody else opens its state file.
+  public static let fixtureBusyTimeoutMilliseconds: Int32 = 250
+
+  /// The migrations, in order; migration `i` (1-based) moves `user_version` from `i − 1` to `i`.
+  static let migrations: [String] = [
+    // 1: push_lease. Rows are never deleted; an expired or revoked lease turns inactive.
+    """
+    CREATE TABLE push_lease (
+      origin TEXT NOT NULL,
+      pubkey TEXT NOT NULL,
+      d TEXT NOT NULL,
+      event_id TEXT NOT NULL,
+      created_at INTEGER NOT NULL,
+      expires_at INTEGER NOT NULL,
+      key_id TEXT NOT NULL,
+      generation INTEGER NOT NULL,
+      active INTEGER NOT NULL,
+      endpoint_enabled INTEGER NOT NULL,
+      app_profile TEXT,
+      transport TEXT,
+      endpoint TEXT,
+      endpoint_hash TEXT,
+      subscriptions TEXT,
+      event BLOB NOT NULL,
+      PRIMARY KEY (origin, pubkey, d),
+      UNIQUE (origin, event_id)
+    );
+    CREATE UNIQUE INDEX push_lease_endpoint ON push_lease (origin, pubkey, app_profile, endpoint_hash)
+      WHERE active = 1;
+    CREATE INDEX push_lease_live ON push_lease (origin, active, expires_at);
+    """,
+    // 2: push_wake, the outbox. One row per (origin, endpoint_hash, event).
+    """
+    CREATE TABLE push_wake (
+      request_id TEXT PRIMARY KEY NOT NULL,
+      origin TEXT NOT NULL,
+      pubkey TEXT NOT NULL,
+      d TEXT NOT NULL,
+      generation INTEGER NOT NULL,
+      key_id TEXT NOT NULL,
+      endpoint TEXT NOT NULL,
+      endpoint_hash TEXT NOT NULL,
+      transport TEXT NOT NULL,
+      event_id TEXT NOT NULL,
+      channel TEXT,
+      class TEXT NOT NULL,
+      expires_at INTEGER NOT NULL,
+      state TEXT NOT NULL,
+      attempts INTEGER NOT NULL,
+      next_attempt_ms INTEGER NOT NULL,
+      fence_ms INTEGER NOT NULL,
+      last_status INTEGER,
+      UNIQUE (origin, endpoint_hash, event_id)
+    );
+    CREATE INDEX push_wake_due ON push_wake (state, next_attempt_ms);
+    """,
+  ]
+
+  private let lock = NSLock()
+  private let connection: PushSQLiteConnection
+  /// The file's path (`:memory:` is refused: the worker and the store must share one file).
+  public let path: String
+
+  /// Opens (creating when missing) the state file at `path`, switches it to WAL and applies the
+  /// migrations it lacks.
+  ///
+  /// Throws `storage` when SQLite refuses, `unsupported_schema` when the file is newer than this
+  /// code.
+  public init(path: String, busyTimeoutMilliseconds: Int32 = defaultBusyTimeoutMilliseconds)
+    throws(PushRelayError)
+  {
+    self.path = path
+    connection = try PushSQLiteConnection(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+    _ = try connection.query("PRAGMA journal_mode = WAL") { $0.text(0) }
+    try connection.execute("PRAGMA synchronous = NORMAL")
+    try migrate()
+  }
+
+  /// The schema version recorded in the file.
+  public func schemaVersion() throws(PushRelayError) -> Int {
+    try withConnection { connection throws(PushRelayError) in
+      Int(try connection.query("PRAGMA user_version") { $0.integer(0) }.first ?? 0)
+    }
+  }
+
+  /// The result of `PRAGMA integrity_check`: `["ok"]` for a sound file.
+  public func integrityCheck() throws(PushRelayError) -> [String] {
+    try withConnection { connection throws(PushRelayError) in
+      try connection.query("PRAGMA integrity_check") { $0.text(0) ?? "" }
+    }
+  }
+
+  /// Runs `body` with the connection, holding the lock for its whole duration.
+  func withConnection<T>(_ body: (PushSQLiteConnection) throws(PushRelayError) -> T) throws(PushRelayError)
+    -> T
+  {
+    lock.lock()
+    defer { lock.unlock() }
+    return try body(connection)
+  }
+
+  private func migrate() throws(PushRelayError) {
+    try connection.immediateTransaction { () throws(PushRelayError) in
+      let version = Int(try connection.query("PRAGMA user_version") { $0.integer(0) }.first ?? 0)
+      guard version <= Self.migrations.count else {
+        throw PushRelayError(
+          .unsupportedSchema, "schema version \(version) is newer than \(Self.migrations.count)",
+          field: "state")
+      }
+      for index in version..<Self.migrations.count {
+        try connection.execute(Self.migrations[index])
+        try connection.execute("PRAGMA user_version = \(index + 1)")
+      }
+    }
+  }
+}

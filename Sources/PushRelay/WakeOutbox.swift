@@ -1,0 +1,132 @@
+/// Where a wake stands in the outbox.
+public enum WakeState: String, Sendable, Hashable, CaseIterable {
+  /// Waiting for its next attempt (`next_attempt_ms`).
+  case pending
+  /// Claimed by a worker until its fence.
+  case sending
+  /// The gateway accepted it (or may have: a 404 after an earlier attempt).
+  case delivered
+  /// Given up: a final answer, expiry, eight attempts, or a lease that no longer asks for it.
+  case failed
+}
+
+/// What the matcher asks the outbox to send: one wake of one endpoint for one event.
+public struct WakeCandidate: Sendable, Hashable {
+  /// The lease the wake is for.
+  public var address: LeaseAddress
+  /// The lease's generation when matched; the send-time re-check and a 410 are bound to it.
+  public var generation: Int64
+  /// The push key id that signs the gateway request (the lease's `exec`).
+  public var keyID: String
+  /// The endpoint grant.
+  public var endpoint: String
+  /// SHA-256 of the endpoint, 64 lowercase hex.
+  public var endpointHash: String
+  /// The gateway transport (`apns`, `fcm`).
+  public var transport: String
+  /// The event that caused the wake.
+  public var eventID: String
+  /// The event's channel (its first `h`), nil for none: the worker re-checks membership.
+  public var channel: String?
+  /// The push class, the highest of the surviving subscriptions.
+  public var pushClass: String
+  /// The wake's expiry: min(lease expiry, event `created_at` + 3600).
+  public var expiresAt: Int64
+
+  /// Creates a candidate.
+  public init(
+    address: LeaseAddress, generation: Int64, keyID: String, endpoint: String, endpointHash: String,
+    transport: String, eventID: String, channel: String?, pushClass: String, expiresAt: Int64
+  ) {
+    self.address = address
+    self.generation = generation
+    self.keyID = keyID
+    self.endpoint = endpoint
+    self.endpointHash = endpointHash
+    self.transport = transport
+    self.eventID = eventID
+    self.channel = channel
+    self.pushClass = pushClass
+    self.expiresAt = expiresAt
+  }
+}
+
+/// One outbox row: a candidate with its `request_id`, state, attempts and times.
+public struct Wake: Sendable, Hashable {
+  /// The `request_id` (lowercase UUID v4), the same on every attempt.
+  public var requestID: String
+  /// What was enqueued.
+  public var candidate: WakeCandidate
+  /// The state.
+  public var state: WakeState
+  /// Attempts claimed so far (a claim counts one).
+  public var attempts: Int
+  /// When a pending wake is next due (Unix ms).
+  public var nextAttemptMilliseconds: Int64
+  /// Until when a sending wake's claim holds (Unix ms).
+  public var fenceMilliseconds: Int64
+  /// The last HTTP status the gateway answered, nil if none.
+  public var lastStatus: Int?
+}
+
+/// How one attempt ended, as the worker writes it.
+public enum WakeOutcome: Sendable, Hashable {
+  /// The gateway accepted it.
+  case delivered
+  /// A final answer, or nothing to send.
+  case failed
+  /// Try again after `baseSeconds` × 2^min(attempts − 1, 6) s, or fail at the last attempt.
+  case retry(baseSeconds: Int64)
+}
+
+/// The durable wake outbox of `push-relay.md`: enqueue once per (origin, endpoint, event), claim
+/// with a fence, count attempts, back off, and write an outcome only while the claim holds.
+///
+/// Synchronous like `LeaseStore`. A crash between claim and answer leaves a `sending` row whose
+/// fence passes, so another claim retries it with the same `request_id`.
+public protocol WakeOutbox: Sendable {
+  /// Inserts the candidates (the first row per (origin, endpoint_hash, event id) wins) due now;
+  /// returns the `request_id`s of the rows it created.
+  func enqueue(_ candidates: [WakeCandidate], nowMilliseconds: Int64) throws(PushRelayError) -> [String]
+
+  /// In one transaction: fails expired rows and fenced-out rows at the last attempt, then claims
+  /// at most `limit` due rows, earliest first (`sending`, fence now + 30 s, attempts + 1).
+  func claim(nowMilliseconds: Int64, limit: Int) throws(PushRelayError) -> [Wake]
+
+  /// Writes `outcome` for a claimed `wake` if the claim still holds (same attempts, `sending`,
+  /// fence not passed); returns whether it was written.
+  func record(_ outcome: WakeOutcome, for wake: Wake, status: Int?, nowMilliseconds: Int64)
+    throws(PushRelayError) -> Bool
+
+  /// Deletes rows an hour past their expiry; returns how many went.
+  func sweep(nowMilliseconds: Int64) throws(PushRelayError) -> Int
+
+  /// Every row, oldest first, for tests and the demo.
+  func wakes() throws(PushRelayError) -> [Wake]
+}
+
+/// The outbox's numbers, all from `push-relay.md`.
+public enum WakeSchedule {
+  /// The most attempts of one wake.
+  public static let maxAttempts = 8
+  /// The most rows one claim takes.
+  public static let claimBatch = 16
+  /// How long a claim holds (30 s).
+  public static let fenceMilliseconds: Int64 = 30_000
+  /// The retry base without a usable `retry_after_seconds` (2 s).
+  public static let defaultRetryBaseSeconds: Int64 = 2
+  /// The largest `retry_after_seconds` honoured (3600); larger values are capped.
+  public static let maxRetryAfterSeconds: Int64 = 3600
+  /// The largest doubling exponent: the delay stops growing after the seventh attempt.
+  public static let maxBackoffExponent = 6
+  /// How long a row stays after its expiry (1 h).
+  public static let retentionSeconds: Int64 = 3600
+  /// The longest a wake may live past its event's `created_at` (1 h).
+  public static let maxWakeLifetimeSeconds: Int64 = 3600
+
+  /// The delay before the next attempt after `attempts` attempts, with `baseSeconds`, in ms.
+  public static func retryDelayMilliseconds(attempts: Int, baseSeconds: Int64) -> Int64 {
+    let exponent = min(max(attempts - 1, 0), maxBackoffExponent)
+    return baseSeconds * Int64(1 << exponent) * 1000
+  }
+}

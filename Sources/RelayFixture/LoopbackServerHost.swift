@@ -1,0 +1,104 @@
+import Dispatch
+import Foundation
+import NostrWebSocket
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The bind, serve and stop lifecycle of one `ConnectionLoop` on a loopback socket, for a server
+/// that only supplies the answer to each request (the gateway fixture).
+///
+/// It owns the listener, the stop pipe and the serving thread. `RelayFixtureServer` predates it and
+/// still runs the same lifecycle itself; it could move onto this host.
+final class LoopbackServerHost: Sendable {
+  private enum Lifecycle {
+    case idle
+    case running(listener: Int32, stopRead: Int32, stopWrite: Int32, origin: String)
+    case stopped
+  }
+
+  private let lifecycle = Locked(Lifecycle.idle)
+  private let threads = DispatchGroup()
+
+  /// Binds `configuration`'s address (refused unless `address` allows it), starts serving with
+  /// `respond`, and returns the origin (`http://127.0.0.1:<port>`).
+  ///
+  /// `respond` receives the origin too, so NIP-98 `u` checks can name the bound port.
+  func start(
+    address: LoopbackAddress, configuration: RelayFixtureConfiguration,
+    respond: @escaping @Sendable (HTTPRequest, String) -> (response: OutboundResponse, delay: Duration)
+  ) throws(RelayFixtureError) -> String {
+    guard (0...65535).contains(configuration.port) else {
+      throw RelayFixtureError(
+        code: .invalidPort, field: "port", message: "\(configuration.port) is not in 0...65535")
+    }
+    let isIdle = lifecycle.withLock { if case .idle = $0 { true } else { false } }
+    guard isIdle else {
+      throw RelayFixtureError(code: .invalidState, field: "start", message: "the server was already started")
+    }
+    let (listener, port) = try PosixSocket.listen(
+      on: address, port: configuration.port, backlog: RelayFixtureServer.listenBacklog)
+    let stopPipe: (read: Int32, write: Int32)
+    do {
+      stopPipe = try PosixSocket.makeStopPipe()
+    } catch {
+      close(listener)
+      throw error
+    }
+    let origin = "http://\(address.urlHost):\(port)"
+    let claimed = lifecycle.withLock { state -> Bool in
+      guard case .idle = state else { return false }
+      state = .running(listener: listener, stopRead: stopPipe.read, stopWrite: stopPipe.write, origin: origin)
+      return true
+    }
+    guard claimed else {
+      close(listener)
+      close(stopPipe.read)
+      close(stopPipe.write)
+      throw RelayFixtureError(code: .invalidState, field: "start", message: "the server was already started")
+    }
+    threads.enter()
+    let thread = Thread { [threads] in
+      let loop = ConnectionLoop(
+        listener: listener, stopPipe: stopPipe.read, configuration: configuration,
+        respond: { request in respond(request, origin) }, recordRejection: { _ in }, reportCount: { _ in },
+        // The host's servers never answer an upgrade, so no connection becomes a WebSocket.
+        webSocketMessage: { _, _ in WebSocketRelay.Outcome() }, reportSubscriptions: { _ in })
+      loop.run()
+      threads.leave()
+    }
+    thread.stackSize = RelayFixtureServer.threadStackBytes
+    thread.start()
+    return origin
+  }
+
+  /// The origin while running, else nil.
+  var origin: String? {
+    lifecycle.withLock { state in
+      if case .running(_, _, _, let origin) = state { return origin }
+      return nil
+    }
+  }
+
+  /// Stops accepting, closes every connection and returns once the serving thread has ended; safe
+  /// to call more than once.
+  func stop() async {
+    let running = lifecycle.withLock { state -> (listener: Int32, read: Int32, write: Int32)? in
+      defer { state = .stopped }
+      guard case .running(let listener, let read, let write, _) = state else { return nil }
+      return (listener, read, write)
+    }
+    guard let running else { return }
+    var byte: UInt8 = 1
+    _ = write(running.write, &byte, 1)
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      threads.notify(queue: .global()) { continuation.resume() }
+    }
+    close(running.listener)
+    close(running.read)
+    close(running.write)
+  }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import NostrJSON
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite(.timeLimit(.minutes(1))) struct GatewayCommandTests {
+  static let keyHex = "8d959b54ec6a9ebef76c4edb67c6c8e3216db81cb5255ffe1f2fac4e67ba4098"
+  static let pubkey = "11709e7cba279867eb5e29c188f3e74c003adea8f909b6a5520ae739251d44f5"
+
+  @Test func printsTheListeningLineWithItsKeyServesGrantsAndStopsOnSIGTERM() async throws {
+    let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "gateway-key-\(UUID().uuidString)")
+    try Data((Self.keyHex + "\n").utf8).write(to: keyFile)
+    defer { try? FileManager.default.removeItem(at: keyFile) }
+    guard let binary = NostrPushBinary.url else {
+      Issue.record("nostr-push was not built")
+      return
+    }
+    let process = Process()
+    process.executableURL = binary
+    process.arguments = ["gateway", "--key-file", keyFile.path, "--now", "1767225600", "--quota", "0"]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = Pipe()
+    try process.run()
+    var line: [UInt8] = []
+    while line.last != 0x0A {
+      let byte = output.fileHandleForReading.readData(ofLength: 1)
+      if byte.isEmpty { break }
+      line += byte
+    }
+    let object = try #require(try JSONReader().read(line).objectValue)
+    #expect(object.keys == ["listening", "pubkey"])
+    #expect(object["pubkey"]?.stringValue == Self.pubkey)
+    let origin = try #require(object["listening"]?.stringValue)
+    var request = URLRequest(url: URL(string: origin + "/v1/test/grants")!)
+    request.httpMethod = "POST"
+    request.httpBody = Data(
+      #"{"relay_pubkey":"\#(Self.pubkey)","device_token":"abcd","ttl_seconds":60}"#.utf8)
+    let (data, response) = try await URLSession.shared.data(for: request)
+    process.terminate()
+    process.waitUntilExit()
+    #expect(origin.hasPrefix("http://127.0.0.1:"))
+    #expect((response as? HTTPURLResponse)?.statusCode == 200)
+    #expect(try JSONReader().read(Array(data)).objectValue?["expires_at"] == .integer(1_767_225_660))
+    #expect(process.terminationStatus == 0)
+  }
+
+  @Test(arguments: [
+    ["gateway", "--host", "::1"], ["gateway", "--host", "192.0.2.1"], ["gateway", "--host", "localhost"],
+    ["gateway", "--quota", "-1"], ["gateway", "--port", "70000"], ["gateway", "--bogus"],
+    ["gateway", "extra"],
+  ])
+  func refusesBadArgumentsWithStatus2(arguments: [String]) throws {
+    #expect(try NostrPushBinary.run(arguments).status == 2)
+  }
+
+  @Test(arguments: [
+    ["gateway", "--key-file", "/nonexistent/key"], ["gateway", "--script", "/nonexistent/script"],
+  ])
+  func refusesAnUnreadableFileWithStatus1(arguments: [String]) throws {
+    #expect(try NostrPushBinary.run(arguments).status == 1)
+  }
+}

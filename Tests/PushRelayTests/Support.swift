@@ -1,0 +1,188 @@
+import Foundation
+import NostrEvent
+import NostrHTTP
+import NostrJSON
+import NotificationResolver
+import PushDescriptor
+import PushLease
+import PushRelay
+import RelayFixture
+
+/// A roster from a dictionary: channel → members.
+struct TestRoster: RosterSource {
+  var channels: [String: Set<String>]
+
+  func members(ofChannel channel: String, origin: String) -> Set<String>? { channels[channel] }
+}
+
+/// A roster whose members a test can change while the worker runs.
+final class MutableRoster: RosterSource, @unchecked Sendable {
+  private let lock = NSLock()
+  private var channels: [String: Set<String>]
+
+  init(_ channels: [String: Set<String>]) { self.channels = channels }
+
+  func set(_ channel: String, _ members: Set<String>?) {
+    lock.lock()
+    channels[channel] = members
+    lock.unlock()
+  }
+
+  func members(ofChannel channel: String, origin: String) -> Set<String>? {
+    lock.lock()
+    defer { lock.unlock() }
+    return channels[channel]
+  }
+}
+
+/// The demo relay's keys and descriptor (test keys only, `Fixtures/demo/keys.json`).
+enum Demo {
+  static let packageRoot: URL = {
+    var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
+      folder.deleteLastPathComponent()
+    }
+    return folder
+  }()
+  static let descriptor: PushDescriptor = try! PushDescriptor(
+    strictJSON: [UInt8](try! Data(contentsOf: packageRoot.appendingPathComponent("Fixtures/demo/nip11.json")))
+  )
+  static let relayKey = try! SecretKey(
+    hex: "8d959b54ec6a9ebef76c4edb67c6c8e3216db81cb5255ffe1f2fac4e67ba4098")
+  static let account = try! SecretKey(hex: "42f46fe1e335ef8bb1fd031e45566a98ecec3f333e92bff5ed3aaea92856ca2b")
+  static let alice = try! SecretKey(hex: "ffa7a0616ec26dabc85b5a17b7cb452764b2dc66b40334559fe04ad7d29da7c2")
+  static let carol = try! SecretKey(hex: "0fd61fd025e34f1fb1750860d07272e298ce827114da698d8398ffa2ecb0e260")
+  static let keyID = "demo-2026-01"
+  static let profile = PushAppProfile(id: "org.nostrpushkit.demo", transport: "apns")
+  static let channel = "5c1c2a4e-8f3b-4c2d-9a7e-1b2c3d4e5f60"
+  static let now: Int64 = 1_767_226_200
+  static var origin: String { descriptor.origin }
+
+  static func temporaryPath(_ name: String = "push-state") -> String {
+    FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString).sqlite").path
+  }
+
+  /// A signed event of `kind` by `key` at `createdAt` with `tags`.
+  static func event(
+    kind: Int = 9, by key: SecretKey = alice, createdAt: Int64 = now, tags: [[String]] = [],
+    content: String = "hi"
+  ) -> Event {
+    try! UnsignedEvent(
+      pubkey: key.publicKeyHex, createdAt: createdAt, kind: kind, tags: tags, content: content
+    )
+    .signed(with: key)
+  }
+
+  /// The planner's subscriptions for the account: mentions, and `joined` channels.
+  static func plan(joined: [String] = [channel], muted: [String] = []) -> [LeaseSubscription] {
+    try! SubscriptionPlanner(descriptor: descriptor).plan(
+      for: account.publicKeyHex, joined: joined, muted: muted, mentionsOnly: false)
+  }
+
+  /// A signed active lease of the account.
+  static func lease(
+    endpoint: String, generation: Int64, createdAt: Int64 = now, d: InstallationID, now: Int64 = now,
+    subscriptions: [LeaseSubscription]? = nil, by key: SecretKey = account
+  ) -> Event {
+    try! LeaseBuilder(descriptor: descriptor, appProfile: profile).active(
+      endpoint: endpoint, subscriptions: subscriptions ?? plan(), generation: generation,
+      createdAt: createdAt,
+      installationID: d, now: now, signer: key)
+  }
+
+  /// A signed tombstone of the account.
+  static func tombstone(generation: Int64, createdAt: Int64 = now, d: InstallationID, now: Int64 = now)
+    -> Event
+  {
+    try! LeaseBuilder(descriptor: descriptor).tombstone(
+      installationID: d, generation: generation, createdAt: createdAt, now: now, signer: account)
+  }
+}
+
+/// A relay's push half on a real SQLite file, with a real gateway fixture on loopback, all on one
+/// manual clock.
+final class PushWorld: @unchecked Sendable {
+  let clock: ManualPushClock
+  let path: String
+  let database: PushStateDatabase
+  let store: SQLiteLeaseStore
+  let outbox: SQLiteWakeOutbox
+  let roster: MutableRoster
+  let gateway: GatewayFixture
+  let validator: LeaseValidator
+  let matcher = PushMatcher(pushKinds: Set(Demo.descriptor.pushKinds))
+  var ingest: PushIngest
+  var worker: DeliveryWorker!
+  var client: GatewayClient!
+
+  init(quota: Int = 0, timeout: Duration = GatewayClient.defaultTimeout) async throws {
+    clock = ManualPushClock(seconds: Demo.now)
+    path = Demo.temporaryPath()
+    database = try PushStateDatabase(path: path)
+    store = SQLiteLeaseStore(database: database, matcher: matcher)
+    outbox = SQLiteWakeOutbox(database: database)
+    roster = MutableRoster([Demo.channel: [Demo.account.publicKeyHex, Demo.alice.publicKeyHex]])
+    let clock = clock
+    gateway = try GatewayFixture(
+      configuration: GatewayFixtureConfiguration(quota: quota), clock: { clock.seconds })
+    validator = try LeaseValidator(descriptor: Demo.descriptor, pushKeys: [Demo.keyID: Demo.relayKey])
+    ingest = PushIngest(
+      validator: validator, store: store, roster: roster, descriptor: Demo.descriptor, clock: clock.clock)
+    let base = try await gateway.start()
+    client = try GatewayClient(
+      baseURL: String(base.absoluteString.trimmingSuffix("/")), transport: URLSessionHTTPTransport(),
+      timeout: timeout)
+    worker = DeliveryWorker(
+      store: store, outbox: outbox, client: client, pushKeys: [Demo.keyID: Demo.relayKey], roster: roster,
+      clock: clock.clock)
+  }
+
+  func stop() async {
+    await gateway.stop()
+    try? FileManager.default.removeItem(atPath: path)
+    try? FileManager.default.removeItem(atPath: path + "-wal")
+    try? FileManager.default.removeItem(atPath: path + "-shm")
+  }
+
+  /// A grant for `token` issued to the relay key.
+  func grant(token: String = "a1b2c3d4", generation: Int64 = 1) throws -> String {
+    try gateway.issueGrant(
+      relayPubkey: Demo.relayKey.publicKeyHex, deviceToken: token, generation: generation
+    ).grant
+  }
+
+  /// Ingests `event` as authenticated by its author.
+  @discardableResult
+  func publish(lease event: Event, recent: [Event] = []) throws -> IngestAnswer {
+    try ingest.ingest(event, identity: event.pubkey, recent: recent)
+  }
+
+  /// Stores `event` in the relay's eyes: matches it and enqueues its wakes.
+  @discardableResult
+  func publish(_ event: Event) throws -> [String] {
+    let index = try store.liveIndex(origin: Demo.origin)
+    let candidates = matcher.candidates(
+      for: event, index: index, roster: roster, origin: Demo.origin, now: clock.seconds)
+    return try outbox.enqueue(candidates, nowMilliseconds: clock.milliseconds)
+  }
+
+  /// The only wake, required.
+  func onlyWake() throws -> Wake {
+    let wakes = try outbox.wakes()
+    guard wakes.count == 1 else {
+      throw PushRelayError(.corruptRow, "expected one wake, found \(wakes.count)")
+    }
+    return wakes[0]
+  }
+
+  /// A mention of the account by alice, `offset` seconds from now.
+  func mention(offset: Int64 = 0) -> Event {
+    Demo.event(createdAt: clock.seconds + offset, tags: [["p", Demo.account.publicKeyHex]])
+  }
+}
+
+extension String {
+  func trimmingSuffix(_ suffix: String) -> Substring {
+    hasSuffix(suffix) ? dropLast(suffix.count) : Substring(self)
+  }
+}
