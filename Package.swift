@@ -87,7 +87,9 @@ let package = Package(
     ),
     .target(
       name: "NotificationResolver",
-      dependencies: ["NostrPushCore", "NostrJSON", "Bech32", "NostrEvent", "NostrHTTP", "EnrichmentCache"],
+      dependencies: [
+        "NostrPushCore", "NostrJSON", "Bech32", "NostrEvent", "NostrHTTP", "EnrichmentCache", "NostrWebSocket",
+      ],
       swiftSettings: strictSettings
     ),
     .executableTarget(

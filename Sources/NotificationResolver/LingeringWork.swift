@@ -12,6 +12,9 @@ public struct LingeringWork: Sendable {
   /// No lingering work.
   public static let none = LingeringWork([])
 
+  /// This work and `task` after it.
+  func adding(_ task: Task<Void, Never>) -> LingeringWork { LingeringWork(tasks + [task]) }
+
   /// Waits until every request has finished.
   public func wait() async {
     for task in tasks { await task.value }

@@ -82,9 +82,27 @@ public struct NotificationResolver: Sendable {
     return .resolved(compose(message, target: target, parts: EnrichedParts(), scope: scope, now: clock.now()))
   }
 
+  /// One wake on one client; a WebSocket client is closed once the wake's lingering work ends.
   private func run(
     started: ContinuousClock.Instant, deadline: ContinuousClock.Instant, chosen: ChosenInstant,
     claims: ClaimGate
+  ) async -> (NotificationOutcome, LingeringWork) {
+    let client = RelayClient(
+      origin: configuration.relay, key: configuration.secretKey, transport: configuration.transport,
+      clock: clock, queryTransport: configuration.queryTransport)
+    let (outcome, lingering) = await run(
+      client: client, started: started, deadline: deadline, chosen: chosen, claims: claims)
+    guard configuration.queryTransport == .websocket else { return (outcome, lingering) }
+    let closing = Task {
+      await lingering.wait()
+      await client.close()
+    }
+    return (outcome, lingering.adding(closing))
+  }
+
+  private func run(
+    client: RelayClient, started: ContinuousClock.Instant, deadline: ContinuousClock.Instant,
+    chosen: ChosenInstant, claims: ClaimGate
   ) async -> (
     NotificationOutcome, LingeringWork
   ) {
@@ -92,9 +110,6 @@ public struct NotificationResolver: Sendable {
     let now = clock.now()
     if let store, !store.registerAccount(account) { return (.fallback(.accountRemoved), .none) }
     let queryDeadline = min(started + configuration.queryTimeout, deadline)
-    let client = RelayClient(
-      origin: configuration.relay, key: configuration.secretKey, transport: configuration.transport,
-      clock: clock)
     let relayKeyTask: Task<String?, Never>
     if let configured = configuration.relayPubkey {
       relayKeyTask = Task { configured }

@@ -2,8 +2,9 @@ import NostrEvent
 import NostrHTTP
 import NostrJSON
 
-/// Talks to one relay over HTTP on behalf of one account: NIP-98-authenticated `POST /query`
-/// and the NIP-11 document, each with its own response cap and deadline.
+/// Talks to one relay on behalf of one account: queries over NIP-98-authenticated `POST /query`
+/// or over one WebSocket (``QueryTransport``), and the NIP-11 document over HTTP, each with its
+/// own response cap and deadline.
 public struct RelayClient: Sendable {
   /// The response cap of the message query.
   public static let messageQueryCap = 1024 * 1024
@@ -23,15 +24,27 @@ public struct RelayClient: Sendable {
   private let key: SecretKey
   private let transport: any HTTPTransport
   private let clock: UnixClock
+  private let webSocket: WebSocketQuerySession?
 
-  /// Creates a client for `origin`, authenticating as `key`.
+  /// Creates a client for `origin`, authenticating as `key`, querying over `queryTransport`.
   ///
-  /// `clock` gives NIP-98 `created_at`; fix it in tests together with the relay's clock.
-  public init(origin: RelayOrigin, key: SecretKey, transport: any HTTPTransport, clock: UnixClock) {
+  /// `clock` gives NIP-98 and NIP-42 `created_at`; fix it in tests together with the relay's
+  /// clock. With `.websocket`, call ``close()`` when the last query is done.
+  public init(
+    origin: RelayOrigin, key: SecretKey, transport: any HTTPTransport, clock: UnixClock,
+    queryTransport: QueryTransport = .httpQuery
+  ) {
     self.origin = origin
     self.key = key
     self.transport = transport
     self.clock = clock
+    self.webSocket =
+      queryTransport == .websocket ? WebSocketQuerySession(origin: origin, key: key, clock: clock) : nil
+  }
+
+  /// Closes the WebSocket of a `.websocket` client (a no-op over HTTP).
+  public func close() async {
+    await webSocket?.close()
   }
 
   /// The URL of the query endpoint, exactly as sent and as signed in NIP-98 `u`.
@@ -46,7 +59,10 @@ public struct RelayClient: Sendable {
     async throws(RelayFailure)
     -> [Event]
   {
-    let body = JSONWriter.bytes(.array(filters.map(Self.withLimit)))
+    if let webSocket {
+      return try await webSocket.query(filters.map(Self.withDefaultLimit), cap: cap, deadline: deadline)
+    }
+    let body = JSONWriter.bytes(.array(filters.map { Self.withDefaultLimit($0).jsonValue }))
     let authorization: String
     do {
       authorization = try NIP98.authorizationHeader(
@@ -108,9 +124,9 @@ public struct RelayClient: Sendable {
     }
   }
 
-  private static func withLimit(_ filter: Filter) -> JSONValue {
+  private static func withDefaultLimit(_ filter: Filter) -> Filter {
     var filter = filter
     if filter.limit == nil { filter.limit = defaultLimit }
-    return filter.jsonValue
+    return filter
   }
 }

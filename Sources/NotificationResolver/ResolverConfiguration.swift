@@ -31,6 +31,8 @@ public struct ResolverConfiguration: Sendable {
   public var avatarDirectory: String?
   /// The HTTP stack.
   public var transport: any HTTPTransport
+  /// How queries reach the relay: `POST /query` (the default) or one WebSocket per wake.
+  public var queryTransport: QueryTransport
 
   /// The account's public key (64 lowercase hex).
   public var account: String { secretKey.publicKeyHex }
@@ -42,7 +44,8 @@ public struct ResolverConfiguration: Sendable {
   public init(
     relay: RelayOrigin, secretKey: SecretKey, filters: [Filter]? = nil, relayPubkey: String? = nil,
     community: String? = nil, budget: Duration = defaultBudget, queryTimeout: Duration = defaultQueryTimeout,
-    avatarDirectory: String? = nil, transport: any HTTPTransport = URLSessionHTTPTransport.shared
+    avatarDirectory: String? = nil, transport: any HTTPTransport = URLSessionHTTPTransport.shared,
+    queryTransport: QueryTransport = .httpQuery
   ) throws(ResolverError) {
     guard budget > .zero, budget <= Self.maxTimeout else {
       throw ResolverError(.outOfRange, field: "budget", "must be between 1 ms and 60 s")
@@ -66,6 +69,7 @@ public struct ResolverConfiguration: Sendable {
     self.queryTimeout = queryTimeout
     self.avatarDirectory = avatarDirectory
     self.transport = transport
+    self.queryTransport = queryTransport
   }
 
   /// The lease filter used when none is configured: eligible kinds tagging the account.

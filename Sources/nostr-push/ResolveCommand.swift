@@ -13,8 +13,9 @@ enum ResolveCommand: CLICommand {
     usage: nostr-push resolve --relay URL --secret-key-file FILE --cache FILE
                               [--filters FILE] [--relay-pubkey HEX] [--community NAME]
                               [--budget-ms 1500] [--query-timeout-ms 8000] [--linger-ms 0] [--now UNIX]
+                              [--transport query|websocket]
 
-    Queries the relay for the message the wake was for, verifies it, claims it once in the cache,
+    Queries the relay (NIP-98 POST /query, or REQ over one WebSocket with NIP-42) for the message the wake was for, verifies it, claims it once in the cache,
     enriches it within the budget and prints one JSON line: the notification, or the fallback with
     its reason. Exits 0 whenever a line was printed.
     """
@@ -27,7 +28,7 @@ enum ResolveCommand: CLICommand {
       arguments,
       valueFlags: [
         "relay", "secret-key-file", "cache", "filters", "relay-pubkey", "community", "budget-ms",
-        "query-timeout-ms", "linger-ms", "now",
+        "query-timeout-ms", "linger-ms", "now", "transport",
       ])
     _ = try reader.positionals(atMost: 0)
     let relayURL = try reader.required("relay")
@@ -40,6 +41,10 @@ enum ResolveCommand: CLICommand {
       throw UsageError("--linger-ms must be between 0 and \(maxLingerMilliseconds)")
     }
     let clock = try reader.integer("now").map(UnixClock.fixed) ?? .system
+    let transportName = reader.value("transport") ?? QueryTransport.httpQuery.rawValue
+    guard let queryTransport = QueryTransport(rawValue: transportName) else {
+      throw UsageError("--transport must be query or websocket")
+    }
 
     let options: ResolveOptions
     do {
@@ -50,7 +55,7 @@ enum ResolveCommand: CLICommand {
         relay: relay, secretKey: key, filters: filters, relayPubkey: reader.value("relay-pubkey"),
         community: reader.value("community"), budget: .milliseconds(budget),
         queryTimeout: .milliseconds(queryTimeout),
-        avatarDirectory: cachePath + "-avatars")
+        avatarDirectory: cachePath + "-avatars", queryTransport: queryTransport)
       options = ResolveOptions(configuration: configuration, cachePath: cachePath, clock: clock)
     } catch {
       CLIOutput.error("nostr-push resolve: \(error)")

@@ -125,6 +125,37 @@ import Testing
     #expect(counts["deliveries"] == .integer(2))
   }
 
+  /// `--transport websocket` asks the same questions over one WebSocket: on the demo data it
+  /// prints the same line as `POST /query` (but for the time it took), cold and warm.
+  @Test func printsTheSameLineOverWebSocketAsOverQuery() async throws {
+    let server = try await Self.startRelay()
+    defer { Task { await server.stop() } }
+    let overQuery = Workspace()
+    let overWebSocket = Workspace()
+    for _ in 0..<2 {
+      var (_, query) = try await Self.resolve(server, cache: overQuery.cache)
+      var (run, websocket) = try await Self.resolve(
+        server, cache: overWebSocket.cache, extra: ["--transport", "websocket"])
+      #expect(run.status == 0)
+      #expect(websocket["resolved"] == .bool(true))
+      // The time differs, and the avatar file lies beside each run's own cache.
+      for key in ["elapsed_ms", "avatar_file"] {
+        query[key] = nil
+        websocket[key] = nil
+      }
+      #expect(websocket == query)
+    }
+  }
+
+  @Test func refusesAnUnknownTransport() async throws {
+    let run = try NostrPushBinary.run(
+      [
+        "resolve", "--relay", "ws://127.0.0.1:1", "--secret-key-file", "k", "--cache", "c", "--transport",
+        "tcp",
+      ])
+    #expect(run.status == 2)
+  }
+
   @Test func lingersSoALateProfileReachesTheCache() async throws {
     let server = try await Self.startRelay(faults: [
       RelayFault(path: "/query", kind: 0, action: .delay(milliseconds: 1500))

@@ -34,6 +34,43 @@ import Testing
     #expect(resolution.outcome.body == "Open the app to read it.")
   }
 
+  /// The same wake over one WebSocket (`relay-connection.md` §3): the fixture's `ws` faults act on
+  /// the answer to the message `REQ`, and each maps to the reason the spec gives.
+  @Test(arguments: [
+    (RelayFault.Action.closeConnection, FallbackReason.invalidResponse),
+    (RelayFault.Action.truncatedBody, FallbackReason.invalidResponse),
+    (RelayFault.Action.delay(milliseconds: 5_000), FallbackReason.timeout),
+  ])
+  func fallsBackWithTheReasonOverWebSocket(action: RelayFault.Action, reason: FallbackReason) async throws {
+    let scenario = RelayScenario()
+    let server = try await scenario.startRelay(
+      [scenario.message("hi")], faults: [RelayFault(path: "ws", kind: 9, action: action)])
+    defer { Task { await server.stop() } }
+    var configuration = try scenario.configuration(
+      server, relayPubkey: true, queryTimeout: .milliseconds(500))
+    configuration.queryTransport = .websocket
+    let started = ContinuousClock.now
+    let resolution = await scenario.resolve(configuration, cache: nil)
+    #expect(resolution.outcome == .fallback(reason))
+    #expect(ContinuousClock.now - started < .milliseconds(500) + configuration.budget + .seconds(1))
+  }
+
+  @Test func resolvesOverWebSocketAndReportsARefusedConnectionAsUnreachable() async throws {
+    let scenario = RelayScenario()
+    let message = scenario.message("hi")
+    let server = try await scenario.startRelay([message] + scenario.enrichmentEvents())
+    var configuration = try scenario.configuration(server, relayPubkey: true)
+    configuration.queryTransport = .websocket
+    let resolved = await scenario.resolve(configuration, cache: nil)
+    #expect(resolved.outcome.notification?.target.eventID == message.id)
+    #expect(resolved.outcome.notification?.title == "Alice")
+    #expect(resolved.outcome.notification?.subtitle == "#general")
+    await resolved.lingering.wait()
+    await server.stop()
+    let refused = await scenario.resolve(configuration, cache: nil)
+    #expect(refused.outcome == .fallback(.relayUnreachable))
+  }
+
   /// The extension passes its own expiry: the outcome arrives by then (with 100 ms of slack),
   /// far inside the configured query timeout of 60 s.
   @Test func endsByTheCallersDeadline() async throws {
