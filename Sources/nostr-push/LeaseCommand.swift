@@ -243,7 +243,7 @@ enum LeaseCommand: CLICommand {
     }
   }
 
-  private static func secretKey(_ path: String) throws(LeaseBuildError) -> SecretKey {
+  static func secretKey(_ path: String) throws(LeaseBuildError) -> SecretKey {
     do {
       return try SecretKeyFile.read(path)
     } catch {
@@ -271,7 +271,7 @@ enum LeaseCommand: CLICommand {
   }
 
   /// A `--channels`/`--muted` file: a JSON array of strings (the planner checks each id).
-  private static func channelFile(_ path: String?, flag: String) throws(LeaseBuildError) -> [String] {
+  static func channelFile(_ path: String?, flag: String) throws(LeaseBuildError) -> [String] {
     guard let path else { return [] }
     let value = try jsonFile(path, what: "\(flag) file", code: .invalidChannelID)
     guard case .array(let items) = value else {
@@ -310,7 +310,7 @@ enum LeaseCommand: CLICommand {
     }
   }
 
-  private static func errorLine(code: String, message: String) -> [UInt8] {
+  static func errorLine(code: String, message: String) -> [UInt8] {
     JSONWriter.bytes(.object(JSONObject(["error": .string(code), "message": .string(message)])))
   }
 }

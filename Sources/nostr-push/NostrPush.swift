@@ -16,6 +16,8 @@ enum NostrPush {
     PublishCommand.self,
     QueryCommand.self,
     LeaseCommand.self,
+    EnrollCommand.self,
+    RevokeCommand.self,
     DemoCommand.self,
   ]
 

@@ -1,0 +1,298 @@
+import Foundation
+import NostrEvent
+import NostrHTTP
+import NostrJSON
+import NostrWebSocket
+import PushDescriptor
+import PushLease
+
+/// `nostr-push enroll` and `nostr-push revoke`: the app's lease over its lifetime
+/// (`pipeline.md`): discover the descriptor, obtain a grant, plan, build, save the enrollment,
+/// publish over WebSocket with NIP-42.
+enum EnrollCommand: CLICommand {
+  static let name = "enroll"
+  static let summary = "enroll this account's push lease with a relay (kind 30350 over WebSocket)"
+  static let usage = """
+    usage: nostr-push enroll --relay URL --secret-key-file FILE --state FILE
+                             --app-profile ID --transport apns|fcm
+                             (--endpoint GRANT | --gateway URL --device-token HEX)
+                             [--channels FILE] [--muted FILE] [--now UNIX]
+
+    Discovers the relay's push descriptor (NIP-11), obtains an endpoint grant (given, or from the
+    gateway fixture's POST /v1/test/grants), plans the subscriptions (mentions of the account and
+    the channels of --channels, minus --muted), builds the lease, saves the next generation to
+    --state before signing, and publishes the lease to push.origin with NIP-42. One JSON line.
+    """
+
+  static func run(_ arguments: [String]) async throws -> Int32 {
+    let reader = try ArgumentReader(
+      arguments,
+      valueFlags: [
+        "relay", "secret-key-file", "state", "app-profile", "transport", "endpoint", "gateway",
+        "device-token",
+        "channels", "muted", "now",
+      ])
+    _ = try reader.positionals(atMost: 0)
+    let request = EnrollmentRequest(
+      relay: try reader.required("relay"), keyFile: try reader.required("secret-key-file"),
+      statePath: try reader.required("state"), now: try reader.integer("now"))
+    let appProfile = try reader.required("app-profile")
+    let transport = try reader.required("transport")
+    guard transport == "apns" || transport == "fcm" else {
+      throw UsageError("--transport must be apns or fcm")
+    }
+    let grant: GrantSource
+    switch (reader.value("endpoint"), reader.value("gateway"), reader.value("device-token")) {
+    case (let endpoint?, nil, nil): grant = .given(endpoint)
+    case (nil, let gateway?, let token?): grant = .gateway(url: gateway, deviceToken: token)
+    default: throw UsageError("give --endpoint, or --gateway with --device-token")
+    }
+    return await request.answer { () async throws(EnrollmentFailure) -> PreparedLease in
+      let key = try request.key()
+      let descriptor = try await request.descriptor()
+      guard
+        let profile = descriptor.appProfiles.first(where: { $0.id == appProfile && $0.transport == transport }
+        )
+      else {
+        throw EnrollmentFailure(
+          "invalid_app_profile", "the relay does not advertise app profile \(appProfile) for \(transport)")
+      }
+      let joined = try EnrollmentFailure.lease { () throws(LeaseBuildError) in
+        try LeaseCommand.channelFile(reader.value("channels"), flag: "channels")
+      }
+      let muted = try EnrollmentFailure.lease { () throws(LeaseBuildError) in
+        try LeaseCommand.channelFile(reader.value("muted"), flag: "muted")
+      }
+      let subscriptions = try EnrollmentFailure.lease { () throws(LeaseBuildError) in
+        try SubscriptionPlanner(descriptor: descriptor).plan(
+          for: key.publicKeyHex, joined: joined, muted: muted, mentionsOnly: joined.isEmpty)
+      }
+      let (endpoint, grantExpiresAt) = try await grant.endpoint(for: descriptor, now: request.clock())
+      var state = try request.loadState()
+      var enrollment =
+        state.enrollment(origin: descriptor.origin, pubkey: key.publicKeyHex)
+        ?? LeaseEnrollment(origin: descriptor.origin, pubkey: key.publicKeyHex)
+      enrollment.grantExpiresAt = grantExpiresAt
+      let now = request.clock()
+      let stamp = enrollment.next(now: now)
+      state.set(enrollment)
+      try request.save(state)
+      let event = try EnrollmentFailure.lease { () throws(LeaseBuildError) in
+        try LeaseBuilder(descriptor: descriptor, appProfile: profile).active(
+          endpoint: endpoint, subscriptions: subscriptions, generation: stamp.generation,
+          createdAt: stamp.createdAt, installationID: enrollment.installationID,
+          grantExpiresAt: grantExpiresAt, now: now, signer: key)
+      }
+      return PreparedLease(origin: descriptor.origin, key: key, event: event, generation: stamp.generation)
+    }
+  }
+}
+
+/// `nostr-push revoke`: publishes the tombstone of this account's lease at the relay, with the
+/// next generation of its saved enrollment.
+enum RevokeCommand: CLICommand {
+  static let name = "revoke"
+  static let summary = "revoke this account's push lease (kind 30350 tombstone)"
+  static let usage = """
+    usage: nostr-push revoke --relay URL --secret-key-file FILE --state FILE [--now UNIX]
+
+    Discovers the relay's descriptor, takes the enrollment --state holds for its push.origin and
+    this account (not_enrolled without one), saves the next generation before signing, and
+    publishes the tombstone over WebSocket with NIP-42. One JSON line, as enroll prints.
+    """
+
+  static func run(_ arguments: [String]) async throws -> Int32 {
+    let reader = try ArgumentReader(arguments, valueFlags: ["relay", "secret-key-file", "state", "now"])
+    _ = try reader.positionals(atMost: 0)
+    let request = EnrollmentRequest(
+      relay: try reader.required("relay"), keyFile: try reader.required("secret-key-file"),
+      statePath: try reader.required("state"), now: try reader.integer("now"))
+    return await request.answer { () async throws(EnrollmentFailure) -> PreparedLease in
+      let key = try request.key()
+      let descriptor = try await request.descriptor()
+      var state = try request.loadState()
+      guard var enrollment = state.enrollment(origin: descriptor.origin, pubkey: key.publicKeyHex) else {
+        throw EnrollmentFailure(
+          "not_enrolled", "no enrollment for \(descriptor.origin) and this account in \(request.statePath)")
+      }
+      let now = request.clock()
+      let stamp = enrollment.next(now: now)
+      state.set(enrollment)
+      try request.save(state)
+      let event = try EnrollmentFailure.lease { () throws(LeaseBuildError) in
+        try LeaseBuilder(descriptor: descriptor).tombstone(
+          installationID: enrollment.installationID, generation: stamp.generation, createdAt: stamp.createdAt,
+          now: now, signer: key)
+      }
+      return PreparedLease(origin: descriptor.origin, key: key, event: event, generation: stamp.generation)
+    }
+  }
+}
+
+/// What `enroll` and `revoke` share: the key, discovery, the state file, publishing, the line.
+struct EnrollmentRequest: Sendable {
+  /// How long discovery, the grant and the publish may take, each.
+  static let stepTimeout: Duration = .seconds(8)
+
+  let relay: String
+  let keyFile: String
+  let statePath: String
+  let now: Int64?
+
+  /// `--now`, else the system clock.
+  func clock() -> Int64 { now ?? Int64(Date().timeIntervalSince1970) }
+
+  func key() throws(EnrollmentFailure) -> SecretKey {
+    try EnrollmentFailure.lease { () throws(LeaseBuildError) in try LeaseCommand.secretKey(keyFile) }
+  }
+
+  /// The relay's push descriptor: `transport` when it cannot be fetched, `invalid_descriptor`
+  /// when it gives no valid one.
+  func descriptor() async throws(EnrollmentFailure) -> PushDescriptor {
+    do {
+      return try await PushDiscovery().discover(relay: relay, timeout: Self.stepTimeout).push
+    } catch {
+      if error.code == .transport { throw EnrollmentFailure("transport", "discovery: \(error.message)") }
+      throw EnrollmentFailure("invalid_descriptor", error.description)
+    }
+  }
+
+  func loadState() throws(EnrollmentFailure) -> EnrollmentState {
+    do {
+      return try EnrollmentState(path: statePath)
+    } catch {
+      throw EnrollmentFailure("invalid_state", "\(statePath): \(error)")
+    }
+  }
+
+  func save(_ state: EnrollmentState) throws(EnrollmentFailure) {
+    do {
+      try state.write(to: statePath)
+    } catch {
+      throw EnrollmentFailure("invalid_state", "cannot write \(statePath): \(error)")
+    }
+  }
+
+  /// Runs `prepare` (which saves the state before it signs), publishes the event to the
+  /// descriptor's `push.origin` with NIP-42 and prints the line; the exit status.
+  func answer(_ prepare: () async throws(EnrollmentFailure) -> PreparedLease) async -> Int32 {
+    do throws(EnrollmentFailure) {
+      let lease = try await prepare()
+      let result = try await publish(lease.event, to: lease.origin, key: lease.key)
+      CLIOutput.line(bytes: JSONWriter.bytes(line(result, lease: lease)))
+      return ExitCode.success
+    } catch {
+      CLIOutput.line(bytes: LeaseCommand.errorLine(code: error.code, message: error.message))
+      return ExitCode.failure
+    }
+  }
+
+  private func publish(_ event: Event, to origin: String, key: SecretKey) async throws(EnrollmentFailure)
+    -> PublishResult
+  {
+    let deadline = ContinuousClock.now + Self.stepTimeout
+    let clock = self.clock
+    do throws(RelayConnectionError) {
+      let connection = try await RelayConnection.connect(
+        to: origin, key: key, clock: { clock() }, deadline: deadline)
+      defer { Task { await connection.close() } }
+      return try await connection.publish(event, deadline: deadline)
+    } catch {
+      let code = error.code == .authFailed ? "auth_failed" : "transport"
+      throw EnrollmentFailure(code, "publish to \(origin): \(error.code.rawValue): \(error.message)")
+    }
+  }
+
+  /// `{"accepted":…,"message":…,"d":…,"generation":n,"expiration":n,"exec":…,"event_id":…}`.
+  private func line(_ result: PublishResult, lease: PreparedLease) -> JSONValue {
+    let tag = { (name: String) in lease.event.tagValues(name).first ?? "" }
+    return .object(
+      JSONObject([
+        "accepted": .bool(result.accepted), "message": .string(result.message), "d": .string(tag("d")),
+        "generation": .integer(lease.generation), "expiration": .integer(Int64(tag("expiration")) ?? 0),
+        "exec": .string(tag("exec")), "event_id": .string(lease.event.id),
+      ]))
+  }
+}
+
+/// A signed lease or tombstone ready to publish, with what the printed line reports.
+struct PreparedLease: Sendable {
+  /// The descriptor's `push.origin`: where the lease is published.
+  let origin: String
+  /// The account key (signs the lease and answers NIP-42).
+  let key: SecretKey
+  /// The signed kind 30350.
+  let event: Event
+  /// Its generation, as saved in the state file.
+  let generation: Int64
+}
+
+/// Where `enroll` gets its endpoint grant.
+enum GrantSource: Sendable {
+  /// `--endpoint`: a grant the app already holds (its expiry unknown).
+  case given(String)
+  /// `--gateway` + `--device-token`: ask the gateway fixture's `POST /v1/test/grants`.
+  case gateway(url: String, deviceToken: String)
+
+  /// The longest grant answer read.
+  static let maxAnswerBytes = 16 * 1024
+
+  /// The grant and its expiry (nil when given); `grant_failed` when the gateway refuses.
+  func endpoint(for descriptor: PushDescriptor, now: Int64) async throws(EnrollmentFailure) -> (
+    String, Int64?
+  ) {
+    switch self {
+    case .given(let endpoint):
+      return (endpoint, nil)
+    case .gateway(let url, let deviceToken):
+      guard let key = descriptor.currentKey else {
+        throw EnrollmentFailure("invalid_descriptor", "the descriptor names no current push key")
+      }
+      let body = JSONWriter.bytes(
+        .object(JSONObject(["relay_pubkey": .string(key.pubkey), "device_token": .string(deviceToken)])))
+      let request = HTTPTransportRequest(
+        url: url.trimmingSuffix("/") + "/v1/test/grants", method: "POST",
+        headers: ["Content-Type": "application/json"], body: body, maxResponseBytes: Self.maxAnswerBytes)
+      let response: HTTPTransportResponse
+      do {
+        response = try await URLSessionHTTPTransport.shared.send(
+          request, deadline: .now + EnrollmentRequest.stepTimeout)
+      } catch {
+        throw EnrollmentFailure("grant_failed", "the gateway did not answer: \(error)")
+      }
+      let object = (try? JSONReader().read(response.body))?.objectValue
+      guard response.status == 200, let grant = object?["endpoint_grant"]?.stringValue,
+        let expiresAt = object?["expires_at"]?.integerValue
+      else {
+        throw EnrollmentFailure("grant_failed", "the gateway answered HTTP \(response.status)")
+      }
+      return (grant, expiresAt)
+    }
+  }
+}
+
+/// A failure of `enroll` or `revoke`: the code and message of its `{"error":…}` line.
+struct EnrollmentFailure: Error {
+  let code: String
+  let message: String
+
+  init(_ code: String, _ message: String) {
+    self.code = code
+    self.message = message
+  }
+
+  /// Runs a lease step, reporting its `LeaseBuildError` under the lease's own code.
+  static func lease<T>(_ body: () throws(LeaseBuildError) -> T) throws(EnrollmentFailure) -> T {
+    do {
+      return try body()
+    } catch {
+      throw EnrollmentFailure(error.code.rawValue, error.message)
+    }
+  }
+}
+
+extension String {
+  fileprivate func trimmingSuffix(_ suffix: String) -> String {
+    hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
+  }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import NostrJSON
+import PushLease
+
+/// The `--state` file of `enroll` and `revoke`: per `push.origin`, then per account pubkey, the
+/// `LeaseEnrollment` less the origin and pubkey that key it (`pipeline.md`).
+///
+/// Read strictly and bounded; written whole to a temporary file that then replaces the old one,
+/// so a crash leaves the old state or the new, never half of one. `enroll` writes it before it
+/// signs, so no publish (answered, failed or lost) ever reuses a generation.
+struct EnrollmentState: Sendable {
+  /// The largest state file read.
+  static let maxBytes = 1024 * 1024
+
+  private var entries: [String: [String: LeaseEnrollment]] = [:]
+
+  /// The state in `path`; empty when the file does not exist.
+  init(path: String) throws {
+    guard FileManager.default.fileExists(atPath: path) else { return }
+    let bytes = try BoundedFile.bytes(path, maxBytes: Self.maxBytes, what: "state file")
+    guard case .object(let origins) = try JSONReader().read(bytes) else {
+      throw StateFileError("the state file is not a JSON object")
+    }
+    for origin in origins.members {
+      guard case .object(let accounts) = origin.value else {
+        throw StateFileError("\(origin.key) is not an object of accounts")
+      }
+      for account in accounts.members {
+        entries[origin.key, default: [:]][account.key] = try Self.enrollment(
+          account.value, origin: origin.key, pubkey: account.key)
+      }
+    }
+  }
+
+  /// The enrollment of `pubkey` at `origin`, nil before the first.
+  func enrollment(origin: String, pubkey: String) -> LeaseEnrollment? { entries[origin]?[pubkey] }
+
+  /// Records `enrollment` under its origin and pubkey.
+  mutating func set(_ enrollment: LeaseEnrollment) {
+    entries[enrollment.origin, default: [:]][enrollment.pubkey] = enrollment
+  }
+
+  /// Writes the whole state to `path` (a temporary file beside it, then a rename).
+  func write(to path: String) throws {
+    let origins = entries.keys.sorted().map { origin in
+      JSONMember(
+        key: origin,
+        value: .object(
+          JSONObject(
+            entries[origin, default: [:]].keys.sorted().map { pubkey in
+              JSONMember(key: pubkey, value: Self.value(entries[origin]![pubkey]!))
+            })))
+    }
+    let bytes = JSONWriter.bytes(.object(JSONObject(origins))) + [0x0A]
+    let temporary = path + ".tmp-\(getpid())"
+    guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
+      throw StateFileError("cannot create \(temporary)")
+    }
+    guard rename(temporary, path) == 0 else {
+      try? FileManager.default.removeItem(atPath: temporary)
+      throw StateFileError("cannot replace \(path) (errno \(errno))")
+    }
+  }
+
+  private static func value(_ enrollment: LeaseEnrollment) -> JSONValue {
+    .object(
+      JSONObject([
+        "d": .string(enrollment.installationID.rawValue),
+        "last_generation": .integer(enrollment.lastGeneration),
+        "last_created_at": .integer(enrollment.lastCreatedAt),
+        "grant_expires_at": enrollment.grantExpiresAt.map(JSONValue.integer) ?? .null,
+      ]))
+  }
+
+  private static func enrollment(_ value: JSONValue, origin: String, pubkey: String) throws -> LeaseEnrollment
+  {
+    guard case .object(let object) = value, let d = object["d"]?.stringValue,
+      let installationID = InstallationID(rawValue: d),
+      let generation = object["last_generation"]?.integerValue, generation >= 0,
+      let createdAt = object["last_created_at"]?.integerValue, createdAt >= 0
+    else {
+      throw StateFileError("\(origin) → \(pubkey) is not an enrollment (d, last_generation, last_created_at)")
+    }
+    let expiresAt = object["grant_expires_at"]
+    guard expiresAt == nil || expiresAt == .null || expiresAt?.integerValue != nil else {
+      throw StateFileError("\(origin) → \(pubkey): grant_expires_at must be an integer or null")
+    }
+    return LeaseEnrollment(
+      origin: origin, pubkey: pubkey, installationID: installationID, lastGeneration: generation,
+      lastCreatedAt: createdAt, grantExpiresAt: expiresAt?.integerValue)
+  }
+}
+
+/// Why a state file could not be read or written.
+struct StateFileError: Error, CustomStringConvertible {
+  let description: String
+  init(_ description: String) { self.description = description }
+}

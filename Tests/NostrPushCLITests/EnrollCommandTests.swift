@@ -1,0 +1,122 @@
+import Foundation
+import NostrJSON
+import RelayFixture
+import Testing
+
+/// `enroll` and `revoke` against the fixture relay serving the demo descriptor, whose
+/// `push.origin` (`ws://127.0.0.1:48111`) nothing listens on here: every publish fails, which is
+/// exactly the crash-between-saving-and-publishing case the state file must survive.
+@Suite(.timeLimit(.minutes(2))) struct EnrollCommandTests {
+  static let now: Int64 = 1_767_226_200
+  static let demo = NostrPushBinary.packageRoot.appendingPathComponent("Fixtures/demo")
+  static let channel = "3f6c2b1e-9a4d-4e7b-8c21-5d0f7a9e6b13"
+
+  final class Workspace: Sendable {
+    let path = NSTemporaryDirectory() + "enroll-cli-" + UUID().uuidString
+    init() { try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+    var state: String { path + "/state.json" }
+  }
+
+  static func startRelay() async throws -> RelayFixtureServer {
+    let server = RelayFixtureServer(
+      data: try RelayFixtureData.load(folder: demo), configuration: RelayFixtureConfiguration(now: now))
+    _ = try await server.start()
+    return server
+  }
+
+  static func line(_ run: NostrPushBinary.Run) throws -> JSONObject {
+    let lines = run.stdout.split(separator: "\n")
+    #expect(lines.count == 1)
+    return try #require(try JSONReader().read(String(lines.first ?? "")).objectValue)
+  }
+
+  /// The saved enrollment of the demo account at the demo descriptor's origin.
+  static func enrollment(_ state: String) throws -> JSONObject? {
+    let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: state)))
+    let object = try #require(try JSONReader().read(bytes).objectValue)
+    return object["ws://127.0.0.1:48111"]?.objectValue?.members.first?.value.objectValue
+  }
+
+  func enroll(_ server: RelayFixtureServer, state: String, channels: String) async throws
+    -> NostrPushBinary.Run
+  {
+    try await NostrPushBinary.runAsync([
+      "enroll", "--relay", server.origin!, "--secret-key-file",
+      Self.demo.appendingPathComponent("account.key").path,
+      "--state", state, "--app-profile", "org.nostrpushkit.demo", "--transport", "apns", "--endpoint",
+      "grant-for-tests", "--channels", channels, "--now", "\(Self.now)",
+    ])
+  }
+
+  @Test func savesTheNextGenerationBeforePublishingSoAFailedPublishNeverReusesIt() async throws {
+    let server = try await Self.startRelay()
+    defer { Task { await server.stop() } }
+    let workspace = Workspace()
+    let channels = workspace.path + "/channels.json"
+    try Data("[\"\(Self.channel)\"]".utf8).write(to: URL(fileURLWithPath: channels))
+
+    let first = try await enroll(server, state: workspace.state, channels: channels)
+    #expect(first.status == 1)
+    #expect(try Self.line(first)["error"] == .string("transport"))
+    let saved = try #require(try Self.enrollment(workspace.state))
+    #expect(saved["last_generation"] == .integer(1))
+    #expect(saved["last_created_at"] == .integer(Self.now))
+    #expect(saved["grant_expires_at"] == .null)
+    let d = try #require(saved["d"]?.stringValue)
+    #expect(d.count == 32 && d.allSatisfy { $0.isHexDigit && !$0.isUppercase })
+
+    // The same second again: a new generation and a later created_at, the same installation id.
+    let second = try await enroll(server, state: workspace.state, channels: channels)
+    #expect(second.status == 1)
+    let again = try #require(try Self.enrollment(workspace.state))
+    #expect(again["last_generation"] == .integer(2))
+    #expect(again["last_created_at"] == .integer(Self.now + 1))
+    #expect(again["d"] == .string(d))
+
+    let revoke = try await NostrPushBinary.runAsync([
+      "revoke", "--relay", server.origin!, "--secret-key-file",
+      Self.demo.appendingPathComponent("account.key").path,
+      "--state", workspace.state, "--now", "\(Self.now)",
+    ])
+    #expect(try Self.line(revoke)["error"] == .string("transport"))
+    #expect(try Self.enrollment(workspace.state)?["last_generation"] == .integer(3))
+  }
+
+  @Test func refusesToRevokeWithoutAnEnrollment() async throws {
+    let server = try await Self.startRelay()
+    defer { Task { await server.stop() } }
+    let workspace = Workspace()
+    let run = try await NostrPushBinary.runAsync([
+      "revoke", "--relay", server.origin!, "--secret-key-file",
+      Self.demo.appendingPathComponent("account.key").path,
+      "--state", workspace.state, "--now", "\(Self.now)",
+    ])
+    #expect(run.status == 1)
+    #expect(try Self.line(run)["error"] == .string("not_enrolled"))
+    #expect(!FileManager.default.fileExists(atPath: workspace.state))
+  }
+
+  @Test func refusesARelayWithoutAPushDescriptorBeforeAnythingIsSaved() async throws {
+    let server = RelayFixtureServer(data: RelayFixtureData(nip11: Array(#"{"name":"plain"}"#.utf8)))
+    _ = try await server.start()
+    defer { Task { await server.stop() } }
+    let workspace = Workspace()
+    let run = try await enroll(server, state: workspace.state, channels: workspace.path + "/none.json")
+    #expect(run.status == 1)
+    #expect(try Self.line(run)["error"] == .string("invalid_descriptor"))
+    #expect(!FileManager.default.fileExists(atPath: workspace.state))
+  }
+
+  @Test(arguments: [
+    ["--endpoint", "g", "--gateway", "http://127.0.0.1:1"], ["--transport", "gcm"], [],
+  ])
+  func refusesConflictingOrMissingGrantFlags(extra: [String]) async throws {
+    var arguments = [
+      "enroll", "--relay", "ws://127.0.0.1:1", "--secret-key-file", "k", "--state", "s", "--app-profile", "p",
+    ]
+    if !extra.contains("--transport") { arguments += ["--transport", "apns"] }
+    let run = try await NostrPushBinary.runAsync(arguments + extra)
+    #expect(run.status == 2)
+  }
+}
