@@ -45,11 +45,11 @@ public struct Filter: Sendable, Hashable {
   ///
   /// - Throws: `malformed_json` (field nil) when the text is not a JSON array of the right length;
   ///   otherwise the first filter's error, its field prefixed with `[index].`.
-  public static func list(json bytes: [UInt8]) throws(FilterError) -> [Filter] {
+  public static func list(json bytes: [UInt8]) throws(EventError) -> [Filter] {
     guard case .array(let elements) = try? JSONReader().read(bytes),
       (1...maxListFilters).contains(elements.count)
     else {
-      throw FilterError(
+      throw EventError(
         code: .malformedJSON, message: "not a JSON array of 1 to \(maxListFilters) filters")
     }
     var filters: [Filter] = []
@@ -58,7 +58,7 @@ public struct Filter: Sendable, Hashable {
       do {
         filters.append(try Filter(jsonValue: element))
       } catch {
-        throw FilterError(
+        throw EventError(
           code: error.code, field: "[\(index)]" + (error.field.map { "." + $0 } ?? ""),
           message: "filter \(index): \(error.message)")
       }
@@ -67,9 +67,9 @@ public struct Filter: Sendable, Hashable {
   }
 
   /// Reads a filter from its JSON object; members other than the NIP-01 ones are ignored.
-  public init(jsonValue: JSONValue) throws(FilterError) {
+  public init(jsonValue: JSONValue) throws(EventError) {
     guard case .object(let object) = jsonValue else {
-      throw FilterError(
+      throw EventError(
         code: .malformedJSON, message: "a filter must be a JSON object, not \(jsonValue.typeName)")
     }
     self.init()
@@ -79,7 +79,7 @@ public struct Filter: Sendable, Hashable {
       case "authors": authors = try Filter.hexList(member.value, field: "authors")
       case "kinds":
         let values = try Filter.list(member.value, field: "kinds")
-        kinds = try values.enumerated().map { (index, value) throws(FilterError) in
+        kinds = try values.enumerated().map { (index, value) throws(EventError) in
           Int(try Filter.integer(value, field: "kinds[\(index)]", range: 0...Int64(Event.maxKind)))
         }
       case "since": since = try Filter.integer(member.value, field: "since", range: 0...Event.maxCreatedAt)
@@ -90,12 +90,12 @@ public struct Filter: Sendable, Hashable {
         guard letter.unicodeScalars.count == 1, let scalar = letter.unicodeScalars.first,
           ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
         else {
-          throw FilterError(code: .invalidValue, field: key, message: "\(key): a tag filter names one letter")
+          throw EventError(code: .invalidValue, field: key, message: "\(key): a tag filter names one letter")
         }
         let values = try Filter.list(member.value, field: key)
-        tags[letter] = try values.enumerated().map { (index, value) throws(FilterError) in
+        tags[letter] = try values.enumerated().map { (index, value) throws(EventError) in
           guard case .string(let text) = value else {
-            throw FilterError(
+            throw EventError(
               code: .wrongType, field: "\(key)[\(index)]", message: "\(key)[\(index)]: expected a string")
           }
           return text
@@ -138,25 +138,25 @@ public struct Filter: Sendable, Hashable {
 
   // MARK: Member readers
 
-  private static func list(_ value: JSONValue, field: String) throws(FilterError) -> [JSONValue] {
+  private static func list(_ value: JSONValue, field: String) throws(EventError) -> [JSONValue] {
     guard case .array(let values) = value else {
-      throw FilterError(
+      throw EventError(
         code: .wrongType, field: field, message: "\(field): expected an array, got \(value.typeName)")
     }
     guard values.count <= maxValues else {
-      throw FilterError(code: .tooMany, field: field, message: "\(field): more than \(maxValues) values")
+      throw EventError(code: .tooMany, field: field, message: "\(field): more than \(maxValues) values")
     }
     return values
   }
 
-  private static func hexList(_ value: JSONValue, field: String) throws(FilterError) -> [String] {
-    try list(value, field: field).enumerated().map { (index, element) throws(FilterError) in
+  private static func hexList(_ value: JSONValue, field: String) throws(EventError) -> [String] {
+    try list(value, field: field).enumerated().map { (index, element) throws(EventError) in
       guard case .string(let text) = element else {
-        throw FilterError(
+        throw EventError(
           code: .wrongType, field: "\(field)[\(index)]", message: "\(field)[\(index)]: expected a string")
       }
       guard Hex.isLowercaseHex(text, length: 64) else {
-        throw FilterError(
+        throw EventError(
           code: .invalidValue, field: "\(field)[\(index)]",
           message: "\(field)[\(index)]: expected 64 lowercase hex characters")
       }
@@ -166,13 +166,13 @@ public struct Filter: Sendable, Hashable {
 
   private static func integer(
     _ value: JSONValue, field: String, range: ClosedRange<Int64>
-  ) throws(FilterError) -> Int64 {
+  ) throws(EventError) -> Int64 {
     guard case .integer(let number) = value else {
-      throw FilterError(
+      throw EventError(
         code: .wrongType, field: field, message: "\(field): expected an integer, got \(value.typeName)")
     }
     guard range.contains(number) else {
-      throw FilterError(
+      throw EventError(
         code: .invalidValue, field: field,
         message: "\(field): \(number) is outside \(range.lowerBound)…\(range.upperBound)")
     }

@@ -50,7 +50,7 @@ import Testing
     #expect(![Filter]().matches(Self.event))
   }
 
-  static let refused: [(filter: String, code: FilterError.Code, field: String?)] = [
+  static let refused: [(filter: String, code: EventError.Code, field: String?)] = [
     ("[]", .malformedJSON, nil),
     ("{\"kinds\":9}", .wrongType, "kinds"),
     ("{\"kinds\":[70000]}", .invalidValue, "kinds[0]"),
@@ -68,7 +68,7 @@ import Testing
   func refusesABadFilterNamingTheMember(_ index: Int) throws {
     let (text, code, field) = Self.refused[index]
     let value = try JSONReader().read(text)
-    let error = #expect(throws: FilterError.self) { try Filter(jsonValue: value) }
+    let error = #expect(throws: EventError.self) { try Filter(jsonValue: value) }
     #expect(error?.code == code)
     #expect(error?.field == field)
   }
@@ -76,7 +76,7 @@ import Testing
   @Test func refusesAnOverlongList() throws {
     let ids = Array(repeating: "\"\(Self.other)\"", count: Filter.maxValues + 1).joined(separator: ",")
     let value = try JSONReader().read("{\"ids\":[\(ids)]}")
-    #expect(throws: FilterError(code: .tooMany, field: "ids", message: "")) { try Filter(jsonValue: value) }
+    #expect(throws: EventError(code: .tooMany, field: "ids", message: "")) { try Filter(jsonValue: value) }
   }
 
   @Test func roundTripsThroughJSON() throws {
@@ -95,14 +95,14 @@ import Testing
     let filters = try Filter.list(json: Array(("[{\"kinds\":[9]},{\"#p\":[\"" + pubkey + "\"]}]").utf8))
     #expect(filters.count == 2)
     #expect(filters[0].kinds == [9])
-    let error = #expect(throws: FilterError.self) {
+    let error = #expect(throws: EventError.self) {
       try Filter.list(json: Array(#"[{"kinds":[9]},{"since":"soon"}]"#.utf8))
     }
     #expect(error?.field == "[1].since")
-    #expect(throws: FilterError(code: .malformedJSON, message: "")) {
+    #expect(throws: EventError(code: .malformedJSON, message: "")) {
       try Filter.list(json: Array("[]".utf8))
     }
-    #expect(throws: FilterError(code: .malformedJSON, message: "")) {
+    #expect(throws: EventError(code: .malformedJSON, message: "")) {
       try Filter.list(json: Array("{}".utf8))
     }
   }

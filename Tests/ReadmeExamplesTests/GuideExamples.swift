@@ -63,7 +63,7 @@ import Testing
         return (401, nil, [])  // error.code: .expired, .urlMismatch, .payloadMismatch, .replayed, …
       }
       guard let array = try? JSONReader(maxBytes: 1 << 20).read(body).arrayValue,
-        let filters = try? array.map({ value throws(FilterError) in try Filter(jsonValue: value) })
+        let filters = try? array.map({ value throws(EventError) in try Filter(jsonValue: value) })
       else { return (400, auth.pubkey, []) }
       return (200, auth.pubkey, filters)  // answer events where filters.contains { $0.matches(event) }
     }
