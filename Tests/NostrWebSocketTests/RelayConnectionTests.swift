@@ -458,4 +458,19 @@ struct WebSocketScenario {
     #expect(open.count == 64)
     await scenario.server.stop()
   }
+
+  @Test func sendsEventsAddedByTheTestToOpenSubscriptions() async throws {
+    let scenario = try await WebSocketScenario()
+    let (peer, _) = try await Self.rawClient(scenario)
+    Self.send(#"["REQ","live",{"kinds":[7]}]"#, to: peer)
+    #expect(await peer.readFrame(as: .client)?.payload == Array(#"["EOSE","live"]"#.utf8))
+    let reaction = try UnsignedEvent(
+      pubkey: scenario.stranger.publicKeyHex, createdAt: WebSocketScenario.now, kind: 7, tags: [],
+      content: "+"
+    ).signed(with: scenario.stranger)
+    scenario.server.add([scenario.messages[0], reaction])
+    let pushed = await peer.readFrame(as: .client)
+    #expect(pushed?.payload == Array(#"["EVENT","live","#.utf8) + reaction.jsonBytes() + [UInt8(ascii: "]")])
+    await scenario.server.stop()
+  }
 }
