@@ -29,6 +29,10 @@ final class ConnectionLoop {
 
   private let listener: Int32
   private let stopPipe: Int32
+  /// A byte here means events were added from outside the loop (`takeBroadcasts` holds them).
+  var notifyPipe: Int32 = -1
+  /// The events added from outside the loop since the last call, for open subscriptions.
+  var takeBroadcasts: () -> [RelayFixtureData.Entry] = { [] }
   private let configuration: RelayFixtureConfiguration
   private let respond: Responder
   private let recordRejection: (Int) -> Void
@@ -70,7 +74,10 @@ final class ConnectionLoop {
       let listening =
         connections.count < max(1, configuration.maxConnections)
         && (acceptPausedUntil.map { now >= $0 } ?? true)
-      var descriptors = [pollfd(fd: stopPipe, events: Int16(POLLIN), revents: 0)]
+      var descriptors = [
+        pollfd(fd: stopPipe, events: Int16(POLLIN), revents: 0),
+        pollfd(fd: notifyPipe, events: Int16(POLLIN), revents: 0),
+      ]
       if listening { descriptors.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0)) }
       let watched = Array(connections.values)
       var wake = acceptPausedUntil.flatMap { $0 > now ? $0 : nil }
@@ -87,11 +94,16 @@ final class ConnectionLoop {
       }
       if descriptors[0].revents != 0 { break }
       if ready == 0 { continue }
-      let offset = listening ? 2 : 1
+      if descriptors[1].revents != 0 {
+        var scratch = [UInt8](repeating: 0, count: 64)
+        while read(notifyPipe, &scratch, scratch.count) > 0 {}
+        for entry in takeBroadcasts() { broadcast(entry) }
+      }
+      let offset = listening ? 3 : 2
       for (index, connection) in watched.enumerated() where descriptors[offset + index].revents != 0 {
         serve(connection, events: descriptors[offset + index].revents)
       }
-      if listening, descriptors[1].revents != 0 { acceptWaiting() }
+      if listening, descriptors[2].revents != 0 { acceptWaiting() }
     }
     for connection in Array(connections.values) { drop(connection) }
   }

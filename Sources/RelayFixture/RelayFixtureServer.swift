@@ -67,6 +67,9 @@ public final class RelayFixtureServer: Sendable {
   private let threads = DispatchGroup()
   private let connectionCount = Locked(0)
   private let subscriptionCount = Locked(0)
+  /// Events `add(_:)` stored while running, for the loop to send to open subscriptions, and the
+  /// pipe that wakes it for them.
+  private let pendingBroadcasts = Locked<(entries: [RelayFixtureData.Entry], notify: Int32?)>(([], nil))
 
   /// Creates a server for `data`; nothing is bound until `start()`.
   public init(data: RelayFixtureData, configuration: RelayFixtureConfiguration = RelayFixtureConfiguration())
@@ -148,7 +151,23 @@ public final class RelayFixtureServer: Sendable {
         reportSubscriptions: { [self] count in subscriptionCount.withLock { $0 = count } })
       let authorOnlyKinds = state.withLock { $0.authorOnlyKinds }
       loop.authorOnly = { authorOnlyKinds.contains($0) }
+      let notify = PosixSocket.makePipe(nonBlocking: true)
+      if let notify {
+        loop.notifyPipe = notify.read
+        pendingBroadcasts.withLock { $0.notify = notify.write }
+      }
+      loop.takeBroadcasts = { [self] in
+        pendingBroadcasts.withLock { pending in
+          defer { pending.entries = [] }
+          return pending.entries
+        }
+      }
       loop.run()
+      pendingBroadcasts.withLock { $0 = ([], nil) }
+      if let notify {
+        close(notify.read)
+        close(notify.write)
+      }
       threads.leave()
     }
     return URL(string: origin)!
@@ -206,12 +225,23 @@ public final class RelayFixtureServer: Sendable {
     state.withLock { $0.faults.append((fault, fault.times)) }
   }
 
-  /// Adds events to those served (an id already served is ignored).
+  /// Adds events to those served (an id already served is ignored); while running, the open
+  /// WebSocket subscriptions they match receive them at once.
   public func add(_ events: [Event]) {
-    state.withLock { state in
-      for event in events {
-        state.store.insert(RelayFixtureData.Entry(event: event, json: event.jsonBytes()))
+    let added = state.withLock { state in
+      events.compactMap { event -> RelayFixtureData.Entry? in
+        guard !state.store.contains(id: event.id) else { return nil }
+        let entry = RelayFixtureData.Entry(event: event, json: event.jsonBytes())
+        state.store.insert(entry)
+        return entry
       }
+    }
+    guard !added.isEmpty else { return }
+    pendingBroadcasts.withLock { pending in
+      guard let notify = pending.notify else { return }
+      pending.entries += added
+      var byte: UInt8 = 1
+      _ = write(notify, &byte, 1)
     }
   }
 

@@ -432,4 +432,45 @@ struct WebSocketScenario {
     if status == 101 { #expect(head?.contains("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=") == true) }
     await scenario.server.stop()
   }
+
+  @Test func closesAFrameNotWholeWithinTenSecondsWith1008() async throws {
+    let scenario = try await WebSocketScenario()
+    let (peer, _) = try await Self.rawClient(scenario)
+    peer.send([0x81, 0x85, 1, 2])
+    let close = await peer.readFrame(as: .client, within: .seconds(15))
+    #expect(close?.opcode == .close)
+    #expect(close?.payload.prefix(2) == [0x03, 0xF0])
+    await scenario.server.stop()
+  }
+
+  @Test func refusesA65thUpgradedConnectionWith503() async throws {
+    let scenario = try await WebSocketScenario()
+    var open: [LoopbackPeer] = []
+    for _ in 0..<64 { open.append(try await Self.rawClient(scenario).0) }
+    let port = Int(scenario.url.split(separator: ":").last!)!
+    let extra = try LoopbackPeer.connect(port: port)
+    extra.send(
+      Array(
+        ("GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
+          + "Sec-WebSocket-Key: \(WebSocketHandshake.makeKey())\r\n\r\n").utf8))
+    let head = await extra.readHead()
+    #expect(head?.hasPrefix("HTTP/1.1 503 ") == true)
+    #expect(open.count == 64)
+    await scenario.server.stop()
+  }
+
+  @Test func sendsEventsAddedByTheTestToOpenSubscriptions() async throws {
+    let scenario = try await WebSocketScenario()
+    let (peer, _) = try await Self.rawClient(scenario)
+    Self.send(#"["REQ","live",{"kinds":[7]}]"#, to: peer)
+    #expect(await peer.readFrame(as: .client)?.payload == Array(#"["EOSE","live"]"#.utf8))
+    let reaction = try UnsignedEvent(
+      pubkey: scenario.stranger.publicKeyHex, createdAt: WebSocketScenario.now, kind: 7, tags: [],
+      content: "+"
+    ).signed(with: scenario.stranger)
+    scenario.server.add([scenario.messages[0], reaction])
+    let pushed = await peer.readFrame(as: .client)
+    #expect(pushed?.payload == Array(#"["EVENT","live","#.utf8) + reaction.jsonBytes() + [UInt8(ascii: "]")])
+    await scenario.server.stop()
+  }
 }

@@ -95,12 +95,14 @@ final class LoopbackPeer: @unchecked Sendable {
 
   /// Reads until `done` says the bytes so far are enough (it returns how many to take), the
   /// peer closes or 10 s pass; nil on close or timeout.
-  func read(until done: @escaping @Sendable ([UInt8]) -> Int?) async -> [UInt8]? {
+  func read(within limit: Duration = .seconds(10), until done: @escaping @Sendable ([UInt8]) -> Int?) async
+    -> [UInt8]?
+  {
     let descriptor = descriptor
     let start = pending
     let result = await Self.blocking { () -> ([UInt8]?, [UInt8]) in
       var received = start
-      let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+      let deadline = ContinuousClock.now.advanced(by: limit)
       var chunk = [UInt8](repeating: 0, count: 64 * 1024)
       while true {
         if let count = done(received) { return (Array(received[0..<count]), Array(received[count...])) }
@@ -125,14 +127,16 @@ final class LoopbackPeer: @unchecked Sendable {
   }
 
   /// Reads one frame in `role` (the role of the reader: a server reads masked frames).
-  func readFrame(as role: WebSocketRole) async -> WebSocketFrame? {
+  func readFrame(as role: WebSocketRole, within limit: Duration = .seconds(10)) async -> WebSocketFrame? {
     guard
-      let bytes = await read(until: { bytes in
-        var decoder = WebSocketFrameDecoder(role: role, maxFramePayloadBytes: 64 * 1024 * 1024)
-        decoder.append(bytes)
-        guard case .frame = decoder.next() else { return nil }
-        return bytes.count - decoder.bufferedCount
-      })
+      let bytes = await read(
+        within: limit,
+        until: { bytes in
+          var decoder = WebSocketFrameDecoder(role: role, maxFramePayloadBytes: 64 * 1024 * 1024)
+          decoder.append(bytes)
+          guard case .frame = decoder.next() else { return nil }
+          return bytes.count - decoder.bufferedCount
+        })
     else { return nil }
     var decoder = WebSocketFrameDecoder(role: role, maxFramePayloadBytes: 64 * 1024 * 1024)
     decoder.append(bytes)
