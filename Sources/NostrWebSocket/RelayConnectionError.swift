@@ -1,9 +1,11 @@
+import NostrPushCore
+
 /// Why a WebSocket connection to a relay, or one operation on it, failed.
 ///
 /// Equality and hashing use `code` only, so a caller (or a test) matches the failure without
 /// depending on the human-readable `message`, which names the phase, the close code or the
 /// relay's own text.
-public struct RelayConnectionError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct RelayConnectionError: NostrPushError {
   /// A stable, machine-readable reason (snake_case raw values, extensible).
   public struct Code: RawRepresentable, Hashable, Sendable {
     /// The snake_case name.
@@ -47,6 +49,8 @@ public struct RelayConnectionError: Error, Sendable, Hashable, CustomStringConve
   public let code: Code
   /// A human-readable explanation (the phase, the close code and reason, or the relay's text).
   public let message: String
+  /// Always nil: the connection or the operation as a whole failed.
+  public var field: String? { nil }
 
   /// Creates an error.
   public init(_ code: Code, _ message: String) {
@@ -57,11 +61,4 @@ public struct RelayConnectionError: Error, Sendable, Hashable, CustomStringConve
   /// The code and message, as one line.
   public var description: String { "\(code.rawValue): \(message)" }
 
-  public static func == (lhs: RelayConnectionError, rhs: RelayConnectionError) -> Bool {
-    lhs.code == rhs.code
-  }
-
-  public func hash(into hasher: inout Hasher) {
-    hasher.combine(code)
-  }
 }

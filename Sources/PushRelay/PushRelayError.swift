@@ -1,9 +1,11 @@
+import NostrPushCore
+
 /// Why a `PushRelay` operation failed: storage, configuration or a gateway exchange.
 ///
 /// Equality and hashing use `code` and `field` only, so a test matches the reason, never the
 /// human-readable message. Storage failures are what a relay answers with
 /// `error: internal server error`; a lease rejection is not an error but a `LeaseAcceptance`.
-public struct PushRelayError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct PushRelayError: NostrPushError {
   /// A stable, extensible reason; raw values are snake_case.
   public struct Code: RawRepresentable, Hashable, Sendable {
     /// The snake_case name.
@@ -45,12 +47,4 @@ public struct PushRelayError: Error, Sendable, Hashable, CustomStringConvertible
     return "\(message) (\(code.rawValue))"
   }
 
-  public static func == (lhs: PushRelayError, rhs: PushRelayError) -> Bool {
-    lhs.code == rhs.code && lhs.field == rhs.field
-  }
-
-  public func hash(into hasher: inout Hasher) {
-    hasher.combine(code)
-    hasher.combine(field)
-  }
 }
