@@ -179,7 +179,7 @@ let package = Package(
       name: "PushRelayTests",
       dependencies: [
         "PushRelay", "RelayFixture", "NostrEvent", "NostrJSON", "PushDescriptor", "NotificationResolver", "CSQLite",
-        "NostrHTTP",
+        "NostrHTTP", "PushLease", "NostrWebSocket", "NostrPushTestSupport",
       ],
       swiftSettings: strictSettings
     ),
