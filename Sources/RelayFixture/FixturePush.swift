@@ -45,7 +45,8 @@ final class FixturePush: Sendable {
     let (descriptor, document) = try Self.rewrite(
       nip11: nip11, origin: webSocketOrigin, pushKey: mode.pushKey)
     guard let current = descriptor.currentKey else {
-      throw RelayFixtureError(code: .invalidData, field: "nip11.json", message: "push.keys has no current key")
+      throw RelayFixtureError(
+        code: .invalidData, field: "nip11.json", message: "push.keys has no current key")
     }
     let validator: LeaseValidator
     do {
@@ -105,7 +106,8 @@ final class FixturePush: Sendable {
   ) {
     guard let nip11 else {
       throw RelayFixtureError(
-        code: .invalidData, field: "nip11.json", message: "push mode needs a nip11.json with a push descriptor")
+        code: .invalidData, field: "nip11.json",
+        message: "push mode needs a nip11.json with a push descriptor")
     }
     do {
       let read = try RelayDocument(bytes: nip11)
@@ -171,7 +173,8 @@ final class FixturePush: Sendable {
 
   /// The stored kind 30350 events `filters` return to `identity`, as fixture entries.
   func visibleLeases(_ filters: [Filter], identity: String?) -> [RelayFixtureData.Entry] {
-    let events = (try? store.visibleLeaseEvents(matching: filters, identity: identity, origin: descriptor.origin))
+    let events =
+      (try? store.visibleLeaseEvents(matching: filters, identity: identity, origin: descriptor.origin))
     return (events ?? []).map { RelayFixtureData.Entry(event: $0, json: $0.jsonBytes()) }
   }
 
@@ -183,13 +186,18 @@ final class FixturePush: Sendable {
   /// Stops the worker (waiting for its sweep in flight), closes the state file and removes a
   /// temporary one.
   func stop() async {
-    if let task = worker.withLock({ task in defer { task = nil }; return task }) {
+    if let task = worker.withLock({ task in
+      defer { task = nil }
+      return task
+    }) {
       task.cancel()
       await task.value
     }
     database.withLock { $0 = nil }
     if let temporaryPath {
-      for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: temporaryPath + suffix) }
+      for suffix in ["", "-wal", "-shm"] {
+        try? FileManager.default.removeItem(atPath: temporaryPath + suffix)
+      }
     }
   }
 }

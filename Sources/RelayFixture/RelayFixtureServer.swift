@@ -196,7 +196,10 @@ public final class RelayFixtureServer: Sendable {
     close(running.listener)
     close(running.read)
     close(running.write)
-    if let push = state.withLock({ state in defer { state.push = nil }; return state.push }) {
+    if let push = state.withLock({ state in
+      defer { state.push = nil }
+      return state.push
+    }) {
       await push.stop()
     }
   }

@@ -45,7 +45,8 @@ enum RelayCommand: CLICommand {
     let host = reader.value("host") ?? "127.0.0.1"
     let pushOptions = try PushOptions(reader, host: host)
     // Nothing can read the request log of a relay run from the command line, so it keeps none.
-    var configuration = RelayFixtureConfiguration(host: host, port: Int(port), now: now, requestLogCapacity: 0)
+    var configuration = RelayFixtureConfiguration(
+      host: host, port: Int(port), now: now, requestLogCapacity: 0)
     let data: RelayFixtureData
     do {
       data = try RelayFixtureData.load(folder: URL(fileURLWithPath: folder, isDirectory: true))

@@ -80,7 +80,8 @@ import FoundationNetworking
   }
 
   @Test(arguments: [
-    ["--gateway", "http://127.0.0.1:9"], ["--state", "/tmp/push-state.sqlite"], ["--gateway-timeout-ms", "2000"],
+    ["--gateway", "http://127.0.0.1:9"], ["--state", "/tmp/push-state.sqlite"],
+    ["--gateway-timeout-ms", "2000"],
   ])
   func refusesAPushFlagWithoutAPushKeyWithStatus2(flag: [String]) throws {
     let result = try NostrPushBinary.run(["relay", "--data", Self.demo] + flag)
@@ -98,7 +99,9 @@ import FoundationNetworking
     #expect(result.stderr.contains("IPv4 loopback"))
   }
 
-  @Test(arguments: [["--gateway-timeout-ms", "99"], ["--gateway-timeout-ms", "10001"], ["--gateway", "ftp://x"]])
+  @Test(arguments: [
+    ["--gateway-timeout-ms", "99"], ["--gateway-timeout-ms", "10001"], ["--gateway", "ftp://x"],
+  ])
   func refusesABadGatewaySettingWithStatus2(flag: [String]) throws {
     let key = try Self.keyFile()
     defer { try? FileManager.default.removeItem(at: key) }
@@ -120,13 +123,17 @@ import FoundationNetworking
     let key = try Self.keyFile()
     defer { try? FileManager.default.removeItem(at: key) }
     let result = try NostrPushBinary.run(
-      ["relay", "--data", Self.demo, "--push-key-file", key.path, "--state", FileManager.default.temporaryDirectory.path])
+      [
+        "relay", "--data", Self.demo, "--push-key-file", key.path, "--state",
+        FileManager.default.temporaryDirectory.path,
+      ])
     #expect(result.status == 1)
     #expect(result.stderr.contains("state"))
   }
 
   @Test func refusesADataFolderWithoutAPushDescriptorWithStatus1() throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("relay-push-\(UUID().uuidString)")
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "relay-push-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
     try Data(#"{"name":"no push"}"#.utf8).write(to: folder.appendingPathComponent("nip11.json"))

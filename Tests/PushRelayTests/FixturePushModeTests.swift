@@ -110,7 +110,9 @@ final class PushModeRelay: @unchecked Sendable {
     return try await Self.send("POST", url, body: body, authorization: auth)
   }
 
-  static func send(_ method: String, _ url: String, body: [UInt8]?, authorization: String?, accept: String? = nil)
+  static func send(
+    _ method: String, _ url: String, body: [UInt8]?, authorization: String?, accept: String? = nil
+  )
     async throws -> (Int, [UInt8])
   {
     var request = URLRequest(url: URL(string: url)!)
@@ -185,7 +187,8 @@ final class PushModeRelay: @unchecked Sendable {
     let other = try await relay.post(lease, as: Demo.alice)
     #expect(other.status == 400)
     #expect(other.answer["message"] == .string("invalid: event pubkey does not match authenticated identity"))
-    let sameGeneration = try relay.lease(endpoint: "opaque-grant-2", generation: 2, d: d, createdAt: Demo.now + 1)
+    let sameGeneration = try relay.lease(
+      endpoint: "opaque-grant-2", generation: 2, d: d, createdAt: Demo.now + 1)
     let stale = try await relay.post(sameGeneration, as: Demo.account)
     #expect(stale.status == 400)
     #expect(stale.answer["message"] == .string("invalid: stale generation"))
@@ -224,7 +227,8 @@ final class PushModeRelay: @unchecked Sendable {
     let relay = try await PushModeRelay(withGateway: false)
     defer { Task { await relay.stop() } }
     let d = InstallationID.generate()
-    #expect(try await relay.post(try relay.lease(endpoint: "opaque-grant", d: d), as: Demo.account).status == 200)
+    #expect(
+      try await relay.post(try relay.lease(endpoint: "opaque-grant", d: d), as: Demo.account).status == 200)
     let before = PushModeRelay.message("first")
     #expect(try await relay.post(before, as: Demo.alice).status == 200)
     #expect(try relay.server.wakes().map(\.candidate.eventID) == [before.id])
@@ -244,14 +248,18 @@ final class PushModeRelay: @unchecked Sendable {
     let message = PushModeRelay.message("before the lease")
     #expect(try await relay.post(message, as: Demo.alice).status == 200)
     #expect(try relay.server.wakes().isEmpty)
-    #expect(try await relay.post(try relay.lease(endpoint: "opaque-grant", d: .generate()), as: Demo.account).status == 200)
+    #expect(
+      try await relay.post(try relay.lease(endpoint: "opaque-grant", d: .generate()), as: Demo.account).status
+        == 200)
     #expect(try relay.server.wakes().map(\.candidate.eventID) == [message.id])
   }
 
   @Test func aMessageInAChannelWithoutARosterWakesNobody() async throws {
     let relay = try await PushModeRelay(withGateway: false)
     defer { Task { await relay.stop() } }
-    #expect(try await relay.post(try relay.lease(endpoint: "opaque-grant", d: .generate()), as: Demo.account).status == 200)
+    #expect(
+      try await relay.post(try relay.lease(endpoint: "opaque-grant", d: .generate()), as: Demo.account).status
+        == 200)
     let stranger = PushModeRelay.message("elsewhere", channel: "9d0e1f2a-3b4c-4d5e-8f60-718293a4b5c6")
     #expect(try await relay.post(stranger, as: Demo.alice).status == 200)
     #expect(try relay.server.wakes().isEmpty)
@@ -280,7 +288,9 @@ final class PushModeRelay: @unchecked Sendable {
     let ownJSON = #"[{"kinds":[30350],"authors":["\#(Demo.account.publicKeyHex)"]}]"#
     let queried = try await relay.query(ownJSON, as: Demo.account)
     #expect(queried.status == 200)
-    let ids = try JSONReader().read(queried.body).arrayValue?.compactMap { $0.objectValue?["id"]?.stringValue }
+    let ids = try JSONReader().read(queried.body).arrayValue?.compactMap {
+      $0.objectValue?["id"]?.stringValue
+    }
     #expect(ids == [lease.id])
     #expect(try await relay.query(ownJSON, as: Demo.alice).status == 403)
     let aliceOwn = #"[{"kinds":[30350],"authors":["\#(Demo.alice.publicKeyHex)"]}]"#
@@ -308,7 +318,9 @@ final class PushModeRelay: @unchecked Sendable {
   @Test func pushModeRefusesIPv6Loopback() async throws {
     let data = try RelayFixtureData.load(folder: Demo.packageRoot.appendingPathComponent("Fixtures/demo"))
     let server = RelayFixtureServer(
-      data: data, configuration: RelayFixtureConfiguration(host: "::1", push: RelayFixturePushMode(pushKey: Demo.relayKey)))
+      data: data,
+      configuration: RelayFixtureConfiguration(
+        host: "::1", push: RelayFixturePushMode(pushKey: Demo.relayKey)))
     let error = await #expect(throws: RelayFixtureError.self) { try await server.start() }
     #expect(error?.code == .ipv4LoopbackOnly)
     #expect(error?.field == "host")
@@ -318,7 +330,8 @@ final class PushModeRelay: @unchecked Sendable {
   func pushModeNeedsAValidDescriptor(document: String?) async throws {
     let data = RelayFixtureData(nip11: document.map { Array($0.utf8) }, events: [])
     let server = RelayFixtureServer(
-      data: data, configuration: RelayFixtureConfiguration(push: RelayFixturePushMode(pushKey: Demo.relayKey)))
+      data: data, configuration: RelayFixtureConfiguration(push: RelayFixturePushMode(pushKey: Demo.relayKey))
+    )
     let error = await #expect(throws: RelayFixtureError.self) { try await server.start() }
     #expect(error?.code == .invalidData)
     #expect(error?.field == "nip11.json")
@@ -327,7 +340,9 @@ final class PushModeRelay: @unchecked Sendable {
 
   @Test func stopClosesTheStateFileWhichAnotherRelayReopensWithItsLeases() async throws {
     let path = Demo.temporaryPath("fixture-push")
-    defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+    defer {
+      for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
     let first = try await PushModeRelay(withGateway: false, statePath: path)
     let lease = try first.lease(endpoint: "opaque-grant", d: .generate())
     #expect(try await first.post(lease, as: Demo.account).status == 200)
