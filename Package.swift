@@ -103,6 +103,7 @@ let package = Package(
       dependencies: [
         "CSecp256k1", "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
         "NotificationResolver", "RelayFixture", "NostrHTTP", "NostrPushTestSupport", "NIP44", "PushLease", "PushRelay",
+        "NostrWebSocket",
       ],
       swiftSettings: strictSettings
     ),

@@ -215,8 +215,9 @@ struct FixtureRoster: RosterSource {
 
   func members(ofChannel channel: String, origin: String) -> Set<String>? {
     guard let selfPubkey else { return nil }
-    let filter = Filter(authors: [selfPubkey], kinds: [Self.membersKind], tags: ["d": [channel]], limit: 1)
-    guard let current = events().matches([filter]).first?.event else { return nil }
+    guard let current = events().current(kind: Self.membersKind, pubkey: selfPubkey, d: channel) else {
+      return nil
+    }
     return Set(current.tags.compactMap { $0.count >= 2 && $0[0] == "p" ? $0[1] : nil })
   }
 }

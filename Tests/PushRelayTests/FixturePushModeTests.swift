@@ -268,6 +268,26 @@ final class PushModeRelay: @unchecked Sendable {
     #expect(try relay.server.wakes().map(\.candidate.eventID) == [member.id])
   }
 
+  @Test func aNewerMemberListWithoutTheAccountStopsItsChannelWakes() async throws {
+    let relay = try await PushModeRelay(withGateway: false)
+    defer { Task { await relay.stop() } }
+    #expect(
+      try await relay.post(try relay.lease(endpoint: "opaque-grant", d: .generate()), as: Demo.account).status
+        == 200)
+    let shrunk = Demo.event(
+      kind: 39002, by: Demo.relayKey, createdAt: Demo.now,
+      tags: [["d", PushModeRelay.channel], ["p", Demo.alice.publicKeyHex]], content: "")
+    #expect(try await relay.post(shrunk, as: Demo.relayKey).status == 200)
+    #expect(try await relay.post(PushModeRelay.message("after"), as: Demo.alice).status == 200)
+    #expect(try relay.server.wakes().isEmpty)
+    let forged = Demo.event(
+      kind: 39002, by: Demo.carol, createdAt: Demo.now + 1,
+      tags: [["d", PushModeRelay.channel], ["p", Demo.account.publicKeyHex]], content: "")
+    #expect(try await relay.post(forged, as: Demo.carol).status == 200)
+    #expect(try await relay.post(PushModeRelay.message("still not"), as: Demo.alice).status == 200)
+    #expect(try relay.server.wakes().isEmpty)
+  }
+
   @Test func leasesAreVisibleOnlyToTheirAuthorOverREQAndQuery() async throws {
     let relay = try await PushModeRelay(withGateway: false)
     defer { Task { await relay.stop() } }
