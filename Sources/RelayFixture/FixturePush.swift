@@ -27,7 +27,6 @@ final class FixturePush: Sendable {
   let store: SQLiteLeaseStore
   /// The wake outbox on the same file.
   let outbox: SQLiteWakeOutbox
-  private let database: Locked<PushStateDatabase?>
   private let ingest: PushIngest
   private let matcher: PushMatcher
   private let roster: any RosterSource
@@ -82,7 +81,6 @@ final class FixturePush: Sendable {
     let store = SQLiteLeaseStore(database: database, matcher: matcher)
     self.descriptor = descriptor
     self.document = document
-    self.database = Locked(database)
     self.store = store
     self.outbox = SQLiteWakeOutbox(database: database)
     self.matcher = matcher
@@ -139,19 +137,21 @@ final class FixturePush: Sendable {
     }
   }
 
-  /// Matches an event just stored over a bridge against the live leases and enqueues its wakes
-  /// before the fixture answers, then keeps it as a back-fill candidate; false on a storage
-  /// failure.
+  /// Keeps an event just stored over a bridge as a back-fill candidate, matches it against the
+  /// live leases and enqueues its wakes before the fixture answers; false on a storage failure.
+  ///
+  /// Only kinds that may wake (`push_kinds`) are kept, so other traffic never crowds a wake-worthy
+  /// event out of the 256 candidates.
   func stored(_ event: Event) -> Bool {
     let nowMilliseconds = clock.milliseconds()
     let now = SQLiteWakeOutbox.seconds(nowMilliseconds)
+    guard matcher.isEligible(event) else { return true }
     recent.withLock { recent in
       recent.append((now, event))
       if recent.count > PushMatcher.maxBackfillCandidates {
         recent.removeFirst(recent.count - PushMatcher.maxBackfillCandidates)
       }
     }
-    guard matcher.isEligible(event) else { return true }
     do {
       let index = try store.liveIndex(origin: descriptor.origin)
       let wakes = matcher.candidates(
@@ -163,7 +163,8 @@ final class FixturePush: Sendable {
     }
   }
 
-  /// The back-fill candidates: bridge events received in the last 120 s, newest first, ≤ 256.
+  /// The back-fill candidates: bridge events of `push_kinds` received in the last 120 s, newest
+  /// first, at most 256.
   func candidates() -> [Event] {
     let now = clock.seconds
     return recent.withLock { recent in
@@ -183,8 +184,8 @@ final class FixturePush: Sendable {
     try outbox.wakes()
   }
 
-  /// Stops the worker (waiting for its sweep in flight), closes the state file and removes a
-  /// temporary one.
+  /// Stops the worker (waiting for its sweep in flight) and removes a temporary state file; the
+  /// SQLite connection closes when the server drops this, its last owner, at `stop()`.
   func stop() async {
     if let task = worker.withLock({ task in
       defer { task = nil }
@@ -193,7 +194,6 @@ final class FixturePush: Sendable {
       task.cancel()
       await task.value
     }
-    database.withLock { $0 = nil }
     if let temporaryPath {
       for suffix in ["", "-wal", "-shm"] {
         try? FileManager.default.removeItem(atPath: temporaryPath + suffix)

@@ -162,6 +162,37 @@ final class PushModeRelay: @unchecked Sendable {
     #expect(deliveries.first?.relayPubkey == Demo.relayKey.publicKeyHex)
   }
 
+  @Test func aRetryWaitsForTheFixedClockToAdvance() async throws {
+    let relay = try await PushModeRelay(withGateway: true)
+    defer { Task { await relay.stop() } }
+    let gateway = try #require(relay.gateway)
+    gateway.script([GatewayScriptEntry(status: 503)])
+    let lease = try relay.lease(endpoint: try relay.grant(), d: .generate())
+    #expect(try await relay.post(lease, as: Demo.account).status == 200)
+    #expect(try await relay.post(PushModeRelay.message("retry me"), as: Demo.alice).status == 200)
+    let refused = await Polling.eventually(within: .seconds(20)) {
+      (try? relay.server.wakes().first).map { $0?.attempts == 1 && $0?.state == .pending } ?? false
+    }
+    #expect(refused)
+    let wake = try #require(try relay.server.wakes().first)
+    #expect(wake.nextAttemptMilliseconds == Demo.now * 1000 + 2000)
+    #expect(wake.lastStatus == 503)
+    // The worker sweeps every 100 ms; in half a second on a fixed clock it must not retry.
+    let early = await Polling.eventually(within: .milliseconds(500)) {
+      (try? relay.server.wakes().first?.attempts) != 1
+    }
+    #expect(!early)
+    relay.gatewayClock.advance(by: .seconds(2))
+    relay.server.advanceClock(by: .seconds(2))
+    let delivered = await Polling.eventually(within: .seconds(20)) {
+      (try? relay.server.wakes().first?.state) == .delivered
+    }
+    #expect(delivered)
+    #expect(try relay.server.wakes().first?.attempts == 2)
+    #expect(gateway.deliveries().map(\.requestID) == [wake.requestID])
+    #expect(gateway.requests().map(\.requestID) == [wake.requestID, wake.requestID])
+  }
+
   @Test func leaseWithoutAuthenticationIsRefusedOverWebSocket() async throws {
     let relay = try await PushModeRelay(withGateway: false)
     defer { Task { await relay.stop() } }
