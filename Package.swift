@@ -105,6 +105,7 @@ let package = Package(
       dependencies: [
         "CSecp256k1", "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
         "NotificationResolver", "RelayFixture", "NostrHTTP", "NostrPushTestSupport", "NIP44", "PushLease", "PushRelay",
+        "NostrWebSocket",
       ],
       swiftSettings: strictSettings
     ),
@@ -181,7 +182,7 @@ let package = Package(
       name: "PushRelayTests",
       dependencies: [
         "PushRelay", "RelayFixture", "NostrEvent", "NostrJSON", "PushDescriptor", "NotificationResolver", "CSQLite",
-        "NostrHTTP",
+        "NostrHTTP", "PushLease", "NostrWebSocket", "NostrPushTestSupport",
       ],
       swiftSettings: strictSettings
     ),

@@ -11,13 +11,17 @@ import RelayFixture
 
 extension BenchmarkRegistry {
   /// The load run of issue 20: 10 000 messages against 1 000 leases, every wake through the gateway
-  /// fixture over loopback (quota off) and a real SQLite outbox; the run fails unless every expected
+  /// fixture over loopback (quota off) and a real SQLite outbox, once in process and once through
+  /// the fixture relay's push mode (`PushFixtureLoadRun`); each run fails unless every expected
   /// (event, device) wake is delivered exactly once and no other. Its figures are notes (one run).
   static func pushLoadBenchmarks(quick: Bool) throws -> (rows: [Benchmark], notes: [String]) {
     let result = try blockingRun {
       try await PushLoadRun(accounts: quick ? 200 : 1_000, messages: quick ? 2_000 : 10_000).run()
     }
-    return ([], [result])
+    let throughFixture = try blockingRun {
+      try await PushFixtureLoadRun(accounts: quick ? 200 : 1_000, messages: quick ? 2_000 : 10_000).run()
+    }
+    return ([], [result, throughFixture])
   }
 }
 

@@ -145,7 +145,7 @@ public final class SQLiteWakeOutbox: WakeOutbox {
   }
 
   /// Unix seconds of a Unix-millisecond instant (floor).
-  static func seconds(_ milliseconds: Int64) -> Int64 {
+  package static func seconds(_ milliseconds: Int64) -> Int64 {
     milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
   }
 

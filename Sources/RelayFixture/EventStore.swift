@@ -9,6 +9,9 @@ struct EventStore: Sendable {
 
   private var entries: [RelayFixtureData.Entry] = []
   private var ids: Set<String> = []
+  /// The current event per (kind, pubkey, first `d`) of kinds 30000–39999, so the push roster
+  /// finds a channel's member list without scanning every event.
+  private var addressable: [String: Event] = [:]
 
   /// Creates a store from `entries`; a repeated id keeps its first occurrence.
   init(_ entries: [RelayFixtureData.Entry]) {
@@ -18,6 +21,11 @@ struct EventStore: Sendable {
   /// Adds one event in order; an id already stored is ignored.
   mutating func insert(_ entry: RelayFixtureData.Entry) {
     guard ids.insert(entry.event.id).inserted else { return }
+    if (30000..<40000).contains(entry.event.kind) {
+      let key = Self.addressKey(
+        kind: entry.event.kind, pubkey: entry.event.pubkey, d: Self.firstD(of: entry.event))
+      if addressable[key].map({ Self.precedes(entry.event, $0) }) ?? true { addressable[key] = entry.event }
+    }
     let index = entries.firstIndex { Self.precedes(entry.event, $0.event) } ?? entries.count
     entries.insert(entry, at: index)
   }
@@ -48,6 +56,20 @@ struct EventStore: Sendable {
       }
     }
     return chosen.sorted().map { entries[$0] }
+  }
+
+  /// The current (newest, a tie to the lower id) addressable event of `kind` by `pubkey` with
+  /// first `d` tag `d`.
+  func current(kind: Int, pubkey: String, d: String) -> Event? {
+    addressable[Self.addressKey(kind: kind, pubkey: pubkey, d: d)]
+  }
+
+  private static func addressKey(kind: Int, pubkey: String, d: String) -> String {
+    "\(kind):\(pubkey):\(d)"
+  }
+
+  private static func firstD(of event: Event) -> String {
+    event.tags.first { $0.first == "d" }.map { $0.count > 1 ? $0[1] : "" } ?? ""
   }
 
   /// Whether an event with `id` is stored.

@@ -44,6 +44,9 @@ public struct RelayFixtureConfiguration: Sendable, Hashable {
   /// How many requests the request log keeps; when it is full the oldest tenth is dropped, so
   /// counts cover the latest requests only. 0 keeps no log (a relay nobody inspects).
   public var requestLogCapacity: Int
+  /// Push mode (lease ingest, matching, the wake outbox and delivery); nil serves no push, so a
+  /// kind 30350 event is answered `invalid: push not supported`.
+  public var push: RelayFixturePushMode?
 
   /// Creates a configuration; every limit defaults to the documented value.
   public init(
@@ -55,7 +58,8 @@ public struct RelayFixtureConfiguration: Sendable, Hashable {
     requestTimeout: Duration = RelayFixtureConfiguration.defaultRequestTimeout,
     idleTimeout: Duration = RelayFixtureConfiguration.defaultIdleTimeout,
     writeTimeout: Duration = RelayFixtureConfiguration.defaultWriteTimeout,
-    requestLogCapacity: Int = RelayFixtureConfiguration.defaultRequestLogCapacity
+    requestLogCapacity: Int = RelayFixtureConfiguration.defaultRequestLogCapacity,
+    push: RelayFixturePushMode? = nil
   ) {
     self.host = host
     self.port = port
@@ -69,5 +73,6 @@ public struct RelayFixtureConfiguration: Sendable, Hashable {
     self.idleTimeout = idleTimeout
     self.writeTimeout = writeTimeout
     self.requestLogCapacity = requestLogCapacity
+    self.push = push
   }
 }

@@ -2,6 +2,8 @@ import Dispatch
 import Foundation
 import NostrEvent
 import NostrWebSocket
+import PushDescriptor
+import PushRelay
 
 #if canImport(Glibc)
 import Glibc
@@ -48,8 +50,10 @@ public final class RelayFixtureServer: Sendable {
     var media: [String: [UInt8]]
     var faults: [(fault: RelayFault, remaining: Int?)]
     var log: [RelayRequestRecord] = []
-    var now: Int64?
+    /// The fixed clock in Unix milliseconds; nil reads the system clock.
+    var nowMilliseconds: Int64?
     var authorOnlyKinds: Set<Int>
+    var push: FixturePush?
   }
 
   private struct FaultPlan {
@@ -79,7 +83,7 @@ public final class RelayFixtureServer: Sendable {
     self.state = Locked(
       State(
         nip11: data.nip11, store: EventStore(data.entries), media: data.media,
-        faults: data.faults.map { ($0, $0.times) }, now: configuration.now,
+        faults: data.faults.map { ($0, $0.times) }, nowMilliseconds: configuration.now.map { $0 * 1000 },
         authorOnlyKinds: data.authRequiredKinds.union([WebSocketRelay.leaseKind])))
   }
 
@@ -87,10 +91,20 @@ public final class RelayFixtureServer: Sendable {
   /// (`http://127.0.0.1:<port>`).
   ///
   /// Throws `nonLoopbackHost`/`invalidHost` for any address that is not loopback, `addressInUse`
-  /// when the port is taken, and `invalidState` when called twice.
+  /// when the port is taken, and `invalidState` when called twice. In push mode also
+  /// `ipv4LoopbackOnly` for `::1`, `invalidData` (field `nip11.json`) without a valid push
+  /// descriptor or (field `gateway`) for a gateway URL `GatewayClient` refuses, and `unreadable`
+  /// (field `state`) for a state file SQLite cannot open.
   @discardableResult
   public func start() async throws(RelayFixtureError) -> URL {
     let address = try LoopbackAddress(host: configuration.host)
+    if configuration.push != nil, case .ipv6 = address.storage {
+      throw RelayFixtureError(
+        code: .ipv4LoopbackOnly, field: "host",
+        message:
+          "push mode binds IPv4 loopback only (127.0.0.0/8): FoundationNetworking on Linux cannot fetch a URL with an IPv6 literal"
+      )
+    }
     if let name = configuration.publicHost {
       guard let origin = try? RelayOrigin("http://\(name)"), origin.isLoopback, origin.host == name else {
         throw RelayFixtureError(
@@ -116,6 +130,16 @@ public final class RelayFixtureServer: Sendable {
       throw error
     }
     let origin = "http://\(configuration.publicHost ?? address.urlHost):\(port)"
+    if let mode = configuration.push {
+      do {
+        try startPush(mode, webSocketOrigin: "ws" + origin.dropFirst("http".count))
+      } catch {
+        close(listener)
+        close(stopPipe.read)
+        close(stopPipe.write)
+        throw error
+      }
+    }
     let claimed = state.withLock { state -> Bool in
       guard case .idle = state.lifecycle else { return false }
       state.lifecycle = .running(
@@ -191,6 +215,60 @@ public final class RelayFixtureServer: Sendable {
     close(running.listener)
     close(running.read)
     close(running.write)
+    if let push = state.withLock({ state in
+      defer { state.push = nil }
+      return state.push
+    }) {
+      await push.stop()
+    }
+  }
+
+  /// Builds the push half: the rewritten descriptor served from now on, the state file, the
+  /// worker; rosters come from this fixture's stored kind 39002 events.
+  private func startPush(_ mode: RelayFixturePushMode, webSocketOrigin: String) throws(RelayFixtureError) {
+    let nip11 = state.withLock { $0.nip11 }
+    let selfPubkey = nip11.flatMap { try? RelayInformation(lenientJSON: $0) }?.selfPubkey
+    let roster = FixtureRoster(selfPubkey: selfPubkey, events: { [state] in state.withLock { $0.store } })
+    let clock = PushRelayClock { [state] in
+      state.withLock { $0.nowMilliseconds } ?? PushRelayClock.system.milliseconds()
+    }
+    let push = try FixturePush(
+      mode: mode, nip11: nip11, webSocketOrigin: webSocketOrigin, roster: roster, clock: clock)
+    state.withLock { state in
+      state.nip11 = push.document
+      state.push = push
+    }
+  }
+
+  // MARK: Push mode
+
+  /// The descriptor push mode serves and judges leases with (`push.origin` the fixture's
+  /// `ws://<host>:<port>`, the current key the push key), nil before start or without push mode.
+  public var pushDescriptor: PushDescriptor? {
+    state.withLock { $0.push?.descriptor }
+  }
+
+  /// Every wake outbox row, oldest first (request_id, event_id, state, attempts and the rest);
+  /// empty without push mode. For tests and the demo.
+  public func wakes() throws(PushRelayError) -> [Wake] {
+    guard let push = state.withLock({ $0.push }) else { return [] }
+    return try push.wakes()
+  }
+
+  /// The lease store of push mode (nil without it), for tests that inspect lease rows.
+  public var leaseStore: SQLiteLeaseStore? {
+    state.withLock { $0.push?.store }
+  }
+
+  /// Moves a fixed clock (`now`, `setNow`) forward by `duration`: NIP-98, event timestamps, lease
+  /// expiry and the delivery worker's backoff all read it. Without a fixed clock it does nothing,
+  /// since the system clock cannot be moved.
+  public func advanceClock(by duration: Duration) {
+    let components = duration.components
+    let delta = components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+    state.withLock { state in
+      if let now = state.nowMilliseconds { state.nowMilliseconds = now + delta }
+    }
   }
 
   /// The base URL while running (`http://127.0.0.1:<port>`), else nil.
@@ -263,7 +341,13 @@ public final class RelayFixtureServer: Sendable {
 
   /// Fixes the relay's clock for NIP-98 checks (UNIX seconds); nil returns to the system clock.
   public func setNow(_ now: Int64?) {
-    state.withLock { $0.now = now }
+    state.withLock { $0.nowMilliseconds = now.map { $0 * 1000 } }
+  }
+
+  /// The fixture's clock in Unix seconds: the fixed one (floor), else the system's.
+  private static func seconds(_ state: State) -> Int64 {
+    guard let milliseconds = state.nowMilliseconds else { return Int64(Date().timeIntervalSince1970) }
+    return SQLiteWakeOutbox.seconds(milliseconds)
   }
 
   // MARK: The request log
@@ -331,8 +415,8 @@ public final class RelayFixtureServer: Sendable {
       RelayRouter(
         origin: origin, nip11: state.nip11, store: state.store, media: state.media,
         mediaRequiresAuthorization: configuration.mediaRequiresAuthorization, verifier: verifier,
-        now: state.now ?? Int64(Date().timeIntervalSince1970), authorOnlyKinds: state.authorOnlyKinds,
-        save: { [self] entry in store(entry) })
+        now: Self.seconds(state), authorOnlyKinds: state.authorOnlyKinds,
+        save: { [self] entry in store(entry) }, push: state.push)
     }
   }
 
@@ -341,8 +425,8 @@ public final class RelayFixtureServer: Sendable {
     state.withLock { state in
       WebSocketRelay(
         webSocketURL: "ws" + origin.dropFirst("http".count), authorOnlyKinds: state.authorOnlyKinds,
-        now: state.now ?? Int64(Date().timeIntervalSince1970), store: state.store,
-        save: { [self] entry in store(entry) })
+        now: Self.seconds(state), store: state.store,
+        save: { [self] entry in store(entry) }, push: state.push)
     }
   }
 

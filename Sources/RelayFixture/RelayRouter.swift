@@ -34,6 +34,8 @@ struct RelayRouter: Sendable {
   let authorOnlyKinds: Set<Int>
   /// Stores into the live store (`POST /events`).
   let save: @Sendable (RelayFixtureData.Entry) -> StoreResult
+  /// The push half in push mode (lease ingest and visibility, matching of stored events).
+  var push: FixturePush? = nil
 
   /// Answers `request`.
   func route(_ request: HTTPRequest) -> Routed {
@@ -142,9 +144,10 @@ struct RelayRouter: Sendable {
       return routed
     }
     let identity = routed.authorizedPubkey
+    let readable = WebSocketRelay.readableStore(store, filters, identity: identity, push: push)
     routed.response = .json(
       200,
-      store.answer(
+      readable.answer(
         filters, visible: { WebSocketRelay.isVisible($0, to: identity, authorOnlyKinds: authorOnlyKinds) }))
     return routed
   }
@@ -175,7 +178,7 @@ struct RelayRouter: Sendable {
     let relay = WebSocketRelay(
       webSocketURL: "ws" + origin.dropFirst("http".count), authorOnlyKinds: authorOnlyKinds, now: now,
       store: store,
-      save: save)
+      save: save, push: push)
     let answer: (id: String?, accepted: Bool, message: String, broadcast: RelayFixtureData.Entry?)
     if let value = try? JSONReader().read(request.body), case .object = value {
       answer = relay.accept(value, size: request.body.count, identity: identity)
@@ -193,7 +196,8 @@ struct RelayRouter: Sendable {
           "accepted": .bool(answer.accepted), "id": answer.id.map { .string($0) } ?? .null,
           "message": .string(answer.message),
         ])))
-    routed.response = .json(answer.accepted ? 200 : 400, body)
+    let status = answer.accepted ? 200 : answer.message == FixturePush.internalError ? 500 : 400
+    routed.response = .json(status, body)
     routed.broadcast = answer.broadcast
     return routed
   }

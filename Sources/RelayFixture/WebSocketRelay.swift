@@ -58,6 +58,8 @@ struct WebSocketRelay {
   let store: EventStore
   /// Stores into the live store.
   let save: (RelayFixtureData.Entry) -> StoreResult
+  /// The push half in push mode: lease ingest, matching of stored events, lease visibility.
+  var push: FixturePush? = nil
 
   /// What answering one message produced.
   struct Outcome {
@@ -170,13 +172,32 @@ struct WebSocketRelay {
     }
     session.subscriptions[subscription] = filters
     outcome.request?.filters = filters
-    for entry in store.matches(filters, visible: { isVisible($0, to: session.identity) }) {
+    let readable = readableStore(filters, identity: session.identity)
+    for entry in readable.matches(filters, visible: { isVisible($0, to: session.identity) }) {
       outcome.replies.append(Self.eventMessage(subscription, entry.json))
     }
     outcome.replies.append(JSONWriter.bytes(.array([.string("EOSE"), .string(subscription)])))
   }
 
   // MARK: Shared rules
+
+  /// The store a read by `identity` answers from: in push mode, with the author's stored kind
+  /// 30350 events (from the lease store, never an event log) merged in.
+  func readableStore(_ filters: [Filter], identity: String?) -> EventStore {
+    Self.readableStore(store, filters, identity: identity, push: push)
+  }
+
+  /// `readableStore` over a given store (shared with `/query`).
+  static func readableStore(_ store: EventStore, _ filters: [Filter], identity: String?, push: FixturePush?)
+    -> EventStore
+  {
+    guard let push else { return store }
+    let leases = push.visibleLeases(filters, identity: identity)
+    guard !leases.isEmpty else { return store }
+    var merged = store
+    for entry in leases { merged.insert(entry) }
+    return merged
+  }
 
   /// Why `filters` may not be answered for `identity`: a filter whose kinds are all author-only
   /// without `authors` = [identity].
@@ -243,11 +264,18 @@ struct WebSocketRelay {
     guard abs(event.createdAt - now) <= Self.timestampWindow else {
       return refuse("invalid: event timestamp too far from server time")
     }
-    guard event.kind != Self.leaseKind else { return refuse("invalid: push not supported") }
     let entry = RelayFixtureData.Entry(event: event, json: event.jsonBytes())
+    if event.kind == Self.leaseKind {
+      guard let push else { return refuse("invalid: push not supported") }
+      let answer = push.ingestLease(event, identity: identity)
+      guard answer.accepted else { return refuse(answer.message) }
+      return (event.id, true, answer.message, answer.message.isEmpty ? entry : nil)
+    }
     if (20000..<30000).contains(event.kind) { return (event.id, true, "", entry) }
     switch save(entry) {
-    case .stored: return (event.id, true, "", entry)
+    case .stored:
+      if let push, !push.stored(event) { return (event.id, false, FixturePush.internalError, entry) }
+      return (event.id, true, "", entry)
     case .duplicate: return (event.id, true, "duplicate: already have this event", nil)
     case .stale: return refuse("invalid: stale replacement")
     }

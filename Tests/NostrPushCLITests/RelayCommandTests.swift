@@ -65,3 +65,118 @@ import FoundationNetworking
     #expect(try NostrPushBinary.run(arguments).status == 2)
   }
 }
+
+/// `relay`'s push flags: the usage rules (exit 2), unreadable inputs (exit 1), and a push-mode
+/// relay serving its rewritten descriptor.
+@Suite(.timeLimit(.minutes(2))) struct RelayPushFlagTests {
+  static let demo = NostrPushBinary.packageRoot.appendingPathComponent("Fixtures/demo").path
+  /// The demo relay's push key (a test key, `Fixtures/demo/keys.json`).
+  static let pushKeyHex = "8d959b54ec6a9ebef76c4edb67c6c8e3216db81cb5255ffe1f2fac4e67ba4098"
+
+  static func keyFile(_ text: String = pushKeyHex) throws -> URL {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("push-key-\(UUID().uuidString)")
+    try Data(text.utf8).write(to: file)
+    return file
+  }
+
+  @Test(arguments: [
+    ["--gateway", "http://127.0.0.1:9"], ["--state", "/tmp/push-state.sqlite"],
+    ["--gateway-timeout-ms", "2000"],
+  ])
+  func refusesAPushFlagWithoutAPushKeyWithStatus2(flag: [String]) throws {
+    let result = try NostrPushBinary.run(["relay", "--data", Self.demo] + flag)
+    #expect(result.status == 2)
+    #expect(result.stderr.contains("--push-key-file"))
+  }
+
+  @Test(arguments: ["::1", "192.0.2.1", "[::1]"])
+  func refusesAHostOutsideIPv4LoopbackInPushModeWithStatus2(host: String) throws {
+    let key = try Self.keyFile()
+    defer { try? FileManager.default.removeItem(at: key) }
+    let result = try NostrPushBinary.run(
+      ["relay", "--data", Self.demo, "--push-key-file", key.path, "--host", host])
+    #expect(result.status == 2)
+    #expect(result.stderr.contains("IPv4 loopback"))
+  }
+
+  @Test(arguments: [
+    ["--gateway-timeout-ms", "99"], ["--gateway-timeout-ms", "10001"], ["--gateway", "ftp://x"],
+  ])
+  func refusesABadGatewaySettingWithStatus2(flag: [String]) throws {
+    let key = try Self.keyFile()
+    defer { try? FileManager.default.removeItem(at: key) }
+    let result = try NostrPushBinary.run(["relay", "--data", Self.demo, "--push-key-file", key.path] + flag)
+    #expect(result.status == 2)
+  }
+
+  @Test func refusesAnUnreadableOrInvalidKeyWithStatus1() throws {
+    let missing = try NostrPushBinary.run(
+      ["relay", "--data", Self.demo, "--push-key-file", "/nonexistent/push.key"])
+    #expect(missing.status == 1)
+    let key = try Self.keyFile("not a key")
+    defer { try? FileManager.default.removeItem(at: key) }
+    let invalid = try NostrPushBinary.run(["relay", "--data", Self.demo, "--push-key-file", key.path])
+    #expect(invalid.status == 1)
+  }
+
+  @Test func refusesAnUnopenableStateFileWithStatus1() throws {
+    let key = try Self.keyFile()
+    defer { try? FileManager.default.removeItem(at: key) }
+    let result = try NostrPushBinary.run(
+      [
+        "relay", "--data", Self.demo, "--push-key-file", key.path, "--state",
+        FileManager.default.temporaryDirectory.path,
+      ])
+    #expect(result.status == 1)
+    #expect(result.stderr.contains("state"))
+  }
+
+  @Test func refusesADataFolderWithoutAPushDescriptorWithStatus1() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "relay-push-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    try Data(#"{"name":"no push"}"#.utf8).write(to: folder.appendingPathComponent("nip11.json"))
+    let key = try Self.keyFile()
+    defer { try? FileManager.default.removeItem(at: key) }
+    let result = try NostrPushBinary.run(["relay", "--data", folder.path, "--push-key-file", key.path])
+    #expect(result.status == 1)
+    #expect(result.stderr.contains("nip11.json"))
+  }
+
+  @Test func servesTheRewrittenDescriptorInPushMode() async throws {
+    guard let binary = NostrPushBinary.url else {
+      Issue.record("nostr-push was not built")
+      return
+    }
+    let key = try Self.keyFile()
+    defer { try? FileManager.default.removeItem(at: key) }
+    let process = Process()
+    process.executableURL = binary
+    process.arguments = [
+      "relay", "--data", Self.demo, "--push-key-file", key.path, "--gateway", "http://127.0.0.1:9",
+      "--gateway-timeout-ms", "500",
+    ]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = Pipe()
+    try process.run()
+    var line: [UInt8] = []
+    while line.last != 0x0A {
+      let byte = output.fileHandleForReading.readData(ofLength: 1)
+      if byte.isEmpty { break }
+      line += byte
+    }
+    let listening = try JSONReader().read(line).objectValue
+    let origin = try #require(listening?["listening"]?.stringValue)
+    let webSocket = try #require(listening?["websocket"]?.stringValue)
+    var request = URLRequest(url: URL(string: origin + "/")!)
+    request.setValue("application/nostr+json", forHTTPHeaderField: "Accept")
+    let (data, _) = try await URLSession.shared.data(for: request)
+    process.terminate()
+    process.waitUntilExit()
+    let push = try JSONReader().read(Array(data)).objectValue?["push"]?.objectValue
+    #expect(push?["origin"]?.stringValue == webSocket)
+    #expect(process.terminationStatus == 0)
+  }
+}

@@ -1,0 +1,146 @@
+import Dispatch
+import Foundation
+import NostrEvent
+import NostrJSON
+import NostrPushTestSupport
+import NostrWebSocket
+import PushDescriptor
+import PushLease
+import PushRelay
+import RelayFixture
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The load run of issue 20 through the fixture relay's push mode: leases enrolled over
+/// `POST /events` (NIP-98), messages published over one WebSocket, rosters from kind 39002 events
+/// signed by NIP-11 `self`, the in-process worker delivering to a gateway fixture; it fails
+/// unless every expected (event, device) wake is delivered exactly once and no other.
+struct PushFixtureLoadRun: Sendable {
+  /// How long the worker may take to drain the outbox before the run fails (10 min).
+  static let drainTimeout: Duration = .seconds(600)
+  /// The worker's pause between sweeps here (1 ms): a full claim of 16 is sent at once, so a short
+  /// pause keeps the drain bounded by the gateway, not by the sweep timer.
+  static let sweepInterval: Duration = .milliseconds(1)
+
+  let accounts: Int
+  let messages: Int
+
+  func run() async throws -> String {
+    let now: Int64 = 1_767_226_200
+    let relayKey = SecretKey.generate()
+    var document = PushLoadRun.document(origin: "ws://127.0.0.1:1", pubkey: relayKey.publicKeyHex)
+    document = #"{"self":"\#(relayKey.publicKeyHex)","# + document.dropFirst()
+    let channels = (0..<(accounts / 2)).map { String(format: "%08x-3333-4333-8333-%012x", $0, $0) }
+    let keys = (0..<accounts).map { _ in SecretKey.generate() }
+    var members: [String: Set<String>] = [:]
+    for (index, key) in keys.enumerated() {
+      members[channels[index % channels.count], default: []].insert(key.publicKeyHex)
+    }
+    var rosters: [Event] = []
+    for channel in channels {
+      let tags = [["d", channel]] + (members[channel] ?? []).sorted().map { ["p", $0] }
+      rosters.append(
+        try UnsignedEvent(
+          pubkey: relayKey.publicKeyHex, createdAt: now - 60, kind: 39002, tags: tags, content: ""
+        )
+        .signed(with: relayKey))
+    }
+    let gateway = try GatewayFixture(configuration: GatewayFixtureConfiguration(quota: 0, now: now))
+    var base = try await gateway.start().absoluteString
+    if base.hasSuffix("/") { base.removeLast() }
+    let server = RelayFixtureServer(
+      data: RelayFixtureData(
+        nip11: Array(document.trimmingCharacters(in: .whitespacesAndNewlines).utf8), events: rosters),
+      configuration: RelayFixtureConfiguration(
+        now: now, requestLogCapacity: 0,
+        push: RelayFixturePushMode(
+          pushKey: relayKey, gatewayURL: base,
+          gatewayTimeout: .seconds(10), sweepInterval: Self.sweepInterval)))
+    try await server.start()
+    let origin = server.origin!
+    defer {
+      let finished = DispatchSemaphore(value: 0)
+      Task {
+        await server.stop()
+        await gateway.stop()
+        finished.signal()
+      }
+      finished.wait()
+    }
+    let descriptor = server.pushDescriptor!
+    let planner = SubscriptionPlanner(descriptor: descriptor)
+    let builder = LeaseBuilder(descriptor: descriptor, appProfile: descriptor.appProfiles[0])
+    let session = URLSession(configuration: .ephemeral)
+    var tokenOf: [String: String] = [:]
+    let enrollStart = DispatchTime.now().uptimeNanoseconds
+    for (index, key) in keys.enumerated() {
+      let token = String(format: "%064x", index + 1)
+      tokenOf[key.publicKeyHex] = token
+      let grant = try gateway.issueGrant(relayPubkey: relayKey.publicKeyHex, deviceToken: token).grant
+      let plan = try planner.plan(for: key.publicKeyHex, joined: [channels[index % channels.count]])
+      let lease = try builder.active(
+        endpoint: grant, subscriptions: plan, generation: 1, createdAt: now, installationID: .generate(),
+        now: now, signer: key)
+      let body = lease.jsonBytes()
+      let url = origin + "/events"
+      var request = URLRequest(url: URL(string: url)!)
+      request.httpMethod = "POST"
+      request.httpBody = Data(body)
+      request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+      request.setValue(
+        try NIP98.authorizationHeader(url: url, method: "POST", body: body, key: key, now: now),
+        forHTTPHeaderField: "Authorization")
+      let (data, response) = try await session.data(for: request)
+      precondition(
+        (response as? HTTPURLResponse)?.statusCode == 200,
+        "lease \(index): \(String(decoding: data, as: UTF8.self))")
+    }
+    let enrollSeconds = Double(DispatchTime.now().uptimeNanoseconds - enrollStart) / 1e9
+    var random = SplitMix64(seed: 0x4649_5854)
+    var events: [Event] = []
+    var expected: Set<String> = []
+    for index in 0..<messages {
+      let sender = keys[Int(random.next() % UInt64(keys.count))]
+      let channel = channels[Int(random.next() % UInt64(channels.count))]
+      var tags = [["h", channel]]
+      if index % 3 == 0 { tags.append(["p", keys[Int(random.next() % UInt64(keys.count))].publicKeyHex]) }
+      let event = try UnsignedEvent(
+        pubkey: sender.publicKeyHex, createdAt: now, kind: 9, tags: tags, content: "load \(index)"
+      ).signed(with: sender)
+      events.append(event)
+      for member in members[channel] ?? [] where member != sender.publicKeyHex {
+        expected.insert(event.id + " " + tokenOf[member]!)
+      }
+    }
+    let connection = try await RelayConnection.connect(
+      to: "ws" + origin.dropFirst("http".count), clock: { now }, deadline: .now + .seconds(10))
+    let publishStart = DispatchTime.now().uptimeNanoseconds
+    for event in events {
+      let answer = try await connection.publish(event, deadline: .now + .seconds(30))
+      precondition(answer.accepted, "message \(event.id): \(answer.message)")
+    }
+    let publishSeconds = Double(DispatchTime.now().uptimeNanoseconds - publishStart) / 1e9
+    await connection.close()
+    let drained = await Polling.eventually(within: Self.drainTimeout, every: .milliseconds(50)) {
+      gateway.deliveries().count >= expected.count
+        && ((try? server.wakes().allSatisfy { $0.state != .pending && $0.state != .sending }) ?? false)
+    }
+    let drainSeconds = Double(DispatchTime.now().uptimeNanoseconds - publishStart) / 1e9
+    precondition(drained, "the outbox did not drain within \(Self.drainTimeout)")
+    let wakes = try server.wakes()
+    let eventOf = Dictionary(uniqueKeysWithValues: wakes.map { ($0.requestID, $0.candidate.eventID) })
+    let delivered = gateway.deliveries().map { eventOf[$0.requestID]! + " " + $0.deviceToken }
+    precondition(Set(delivered).count == delivered.count, "a wake was delivered twice")
+    precondition(Set(delivered) == expected, "delivered \(delivered.count) wakes, expected \(expected.count)")
+    precondition(
+      wakes.allSatisfy { $0.state == .delivered && $0.attempts == 1 }, "a wake did not deliver first time")
+    return String(
+      format:
+        "PushRelay load through the fixture relay: %d messages against %d leases: %d wakes expected, %d delivered once each, none unexpected; enroll %.0f leases/s (POST /events), publish %.0f messages/s (one WebSocket, match+enqueue before OK), publish to last delivery %.1f s (in-process worker, %d ms sweeps, 16 per claim)",
+      messages, accounts, expected.count, delivered.count, Double(accounts) / enrollSeconds,
+      Double(messages) / publishSeconds, drainSeconds,
+      Int(Self.sweepInterval.components.attoseconds / 1_000_000_000_000_000))
+  }
+}

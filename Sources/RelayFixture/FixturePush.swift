@@ -1,0 +1,223 @@
+import Foundation
+import NostrEvent
+import NostrHTTP
+import NostrWebSocket
+import PushDescriptor
+import PushLease
+import PushRelay
+
+/// The push half of a running fixture relay: the rewritten descriptor it serves, lease ingest,
+/// matching of newly stored events into the wake outbox, the back-fill candidates, and the
+/// in-process delivery worker (`push-relay.md`, "RelayFixture push mode").
+///
+/// Ingest and event storing both run on the fixture's one `poll()` thread, so a lease's accept
+/// (with its back-fill) and an event's match-and-enqueue never interleave: each (event, lease)
+/// pair meets exactly once, on whichever side came second, and the enqueue's unique key keeps
+/// it to one wake per endpoint. `Sendable`: every member is immutable or lock-guarded.
+final class FixturePush: Sendable {
+  /// The `OK` text of a storage failure (never `invalid:`); `POST /events` answers it with 500.
+  static let internalError = "error: internal server error"
+
+  /// The descriptor with `push.origin` and the current key rewritten: what the validator and
+  /// the store use.
+  let descriptor: PushDescriptor
+  /// The NIP-11 document served in push mode (the rewritten descriptor in place).
+  let document: [UInt8]
+  /// The lease store on the state file.
+  let store: SQLiteLeaseStore
+  /// The wake outbox on the same file.
+  let outbox: SQLiteWakeOutbox
+  private let ingest: PushIngest
+  private let matcher: PushMatcher
+  private let roster: any RosterSource
+  private let clock: PushRelayClock
+  private let temporaryPath: String?
+  private let recent = Locked<[(receivedAt: Int64, event: Event)]>([])
+  private let worker = Locked<Task<Void, Never>?>(nil)
+
+  /// Sets the push half up for a fixture at `webSocketOrigin` (`ws://<host>:<port>`) serving
+  /// `nip11`, opening (creating) the state file; `roster` answers from the fixture's store.
+  init(
+    mode: RelayFixturePushMode, nip11: [UInt8]?, webSocketOrigin: String, roster: any RosterSource,
+    clock: PushRelayClock
+  ) throws(RelayFixtureError) {
+    let (descriptor, document) = try Self.rewrite(
+      nip11: nip11, origin: webSocketOrigin, pushKey: mode.pushKey)
+    guard let current = descriptor.currentKey else {
+      throw RelayFixtureError(
+        code: .invalidData, field: "nip11.json", message: "push.keys has no current key")
+    }
+    let validator: LeaseValidator
+    do {
+      validator = try LeaseValidator(descriptor: descriptor, pushKeys: [current.id: mode.pushKey])
+    } catch {
+      throw RelayFixtureError(code: .invalidData, field: "nip11.json", message: error.message)
+    }
+    var client: GatewayClient?
+    if let url = mode.gatewayURL {
+      do {
+        client = try GatewayClient(baseURL: url, timeout: mode.gatewayTimeout)
+      } catch {
+        throw RelayFixtureError(code: .invalidData, field: error.field ?? "gateway", message: error.message)
+      }
+    }
+    guard mode.sweepInterval > .zero, mode.sweepInterval <= DeliveryWorker.maxFixtureSweepInterval else {
+      throw RelayFixtureError(
+        code: .invalidData, field: "sweep_interval", message: "the sweep interval must be in (0, 200 ms]")
+    }
+    let path =
+      mode.statePath
+      ?? FileManager.default.temporaryDirectory.appendingPathComponent(
+        "relay-fixture-push-\(UUID().uuidString).sqlite"
+      ).path
+    let database: PushStateDatabase
+    do {
+      database = try PushStateDatabase(
+        path: path, busyTimeoutMilliseconds: PushStateDatabase.fixtureBusyTimeoutMilliseconds)
+    } catch {
+      throw RelayFixtureError(code: .unreadable, field: "state", message: "\(path): \(error.message)")
+    }
+    let matcher = PushMatcher(pushKinds: Set(descriptor.pushKinds))
+    let store = SQLiteLeaseStore(database: database, matcher: matcher)
+    self.descriptor = descriptor
+    self.document = document
+    self.store = store
+    self.outbox = SQLiteWakeOutbox(database: database)
+    self.matcher = matcher
+    self.roster = roster
+    self.clock = clock
+    self.temporaryPath = mode.statePath == nil ? path : nil
+    self.ingest = PushIngest(
+      validator: validator, store: store, roster: roster, descriptor: descriptor, clock: clock)
+    if let client {
+      let worker = DeliveryWorker(
+        store: store, outbox: outbox, client: client, pushKeys: [current.id: mode.pushKey], roster: roster,
+        clock: clock, sweepInterval: mode.sweepInterval)
+      self.worker.withLock { $0 = Task { await worker.run() } }
+    }
+  }
+
+  /// Validates `nip11` as a push document and rewrites `push.origin` and the current key's
+  /// `pubkey`; the result is validated again, so what is served is what a client accepts.
+  static func rewrite(nip11: [UInt8]?, origin: String, pushKey: SecretKey) throws(RelayFixtureError) -> (
+    PushDescriptor, [UInt8]
+  ) {
+    guard let nip11 else {
+      throw RelayFixtureError(
+        code: .invalidData, field: "nip11.json",
+        message: "push mode needs a nip11.json with a push descriptor")
+    }
+    do {
+      let read = try RelayDocument(bytes: nip11)
+      var push = read.push
+      push.origin = origin
+      guard let index = push.keys.firstIndex(where: \.isCurrent) else {
+        throw PushDescriptorError(code: .missing, field: "push.keys", message: "no current key")
+      }
+      push.keys[index].pubkey = pushKey.publicKeyHex
+      let served = RelayDocument(information: read.information, push: push)
+      let checked = try RelayDocument(object: served.information.object)
+      return (checked.push, checked.jsonBytes())
+    } catch {
+      throw RelayFixtureError(
+        code: .invalidData, field: "nip11.json", message: "not a valid push descriptor: \(error)")
+    }
+  }
+
+  // MARK: Bridges
+
+  /// Ingests a kind 30350 event from `identity` with the bridges' recent events as back-fill
+  /// candidates; a storage failure answers `error: internal server error`.
+  func ingestLease(_ event: Event, identity: String?) -> (accepted: Bool, message: String) {
+    do {
+      let answer = try ingest.ingest(event, identity: identity, recent: candidates())
+      return (answer.accepted, answer.message)
+    } catch {
+      return (false, Self.internalError)
+    }
+  }
+
+  /// Keeps an event just stored over a bridge as a back-fill candidate, matches it against the
+  /// live leases and enqueues its wakes before the fixture answers; false on a storage failure.
+  ///
+  /// Only kinds that may wake (`push_kinds`) are kept, so other traffic never crowds a wake-worthy
+  /// event out of the 256 candidates.
+  func stored(_ event: Event) -> Bool {
+    let nowMilliseconds = clock.milliseconds()
+    let now = SQLiteWakeOutbox.seconds(nowMilliseconds)
+    guard matcher.isEligible(event) else { return true }
+    recent.withLock { recent in
+      recent.append((now, event))
+      if recent.count > PushMatcher.maxBackfillCandidates {
+        recent.removeFirst(recent.count - PushMatcher.maxBackfillCandidates)
+      }
+    }
+    do {
+      let index = try store.liveIndex(origin: descriptor.origin)
+      let wakes = matcher.candidates(
+        for: event, index: index, roster: roster, origin: descriptor.origin, now: now)
+      if !wakes.isEmpty { _ = try outbox.enqueue(wakes, nowMilliseconds: nowMilliseconds) }
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  /// The back-fill candidates: bridge events of `push_kinds` received in the last 120 s, newest
+  /// first, at most 256.
+  func candidates() -> [Event] {
+    let now = clock.seconds
+    return recent.withLock { recent in
+      recent.reversed().prefix { now - $0.receivedAt <= PushMatcher.backfillWindowSeconds }.map(\.event)
+    }
+  }
+
+  /// The stored kind 30350 events `filters` return to `identity`, as fixture entries.
+  func visibleLeases(_ filters: [Filter], identity: String?) -> [RelayFixtureData.Entry] {
+    let events =
+      (try? store.visibleLeaseEvents(matching: filters, identity: identity, origin: descriptor.origin))
+    return (events ?? []).map { RelayFixtureData.Entry(event: $0, json: $0.jsonBytes()) }
+  }
+
+  /// Every outbox row, oldest first.
+  func wakes() throws(PushRelayError) -> [Wake] {
+    try outbox.wakes()
+  }
+
+  /// Stops the worker (waiting for its sweep in flight) and removes a temporary state file; the
+  /// SQLite connection closes when the server drops this, its last owner, at `stop()`.
+  func stop() async {
+    if let task = worker.withLock({ task in
+      defer { task = nil }
+      return task
+    }) {
+      task.cancel()
+      await task.value
+    }
+    if let temporaryPath {
+      for suffix in ["", "-wal", "-shm"] {
+        try? FileManager.default.removeItem(atPath: temporaryPath + suffix)
+      }
+    }
+  }
+}
+
+/// Channel rosters from the fixture's own stored kind 39002 events signed by NIP-11 `self`: the
+/// `p` tags of the current one whose `d` is the channel (newest, a tie to the lower id).
+struct FixtureRoster: RosterSource {
+  /// The kind of a NIP-29 group member list.
+  static let membersKind = 39002
+
+  /// The relay's own pubkey (NIP-11 `self`); nil: no rosters at all.
+  let selfPubkey: String?
+  /// The fixture's store as it is now.
+  let events: @Sendable () -> EventStore
+
+  func members(ofChannel channel: String, origin: String) -> Set<String>? {
+    guard let selfPubkey else { return nil }
+    guard let current = events().current(kind: Self.membersKind, pubkey: selfPubkey, d: channel) else {
+      return nil
+    }
+    return Set(current.tags.compactMap { $0.count >= 2 && $0[0] == "p" ? $0[1] : nil })
+  }
+}
