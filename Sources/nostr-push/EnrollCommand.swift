@@ -33,57 +33,29 @@ enum EnrollCommand: CLICommand {
         "channels", "muted", "now",
       ])
     _ = try reader.positionals(atMost: 0)
-    let request = EnrollmentRequest(
-      relay: try reader.required("relay"), keyFile: try reader.required("secret-key-file"),
-      statePath: try reader.required("state"), now: try reader.integer("now"))
+    let relay = try reader.required("relay")
+    let keyFile = try reader.required("secret-key-file")
+    let statePath = try reader.required("state")
+    let now = try reader.integer("now")
     let appProfile = try reader.required("app-profile")
     let transport = try reader.required("transport")
-    guard transport == "apns" || transport == "fcm" else {
-      throw UsageError("--transport must be apns or fcm")
-    }
+    guard transport == "apns" || transport == "fcm" else { throw UsageError("--transport must be apns or fcm") }
     let grant: GrantSource
     switch (reader.value("endpoint"), reader.value("gateway"), reader.value("device-token")) {
     case (let endpoint?, nil, nil): grant = .given(endpoint)
     case (nil, let gateway?, let token?): grant = .gateway(url: gateway, deviceToken: token)
     default: throw UsageError("give --endpoint, or --gateway with --device-token")
     }
-    return await request.answer { () async throws(EnrollmentFailure) -> PreparedLease in
-      let key = try request.key()
-      let descriptor = try await request.descriptor()
-      guard
-        let profile = descriptor.appProfiles.first(where: { $0.id == appProfile && $0.transport == transport }
-        )
-      else {
-        throw EnrollmentFailure(
-          "invalid_app_profile", "the relay does not advertise app profile \(appProfile) for \(transport)")
-      }
+    return await Enrollment.answer { () async throws(EnrollmentFailure) -> EnrollmentOutcome in
+      let key = try EnrollmentFailure.lease { () throws(LeaseBuildError) in try LeaseCommand.secretKey(keyFile) }
       let joined = try EnrollmentFailure.lease { () throws(LeaseBuildError) in
         try LeaseCommand.channelFile(reader.value("channels"), flag: "channels")
       }
       let muted = try EnrollmentFailure.lease { () throws(LeaseBuildError) in
         try LeaseCommand.channelFile(reader.value("muted"), flag: "muted")
       }
-      let subscriptions = try EnrollmentFailure.lease { () throws(LeaseBuildError) in
-        try SubscriptionPlanner(descriptor: descriptor).plan(
-          for: key.publicKeyHex, joined: joined, muted: muted, mentionsOnly: joined.isEmpty)
-      }
-      let (endpoint, grantExpiresAt) = try await grant.endpoint(for: descriptor, now: request.clock())
-      var state = try request.loadState()
-      var enrollment =
-        state.enrollment(origin: descriptor.origin, pubkey: key.publicKeyHex)
-        ?? LeaseEnrollment(origin: descriptor.origin, pubkey: key.publicKeyHex)
-      enrollment.grantExpiresAt = grantExpiresAt
-      let now = request.clock()
-      let stamp = enrollment.next(now: now)
-      state.set(enrollment)
-      try request.save(state)
-      let event = try EnrollmentFailure.lease { () throws(LeaseBuildError) in
-        try LeaseBuilder(descriptor: descriptor, appProfile: profile).active(
-          endpoint: endpoint, subscriptions: subscriptions, generation: stamp.generation,
-          createdAt: stamp.createdAt, installationID: enrollment.installationID,
-          grantExpiresAt: grantExpiresAt, now: now, signer: key)
-      }
-      return PreparedLease(origin: descriptor.origin, key: key, event: event, generation: stamp.generation)
+      return try await Enrollment(relay: relay, key: key, statePath: statePath, now: now).enroll(
+        appProfile: appProfile, transport: transport, grant: grant, joined: joined, muted: muted)
     }
   }
 }
@@ -104,51 +76,102 @@ enum RevokeCommand: CLICommand {
   static func run(_ arguments: [String]) async throws -> Int32 {
     let reader = try ArgumentReader(arguments, valueFlags: ["relay", "secret-key-file", "state", "now"])
     _ = try reader.positionals(atMost: 0)
-    let request = EnrollmentRequest(
-      relay: try reader.required("relay"), keyFile: try reader.required("secret-key-file"),
-      statePath: try reader.required("state"), now: try reader.integer("now"))
-    return await request.answer { () async throws(EnrollmentFailure) -> PreparedLease in
-      let key = try request.key()
-      let descriptor = try await request.descriptor()
-      var state = try request.loadState()
-      guard var enrollment = state.enrollment(origin: descriptor.origin, pubkey: key.publicKeyHex) else {
-        throw EnrollmentFailure(
-          "not_enrolled", "no enrollment for \(descriptor.origin) and this account in \(request.statePath)")
-      }
-      let now = request.clock()
-      let stamp = enrollment.next(now: now)
-      state.set(enrollment)
-      try request.save(state)
-      let event = try EnrollmentFailure.lease { () throws(LeaseBuildError) in
-        try LeaseBuilder(descriptor: descriptor).tombstone(
-          installationID: enrollment.installationID, generation: stamp.generation, createdAt: stamp.createdAt,
-          now: now, signer: key)
-      }
-      return PreparedLease(origin: descriptor.origin, key: key, event: event, generation: stamp.generation)
+    let relay = try reader.required("relay")
+    let keyFile = try reader.required("secret-key-file")
+    let statePath = try reader.required("state")
+    let now = try reader.integer("now")
+    return await Enrollment.answer { () async throws(EnrollmentFailure) -> EnrollmentOutcome in
+      let key = try EnrollmentFailure.lease { () throws(LeaseBuildError) in try LeaseCommand.secretKey(keyFile) }
+      return try await Enrollment(relay: relay, key: key, statePath: statePath, now: now).revoke()
     }
   }
 }
 
-/// What `enroll` and `revoke` share: the key, discovery, the state file, publishing, the line.
-struct EnrollmentRequest: Sendable {
+/// The app's half of the pipeline for one account at one relay, as `enroll`, `revoke` and the
+/// demo use it: discovery, grant, plan, lease, the state file (saved before signing), publish.
+struct Enrollment: Sendable {
   /// How long discovery, the grant and the publish may take, each.
   static let stepTimeout: Duration = .seconds(8)
 
   let relay: String
-  let keyFile: String
+  let key: SecretKey
   let statePath: String
+  /// `--now`; nil reads the system clock.
   let now: Int64?
 
   /// `--now`, else the system clock.
   func clock() -> Int64 { now ?? Int64(Date().timeIntervalSince1970) }
 
-  func key() throws(EnrollmentFailure) -> SecretKey {
-    try EnrollmentFailure.lease { () throws(LeaseBuildError) in try LeaseCommand.secretKey(keyFile) }
+  /// Enrolls (or re-enrolls, reusing `d` with the next generation) for mentions and `joined`.
+  func enroll(
+    appProfile: String, transport: String, grant: GrantSource, joined: [String], muted: [String]
+  ) async throws(EnrollmentFailure) -> EnrollmentOutcome {
+    let descriptor = try await discover()
+    guard let profile = descriptor.appProfiles.first(where: { $0.id == appProfile && $0.transport == transport })
+    else {
+      throw EnrollmentFailure(
+        "invalid_app_profile", "the relay does not advertise app profile \(appProfile) for \(transport)")
+    }
+    let subscriptions = try EnrollmentFailure.lease { () throws(LeaseBuildError) in
+      try SubscriptionPlanner(descriptor: descriptor).plan(
+        for: key.publicKeyHex, joined: joined, muted: muted, mentionsOnly: joined.isEmpty)
+    }
+    let (endpoint, grantExpiresAt) = try await grant.endpoint(for: descriptor)
+    var state = try loadState()
+    var enrollment =
+      state.enrollment(origin: descriptor.origin, pubkey: key.publicKeyHex)
+      ?? LeaseEnrollment(origin: descriptor.origin, pubkey: key.publicKeyHex)
+    enrollment.grantExpiresAt = grantExpiresAt
+    let now = clock()
+    let stamp = enrollment.next(now: now)
+    state.set(enrollment)
+    try save(state)
+    let event = try EnrollmentFailure.lease { () throws(LeaseBuildError) in
+      try LeaseBuilder(descriptor: descriptor, appProfile: profile).active(
+        endpoint: endpoint, subscriptions: subscriptions, generation: stamp.generation,
+        createdAt: stamp.createdAt, installationID: enrollment.installationID,
+        grantExpiresAt: grantExpiresAt, now: now, signer: key)
+    }
+    let lease = PreparedLease(
+      origin: descriptor.origin, event: event, generation: stamp.generation, subscriptions: subscriptions)
+    return EnrollmentOutcome(lease: lease, result: try await publish(lease))
+  }
+
+  /// Publishes the tombstone of the saved enrollment with its next generation.
+  func revoke() async throws(EnrollmentFailure) -> EnrollmentOutcome {
+    let descriptor = try await discover()
+    var state = try loadState()
+    guard var enrollment = state.enrollment(origin: descriptor.origin, pubkey: key.publicKeyHex) else {
+      throw EnrollmentFailure(
+        "not_enrolled", "no enrollment for \(descriptor.origin) and this account in \(statePath)")
+    }
+    let now = clock()
+    let stamp = enrollment.next(now: now)
+    state.set(enrollment)
+    try save(state)
+    let event = try EnrollmentFailure.lease { () throws(LeaseBuildError) in
+      try LeaseBuilder(descriptor: descriptor).tombstone(
+        installationID: enrollment.installationID, generation: stamp.generation, createdAt: stamp.createdAt,
+        now: now, signer: key)
+    }
+    let lease = PreparedLease(origin: descriptor.origin, event: event, generation: stamp.generation, subscriptions: [])
+    return EnrollmentOutcome(lease: lease, result: try await publish(lease))
+  }
+
+  /// Runs `step` and prints its line (exit 0), or the `{"error":…}` line (exit 1).
+  static func answer(_ step: () async throws(EnrollmentFailure) -> EnrollmentOutcome) async -> Int32 {
+    do throws(EnrollmentFailure) {
+      CLIOutput.line(bytes: JSONWriter.bytes(try await step().line))
+      return ExitCode.success
+    } catch {
+      CLIOutput.line(bytes: LeaseCommand.errorLine(code: error.code, message: error.message))
+      return ExitCode.failure
+    }
   }
 
   /// The relay's push descriptor: `transport` when it cannot be fetched, `invalid_descriptor`
   /// when it gives no valid one.
-  func descriptor() async throws(EnrollmentFailure) -> PushDescriptor {
+  private func discover() async throws(EnrollmentFailure) -> PushDescriptor {
     do {
       return try await PushDiscovery().discover(relay: relay, timeout: Self.stepTimeout).push
     } catch {
@@ -157,7 +180,7 @@ struct EnrollmentRequest: Sendable {
     }
   }
 
-  func loadState() throws(EnrollmentFailure) -> EnrollmentState {
+  private func loadState() throws(EnrollmentFailure) -> EnrollmentState {
     do {
       return try EnrollmentState(path: statePath)
     } catch {
@@ -165,7 +188,7 @@ struct EnrollmentRequest: Sendable {
     }
   }
 
-  func save(_ state: EnrollmentState) throws(EnrollmentFailure) {
+  private func save(_ state: EnrollmentState) throws(EnrollmentFailure) {
     do {
       try state.write(to: statePath)
     } catch {
@@ -173,38 +196,38 @@ struct EnrollmentRequest: Sendable {
     }
   }
 
-  /// Runs `prepare` (which saves the state before it signs), publishes the event to the
-  /// descriptor's `push.origin` with NIP-42 and prints the line; the exit status.
-  func answer(_ prepare: () async throws(EnrollmentFailure) -> PreparedLease) async -> Int32 {
-    do throws(EnrollmentFailure) {
-      let lease = try await prepare()
-      let result = try await publish(lease.event, to: lease.origin, key: lease.key)
-      CLIOutput.line(bytes: JSONWriter.bytes(line(result, lease: lease)))
-      return ExitCode.success
-    } catch {
-      CLIOutput.line(bytes: LeaseCommand.errorLine(code: error.code, message: error.message))
-      return ExitCode.failure
-    }
-  }
-
-  private func publish(_ event: Event, to origin: String, key: SecretKey) async throws(EnrollmentFailure)
-    -> PublishResult
-  {
+  /// Publishes the lease to the descriptor's `push.origin`, answering NIP-42 with the account key.
+  private func publish(_ lease: PreparedLease) async throws(EnrollmentFailure) -> PublishResult {
     let deadline = ContinuousClock.now + Self.stepTimeout
-    let clock = self.clock
+    let (key, clock) = (self.key, self.clock)
     do throws(RelayConnectionError) {
       let connection = try await RelayConnection.connect(
-        to: origin, key: key, clock: { clock() }, deadline: deadline)
-      defer { Task { await connection.close() } }
-      return try await connection.publish(event, deadline: deadline)
+        to: lease.origin, key: key, clock: { clock() }, deadline: deadline)
+      let result: PublishResult
+      do throws(RelayConnectionError) {
+        result = try await connection.publish(lease.event, deadline: deadline)
+      } catch {
+        await connection.close()
+        throw error
+      }
+      await connection.close()
+      return result
     } catch {
       let code = error.code == .authFailed ? "auth_failed" : "transport"
-      throw EnrollmentFailure(code, "publish to \(origin): \(error.code.rawValue): \(error.message)")
+      throw EnrollmentFailure(code, "publish to \(lease.origin): \(error.code.rawValue): \(error.message)")
     }
   }
+}
+
+/// A published lease or tombstone and the relay's answer.
+struct EnrollmentOutcome: Sendable {
+  /// What was published.
+  let lease: PreparedLease
+  /// The relay's `OK`.
+  let result: PublishResult
 
   /// `{"accepted":…,"message":…,"d":…,"generation":n,"expiration":n,"exec":…,"event_id":…}`.
-  private func line(_ result: PublishResult, lease: PreparedLease) -> JSONValue {
+  var line: JSONValue {
     let tag = { (name: String) in lease.event.tagValues(name).first ?? "" }
     return .object(
       JSONObject([
@@ -215,16 +238,16 @@ struct EnrollmentRequest: Sendable {
   }
 }
 
-/// A signed lease or tombstone ready to publish, with what the printed line reports.
+/// A signed lease or tombstone ready to publish.
 struct PreparedLease: Sendable {
   /// The descriptor's `push.origin`: where the lease is published.
   let origin: String
-  /// The account key (signs the lease and answers NIP-42).
-  let key: SecretKey
   /// The signed kind 30350.
   let event: Event
   /// Its generation, as saved in the state file.
   let generation: Int64
+  /// The planned subscriptions (empty for a tombstone).
+  let subscriptions: [LeaseSubscription]
 }
 
 /// Where `enroll` gets its endpoint grant.
@@ -238,7 +261,7 @@ enum GrantSource: Sendable {
   static let maxAnswerBytes = 16 * 1024
 
   /// The grant and its expiry (nil when given); `grant_failed` when the gateway refuses.
-  func endpoint(for descriptor: PushDescriptor, now: Int64) async throws(EnrollmentFailure) -> (
+  func endpoint(for descriptor: PushDescriptor) async throws(EnrollmentFailure) -> (
     String, Int64?
   ) {
     switch self {
@@ -256,7 +279,7 @@ enum GrantSource: Sendable {
       let response: HTTPTransportResponse
       do {
         response = try await URLSessionHTTPTransport.shared.send(
-          request, deadline: .now + EnrollmentRequest.stepTimeout)
+          request, deadline: .now + Enrollment.stepTimeout)
       } catch {
         throw EnrollmentFailure("grant_failed", "the gateway did not answer: \(error)")
       }

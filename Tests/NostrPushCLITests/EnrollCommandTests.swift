@@ -102,7 +102,9 @@ import Testing
     _ = try await server.start()
     defer { Task { await server.stop() } }
     let workspace = Workspace()
-    let run = try await enroll(server, state: workspace.state, channels: workspace.path + "/none.json")
+    let channels = workspace.path + "/channels.json"
+    try Data("[]".utf8).write(to: URL(fileURLWithPath: channels))
+    let run = try await enroll(server, state: workspace.state, channels: channels)
     #expect(run.status == 1)
     #expect(try Self.line(run)["error"] == .string("invalid_descriptor"))
     #expect(!FileManager.default.fileExists(atPath: workspace.state))
