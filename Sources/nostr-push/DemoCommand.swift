@@ -1,30 +1,29 @@
 import EnrichmentCache
 import Foundation
 import NostrEvent
+import NostrJSON
 import NotificationResolver
 import RelayFixture
 
-/// `nostr-push demo`: the main job on embedded defaults — a fixture relay in-process, a fresh
-/// cache, and two wakes (cold, then warm), each printed as a `resolve` line (see `cli.md`).
+/// `nostr-push demo`: the main job on embedded defaults — the whole pipeline of `pipeline.md` on
+/// loopback, the gateway fixture and the fixture relay in-process (`DemoPipeline` plays the rest).
 enum DemoCommand: CLICommand {
   static let name = "demo"
-  static let summary = "resolve two wakes against an in-process fixture relay (no network)"
+  static let summary = "run the whole NIP-PL pipeline on loopback: enroll, match, wake, resolve, revoke"
   static let usage = """
     usage: nostr-push demo
 
-    Starts the fixture relay on loopback with Fixtures/demo/, creates a cache in a temporary
-    folder and resolves two wakes: the first with an empty cache, the second with the cache warm
-    (presenting the next message, the first being delivered). Prints each notification as a
-    `resolve` line on standard output and a summary with timings on standard error.
+    Starts the gateway fixture and the fixture relay in push mode on 127.0.0.1 with Fixtures/demo/,
+    then plays the app, a second user and the extension through the libraries: discover the push
+    descriptor, obtain a grant, enroll a NIP-44 lease over WebSocket with NIP-42, publish two
+    messages (each matched, delivered to the gateway as a content-free wake and resolved into a
+    notification), revoke, and show that a last message wakes nothing. One JSON line per step on
+    standard output, a sentence per step with its milliseconds on standard error. Exit 0 only if
+    every step happened.
     """
 
-  /// The demo data's clock: T+600 of `Fixtures/demo` (its README), so every message is eligible
-  /// and the relay's NIP-98 check agrees with the client.
-  static let demoNow: Int64 = 1_767_226_200
-  /// The port the demo profile's avatar URL names; port 0 is the fallback when it is taken.
+  /// The demo data's port: its profile's avatar URL points there.
   static let demoPort = 48111
-  /// How long the cold wake's late enrichment may take to reach the cache before the warm wake.
-  static let settleTime: Duration = .seconds(3)
 
   static func run(_ arguments: [String]) async throws -> Int32 {
     _ = try ArgumentReader(arguments, valueFlags: []).positionals(atMost: 0)
@@ -32,93 +31,77 @@ enum DemoCommand: CLICommand {
       CLIOutput.error("nostr-push demo: cannot find Fixtures/demo (run from the package or its build folder)")
       return ExitCode.failure
     }
-    let data: RelayFixtureData
+    let workspace = NSTemporaryDirectory() + "nostr-push-demo-" + UUID().uuidString
+    let gateway: GatewayFixture
+    let relay: RelayFixtureServer
+    let account: SecretKey
+    let sender: SecretKey
+    let channel: String
     do {
-      data = try RelayFixtureData.load(folder: folder)
+      try FileManager.default.createDirectory(atPath: workspace, withIntermediateDirectories: true)
+      account = try SecretKeyFile.read(folder.appendingPathComponent("account.key").path)
+      (sender, channel) = try DemoData.senderAndChannel(in: folder)
+      gateway = try GatewayFixture()
+      _ = try await gateway.start()
+      let push = RelayFixturePushMode(
+        pushKey: SecretKey.generate(), gatewayURL: gateway.baseURL?.absoluteString,
+        statePath: workspace + "/relay-state.sqlite")
+      relay = try await startRelay(try RelayFixtureData.load(folder: folder), push: push)
     } catch {
-      CLIOutput.error("nostr-push demo: \(error)")
+      CLIOutput.line(
+        bytes: JSONWriter.bytes(
+          .object(
+            JSONObject(["step": .string("failed"), "at": .string("start"), "message": .string("\(error)")]))))
       return ExitCode.failure
     }
-    let server: RelayFixtureServer
-    do {
-      server = try await startRelay(data)
-    } catch {
-      CLIOutput.error("nostr-push demo: cannot start the fixture relay: \(error)")
-      return ExitCode.failure
-    }
-    let status = await runWakes(server: server, folder: folder)
-    await server.stop()
-    return status
+    CLIOutput.error(
+      "demo: relay \(relay.origin ?? "?") (push mode), gateway \(gateway.baseURL?.absoluteString ?? "?"), "
+        + "state, cache and avatars in \(workspace)")
+    let pipeline = DemoPipeline(
+      relay: relay, gateway: gateway, account: account, sender: sender, channel: channel, workspace: workspace
+    )
+    let succeeded = await pipeline.run()
+    await relay.stop()
+    await gateway.stop()
+    return succeeded ? ExitCode.success : ExitCode.failure
   }
 
-  private static func startRelay(_ data: RelayFixtureData) async throws -> RelayFixtureServer {
+  /// The relay on the demo port (its avatar URL's), else on a free one.
+  private static func startRelay(_ data: RelayFixtureData, push: RelayFixturePushMode) async throws
+    -> RelayFixtureServer
+  {
     let preferred = RelayFixtureServer(
-      data: data, configuration: RelayFixtureConfiguration(port: demoPort, now: demoNow))
-    let failure: RelayFixtureError
+      data: data, configuration: RelayFixtureConfiguration(port: demoPort, push: push))
     do {
       _ = try await preferred.start()
       return preferred
     } catch {
-      failure = error
+      guard error.code == .addressInUse else { throw error }
     }
-    guard failure.code == .addressInUse else { throw failure }
     CLIOutput.error("demo: port \(demoPort) is taken; using a free port (the avatar URL will not resolve)")
     let fallback = RelayFixtureServer(
-      data: data, configuration: RelayFixtureConfiguration(port: 0, now: demoNow))
+      data: data, configuration: RelayFixtureConfiguration(port: 0, push: push))
     _ = try await fallback.start()
     return fallback
-  }
-
-  private static func runWakes(server: RelayFixtureServer, folder: URL) async -> Int32 {
-    let workspace = NSTemporaryDirectory() + "nostr-push-demo-" + UUID().uuidString
-    let options: ResolveOptions
-    do {
-      try FileManager.default.createDirectory(atPath: workspace, withIntermediateDirectories: true)
-      let key = try SecretKeyFile.read(folder.appendingPathComponent("account.key").path)
-      let configuration = try ResolverConfiguration(
-        relay: RelayOrigin(server.origin ?? ""), secretKey: key,
-        avatarDirectory: workspace + "/avatars")
-      options = ResolveOptions(
-        configuration: configuration, cachePath: workspace + "/cache.sqlite", clock: .fixed(demoNow))
-    } catch {
-      CLIOutput.error("nostr-push demo: \(error)")
-      return ExitCode.failure
-    }
-    CLIOutput.error("demo: fixture relay at \(server.origin ?? "?"), cache in \(workspace)")
-    for (index, label) in ["cold cache", "warm cache"].enumerated() {
-      server.resetRequestLog()
-      let resolution = await options.resolve()
-      let milliseconds = resolution.elapsed.wholeMilliseconds
-      CLIOutput.line(ResolveLine.text(resolution.outcome, elapsedMilliseconds: milliseconds))
-      let settled = await resolution.lingering.wait(until: .now + settleTime)
-      CLIOutput.error(
-        summary(index + 1, label, resolution, requests: server.requests().count, settled: settled))
-    }
-    return ExitCode.success
-  }
-
-  private static func summary(
-    _ number: Int, _ label: String, _ resolution: Resolution, requests: Int, settled: Bool
-  ) -> String {
-    let total = resolution.elapsed.wholeMilliseconds
-    switch resolution.outcome {
-    case .fallback(let reason):
-      return "demo: wake \(number) (\(label)): fallback \(reason.rawValue) in \(total) ms"
-    case .resolved(let notification):
-      let enrichment = resolution.enrichmentElapsed.map { "\($0.wholeMilliseconds) ms" } ?? "-"
-      let thread = notification.target.threadID.map { "thread \($0.prefix(8))…" } ?? "opens in channel"
-      return """
-        demo: wake \(number) (\(label)): "\(notification.title)" \(notification.subtitle ?? "") — \(thread); \
-        \(total) ms total, \(enrichment) enriching (\(notification.enrichment.rawValue)), \(requests) relay \
-        requests, avatar \(notification.avatarFile == nil ? "none" : "attached")\(settled ? "" : ", still enriching")
-        """
-    }
   }
 }
 
 /// Finds the demo's data folder: `Fixtures/demo` under the current directory, else next to the
 /// `Package.swift` found by walking up from the executable.
 enum DemoData {
+  /// The second user (`alice` of `keys.json`, a test key) and the demo channel (`manifest.json`).
+  static func senderAndChannel(in folder: URL) throws -> (SecretKey, String) {
+    let keys = try BoundedFile.bytes(
+      folder.appendingPathComponent("keys.json").path, maxBytes: 65536, what: "keys")
+    let manifest = try BoundedFile.bytes(
+      folder.appendingPathComponent("manifest.json").path, maxBytes: 65536, what: "manifest")
+    guard
+      let hex = try JSONReader().read(keys).objectValue?["alice"]?.objectValue?["secret_key"]?.stringValue,
+      let channel = try JSONReader().read(manifest).objectValue?["channel_id"]?.stringValue
+    else { throw StateFileError("Fixtures/demo lacks keys.json's alice or manifest.json's channel_id") }
+    return (try SecretKey(hex: hex), channel)
+  }
+
   /// How many parent folders of the executable are searched for `Package.swift`.
   static let maxLevels = 8
 

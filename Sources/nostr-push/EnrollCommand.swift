@@ -39,7 +39,9 @@ enum EnrollCommand: CLICommand {
     let now = try reader.integer("now")
     let appProfile = try reader.required("app-profile")
     let transport = try reader.required("transport")
-    guard transport == "apns" || transport == "fcm" else { throw UsageError("--transport must be apns or fcm") }
+    guard transport == "apns" || transport == "fcm" else {
+      throw UsageError("--transport must be apns or fcm")
+    }
     let grant: GrantSource
     switch (reader.value("endpoint"), reader.value("gateway"), reader.value("device-token")) {
     case (let endpoint?, nil, nil): grant = .given(endpoint)
@@ -47,7 +49,9 @@ enum EnrollCommand: CLICommand {
     default: throw UsageError("give --endpoint, or --gateway with --device-token")
     }
     return await Enrollment.answer { () async throws(EnrollmentFailure) -> EnrollmentOutcome in
-      let key = try EnrollmentFailure.lease { () throws(LeaseBuildError) in try LeaseCommand.secretKey(keyFile) }
+      let key = try EnrollmentFailure.lease { () throws(LeaseBuildError) in
+        try LeaseCommand.secretKey(keyFile)
+      }
       let joined = try EnrollmentFailure.lease { () throws(LeaseBuildError) in
         try LeaseCommand.channelFile(reader.value("channels"), flag: "channels")
       }
@@ -81,7 +85,9 @@ enum RevokeCommand: CLICommand {
     let statePath = try reader.required("state")
     let now = try reader.integer("now")
     return await Enrollment.answer { () async throws(EnrollmentFailure) -> EnrollmentOutcome in
-      let key = try EnrollmentFailure.lease { () throws(LeaseBuildError) in try LeaseCommand.secretKey(keyFile) }
+      let key = try EnrollmentFailure.lease { () throws(LeaseBuildError) in
+        try LeaseCommand.secretKey(keyFile)
+      }
       return try await Enrollment(relay: relay, key: key, statePath: statePath, now: now).revoke()
     }
   }
@@ -107,16 +113,25 @@ struct Enrollment: Sendable {
     appProfile: String, transport: String, grant: GrantSource, joined: [String], muted: [String]
   ) async throws(EnrollmentFailure) -> EnrollmentOutcome {
     let descriptor = try await discover()
-    guard let profile = descriptor.appProfiles.first(where: { $0.id == appProfile && $0.transport == transport })
-    else {
-      throw EnrollmentFailure(
-        "invalid_app_profile", "the relay does not advertise app profile \(appProfile) for \(transport)")
-    }
+    try Self.profile(appProfile, transport: transport, in: descriptor)
+    let (endpoint, grantExpiresAt) = try await grant.endpoint(for: descriptor)
+    return try await enroll(
+      descriptor: descriptor, appProfile: appProfile, transport: transport, endpoint: endpoint,
+      grantExpiresAt: grantExpiresAt, joined: joined, muted: muted)
+  }
+
+  /// As `enroll(appProfile:transport:grant:joined:muted:)`, with the descriptor already
+  /// discovered and the grant already obtained (the demo shows those steps on their own).
+  func enroll(
+    descriptor: PushDescriptor, appProfile: String, transport: String, endpoint: String,
+    grantExpiresAt: Int64?,
+    joined: [String], muted: [String]
+  ) async throws(EnrollmentFailure) -> EnrollmentOutcome {
+    let profile = try Self.profile(appProfile, transport: transport, in: descriptor)
     let subscriptions = try EnrollmentFailure.lease { () throws(LeaseBuildError) in
       try SubscriptionPlanner(descriptor: descriptor).plan(
         for: key.publicKeyHex, joined: joined, muted: muted, mentionsOnly: joined.isEmpty)
     }
-    let (endpoint, grantExpiresAt) = try await grant.endpoint(for: descriptor)
     var state = try loadState()
     var enrollment =
       state.enrollment(origin: descriptor.origin, pubkey: key.publicKeyHex)
@@ -137,6 +152,20 @@ struct Enrollment: Sendable {
     return EnrollmentOutcome(lease: lease, result: try await publish(lease))
   }
 
+  /// The advertised profile `id` with `transport`, else `invalid_app_profile`.
+  @discardableResult
+  static func profile(_ id: String, transport: String, in descriptor: PushDescriptor)
+    throws(EnrollmentFailure)
+    -> PushAppProfile
+  {
+    guard let profile = descriptor.appProfiles.first(where: { $0.id == id && $0.transport == transport })
+    else {
+      throw EnrollmentFailure(
+        "invalid_app_profile", "the relay does not advertise app profile \(id) for \(transport)")
+    }
+    return profile
+  }
+
   /// Publishes the tombstone of the saved enrollment with its next generation.
   func revoke() async throws(EnrollmentFailure) -> EnrollmentOutcome {
     let descriptor = try await discover()
@@ -154,7 +183,8 @@ struct Enrollment: Sendable {
         installationID: enrollment.installationID, generation: stamp.generation, createdAt: stamp.createdAt,
         now: now, signer: key)
     }
-    let lease = PreparedLease(origin: descriptor.origin, event: event, generation: stamp.generation, subscriptions: [])
+    let lease = PreparedLease(
+      origin: descriptor.origin, event: event, generation: stamp.generation, subscriptions: [])
     return EnrollmentOutcome(lease: lease, result: try await publish(lease))
   }
 
@@ -171,7 +201,7 @@ struct Enrollment: Sendable {
 
   /// The relay's push descriptor: `transport` when it cannot be fetched, `invalid_descriptor`
   /// when it gives no valid one.
-  private func discover() async throws(EnrollmentFailure) -> PushDescriptor {
+  func discover() async throws(EnrollmentFailure) -> PushDescriptor {
     do {
       return try await PushDiscovery().discover(relay: relay, timeout: Self.stepTimeout).push
     } catch {

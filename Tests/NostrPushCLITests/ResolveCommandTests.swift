@@ -222,15 +222,42 @@ import Testing
     #expect(run.stderr.contains("--relay"))
   }
 
-  @Test func runsTheDemo() async throws {
+  /// The main job: every step of `pipeline.md`'s table, in order, each notification naming the
+  /// event of its wake, the constant content-free payload, and no wake after revocation.
+  @Test func runsTheWholePipelineDemo() async throws {
     let run = try await NostrPushBinary.runAsync(["demo"])
     #expect(run.status == 0)
-    let lines = run.stdout.split(separator: "\n")
-    #expect(lines.count == 2)
-    let objects = try lines.map { try #require(try JSONReader().read(String($0)).objectValue) }
-    #expect(objects.map { $0["enrichment"] } == [.string("refreshed"), .string("cache_fresh")])
-    #expect(objects.map { $0["title"] } == [.string("Alice Martin"), .string("Alice Martin")])
-    #expect(run.stderr.contains("wake 2 (warm cache)"))
+    let objects = try run.stdout.split(separator: "\n").map {
+      try #require(try JSONReader().read(String($0)).objectValue)
+    }
+    #expect(
+      objects.map { $0["step"]?.stringValue ?? "" } == [
+        "discovered", "granted", "enrolled", "published", "wake", "notification", "published", "wake",
+        "notification", "revoked", "published", "silent",
+      ])
+    guard objects.count == 12 else { return }
+    #expect(
+      objects[0]["push_kinds"] == .array([.integer(9), .integer(40002), .integer(45001), .integer(45003)]))
+    #expect(objects[2]["generation"] == .integer(1))
+    #expect(objects[2]["subscriptions"] == .integer(2))
+    for (published, wake, notification) in [(3, 4, 5), (6, 7, 8)] {
+      let eventID = try #require(objects[published]["event_id"]?.stringValue)
+      #expect(objects[wake]["event_id"] == .string(eventID))
+      #expect(objects[wake]["apns_push_type"] == .string("alert"))
+      #expect(objects[wake]["apns_priority"] == .integer(10))
+      #expect(
+        objects[wake]["payload"]
+          == .string(#"{"aps":{"alert":{"body":"Reconnect to your relay now"},"mutable-content":1}}"#))
+      #expect(objects[notification]["request_id"] == objects[wake]["request_id"])
+      #expect(objects[notification]["target"]?.objectValue?["event_id"] == .string(eventID))
+      #expect(objects[notification]["title"] == .string("Alice Martin"))
+    }
+    #expect(objects[5]["enrichment"] == .string("refreshed"))
+    #expect(objects[8]["enrichment"] == .string("cache_fresh"))
+    #expect(objects[8]["target"]?.objectValue?["thread_id"] == objects[3]["event_id"])
+    #expect(objects[9]["generation"] == .integer(2))
+    #expect(objects[11]["event_id"] == objects[10]["event_id"])
+    #expect(run.stderr.contains("match → gateway"))
   }
 }
 
