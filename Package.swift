@@ -204,7 +204,7 @@ let package = Package(
     ),
     .testTarget(
       name: "NostrPushCLITests",
-      dependencies: ["nostr-push", "NostrEvent", "NostrJSON", "Bech32", "RelayFixture"],
+      dependencies: ["nostr-push", "NostrEvent", "NostrJSON", "Bech32", "RelayFixture", "EnrichmentCache", "NotificationResolver"],
       swiftSettings: strictSettings
     ),
   ],

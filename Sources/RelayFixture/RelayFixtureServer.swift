@@ -339,6 +339,10 @@ public final class RelayFixtureServer: Sendable {
     state.withLock { $0.nip11 = bytes }
   }
 
+  /// The relay's clock in Unix seconds: the fixed one (`now`, `setNow`, `advanceClock(by:)`), else
+  /// the system's; tests share it with the gateway fixture and the resolver.
+  public var now: Int64 { state.withLock { Self.seconds($0) } }
+
   /// Fixes the relay's clock for NIP-98 checks (UNIX seconds); nil returns to the system clock.
   public func setNow(_ now: Int64?) {
     state.withLock { $0.nowMilliseconds = now.map { $0 * 1000 } }

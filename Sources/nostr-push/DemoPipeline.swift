@@ -35,6 +35,25 @@ struct DemoPipeline {
   let sender: SecretKey
   let channel: String
   let workspace: String
+  /// The clock every party reads; nil is the system clock (the demo). Tests pass the fixtures'
+  /// fixed clock, shared with the relay, the gateway and the resolver.
+  var clock: (@Sendable () -> Int64)? = nil
+  /// Where step lines go (standard output in the demo).
+  var output: @Sendable ([UInt8]) -> Void = { CLIOutput.line(bytes: $0) }
+  /// Where sentences go (standard error in the demo).
+  var log: @Sendable (String) -> Void = { CLIOutput.error($0) }
+  /// Called while a wake is awaited: a test moves its fixed clock here (a retry's backoff).
+  var whileWaiting: @Sendable () async -> Void = {}
+
+  /// The time every party agrees on, in Unix seconds.
+  func now() -> Int64 { clock?() ?? Int64(Date().timeIntervalSince1970) }
+
+  /// The app's side for the demo account at the relay.
+  var enrollment: Enrollment {
+    Enrollment(
+      relay: relay.origin ?? "", key: account, statePath: workspace + "/enrollment.json",
+      now: clock.map { $0() })
+  }
 
   /// Runs every step; true when all happened as listed.
   func run() async -> Bool {
@@ -42,27 +61,51 @@ struct DemoPipeline {
       try await script()
       return true
     } catch {
-      CLIOutput.line(
-        bytes: JSONWriter.bytes(
+      output(
+        JSONWriter.bytes(
           .object(
             JSONObject([
               "step": .string("failed"), "at": .string(error.step), "message": .string(error.message),
             ]))))
-      CLIOutput.error("demo: failed at \(error.step): \(error.message)")
+      log("demo: failed at \(error.step): \(error.message)")
       return false
     }
   }
 
   private func script() async throws(DemoFailure) {
-    guard let origin = relay.origin, let gatewayURL = gateway.baseURL?.absoluteString else {
+    let filters = try await enrollForTheDemoChannel()
+
+    let first = try await publishMention()
+    let firstWake = try await wake(for: first)
+    try await notify(firstWake, filters: filters)
+
+    let reply = try await publishReply(to: first)
+    let secondWake = try await wake(for: reply)
+    try await notify(secondWake, filters: filters)
+
+    let started = ContinuousClock.now
+    let revoked = try await DemoFailure.at("revoked") { () async throws(EnrollmentFailure) in
+      try await self.enrollment.revoke()
+    }
+    guard revoked.result.accepted else { throw DemoFailure("revoked", revoked.result.message) }
+    emit(
+      "revoked", ["generation": .integer(revoked.lease.generation)],
+      "the tombstone (generation \(revoked.lease.generation)) replaced the lease", since: started)
+
+    let last = try await publishMention(text: "Anyone still here?")
+    try await expectSilence(after: last)
+  }
+
+  /// Enrolls the account for mentions and the demo channel through the gateway fixture's grant
+  /// route (the `discovered`, `granted` and `enrolled` steps); the lease's filters, which are what
+  /// the extension asks the relay for.
+  func enrollForTheDemoChannel() async throws(DemoFailure) -> [Filter] {
+    guard let gatewayURL = gateway.baseURL?.absoluteString else {
       throw DemoFailure("discovered", "the fixtures are not running")
     }
-    let enrollment = Enrollment(
-      relay: origin, key: account, statePath: workspace + "/enrollment.json", now: nil)
-
     var started = ContinuousClock.now
     let descriptor = try await DemoFailure.at("discovered") { () async throws(EnrollmentFailure) in
-      try await enrollment.discover()
+      try await self.enrollment.discover()
     }
     emit(
       "discovered",
@@ -83,7 +126,7 @@ struct DemoPipeline {
 
     started = .now
     let enrolled = try await DemoFailure.at("enrolled") { () async throws(EnrollmentFailure) in
-      try await enrollment.enroll(
+      try await self.enrollment.enroll(
         descriptor: descriptor, appProfile: Self.appProfile, transport: "apns", endpoint: endpoint,
         grantExpiresAt: expiresAt, joined: [channel], muted: [])
     }
@@ -97,56 +140,44 @@ struct DemoPipeline {
         "event_id": .string(enrolled.lease.event.id),
       ],
       "the NIP-44 lease (kind 30350) was accepted over WebSocket with NIP-42", since: started)
-    let filters = try leaseFilters(enrolled.lease.subscriptions)
+    return try leaseFilters(enrolled.lease.subscriptions)
+  }
 
-    let first = try await publish(
-      content: "Lunch in the demo channel? nostr:\(npub(account))",
-      tags: [["h", channel], ["p", account.publicKeyHex]])
-    let firstWake = try await wake(for: first)
-    try await notify(firstWake, filters: filters)
+  /// A channel message mentioning the account.
+  func publishMention(text: String = "Lunch in the demo channel?") async throws(DemoFailure) -> Published {
+    try await publish(
+      content: "\(text) nostr:\(npub(account))", tags: [["h", channel], ["p", account.publicKeyHex]])
+  }
 
-    let reply = try await publish(
+  /// A thread reply to `root` in the demo channel.
+  func publishReply(to root: Published) async throws(DemoFailure) -> Published {
+    try await publish(
       content: "Replying in the thread: noon works.",
-      tags: [["h", channel], ["e", first.event.id, "", "root"]])
-    let secondWake = try await wake(for: reply)
-    try await notify(secondWake, filters: filters)
-
-    started = .now
-    let revoked = try await DemoFailure.at("revoked") { () async throws(EnrollmentFailure) in
-      try await enrollment.revoke()
-    }
-    guard revoked.result.accepted else { throw DemoFailure("revoked", revoked.result.message) }
-    emit(
-      "revoked", ["generation": .integer(revoked.lease.generation)],
-      "the tombstone (generation \(revoked.lease.generation)) replaced the lease", since: started)
-
-    let last = try await publish(
-      content: "Anyone still here? nostr:\(npub(account))",
-      tags: [["h", channel], ["p", account.publicKeyHex]])
-    try await expectSilence(after: last)
+      tags: [["h", channel], ["e", root.event.id, "", "root"]])
   }
 
   // MARK: Steps
 
   /// A message the sender published, and when it was accepted.
-  private struct Published {
+  struct Published {
     let event: Event
     let acceptedAt: ContinuousClock.Instant
   }
 
   /// A wake the gateway recorded, and when.
-  private struct RecordedWake {
+  struct RecordedWake {
     let delivery: GatewayDelivery
     let eventID: String
     let recordedAt: ContinuousClock.Instant
   }
 
   private func publish(content: String, tags: [[String]]) async throws(DemoFailure) -> Published {
+    let now = self.now()
     let started = ContinuousClock.now
     let event: Event
     do {
       event = try UnsignedEvent(
-        pubkey: sender.publicKeyHex, createdAt: Int64(Date().timeIntervalSince1970), kind: 9, tags: tags,
+        pubkey: sender.publicKeyHex, createdAt: now, kind: 9, tags: tags,
         content: content
       ).signed(with: sender)
     } catch {
@@ -155,8 +186,10 @@ struct DemoPipeline {
     let deadline = ContinuousClock.now + Enrollment.stepTimeout
     let result: PublishResult
     do throws(RelayConnectionError) {
+      let clock = self.clock
       let connection = try await RelayConnection.connect(
-        to: "ws" + (relay.origin ?? "").dropFirst("http".count), key: sender, deadline: deadline)
+        to: "ws" + (relay.origin ?? "").dropFirst("http".count), key: sender,
+        clock: { clock?() ?? Int64(Date().timeIntervalSince1970) }, deadline: deadline)
       do throws(RelayConnectionError) {
         result = try await connection.publish(event, deadline: deadline)
       } catch {
@@ -175,7 +208,8 @@ struct DemoPipeline {
     return Published(event: event, acceptedAt: acceptedAt)
   }
 
-  private func wake(for message: Published) async throws(DemoFailure) -> RecordedWake {
+  /// The gateway's next recorded APNs request, checked to be for `message` by the relay's outbox.
+  func wake(for message: Published) async throws(DemoFailure) -> RecordedWake {
     let known = Set(gateway.deliveries().map(\.requestID))
     let deadline = ContinuousClock.now + Self.wakeTimeout
     while ContinuousClock.now < deadline {
@@ -200,23 +234,34 @@ struct DemoPipeline {
           since: message.acceptedAt)
         return RecordedWake(delivery: delivery, eventID: row.candidate.eventID, recordedAt: recordedAt)
       }
+      await whileWaiting()
       try? await Task.sleep(for: .milliseconds(10))
     }
     throw DemoFailure("wake", "no wake reached the gateway within \(Self.wakeTimeout)")
   }
 
-  private func notify(_ wake: RecordedWake, filters: [Filter]) async throws(DemoFailure) {
+  /// What the extension does with a wake: resolve it with the lease's filters and the shared
+  /// cache, on the pipeline's clock.
+  func resolveWake(filters: [Filter]) async throws(DemoFailure) -> Resolution {
     let configuration: ResolverConfiguration
     let cache: EnrichmentCache?
     do {
       configuration = try ResolverConfiguration(
         relay: RelayOrigin(relay.origin ?? ""), secretKey: account, filters: filters,
         avatarDirectory: workspace + "/avatars")
-      cache = try EnrichmentCache(path: workspace + "/cache.sqlite", busyTimeout: .milliseconds(250))
+      // As an extension does: a cache that cannot be opened (locked, corrupt) means enriching
+      // without it, never no notification.
+      cache = try? EnrichmentCache(path: workspace + "/cache.sqlite", busyTimeout: .milliseconds(250))
     } catch {
       throw DemoFailure("notification", "cannot set up the extension: \(error)")
     }
-    let resolution = await NotificationResolver(configuration: configuration, cache: cache).resolve()
+    let clock = self.clock
+    let unixClock = UnixClock { clock?() ?? Int64(Date().timeIntervalSince1970) }
+    return await NotificationResolver(configuration: configuration, cache: cache, clock: unixClock).resolve()
+  }
+
+  private func notify(_ wake: RecordedWake, filters: [Filter]) async throws(DemoFailure) {
+    let resolution = try await resolveWake(filters: filters)
     guard case .resolved(let notification) = resolution.outcome else {
       throw DemoFailure("notification", "the extension fell back: \(resolution.outcome)")
     }
@@ -229,10 +274,10 @@ struct DemoPipeline {
         resolution.outcome, elapsedMilliseconds: resolution.elapsed.wholeMilliseconds)
     else { throw DemoFailure("notification", "no notification line") }
     line["request_id"] = .string(wake.delivery.requestID)
-    CLIOutput.line(
-      bytes: JSONWriter.bytes(
+    output(
+      JSONWriter.bytes(
         .object(JSONObject([JSONMember(key: "step", value: .string("notification"))] + line.members))))
-    CLIOutput.error(
+    log(
       "demo: notification — gateway → resolved in \((ContinuousClock.now - wake.recordedAt).wholeMilliseconds) ms: "
         + "\"\(notification.title)\" \(notification.subtitle ?? "") (\(notification.enrichment.rawValue))")
     await resolution.lingering.wait(until: .now + Self.lingerLimit)
@@ -259,8 +304,8 @@ struct DemoPipeline {
     let members =
       [JSONMember(key: "step", value: .string(step))]
       + fields.map { JSONMember(key: $0.key, value: $0.value) }
-    CLIOutput.line(bytes: JSONWriter.bytes(.object(JSONObject(members))))
-    CLIOutput.error("demo: \(step) — \(sentence) (\((ContinuousClock.now - since).wholeMilliseconds) ms)")
+    output(JSONWriter.bytes(.object(JSONObject(members))))
+    log("demo: \(step) — \(sentence) (\((ContinuousClock.now - since).wholeMilliseconds) ms)")
   }
 
   /// The lease's filters as NIP-01 filters: what the extension asks the relay for.

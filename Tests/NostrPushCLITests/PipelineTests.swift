@@ -1,0 +1,201 @@
+import EnrichmentCache
+import Foundation
+import NostrEvent
+import NostrJSON
+import NotificationResolver
+import RelayFixture
+import Testing
+
+@testable import nostr_push
+
+/// The pipeline's end-to-end tests (`pipeline.md`): the demo's script in-process, every party on
+/// one fixed clock (the relay's, which the gateway shares and the resolver reads), then with
+/// faults: a gateway asking for a retry, the relay's `/query` down for a wake, a locked cache.
+@Suite(.timeLimit(.minutes(2))) struct PipelineTests {
+  static let base: Int64 = 1_800_000_000
+  static let demo = NostrPushBinary.packageRoot.appendingPathComponent("Fixtures/demo")
+
+  /// Everything one run needs; stops the fixtures when released.
+  final class Run: Sendable {
+    let relay: RelayFixtureServer
+    let gateway: GatewayFixture
+    let pipeline: DemoPipeline
+    let lines = Lines()
+    let workspace = NSTemporaryDirectory() + "pipeline-tests-" + UUID().uuidString
+
+    init(whileWaiting: (@Sendable (RelayFixtureServer, GatewayFixture) async -> Void)? = nil) async throws {
+      try FileManager.default.createDirectory(atPath: workspace, withIntermediateDirectories: true)
+      let gateway = try GatewayFixture(configuration: GatewayFixtureConfiguration(now: PipelineTests.base))
+      _ = try await gateway.start()
+      let push = RelayFixturePushMode(
+        pushKey: SecretKey.generate(), gatewayURL: gateway.baseURL?.absoluteString,
+        statePath: workspace + "/relay.sqlite")
+      let relay = RelayFixtureServer(
+        data: try RelayFixtureData.load(folder: PipelineTests.demo),
+        configuration: RelayFixtureConfiguration(now: PipelineTests.base, push: push))
+      _ = try await relay.start()
+      let (sender, channel) = try DemoData.senderAndChannel(in: PipelineTests.demo)
+      var pipeline = DemoPipeline(
+        relay: relay, gateway: gateway,
+        account: try SecretKeyFile.read(PipelineTests.demo.appendingPathComponent("account.key").path),
+        sender: sender, channel: channel, workspace: workspace)
+      pipeline.clock = { relay.now }
+      let lines = self.lines
+      pipeline.output = { lines.append($0) }
+      pipeline.log = { _ in }
+      if let whileWaiting { pipeline.whileWaiting = { await whileWaiting(relay, gateway) } }
+      self.relay = relay
+      self.gateway = gateway
+      self.pipeline = pipeline
+    }
+
+    func stop() async {
+      await relay.stop()
+      await gateway.stop()
+      try? FileManager.default.removeItem(atPath: workspace)
+    }
+  }
+
+  /// The JSON lines a run printed.
+  final class Lines: @unchecked Sendable {
+    // `@unchecked Sendable`: `objects` is read and written only under `lock`.
+    private let lock = NSLock()
+    private var objects: [JSONObject] = []
+
+    func append(_ bytes: [UInt8]) {
+      guard let object = try? JSONReader().read(bytes).objectValue else { return }
+      lock.withLock { objects.append(object) }
+    }
+
+    var all: [JSONObject] { lock.withLock { objects } }
+  }
+
+  @Test func runsTheScriptOnOneClockWithEveryField() async throws {
+    let run = try await Run()
+    let origin = try #require(run.relay.origin)
+    let succeeded = await run.pipeline.run()
+    let lines = run.lines.all
+    await run.stop()
+    #expect(succeeded, "\(lines.last.map { JSONWriter.string(.object($0)) } ?? "no line")")
+    #expect(
+      lines.map { $0["step"]?.stringValue ?? "" } == [
+        "discovered", "granted", "enrolled", "published", "wake", "notification", "published", "wake",
+        "notification", "revoked", "published", "silent",
+      ])
+    guard lines.count == 12 else { return }
+    #expect(lines[0]["origin"] == .string("ws" + origin.dropFirst("http".count)))
+    #expect(lines[0]["exec"] == .string("demo-2026-01"))
+    #expect(lines[1]["expires_at"] == .integer(Self.base + 2_592_000))
+    #expect(lines[2]["generation"] == .integer(1))
+    #expect(lines[2]["d"]?.stringValue?.count == 32)
+    for (published, wake, notification) in [(3, 4, 5), (6, 7, 8)] {
+      #expect(lines[published]["kind"] == .integer(9))
+      #expect(lines[wake]["event_id"] == lines[published]["event_id"])
+      #expect(lines[wake]["request_id"]?.stringValue.map(LowercaseUUID.isValidV4) == true)
+      #expect(lines[notification]["request_id"] == lines[wake]["request_id"])
+      #expect(lines[notification]["target"]?.objectValue?["event_id"] == lines[published]["event_id"])
+    }
+    #expect(lines[5]["enrichment"] == .string("refreshed"))
+    #expect(lines[8]["enrichment"] == .string("cache_fresh"))
+    #expect(lines[9]["generation"] == .integer(2))
+    #expect(run.gateway.deliveries().count == 2)
+  }
+
+  /// The gateway answers the first attempt 503 with `retry_after_seconds: 1`: the wake arrives
+  /// once the shared clock has moved a second, with the same `request_id`.
+  @Test func deliversAfterTheGatewaysRetryWithTheSameRequestID() async throws {
+    let run = try await Run { relay, gateway in
+      let asked = gateway.requests().contains { $0.status == 503 }
+      if asked, gateway.deliveries().isEmpty, relay.now == PipelineTests.base {
+        relay.advanceClock(by: .seconds(1))
+        gateway.advanceClock(by: 1)
+      }
+    }
+    run.gateway.script([
+      GatewayScriptEntry(status: 503, body: #"{"status":"retry","retry_after_seconds":1}"#, times: 1)
+    ])
+    _ = try await run.pipeline.enrollForTheDemoChannel()
+    let message = try await run.pipeline.publishMention()
+    let wake = try await run.pipeline.wake(for: message)
+    let requests = run.gateway.requests()
+    await run.stop()
+    #expect(requests.map(\.status) == [503, 200])
+    #expect(requests.map(\.requestID) == [wake.delivery.requestID, wake.delivery.requestID])
+    #expect(wake.eventID == message.event.id)
+  }
+
+  /// `/query` down for wake 1: the fallback, nothing claimed; wake 2 presents the newest
+  /// unclaimed message (the thread reply), and a third wake the first message.
+  @Test func presentsWhatAWakeMissedOnTheNextWakes() async throws {
+    let run = try await Run()
+    let filters = try await run.pipeline.enrollForTheDemoChannel()
+    let first = try await run.pipeline.publishMention()
+    _ = try await run.pipeline.wake(for: first)
+    run.relay.setFaults([RelayFault(path: "/query", action: .status(503))])
+    let missed = try await run.pipeline.resolveWake(filters: filters)
+    run.relay.setFaults([])
+    let reply = try await run.pipeline.publishReply(to: first)
+    _ = try await run.pipeline.wake(for: reply)
+    let second = try await run.pipeline.resolveWake(filters: filters)
+    let third = try await run.pipeline.resolveWake(filters: filters)
+    await run.stop()
+    #expect(missed.outcome == .fallback(.relayError))
+    #expect(missed.outcome.title == "New message")
+    #expect(second.outcome.notification?.target.eventID == reply.event.id)
+    #expect(third.outcome.notification?.target.eventID == first.event.id)
+  }
+
+  /// Another process holds the cache's write lock through the whole wake: the notification is
+  /// still presented, enriched from the relay.
+  @Test func presentsTheWakeWhileAnotherProcessLocksTheCache() async throws {
+    let run = try await Run()
+    let filters = try await run.pipeline.enrollForTheDemoChannel()
+    let message = try await run.pipeline.publishMention()
+    _ = try await run.pipeline.wake(for: message)
+    let locker = try CacheLocker(path: run.workspace + "/cache.sqlite")
+    // The lock is real: the cache cannot even be opened while it is held.
+    #expect(throws: CacheError.self) {
+      try EnrichmentCache(path: run.workspace + "/cache.sqlite", busyTimeout: .milliseconds(50))
+    }
+    let resolution = try await run.pipeline.resolveWake(filters: filters)
+    locker.release()
+    await run.stop()
+    #expect(resolution.outcome.notification?.target.eventID == message.event.id)
+    #expect(resolution.outcome.notification?.title == "Alice Martin")
+  }
+}
+
+extension NotificationOutcome {
+  /// The notification, when resolved.
+  fileprivate var notification: ResolvedNotification? {
+    if case .resolved(let notification) = self { return notification }
+    return nil
+  }
+}
+
+/// A `python3` process holding `BEGIN EXCLUSIVE` on a SQLite file until released (or 30 s).
+final class CacheLocker: Sendable {
+  private let process: Process
+
+  init(path: String) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    let script = """
+      import sqlite3, sys, time
+      c = sqlite3.connect(sys.argv[1], isolation_level=None)
+      c.execute("PRAGMA journal_mode=WAL"); c.execute("BEGIN EXCLUSIVE")
+      print("locked", flush=True); time.sleep(30)
+      """
+    process.arguments = ["python3", "-c", script, path]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    _ = pipe.fileHandleForReading.readData(ofLength: 7)  // "locked\n": the lock is held
+    self.process = process
+  }
+
+  func release() {
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+  }
+}
