@@ -204,7 +204,10 @@ let package = Package(
     ),
     .testTarget(
       name: "NostrPushCLITests",
-      dependencies: ["nostr-push", "NostrEvent", "NostrJSON", "Bech32", "RelayFixture", "EnrichmentCache", "NotificationResolver"],
+      dependencies: [
+        "nostr-push", "NostrEvent", "NostrJSON", "Bech32", "RelayFixture", "EnrichmentCache", "NotificationResolver",
+        "PushRelay",
+      ],
       swiftSettings: strictSettings
     ),
   ],

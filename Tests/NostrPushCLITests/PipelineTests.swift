@@ -3,6 +3,7 @@ import Foundation
 import NostrEvent
 import NostrJSON
 import NotificationResolver
+import PushRelay
 import RelayFixture
 import Testing
 
@@ -105,8 +106,12 @@ import Testing
   /// once the shared clock has moved a second, with the same `request_id`.
   @Test func deliversAfterTheGatewaysRetryWithTheSameRequestID() async throws {
     let run = try await Run { relay, gateway in
-      let asked = gateway.requests().contains { $0.status == 503 }
-      if asked, gateway.deliveries().isEmpty, relay.now == PipelineTests.base {
+      // Once the worker has written the retry (the row back to pending), move the shared clock
+      // past its backoff; never before, so the retry is always scheduled from the original time.
+      let retrying = ((try? relay.wakes()) ?? []).contains { $0.state == .pending && $0.attempts == 1 }
+      if retrying, gateway.requests().contains(where: { $0.status == 503 }), gateway.deliveries().isEmpty,
+        relay.now < PipelineTests.base + 3
+      {
         relay.advanceClock(by: .seconds(1))
         gateway.advanceClock(by: 1)
       }
