@@ -27,16 +27,51 @@ struct ChannelRoster: RosterSource {
   static let profile = PushAppProfile(id: "org.nostrpushkit.demo", transport: "apns")
 
   static func descriptor() throws -> PushDescriptor {
-    try PushDescriptor(strictJSON: Array(try Data(contentsOf: demoFolder.appendingPathComponent("nip11.json"))))
+    try PushDescriptor(
+      strictJSON: Array(try Data(contentsOf: demoFolder.appendingPathComponent("nip11.json"))))
   }
 
   static func temporaryFile(_ name: String) -> URL {
     FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)")
   }
 
-  static func mention(of account: String, by sender: SecretKey, at now: Int64, _ content: String) throws -> Event {
-    try UnsignedEvent(pubkey: sender.publicKeyHex, createdAt: now, kind: 9, tags: [["p", account]], content: content)
-      .signed(with: sender)
+  static func mention(of account: String, by sender: SecretKey, at now: Int64, _ content: String) throws
+    -> Event
+  {
+    try UnsignedEvent(
+      pubkey: sender.publicKeyHex, createdAt: now, kind: 9, tags: [["p", account]], content: content
+    )
+    .signed(with: sender)
+  }
+
+  /// The relay's parts on a SQLite file at `statePath`, on `clock`, with one accepted lease of a
+  /// fresh account for `grant` and one wake from a mention of it: the outbox's `request_id`s.
+  static func relayWithOneWake(
+    statePath: String, clock: ManualPushClock, grant: String, roster: ChannelRoster
+  ) throws -> (store: SQLiteLeaseStore, outbox: SQLiteWakeOutbox, requestIDs: [String]) {
+    let descriptor = try descriptor()
+    let account = SecretKey.generate()
+    let database = try PushStateDatabase(path: statePath)
+    let matcher = PushMatcher(pushKinds: Set(descriptor.pushKinds))
+    let store = SQLiteLeaseStore(database: database, matcher: matcher)
+    let outbox = SQLiteWakeOutbox(database: database)
+    let ingest = PushIngest(
+      validator: try LeaseValidator(descriptor: descriptor, pushKeys: [keyID: pushKey]), store: store,
+      roster: roster, descriptor: descriptor, clock: clock.clock)
+    let lease = try LeaseBuilder(descriptor: descriptor, appProfile: profile).active(
+      endpoint: grant,
+      subscriptions: try SubscriptionPlanner(descriptor: descriptor).plan(
+        for: account.publicKeyHex, joined: [], muted: [], mentionsOnly: true),
+      generation: 1, createdAt: clock.seconds, installationID: .generate(), now: clock.seconds,
+      signer: account)
+    #expect(try ingest.ingest(lease, identity: account.publicKeyHex, recent: []).accepted)
+    let message = try mention(of: account.publicKeyHex, by: .generate(), at: clock.seconds, "ping")
+    let requestIDs = try outbox.enqueue(
+      matcher.candidates(
+        for: message, index: try store.liveIndex(origin: descriptor.origin), roster: roster,
+        origin: descriptor.origin, now: clock.seconds),
+      nowMilliseconds: clock.milliseconds)
+    return (store, outbox, requestIDs)
   }
 
   @Test func enrollsRotatesAndRevokesAgainstAPushRelay() async throws {
@@ -163,7 +198,8 @@ struct ChannelRoster: RosterSource {
       endpoint: grant.grant,
       subscriptions: try SubscriptionPlanner(descriptor: descriptor).plan(
         for: account.publicKeyHex, joined: [], muted: [], mentionsOnly: true),
-      generation: 1, createdAt: clock.seconds, installationID: .generate(), now: clock.seconds, signer: account)
+      generation: 1, createdAt: clock.seconds, installationID: .generate(), now: clock.seconds,
+      signer: account)
     let message = try Self.mention(of: account.publicKeyHex, by: sender, at: clock.seconds, "ping")
     let authenticated: String? = account.publicKeyHex  // the connection's NIP-42 identity
     let recentEvents: [Event] = []  // events received in the last 120 s, newest first
@@ -207,13 +243,11 @@ struct ChannelRoster: RosterSource {
   }
 
   @Test func retriesAScripted503WithTheSameRequestID() async throws {
-    let descriptor = try Self.descriptor()
     let (keyID, pushKey) = (Self.keyID, Self.pushKey)
     let statePath = Self.temporaryFile("push-state").path + ".sqlite"
     defer {
       for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: statePath + suffix) }
     }
-    let account = SecretKey.generate()
     let roster = ChannelRoster(members: [:])
     // README example: begin
     // One manual clock for the gateway and the relay's worker: a test moves it past a backoff.
@@ -227,25 +261,8 @@ struct ChannelRoster: RosterSource {
     // The next delivery is answered 503 and asks for 5 s; later ones get the default 200.
     gateway.script([GatewayScriptEntry(status: 503, body: #"{"status":"retry","retry_after_seconds":5}"#)])
     // README example: end
-    let database = try PushStateDatabase(path: statePath)
-    let matcher = PushMatcher(pushKinds: Set(descriptor.pushKinds))
-    let store = SQLiteLeaseStore(database: database, matcher: matcher)
-    let outbox = SQLiteWakeOutbox(database: database)
-    let ingest = PushIngest(
-      validator: try LeaseValidator(descriptor: descriptor, pushKeys: [keyID: pushKey]), store: store,
-      roster: roster, descriptor: descriptor, clock: clock.clock)
-    let lease = try LeaseBuilder(descriptor: descriptor, appProfile: Self.profile).active(
-      endpoint: grant.grant,
-      subscriptions: try SubscriptionPlanner(descriptor: descriptor).plan(
-        for: account.publicKeyHex, joined: [], muted: [], mentionsOnly: true),
-      generation: 1, createdAt: clock.seconds, installationID: .generate(), now: clock.seconds, signer: account)
-    #expect(try ingest.ingest(lease, identity: account.publicKeyHex, recent: []).accepted)
-    let message = try Self.mention(of: account.publicKeyHex, by: .generate(), at: clock.seconds, "ping")
-    let enqueued = try outbox.enqueue(
-      matcher.candidates(
-        for: message, index: try store.liveIndex(origin: descriptor.origin), roster: roster,
-        origin: descriptor.origin, now: clock.seconds),
-      nowMilliseconds: clock.milliseconds)
+    let (store, outbox, enqueued) = try Self.relayWithOneWake(
+      statePath: statePath, clock: clock, grant: grant.grant, roster: roster)
     #expect(enqueued.count == 1)
     // README example: begin
     let client = try GatewayClient(baseURL: base.absoluteString)
@@ -273,5 +290,38 @@ struct ChannelRoster: RosterSource {
     #expect(deliveries.map(\.requestID) == [enqueued[0]])
     #expect(deliveries.first?.headers["apns-id"] == enqueued[0])
     #expect(deliveries.first?.body == GatewayFixture.apnsBody)
+  }
+
+  @Test func disablesTheEndpointOnAScripted410() async throws {
+    let descriptor = try Self.descriptor()
+    let (keyID, pushKey) = (Self.keyID, Self.pushKey)
+    let statePath = Self.temporaryFile("push-state").path + ".sqlite"
+    defer {
+      for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: statePath + suffix) }
+    }
+    let roster = ChannelRoster(members: [:])
+    let clock = ManualPushClock(seconds: 1_767_226_200)
+    let gateway = try GatewayFixture(clock: { clock.seconds })
+    let base = try await gateway.start()
+    defer { Task { await gateway.stop() } }
+    let grant = try gateway.issueGrant(relayPubkey: pushKey.publicKeyHex, deviceToken: "a1b2c3d4")
+    let (store, outbox, enqueued) = try Self.relayWithOneWake(
+      statePath: statePath, clock: clock, grant: grant.grant, roster: roster)
+    #expect(enqueued.count == 1)
+    let worker = DeliveryWorker(
+      store: store, outbox: outbox, client: try GatewayClient(baseURL: base.absoluteString),
+      pushKeys: [keyID: pushKey], roster: roster, clock: clock.clock)
+    // README example: begin
+    // Only this device token's next attempt is answered 410 (the default invalid_endpoint body).
+    gateway.script([GatewayScriptEntry(deviceToken: "a1b2c3d4", status: 410)])
+    let attempts = try await worker.runOnce()
+    // attempts.map(\.outcome) == [.failed]: the wake is over and the lease's endpoint disabled,
+    // so no event wakes that device until the app re-enrolls with a new grant
+    // README example: end
+    #expect(attempts.map(\.outcome) == [.failed])
+    #expect(gateway.requests().map(\.status) == [410])
+    #expect(gateway.deliveries().isEmpty)
+    #expect(try store.liveLeases(origin: descriptor.origin, now: clock.seconds).isEmpty)
+    #expect(try store.allLeases(origin: descriptor.origin).map(\.endpointEnabled) == [false])
   }
 }
