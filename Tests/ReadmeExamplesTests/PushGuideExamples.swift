@@ -98,7 +98,7 @@ struct ChannelRoster: RosterSource {
     // Publish to push.origin over WebSocket, answering the relay's NIP-42 challenge as the account.
     func publish(_ event: Event, to origin: String) async throws -> PublishResult {
       let connection = try await RelayConnection.connect(
-        to: origin, key: account, clock: { now }, deadline: .now + .seconds(10))
+        to: origin, key: account, clock: { now }, deadline: .now + .seconds(10))  // clock: dates AUTH
       let result = try await connection.publish(event, deadline: .now + .seconds(10))  // the OK
       await connection.close()
       return result
@@ -107,6 +107,7 @@ struct ChannelRoster: RosterSource {
     // 1. Discover: the relay's NIP-11, its push descriptor validated strictly.
     let descriptor = try await PushDiscovery().discover(relay: relayURL).push
     let pushKey = descriptor.currentKey!.pubkey  // a valid descriptor has exactly one current key
+    let profile = PushAppProfile(id: "org.nostrpushkit.demo", transport: "apns")  // one it advertises
 
     // 2. A grant from your gateway for this device token, for the relay's current push key.
     var grant = try gateway.issueGrant(relayPubkey: pushKey, deviceToken: deviceToken)
@@ -121,7 +122,7 @@ struct ChannelRoster: RosterSource {
     // 4. Plan, build, publish.
     let subscriptions = try SubscriptionPlanner(descriptor: descriptor).plan(
       for: account.publicKeyHex, joined: [], muted: [], mentionsOnly: true)
-    let builder = LeaseBuilder(descriptor: descriptor, appProfile: Self.profile)
+    let builder = LeaseBuilder(descriptor: descriptor, appProfile: profile)
     let lease = try builder.active(
       endpoint: grant.grant, subscriptions: subscriptions, generation: stamp.generation,
       createdAt: stamp.createdAt, installationID: enrollment.installationID,
