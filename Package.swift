@@ -198,7 +198,7 @@ let package = Package(
       name: "ReadmeExamplesTests",
       dependencies: [
         "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache", "NotificationResolver",
-        "RelayFixture", "NIP44", "NostrWebSocket", "PushLease",
+        "RelayFixture", "NIP44", "NostrWebSocket", "PushLease", "PushRelay", "NostrHTTP",
       ],
       swiftSettings: strictSettings
     ),
