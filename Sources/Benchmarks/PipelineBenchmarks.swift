@@ -69,7 +69,7 @@ extension BenchmarkRegistry {
 
 /// Hands out precomputed per-repetition figures, one per call, in order (the runner calls a row's
 /// closures once per repetition).
-final class FigureCursor: @unchecked Sendable {
+final class FigureCursor {
   private let figures: [Double]
   private var index = 0
 
