@@ -1,7 +1,7 @@
 import Foundation
 import NostrEvent
 
-// nostr-push-bench [--quick] [--json] [--only event|bech32|descriptor|cache|process|nip44|pushrelay|pushload] [--write-corpus N FILE]
+// nostr-push-bench [--quick] [--json] [--only event|bech32|descriptor|cache|process|nip44|pushrelay|pushload|pipeline] [--write-corpus N FILE]
 // Prints every performance figure beside its baseline measured in the same run (performance.md).
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -37,6 +37,7 @@ let modules: [(key: String, rows: (Bool) throws -> (rows: [Benchmark], notes: [S
   ("nip44", BenchmarkRegistry.nip44Benchmarks),
   ("pushrelay", BenchmarkRegistry.pushRelayBenchmarks),
   ("pushload", BenchmarkRegistry.pushLoadBenchmarks),
+  ("pipeline", BenchmarkRegistry.pipelineBenchmarks),
 ]
 let only = arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
 for module in modules where only == nil || only == module.key {
