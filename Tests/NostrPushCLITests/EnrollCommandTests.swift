@@ -1,4 +1,5 @@
 import Foundation
+import NostrEvent
 import NostrJSON
 import RelayFixture
 import Testing
@@ -31,11 +32,11 @@ import Testing
     return try #require(try JSONReader().read(String(lines.first ?? "")).objectValue)
   }
 
-  /// The saved enrollment of the demo account at the demo descriptor's origin.
+  /// The saved enrollment of the demo account (the state holds one origin here).
   static func enrollment(_ state: String) throws -> JSONObject? {
     let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: state)))
     let object = try #require(try JSONReader().read(bytes).objectValue)
-    return object["ws://127.0.0.1:48111"]?.objectValue?.members.first?.value.objectValue
+    return object.members.first?.value.objectValue?.members.first?.value.objectValue
   }
 
   func enroll(_ server: RelayFixtureServer, state: String, channels: String) async throws
@@ -80,6 +81,37 @@ import Testing
       "--state", workspace.state, "--now", "\(Self.now)",
     ])
     #expect(try Self.line(revoke)["error"] == .string("transport"))
+    #expect(try Self.enrollment(workspace.state)?["last_generation"] == .integer(3))
+  }
+
+  /// Against a relay in push mode: enroll, enroll again (the same `d`, generation + 1), revoke
+  /// (the next generation), each accepted by the relay.
+  @Test func reenrollsWithTheSameInstallationIDAndRevokesWithTheNextGeneration() async throws {
+    let workspace = Workspace()
+    let server = RelayFixtureServer(
+      data: try RelayFixtureData.load(folder: Self.demo),
+      configuration: RelayFixtureConfiguration(
+        now: Self.now,
+        push: RelayFixturePushMode(pushKey: SecretKey.generate(), statePath: workspace.path + "/relay.sqlite")
+      ))
+    _ = try await server.start()
+    defer { Task { await server.stop() } }
+    let channels = workspace.path + "/channels.json"
+    try Data("[\"\(Self.channel)\"]".utf8).write(to: URL(fileURLWithPath: channels))
+
+    let first = try Self.line(try await enroll(server, state: workspace.state, channels: channels))
+    let second = try Self.line(try await enroll(server, state: workspace.state, channels: channels))
+    let revoke = try Self.line(
+      try await NostrPushBinary.runAsync([
+        "revoke", "--relay", server.origin!, "--secret-key-file",
+        Self.demo.appendingPathComponent("account.key").path, "--state", workspace.state, "--now",
+        "\(Self.now)",
+      ]))
+    #expect([first, second, revoke].map { $0["accepted"] } == [.bool(true), .bool(true), .bool(true)])
+    #expect([first, second, revoke].map { $0["generation"] } == [.integer(1), .integer(2), .integer(3)])
+    #expect(second["d"] == first["d"])
+    #expect(revoke["d"] == first["d"])
+    #expect(first["exec"] == .string("demo-2026-01"))
     #expect(try Self.enrollment(workspace.state)?["last_generation"] == .integer(3))
   }
 
