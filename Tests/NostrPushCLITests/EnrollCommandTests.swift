@@ -52,36 +52,37 @@ import Testing
 
   @Test func savesTheNextGenerationBeforePublishingSoAFailedPublishNeverReusesIt() async throws {
     let server = try await Self.startRelay()
-    defer { Task { await server.stop() } }
-    let workspace = Workspace()
-    let channels = workspace.path + "/channels.json"
-    try Data("[\"\(Self.channel)\"]".utf8).write(to: URL(fileURLWithPath: channels))
+    try await server.serving {
+      let workspace = Workspace()
+      let channels = workspace.path + "/channels.json"
+      try Data("[\"\(Self.channel)\"]".utf8).write(to: URL(fileURLWithPath: channels))
 
-    let first = try await enroll(server, state: workspace.state, channels: channels)
-    #expect(first.status == 1)
-    #expect(try Self.line(first)["error"] == .string("transport"))
-    let saved = try #require(try Self.enrollment(workspace.state))
-    #expect(saved["last_generation"] == .integer(1))
-    #expect(saved["last_created_at"] == .integer(Self.now))
-    #expect(saved["grant_expires_at"] == .null)
-    let d = try #require(saved["d"]?.stringValue)
-    #expect(d.count == 32 && d.allSatisfy { $0.isHexDigit && !$0.isUppercase })
+      let first = try await enroll(server, state: workspace.state, channels: channels)
+      #expect(first.status == 1)
+      #expect(try Self.line(first)["error"] == .string("transport"))
+      let saved = try #require(try Self.enrollment(workspace.state))
+      #expect(saved["last_generation"] == .integer(1))
+      #expect(saved["last_created_at"] == .integer(Self.now))
+      #expect(saved["grant_expires_at"] == .null)
+      let d = try #require(saved["d"]?.stringValue)
+      #expect(d.count == 32 && d.allSatisfy { $0.isHexDigit && !$0.isUppercase })
 
-    // The same second again: a new generation and a later created_at, the same installation id.
-    let second = try await enroll(server, state: workspace.state, channels: channels)
-    #expect(second.status == 1)
-    let again = try #require(try Self.enrollment(workspace.state))
-    #expect(again["last_generation"] == .integer(2))
-    #expect(again["last_created_at"] == .integer(Self.now + 1))
-    #expect(again["d"] == .string(d))
+      // The same second again: a new generation and a later created_at, the same installation id.
+      let second = try await enroll(server, state: workspace.state, channels: channels)
+      #expect(second.status == 1)
+      let again = try #require(try Self.enrollment(workspace.state))
+      #expect(again["last_generation"] == .integer(2))
+      #expect(again["last_created_at"] == .integer(Self.now + 1))
+      #expect(again["d"] == .string(d))
 
-    let revoke = try await NostrPushBinary.runAsync([
-      "revoke", "--relay", server.origin!, "--secret-key-file",
-      Self.demo.appendingPathComponent("account.key").path,
-      "--state", workspace.state, "--now", "\(Self.now)",
-    ])
-    #expect(try Self.line(revoke)["error"] == .string("transport"))
-    #expect(try Self.enrollment(workspace.state)?["last_generation"] == .integer(3))
+      let revoke = try await NostrPushBinary.runAsync([
+        "revoke", "--relay", server.origin!, "--secret-key-file",
+        Self.demo.appendingPathComponent("account.key").path,
+        "--state", workspace.state, "--now", "\(Self.now)",
+      ])
+      #expect(try Self.line(revoke)["error"] == .string("transport"))
+      #expect(try Self.enrollment(workspace.state)?["last_generation"] == .integer(3))
+    }
   }
 
   /// Against a relay in push mode: enroll, enroll again (the same `d`, generation + 1), revoke
@@ -95,51 +96,54 @@ import Testing
         push: RelayFixturePushMode(pushKey: SecretKey.generate(), statePath: workspace.path + "/relay.sqlite")
       ))
     _ = try await server.start()
-    defer { Task { await server.stop() } }
-    let channels = workspace.path + "/channels.json"
-    try Data("[\"\(Self.channel)\"]".utf8).write(to: URL(fileURLWithPath: channels))
+    try await server.serving {
+      let channels = workspace.path + "/channels.json"
+      try Data("[\"\(Self.channel)\"]".utf8).write(to: URL(fileURLWithPath: channels))
 
-    let first = try Self.line(try await enroll(server, state: workspace.state, channels: channels))
-    let second = try Self.line(try await enroll(server, state: workspace.state, channels: channels))
-    let revoke = try Self.line(
-      try await NostrPushBinary.runAsync([
-        "revoke", "--relay", server.origin!, "--secret-key-file",
-        Self.demo.appendingPathComponent("account.key").path, "--state", workspace.state, "--now",
-        "\(Self.now)",
-      ]))
-    #expect([first, second, revoke].map { $0["accepted"] } == [.bool(true), .bool(true), .bool(true)])
-    #expect([first, second, revoke].map { $0["generation"] } == [.integer(1), .integer(2), .integer(3)])
-    #expect(second["d"] == first["d"])
-    #expect(revoke["d"] == first["d"])
-    #expect(first["exec"] == .string("demo-2026-01"))
-    #expect(try Self.enrollment(workspace.state)?["last_generation"] == .integer(3))
+      let first = try Self.line(try await enroll(server, state: workspace.state, channels: channels))
+      let second = try Self.line(try await enroll(server, state: workspace.state, channels: channels))
+      let revoke = try Self.line(
+        try await NostrPushBinary.runAsync([
+          "revoke", "--relay", server.origin!, "--secret-key-file",
+          Self.demo.appendingPathComponent("account.key").path, "--state", workspace.state, "--now",
+          "\(Self.now)",
+        ]))
+      #expect([first, second, revoke].map { $0["accepted"] } == [.bool(true), .bool(true), .bool(true)])
+      #expect([first, second, revoke].map { $0["generation"] } == [.integer(1), .integer(2), .integer(3)])
+      #expect(second["d"] == first["d"])
+      #expect(revoke["d"] == first["d"])
+      #expect(first["exec"] == .string("demo-2026-01"))
+      #expect(try Self.enrollment(workspace.state)?["last_generation"] == .integer(3))
+    }
   }
 
   @Test func refusesToRevokeWithoutAnEnrollment() async throws {
     let server = try await Self.startRelay()
-    defer { Task { await server.stop() } }
-    let workspace = Workspace()
-    let run = try await NostrPushBinary.runAsync([
-      "revoke", "--relay", server.origin!, "--secret-key-file",
-      Self.demo.appendingPathComponent("account.key").path,
-      "--state", workspace.state, "--now", "\(Self.now)",
-    ])
-    #expect(run.status == 1)
-    #expect(try Self.line(run)["error"] == .string("not_enrolled"))
-    #expect(!FileManager.default.fileExists(atPath: workspace.state))
+    try await server.serving {
+      let workspace = Workspace()
+      let run = try await NostrPushBinary.runAsync([
+        "revoke", "--relay", server.origin!, "--secret-key-file",
+        Self.demo.appendingPathComponent("account.key").path,
+        "--state", workspace.state, "--now", "\(Self.now)",
+      ])
+      #expect(run.status == 1)
+      #expect(try Self.line(run)["error"] == .string("not_enrolled"))
+      #expect(!FileManager.default.fileExists(atPath: workspace.state))
+    }
   }
 
   @Test func refusesARelayWithoutAPushDescriptorBeforeAnythingIsSaved() async throws {
     let server = RelayFixtureServer(data: RelayFixtureData(nip11: Array(#"{"name":"plain"}"#.utf8)))
     _ = try await server.start()
-    defer { Task { await server.stop() } }
-    let workspace = Workspace()
-    let channels = workspace.path + "/channels.json"
-    try Data("[]".utf8).write(to: URL(fileURLWithPath: channels))
-    let run = try await enroll(server, state: workspace.state, channels: channels)
-    #expect(run.status == 1)
-    #expect(try Self.line(run)["error"] == .string("invalid_descriptor"))
-    #expect(!FileManager.default.fileExists(atPath: workspace.state))
+    try await server.serving {
+      let workspace = Workspace()
+      let channels = workspace.path + "/channels.json"
+      try Data("[]".utf8).write(to: URL(fileURLWithPath: channels))
+      let run = try await enroll(server, state: workspace.state, channels: channels)
+      #expect(run.status == 1)
+      #expect(try Self.line(run)["error"] == .string("invalid_descriptor"))
+      #expect(!FileManager.default.fileExists(atPath: workspace.state))
+    }
   }
 
   @Test(arguments: [

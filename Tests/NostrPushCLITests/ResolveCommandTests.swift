@@ -70,36 +70,37 @@ import Testing
   @Test func resolvesTheColdThenTheWarmWakeFieldByField() async throws {
     let manifest = try Manifest()
     let server = try await Self.startRelay()
-    defer { Task { await server.stop() } }
-    let workspace = Workspace()
-    let (run, cold) = try await Self.resolve(server, cache: workspace.cache)
-    #expect(run.status == 0)
-    #expect(cold.keys == Self.resolvedKeys)
-    #expect(cold["resolved"] == .bool(true))
-    #expect(cold["title"] == .string("Alice Martin"))
-    #expect(cold["subtitle"] == .string("#relay-dev"))
-    #expect(cold["body"]?.stringValue?.contains("**demo**") == true)
-    #expect(cold["kind"] == .integer(9))
-    #expect(cold["recipient_count"] == .integer(2))
-    #expect(cold["enrichment"] == .string("refreshed"))
-    let target = try #require(cold["target"]?.objectValue)
-    #expect(target.keys == ["event_id", "channel_id", "thread_id"])
-    #expect(target["event_id"] == manifest.id("broadcast_reply").map(JSONValue.string))
-    #expect(target["channel_id"] == .string(manifest.channel))
-    #expect(target["thread_id"] == .null)
-    let sender = try #require(cold["sender"]?.objectValue)
-    #expect(sender["pubkey"] == .string(manifest.sender))
-    #expect(sender["npub"] == CompactNpub.canonicalNpub(manifest.sender).map(JSONValue.string))
-    let identifier = try #require(cold["thread_identifier"]?.stringValue)
-    #expect(identifier.count == 64 && !identifier.contains(manifest.channel))
-    #expect((cold["elapsed_ms"]?.integerValue ?? -1) >= 0)
+    try await server.serving {
+      let workspace = Workspace()
+      let (run, cold) = try await Self.resolve(server, cache: workspace.cache)
+      #expect(run.status == 0)
+      #expect(cold.keys == Self.resolvedKeys)
+      #expect(cold["resolved"] == .bool(true))
+      #expect(cold["title"] == .string("Alice Martin"))
+      #expect(cold["subtitle"] == .string("#relay-dev"))
+      #expect(cold["body"]?.stringValue?.contains("**demo**") == true)
+      #expect(cold["kind"] == .integer(9))
+      #expect(cold["recipient_count"] == .integer(2))
+      #expect(cold["enrichment"] == .string("refreshed"))
+      let target = try #require(cold["target"]?.objectValue)
+      #expect(target.keys == ["event_id", "channel_id", "thread_id"])
+      #expect(target["event_id"] == manifest.id("broadcast_reply").map(JSONValue.string))
+      #expect(target["channel_id"] == .string(manifest.channel))
+      #expect(target["thread_id"] == .null)
+      let sender = try #require(cold["sender"]?.objectValue)
+      #expect(sender["pubkey"] == .string(manifest.sender))
+      #expect(sender["npub"] == CompactNpub.canonicalNpub(manifest.sender).map(JSONValue.string))
+      let identifier = try #require(cold["thread_identifier"]?.stringValue)
+      #expect(identifier.count == 64 && !identifier.contains(manifest.channel))
+      #expect((cold["elapsed_ms"]?.integerValue ?? -1) >= 0)
 
-    let (_, warm) = try await Self.resolve(server, cache: workspace.cache)
-    #expect(warm["enrichment"] == .string("cache_fresh"))
-    #expect(warm["thread_identifier"] == .string(identifier))
-    let warmTarget = try #require(warm["target"]?.objectValue)
-    #expect(warmTarget["event_id"] == manifest.id("thread_reply").map(JSONValue.string))
-    #expect(warmTarget["thread_id"] == manifest.id("carol_reply").map(JSONValue.string))
+      let (_, warm) = try await Self.resolve(server, cache: workspace.cache)
+      #expect(warm["enrichment"] == .string("cache_fresh"))
+      #expect(warm["thread_identifier"] == .string(identifier))
+      let warmTarget = try #require(warm["target"]?.objectValue)
+      #expect(warmTarget["event_id"] == manifest.id("thread_reply").map(JSONValue.string))
+      #expect(warmTarget["thread_id"] == manifest.id("carol_reply").map(JSONValue.string))
+    }
   }
 
   /// A relay reached by a name with `_` (`relay_1.localhost`, which resolves to loopback) is one
@@ -112,38 +113,41 @@ import Testing
     let server = RelayFixtureServer(
       data: data, configuration: RelayFixtureConfiguration(publicHost: "relay_1.localhost", now: Self.now))
     let origin = try await server.start()
-    defer { Task { await server.stop() } }
-    #expect(origin.host == "relay_1.localhost")
-    let workspace = Workspace()
-    let (_, first) = try await Self.resolve(origin: origin.absoluteString, cache: workspace.cache)
-    let (_, second) = try await Self.resolve(origin: origin.absoluteString, cache: workspace.cache)
-    #expect(first["resolved"] == .bool(true))
-    #expect(first["target"]?.objectValue?["event_id"] == manifest.id("broadcast_reply").map(JSONValue.string))
-    #expect(second["target"]?.objectValue?["event_id"] == manifest.id("thread_reply").map(JSONValue.string))
-    let stats = try NostrPushBinary.run(["cache", "stats", "--cache", workspace.cache])
-    let counts = try #require(try JSONReader().read(stats.stdout).objectValue)
-    #expect(counts["deliveries"] == .integer(2))
+    try await server.serving {
+      #expect(origin.host == "relay_1.localhost")
+      let workspace = Workspace()
+      let (_, first) = try await Self.resolve(origin: origin.absoluteString, cache: workspace.cache)
+      let (_, second) = try await Self.resolve(origin: origin.absoluteString, cache: workspace.cache)
+      #expect(first["resolved"] == .bool(true))
+      #expect(
+        first["target"]?.objectValue?["event_id"] == manifest.id("broadcast_reply").map(JSONValue.string))
+      #expect(second["target"]?.objectValue?["event_id"] == manifest.id("thread_reply").map(JSONValue.string))
+      let stats = try NostrPushBinary.run(["cache", "stats", "--cache", workspace.cache])
+      let counts = try #require(try JSONReader().read(stats.stdout).objectValue)
+      #expect(counts["deliveries"] == .integer(2))
+    }
   }
 
   /// `--transport websocket` asks the same questions over one WebSocket: on the demo data it
   /// prints the same line as `POST /query` (but for the time it took), cold and warm.
   @Test func printsTheSameLineOverWebSocketAsOverQuery() async throws {
     let server = try await Self.startRelay()
-    defer { Task { await server.stop() } }
-    let overQuery = Workspace()
-    let overWebSocket = Workspace()
-    for _ in 0..<2 {
-      var (_, query) = try await Self.resolve(server, cache: overQuery.cache)
-      var (run, websocket) = try await Self.resolve(
-        server, cache: overWebSocket.cache, extra: ["--transport", "websocket"])
-      #expect(run.status == 0)
-      #expect(websocket["resolved"] == .bool(true))
-      // The time differs, and the avatar file lies beside each run's own cache.
-      for key in ["elapsed_ms", "avatar_file"] {
-        query[key] = nil
-        websocket[key] = nil
+    try await server.serving {
+      let overQuery = Workspace()
+      let overWebSocket = Workspace()
+      for _ in 0..<2 {
+        var (_, query) = try await Self.resolve(server, cache: overQuery.cache)
+        var (run, websocket) = try await Self.resolve(
+          server, cache: overWebSocket.cache, extra: ["--transport", "websocket"])
+        #expect(run.status == 0)
+        #expect(websocket["resolved"] == .bool(true))
+        // The time differs, and the avatar file lies beside each run's own cache.
+        for key in ["elapsed_ms", "avatar_file"] {
+          query[key] = nil
+          websocket[key] = nil
+        }
+        #expect(websocket == query)
       }
-      #expect(websocket == query)
     }
   }
 
@@ -160,27 +164,29 @@ import Testing
     let server = try await Self.startRelay(faults: [
       RelayFault(path: "/query", kind: 0, action: .delay(milliseconds: 1500))
     ])
-    defer { Task { await server.stop() } }
-    let workspace = Workspace()
-    let (run, first) = try await Self.resolve(
-      server, cache: workspace.cache, extra: ["--budget-ms", "200", "--linger-ms", "5000"])
-    #expect(run.status == 0)
-    #expect(first["enrichment"] == .string("none"))
-    #expect(first["title"]?.stringValue?.hasPrefix("npub1") == true)
-    server.setFaults([])
-    let (_, second) = try await Self.resolve(server, cache: workspace.cache)
-    #expect(second["enrichment"] == .string("cache_fresh"))
-    #expect(second["title"] == .string("Alice Martin"))
+    try await server.serving {
+      let workspace = Workspace()
+      let (run, first) = try await Self.resolve(
+        server, cache: workspace.cache, extra: ["--budget-ms", "200", "--linger-ms", "5000"])
+      #expect(run.status == 0)
+      #expect(first["enrichment"] == .string("none"))
+      #expect(first["title"]?.stringValue?.hasPrefix("npub1") == true)
+      server.setFaults([])
+      let (_, second) = try await Self.resolve(server, cache: workspace.cache)
+      #expect(second["enrichment"] == .string("cache_fresh"))
+      #expect(second["title"] == .string("Alice Martin"))
+    }
   }
 
   @Test func appliesNowToEligibility() async throws {
     let early = Self.now - 2000
     let server = try await Self.startRelay(now: early)
-    defer { Task { await server.stop() } }
-    let workspace = Workspace()
-    let (run, line) = try await Self.resolve(server, cache: workspace.cache, now: early)
-    #expect(run.status == 0)
-    #expect(line["reason"] == .string("no_eligible_event"))
+    try await server.serving {
+      let workspace = Workspace()
+      let (run, line) = try await Self.resolve(server, cache: workspace.cache, now: early)
+      #expect(run.status == 0)
+      #expect(line["reason"] == .string("no_eligible_event"))
+    }
   }
 
   @Test func printsAFallbackLineWhenTheRelayIsDown() async throws {
@@ -200,19 +206,21 @@ import Testing
 
   @Test func readsAnNsecKeyFileWithSurroundingWhitespace() async throws {
     let server = try await Self.startRelay()
-    defer { Task { await server.stop() } }
-    let workspace = Workspace()
-    let hex = try String(contentsOf: Self.demo.appendingPathComponent("account.key"), encoding: .utf8)
-      .trimmingCharacters(in: .whitespacesAndNewlines)
-    let nsec = try NIP19Entity.nsec(secretKey: hex).encoded()
-    let keyFile = workspace.path + "/nsec.txt"
-    try Data("\n  \(nsec) \n".utf8).write(to: URL(fileURLWithPath: keyFile))
-    let run = try await NostrPushBinary.runAsync([
-      "resolve", "--relay", server.origin!, "--secret-key-file", keyFile, "--cache", workspace.cache, "--now",
-      "\(Self.now)",
-    ])
-    #expect(run.status == 0)
-    #expect(run.stdout.hasPrefix(#"{"resolved":true,"title":"Alice Martin""#))
+    try await server.serving {
+      let workspace = Workspace()
+      let hex = try String(contentsOf: Self.demo.appendingPathComponent("account.key"), encoding: .utf8)
+        .trimmingCharacters(in: .whitespacesAndNewlines)
+      let nsec = try NIP19Entity.nsec(secretKey: hex).encoded()
+      let keyFile = workspace.path + "/nsec.txt"
+      try Data("\n  \(nsec) \n".utf8).write(to: URL(fileURLWithPath: keyFile))
+      let run = try await NostrPushBinary.runAsync([
+        "resolve", "--relay", server.origin!, "--secret-key-file", keyFile, "--cache", workspace.cache,
+        "--now",
+        "\(Self.now)",
+      ])
+      #expect(run.status == 0)
+      #expect(run.stdout.hasPrefix(#"{"resolved":true,"title":"Alice Martin""#))
+    }
   }
 
   @Test func refusesMissingArgumentsWithAUsageError() async throws {
@@ -280,13 +288,14 @@ import Testing
   func fallsBackWithinTheDeadline(action: RelayFault.Action, reason: String) async throws {
     let server = try await ResolveCommandTests.startRelay(faults: [RelayFault(path: "/query", action: action)]
     )
-    defer { Task { await server.stop() } }
-    let workspace = ResolveCommandTests.Workspace()
-    let (run, line) = try await ResolveCommandTests.resolve(
-      server, cache: workspace.cache, extra: Self.fastArguments)
-    #expect(run.status == 0)
-    #expect(line["reason"] == .string(reason))
-    #expect((line["elapsed_ms"]?.integerValue ?? .max) <= Self.limitMs)
+    try await server.serving {
+      let workspace = ResolveCommandTests.Workspace()
+      let (run, line) = try await ResolveCommandTests.resolve(
+        server, cache: workspace.cache, extra: Self.fastArguments)
+      #expect(run.status == 0)
+      #expect(line["reason"] == .string(reason))
+      #expect((line["elapsed_ms"]?.integerValue ?? .max) <= Self.limitMs)
+    }
   }
 
   @Test func fallsBackWithinTheDeadlineWhenTheConnectionIsRefused() async throws {
@@ -304,43 +313,45 @@ import Testing
     let server = try await ResolveCommandTests.startRelay(faults: [
       RelayFault(path: "/", action: .delay(milliseconds: 5000))
     ])
-    defer { Task { await server.stop() } }
-    let workspace = ResolveCommandTests.Workspace()
-    let (_, line) = try await ResolveCommandTests.resolve(
-      server, cache: workspace.cache, extra: Self.fastArguments)
-    #expect(line["resolved"] == .bool(true))
-    #expect(line["title"] == .string("Alice Martin"))
-    #expect(line["subtitle"] == .null)
-    #expect((line["elapsed_ms"]?.integerValue ?? .max) <= Self.limitMs)
+    try await server.serving {
+      let workspace = ResolveCommandTests.Workspace()
+      let (_, line) = try await ResolveCommandTests.resolve(
+        server, cache: workspace.cache, extra: Self.fastArguments)
+      #expect(line["resolved"] == .bool(true))
+      #expect(line["title"] == .string("Alice Martin"))
+      #expect(line["subtitle"] == .null)
+      #expect((line["elapsed_ms"]?.integerValue ?? .max) <= Self.limitMs)
+    }
   }
 
   @Test func deliversTheStaleNameWithinTheBudgetAndCachesTheLateAnswer() async throws {
     let seeded = ResolveCommandTests.now
     let later = seeded + 2 * 3600
     let server = try await ResolveCommandTests.startRelay(now: seeded)
-    defer { Task { await server.stop() } }
-    let workspace = ResolveCommandTests.Workspace()
-    let (_, first) = try await ResolveCommandTests.resolve(server, cache: workspace.cache, now: seeded)
-    #expect(first["enrichment"] == .string("refreshed"))
+    try await server.serving {
+      let workspace = ResolveCommandTests.Workspace()
+      let (_, first) = try await ResolveCommandTests.resolve(server, cache: workspace.cache, now: seeded)
+      #expect(first["enrichment"] == .string("refreshed"))
 
-    server.setNow(later)
-    server.setFaults([RelayFault(path: "/query", kind: 0, action: .delay(milliseconds: 3000))])
-    let (run, stale) = try await ResolveCommandTests.resolve(
-      server, cache: workspace.cache, now: later, extra: ["--budget-ms", "1500", "--linger-ms", "6000"])
-    #expect(stale["title"] == .string("Alice Martin"))
-    #expect(stale["enrichment"] == .string("cache_stale"))
-    let enrichment = try #require(Self.enrichmentMilliseconds(run.stderr))
-    #expect(enrichment <= 1600)
-    #expect(run.stderr.contains("late enrichment finished"))
+      server.setNow(later)
+      server.setFaults([RelayFault(path: "/query", kind: 0, action: .delay(milliseconds: 3000))])
+      let (run, stale) = try await ResolveCommandTests.resolve(
+        server, cache: workspace.cache, now: later, extra: ["--budget-ms", "1500", "--linger-ms", "6000"])
+      #expect(stale["title"] == .string("Alice Martin"))
+      #expect(stale["enrichment"] == .string("cache_stale"))
+      let enrichment = try #require(Self.enrichmentMilliseconds(run.stderr))
+      #expect(enrichment <= 1600)
+      #expect(run.stderr.contains("late enrichment finished"))
 
-    server.setFaults([])
-    server.resetRequestLog()
-    let manifest = try ResolveCommandTests.Manifest()
-    server.add([try Self.messageFromAlice(createdAt: later - 10, channel: manifest.channel)])
-    let (_, third) = try await ResolveCommandTests.resolve(server, cache: workspace.cache, now: later)
-    #expect(third["body"] == .string("fresh"))
-    #expect(third["enrichment"] == .string("cache_fresh"))
-    #expect(server.requestCount(path: "/query", kind: 0) == 0)
+      server.setFaults([])
+      server.resetRequestLog()
+      let manifest = try ResolveCommandTests.Manifest()
+      server.add([try Self.messageFromAlice(createdAt: later - 10, channel: manifest.channel)])
+      let (_, third) = try await ResolveCommandTests.resolve(server, cache: workspace.cache, now: later)
+      #expect(third["body"] == .string("fresh"))
+      #expect(third["enrichment"] == .string("cache_fresh"))
+      #expect(server.requestCount(path: "/query", kind: 0) == 0)
+    }
   }
 
   /// A new message from the demo's sender to the account, signed with the demo's test key.

@@ -10,23 +10,26 @@ import Testing
     let older = scenario.message("older", createdAt: RelayScenario.now - 100)
     let newer = scenario.message("newer", createdAt: RelayScenario.now - 50)
     let server = try await scenario.startRelay([older, newer])
-    defer { Task { await server.stop() } }
-    let configuration = try scenario.configuration(server, relayPubkey: true)
-    let first = await scenario.resolve(configuration, cache: try folder.cache())
-    let second = await scenario.resolve(configuration, cache: try folder.cache())
-    let third = await scenario.resolve(configuration, cache: try folder.cache())
-    #expect(first.outcome.notification?.target.eventID == newer.id)
-    #expect(second.outcome.notification?.target.eventID == older.id)
-    #expect(third.outcome == .fallback(.alreadyDelivered))
+    try await server.serving {
+      let configuration = try scenario.configuration(server, relayPubkey: true)
+      let first = await scenario.resolve(configuration, cache: try folder.cache())
+      let second = await scenario.resolve(configuration, cache: try folder.cache())
+      let third = await scenario.resolve(configuration, cache: try folder.cache())
+      #expect(first.outcome.notification?.target.eventID == newer.id)
+      #expect(second.outcome.notification?.target.eventID == older.id)
+      #expect(third.outcome == .fallback(.alreadyDelivered))
+    }
   }
 
   @Test func breaksACreatedAtTieTowardsTheLowerID() async throws {
     let scenario = RelayScenario()
     let events = (0..<4).map { scenario.message("tie \($0)", createdAt: RelayScenario.now - 10) }
     let server = try await scenario.startRelay(events)
-    defer { Task { await server.stop() } }
-    let resolution = await scenario.resolve(try scenario.configuration(server, relayPubkey: true), cache: nil)
-    #expect(resolution.outcome.notification?.target.eventID == events.map(\.id).min())
+    try await server.serving {
+      let resolution = await scenario.resolve(
+        try scenario.configuration(server, relayPubkey: true), cache: nil)
+      #expect(resolution.outcome.notification?.target.eventID == events.map(\.id).min())
+    }
   }
 
   @Test func neverPresentsOneEventTwiceFromConcurrentWakes() async throws {
@@ -34,32 +37,34 @@ import Testing
     let folder = TemporaryFolder()
     let events = (0..<2).map { scenario.message("m\($0)", createdAt: RelayScenario.now - 10 - Int64($0)) }
     let server = try await scenario.startRelay(events + scenario.enrichmentEvents())
-    defer { Task { await server.stop() } }
-    let configuration = try scenario.configuration(server, relayPubkey: true)
-    for _ in 0..<3 {
-      let caches = try (0..<3).map { _ in try folder.cache() }
-      async let a = scenario.resolve(configuration, cache: caches[0])
-      async let b = scenario.resolve(configuration, cache: caches[1])
-      async let c = scenario.resolve(configuration, cache: caches[2])
-      let outcomes = await [a, b, c].map(\.outcome)
-      let presented = outcomes.compactMap { $0.notification?.target.eventID }
-      #expect(Set(presented).count == presented.count)
-      #expect(outcomes.filter { $0 == .fallback(.alreadyDelivered) }.count == 3 - presented.count)
+    try await server.serving {
+      let configuration = try scenario.configuration(server, relayPubkey: true)
+      for _ in 0..<3 {
+        let caches = try (0..<3).map { _ in try folder.cache() }
+        async let a = scenario.resolve(configuration, cache: caches[0])
+        async let b = scenario.resolve(configuration, cache: caches[1])
+        async let c = scenario.resolve(configuration, cache: caches[2])
+        let outcomes = await [a, b, c].map(\.outcome)
+        let presented = outcomes.compactMap { $0.notification?.target.eventID }
+        #expect(Set(presented).count == presented.count)
+        #expect(outcomes.filter { $0 == .fallback(.alreadyDelivered) }.count == 3 - presented.count)
+      }
     }
   }
 
   @Test func sendsTheFiltersWithADefaultLimit() async throws {
     let scenario = RelayScenario()
     let server = try await scenario.startRelay([scenario.message("hi")])
-    defer { Task { await server.stop() } }
-    var configuration = try scenario.configuration(server, relayPubkey: true)
-    configuration.filters = [
-      Filter(kinds: [9], tags: ["p": [scenario.account.publicKeyHex]]),
-      Filter(kinds: [40002], tags: ["h": [RelayScenario.channel]], limit: 3),
-    ]
-    _ = await scenario.resolve(configuration, cache: nil)
-    let query = try #require(server.requests().first { $0.path == "/query" })
-    #expect(query.filters.map(\.limit) == [10, 3])
-    #expect(query.authorizedPubkey == scenario.account.publicKeyHex)
+    try await server.serving {
+      var configuration = try scenario.configuration(server, relayPubkey: true)
+      configuration.filters = [
+        Filter(kinds: [9], tags: ["p": [scenario.account.publicKeyHex]]),
+        Filter(kinds: [40002], tags: ["h": [RelayScenario.channel]], limit: 3),
+      ]
+      _ = await scenario.resolve(configuration, cache: nil)
+      let query = try #require(server.requests().first { $0.path == "/query" })
+      #expect(query.filters.map(\.limit) == [10, 3])
+      #expect(query.authorizedPubkey == scenario.account.publicKeyHex)
+    }
   }
 }

@@ -26,12 +26,13 @@ import Testing
     let scenario = RelayScenario()
     let server = try await scenario.startRelay(
       [scenario.message("hi")], faults: [RelayFault(path: "/query", action: action)])
-    defer { Task { await server.stop() } }
-    let configuration = try scenario.configuration(server, relayPubkey: true)
-    let resolution = await scenario.resolve(configuration, cache: nil)
-    #expect(resolution.outcome == .fallback(reason))
-    #expect(resolution.outcome.title == "New message")
-    #expect(resolution.outcome.body == "Open the app to read it.")
+    try await server.serving {
+      let configuration = try scenario.configuration(server, relayPubkey: true)
+      let resolution = await scenario.resolve(configuration, cache: nil)
+      #expect(resolution.outcome == .fallback(reason))
+      #expect(resolution.outcome.title == "New message")
+      #expect(resolution.outcome.body == "Open the app to read it.")
+    }
   }
 
   /// The same wake over one WebSocket (`relay-connection.md` §3): the fixture's `ws` faults act on
@@ -45,14 +46,15 @@ import Testing
     let scenario = RelayScenario()
     let server = try await scenario.startRelay(
       [scenario.message("hi")], faults: [RelayFault(path: "ws", kind: 9, action: action)])
-    defer { Task { await server.stop() } }
-    var configuration = try scenario.configuration(
-      server, relayPubkey: true, queryTimeout: .milliseconds(500))
-    configuration.queryTransport = .websocket
-    let started = ContinuousClock.now
-    let resolution = await scenario.resolve(configuration, cache: nil)
-    #expect(resolution.outcome == .fallback(reason))
-    #expect(ContinuousClock.now - started < .milliseconds(500) + configuration.budget + .seconds(1))
+    try await server.serving {
+      var configuration = try scenario.configuration(
+        server, relayPubkey: true, queryTimeout: .milliseconds(500))
+      configuration.queryTransport = .websocket
+      let started = ContinuousClock.now
+      let resolution = await scenario.resolve(configuration, cache: nil)
+      #expect(resolution.outcome == .fallback(reason))
+      #expect(ContinuousClock.now - started < .milliseconds(500) + configuration.budget + .seconds(1))
+    }
   }
 
   @Test func resolvesOverWebSocketAndReportsARefusedConnectionAsUnreachable() async throws {
@@ -77,30 +79,32 @@ import Testing
     let scenario = RelayScenario()
     let server = try await scenario.startRelay(
       [scenario.message("hi")], faults: [RelayFault(path: "/query", action: .delay(milliseconds: 5_000))])
-    defer { Task { await server.stop() } }
-    let configuration = try scenario.configuration(server, relayPubkey: true)
-    let deadline = ContinuousClock.now + .milliseconds(400)
-    let resolution = await NotificationResolver(
-      configuration: configuration, cache: nil, clock: .fixed(RelayScenario.now)
-    ).resolve(deadline: deadline)
-    #expect(resolution.outcome == .fallback(.timeout))
-    #expect(ContinuousClock.now < deadline + .milliseconds(100))
+    try await server.serving {
+      let configuration = try scenario.configuration(server, relayPubkey: true)
+      let deadline = ContinuousClock.now + .milliseconds(400)
+      let resolution = await NotificationResolver(
+        configuration: configuration, cache: nil, clock: .fixed(RelayScenario.now)
+      ).resolve(deadline: deadline)
+      #expect(resolution.outcome == .fallback(.timeout))
+      #expect(ContinuousClock.now < deadline + .milliseconds(100))
+    }
   }
 
   @Test func endsAtOnceWhenTheCallerIsCancelled() async throws {
     let scenario = RelayScenario()
     let server = try await scenario.startRelay(
       [scenario.message("hi")], faults: [RelayFault(path: "/query", action: .delay(milliseconds: 5_000))])
-    defer { Task { await server.stop() } }
-    let configuration = try scenario.configuration(server, relayPubkey: true)
-    let started = ContinuousClock.now
-    let resolving = Task { await scenario.resolve(configuration, cache: nil) }
-    try await Task.sleep(for: .milliseconds(200))
-    resolving.cancel()
-    let resolution = await resolving.value
-    #expect(resolution.outcome == .fallback(.timeout))
-    // The relay answers after 5 s; a cancelled resolve must not wait for it.
-    #expect(ContinuousClock.now - started < .seconds(3))
+    try await server.serving {
+      let configuration = try scenario.configuration(server, relayPubkey: true)
+      let started = ContinuousClock.now
+      let resolving = Task { await scenario.resolve(configuration, cache: nil) }
+      try await Task.sleep(for: .milliseconds(200))
+      resolving.cancel()
+      let resolution = await resolving.value
+      #expect(resolution.outcome == .fallback(.timeout))
+      // The relay answers after 5 s; a cancelled resolve must not wait for it.
+      #expect(ContinuousClock.now - started < .seconds(3))
+    }
   }
 
   @Test func reportsARefusedConnectionAsUnreachable() async throws {
@@ -125,30 +129,35 @@ import Testing
     let wrongKind = scenario.sign(
       scenario.sender, kind: 1, content: "note", tags: [["p", scenario.account.publicKeyHex]])
     let server = try await scenario.startRelay([own, future, blank, wrongKind])
-    defer { Task { await server.stop() } }
-    let resolution = await scenario.resolve(try scenario.configuration(server, relayPubkey: true), cache: nil)
-    #expect(resolution.outcome == .fallback(.noEligibleEvent))
+    try await server.serving {
+      let resolution = await scenario.resolve(
+        try scenario.configuration(server, relayPubkey: true), cache: nil)
+      #expect(resolution.outcome == .fallback(.noEligibleEvent))
+    }
   }
 
   @Test func acceptsAMessageUpToFiveMinutesAhead() async throws {
     let scenario = RelayScenario()
     let ahead = scenario.message("soon", createdAt: RelayScenario.now + 300)
     let server = try await scenario.startRelay([ahead])
-    defer { Task { await server.stop() } }
-    let resolution = await scenario.resolve(try scenario.configuration(server, relayPubkey: true), cache: nil)
-    #expect(resolution.outcome.notification?.target.eventID == ahead.id)
+    try await server.serving {
+      let resolution = await scenario.resolve(
+        try scenario.configuration(server, relayPubkey: true), cache: nil)
+      #expect(resolution.outcome.notification?.target.eventID == ahead.id)
+    }
   }
 
   @Test func reportsARemovedAccount() async throws {
     let scenario = RelayScenario()
     let folder = TemporaryFolder()
     let server = try await scenario.startRelay([scenario.message("hi")])
-    defer { Task { await server.stop() } }
-    let cache = try folder.cache()
-    try cache.removeAccount(scenario.account.publicKeyHex, now: RelayScenario.now)
-    let resolution = await scenario.resolve(
-      try scenario.configuration(server, relayPubkey: true), cache: cache)
-    #expect(resolution.outcome == .fallback(.accountRemoved))
-    #expect(server.requestCount(path: "/query") == 0)
+    try await server.serving {
+      let cache = try folder.cache()
+      try cache.removeAccount(scenario.account.publicKeyHex, now: RelayScenario.now)
+      let resolution = await scenario.resolve(
+        try scenario.configuration(server, relayPubkey: true), cache: cache)
+      #expect(resolution.outcome == .fallback(.accountRemoved))
+      #expect(server.requestCount(path: "/query") == 0)
+    }
   }
 }

@@ -56,26 +56,27 @@ import Testing
     let message = scenario.message("hi")
     let server = try await scenario.startRelay(
       [message], faults: [RelayFault(path: "/query", kind: 9, action: .delay(milliseconds: 400), times: 1)])
-    defer { Task { await server.stop() } }
-    let configuration = try scenario.configuration(
-      server, relayPubkey: true, budget: .milliseconds(100), queryTimeout: .milliseconds(900))
-    // A busy timeout far past the deadline, so the claim is still waiting when the deadline fires.
-    let patient = try EnrichmentCache(path: path, busyTimeout: .seconds(20), clock: { RelayScenario.now })
-    let registered = "SELECT count(*) FROM accounts WHERE account = '\(scenario.account.publicKeyHex)'"
-    let claimed = "SELECT count(*) FROM deliveries WHERE event_id = '\(message.id)'"
+    try await server.serving {
+      let configuration = try scenario.configuration(
+        server, relayPubkey: true, budget: .milliseconds(100), queryTimeout: .milliseconds(900))
+      // A busy timeout far past the deadline, so the claim is still waiting when the deadline fires.
+      let patient = try EnrichmentCache(path: path, busyTimeout: .seconds(20), clock: { RelayScenario.now })
+      let registered = "SELECT count(*) FROM accounts WHERE account = '\(scenario.account.publicKeyHex)'"
+      let claimed = "SELECT count(*) FROM deliveries WHERE event_id = '\(message.id)'"
 
-    let wake = Task { await scenario.resolve(configuration, cache: patient) }
-    #expect(await Polling.eventually(within: .seconds(5)) { Self.count(registered, in: path) == 1 })
-    let lock = try WriteLock(path: path)
-    let first = await wake.value
-    #expect(first.outcome.reason == .timeout)
-    lock.release()
-    // The abandoned claim gets the lock now; it must roll back instead of recording the message.
-    #expect(await !Polling.eventually(within: .seconds(2)) { Self.count(claimed, in: path) != 0 })
+      let wake = Task { await scenario.resolve(configuration, cache: patient) }
+      #expect(await Polling.eventually(within: .seconds(5)) { Self.count(registered, in: path) == 1 })
+      let lock = try WriteLock(path: path)
+      let first = await wake.value
+      #expect(first.outcome.reason == .timeout)
+      lock.release()
+      // The abandoned claim gets the lock now; it must roll back instead of recording the message.
+      #expect(await !Polling.eventually(within: .seconds(2)) { Self.count(claimed, in: path) != 0 })
 
-    let second = await scenario.resolve(configuration, cache: try folder.cache())
-    #expect(second.outcome.notification?.target.eventID == message.id)
-    #expect(Self.count(claimed, in: path) == 1)
+      let second = await scenario.resolve(configuration, cache: try folder.cache())
+      #expect(second.outcome.notification?.target.eventID == message.id)
+      #expect(Self.count(claimed, in: path) == 1)
+    }
   }
 
   @Test func resolvesWhileAnotherConnectionHoldsTheWriteLock() async throws {
@@ -83,20 +84,21 @@ import Testing
     let folder = TemporaryFolder()
     let cache = try folder.cache()
     let server = try await scenario.startRelay([scenario.message("hi")] + scenario.enrichmentEvents())
-    defer { Task { await server.stop() } }
-    let configuration = try scenario.configuration(server, relayPubkey: true)
-    let lock = try WriteLock(path: folder.path + "/cache.sqlite")
-    let started = ContinuousClock.now
-    let resolution = await scenario.resolve(configuration, cache: cache)
-    let elapsed = ContinuousClock.now - started
-    withExtendedLifetime(lock) {}
-    let notification = try #require(resolution.outcome.notification)
-    #expect(notification.title == "Alice")
-    #expect(notification.subtitle == "#general")
-    // The breaker: the first busy answer (registration, after the 250 ms busy timeout) switches
-    // the cache off for the wake, so no later claim, lookup or write waits again. Without it,
-    // each of those would wait its own 250 ms.
-    #expect(cache.transientFailureCount == 1)
-    #expect(elapsed < .milliseconds(250 * 3))
+    try await server.serving {
+      let configuration = try scenario.configuration(server, relayPubkey: true)
+      let lock = try WriteLock(path: folder.path + "/cache.sqlite")
+      let started = ContinuousClock.now
+      let resolution = await scenario.resolve(configuration, cache: cache)
+      let elapsed = ContinuousClock.now - started
+      withExtendedLifetime(lock) {}
+      let notification = try #require(resolution.outcome.notification)
+      #expect(notification.title == "Alice")
+      #expect(notification.subtitle == "#general")
+      // The breaker: the first busy answer (registration, after the 250 ms busy timeout) switches
+      // the cache off for the wake, so no later claim, lookup or write waits again. Without it,
+      // each of those would wait its own 250 ms.
+      #expect(cache.transientFailureCount == 1)
+      #expect(elapsed < .milliseconds(250 * 3))
+    }
   }
 }

@@ -30,10 +30,13 @@ import Testing
     let scenario = RelayScenario()
     let message = scenario.message(name, extraTags: tags)
     let server = try await scenario.startRelay([message])
-    defer { Task { await server.stop() } }
-    let resolution = await scenario.resolve(try scenario.configuration(server, relayPubkey: true), cache: nil)
-    let target = try #require(resolution.outcome.notification?.target)
-    #expect(target == MessageTarget(eventID: message.id, channelID: RelayScenario.channel, threadID: thread))
+    try await server.serving {
+      let resolution = await scenario.resolve(
+        try scenario.configuration(server, relayPubkey: true), cache: nil)
+      let target = try #require(resolution.outcome.notification?.target)
+      #expect(
+        target == MessageTarget(eventID: message.id, channelID: RelayScenario.channel, threadID: thread))
+    }
   }
 
   @Test(arguments: [
@@ -45,12 +48,13 @@ import Testing
       scenario.sender, kind: 40002, content: "hi",
       tags: [["h", channel], ["h", RelayScenario.channel], ["p", scenario.account.publicKeyHex]])
     let server = try await scenario.startRelay([message])
-    defer { Task { await server.stop() } }
-    let configuration = try scenario.configuration(server, relayPubkey: true, community: "Acme")
-    let resolution = await scenario.resolve(configuration, cache: nil)
-    let notification = try #require(resolution.outcome.notification)
-    #expect(notification.target.channelID == nil)
-    #expect(notification.subtitle == "Acme")
-    #expect(notification.kind == 40002)
+    try await server.serving {
+      let configuration = try scenario.configuration(server, relayPubkey: true, community: "Acme")
+      let resolution = await scenario.resolve(configuration, cache: nil)
+      let notification = try #require(resolution.outcome.notification)
+      #expect(notification.target.channelID == nil)
+      #expect(notification.subtitle == "Acme")
+      #expect(notification.kind == 40002)
+    }
   }
 }

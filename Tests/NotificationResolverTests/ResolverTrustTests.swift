@@ -34,9 +34,11 @@ import Testing
       faults: [
         RelayFault(path: "/query", kind: 9, action: Self.answer([forged, genuine.jsonBytes()]), times: 1)
       ])
-    defer { Task { await server.stop() } }
-    let resolution = await scenario.resolve(try scenario.configuration(server, relayPubkey: true), cache: nil)
-    #expect(resolution.outcome.notification?.body == "genuine")
+    try await server.serving {
+      let resolution = await scenario.resolve(
+        try scenario.configuration(server, relayPubkey: true), cache: nil)
+      #expect(resolution.outcome.notification?.body == "genuine")
+    }
   }
 
   @Test func neverShowsAForgedProfileName() async throws {
@@ -44,10 +46,13 @@ import Testing
     let forged = Self.forged(scenario.profile(name: "Alice"), content: #"{"name":"Your Bank"}"#)
     let server = try await scenario.startRelay(
       [scenario.message("hi")], faults: [RelayFault(path: "/query", kind: 0, action: Self.answer([forged]))])
-    defer { Task { await server.stop() } }
-    let resolution = await scenario.resolve(try scenario.configuration(server, relayPubkey: true), cache: nil)
-    #expect(resolution.outcome.notification?.title == CompactNpub.display(for: scenario.sender.publicKeyHex))
-    #expect(resolution.outcome.notification?.enrichment == EnrichmentSource.none)
+    try await server.serving {
+      let resolution = await scenario.resolve(
+        try scenario.configuration(server, relayPubkey: true), cache: nil)
+      #expect(
+        resolution.outcome.notification?.title == CompactNpub.display(for: scenario.sender.publicKeyHex))
+      #expect(resolution.outcome.notification?.enrichment == EnrichmentSource.none)
+    }
   }
 
   @Test func ignoresAProfileFromAnotherAuthor() async throws {
@@ -56,11 +61,13 @@ import Testing
     let server = try await scenario.startRelay(
       [scenario.message("hi")],
       faults: [RelayFault(path: "/query", kind: 0, action: Self.answer([impostor.jsonBytes()]))])
-    defer { Task { await server.stop() } }
-    let folder = TemporaryFolder()
-    let resolution = await scenario.resolve(
-      try scenario.configuration(server, relayPubkey: true), cache: try folder.cache())
-    #expect(resolution.outcome.notification?.title == CompactNpub.display(for: scenario.sender.publicKeyHex))
+    try await server.serving {
+      let folder = TemporaryFolder()
+      let resolution = await scenario.resolve(
+        try scenario.configuration(server, relayPubkey: true), cache: try folder.cache())
+      #expect(
+        resolution.outcome.notification?.title == CompactNpub.display(for: scenario.sender.publicKeyHex))
+    }
   }
 
   @Test func ignoresChannelMetadataNotSignedByTheRelayKey() async throws {
@@ -70,13 +77,14 @@ import Testing
       scenario.membership(
         [scenario.account.publicKeyHex, scenario.other.publicKeyHex], signer: scenario.other),
     ])
-    defer { Task { await server.stop() } }
-    let folder = TemporaryFolder()
-    let resolution = await scenario.resolve(
-      try scenario.configuration(server, relayPubkey: true), cache: try folder.cache())
-    let notification = try #require(resolution.outcome.notification)
-    #expect(notification.subtitle == nil)
-    #expect(notification.recipientCount == nil)
+    try await server.serving {
+      let folder = TemporaryFolder()
+      let resolution = await scenario.resolve(
+        try scenario.configuration(server, relayPubkey: true), cache: try folder.cache())
+      let notification = try #require(resolution.outcome.notification)
+      #expect(notification.subtitle == nil)
+      #expect(notification.recipientCount == nil)
+    }
   }
 
   @Test func sendsCredentialsToTheRelaysOwnMediaOnly() async throws {
@@ -88,43 +96,46 @@ import Testing
     let picture = foreign.origin! + "/media/a.png"
     let server = try await scenario.startRelay(
       [scenario.message("hi")] + scenario.enrichmentEvents(picture: picture))
-    defer { Task { await server.stop() } }
-    let resolution = await scenario.resolve(
-      try scenario.configuration(server, relayPubkey: true, avatarDirectory: folder.path + "/avatars"),
-      cache: try folder.cache())
-    let file = try #require(resolution.outcome.notification?.avatarFile)
-    #expect(FileManager.default.contents(atPath: file).map { [UInt8]($0) } == ImageBytes.png)
-    let mediaRequests = foreign.requests().filter { $0.path == "/media/a.png" }
-    #expect(mediaRequests.count == 1)
-    #expect(mediaRequests.allSatisfy { !$0.hadAuthorization })
+    try await server.serving {
+      let resolution = await scenario.resolve(
+        try scenario.configuration(server, relayPubkey: true, avatarDirectory: folder.path + "/avatars"),
+        cache: try folder.cache())
+      let file = try #require(resolution.outcome.notification?.avatarFile)
+      #expect(FileManager.default.contents(atPath: file).map { [UInt8]($0) } == ImageBytes.png)
+      let mediaRequests = foreign.requests().filter { $0.path == "/media/a.png" }
+      #expect(mediaRequests.count == 1)
+      #expect(mediaRequests.allSatisfy { !$0.hadAuthorization })
+    }
   }
 
   @Test func authenticatesToTheRelaysOwnMedia() async throws {
     let scenario = RelayScenario()
     let folder = TemporaryFolder()
     let server = try await scenario.startRelay([scenario.message("hi")], media: ["me.png": ImageBytes.png])
-    defer { Task { await server.stop() } }
-    server.add(scenario.enrichmentEvents(picture: server.origin! + "/media/me.png"))
-    let resolution = await scenario.resolve(
-      try scenario.configuration(server, relayPubkey: true, avatarDirectory: folder.path + "/avatars"),
-      cache: try folder.cache())
-    #expect(resolution.outcome.notification?.avatarFile != nil)
-    #expect(server.requests().filter { $0.path == "/media/me.png" }.map(\.status) == [200])
+    try await server.serving {
+      server.add(scenario.enrichmentEvents(picture: server.origin! + "/media/me.png"))
+      let resolution = await scenario.resolve(
+        try scenario.configuration(server, relayPubkey: true, avatarDirectory: folder.path + "/avatars"),
+        cache: try folder.cache())
+      #expect(resolution.outcome.notification?.avatarFile != nil)
+      #expect(server.requests().filter { $0.path == "/media/me.png" }.map(\.status) == [200])
+    }
   }
 
   @Test func refusesAnSVGAvatar() async throws {
     let scenario = RelayScenario()
     let folder = TemporaryFolder()
     let server = try await scenario.startRelay([scenario.message("hi")], media: ["a.svg": ImageBytes.svg])
-    defer { Task { await server.stop() } }
-    server.add(scenario.enrichmentEvents(picture: server.origin! + "/media/a.svg"))
-    let resolution = await scenario.resolve(
-      try scenario.configuration(server, relayPubkey: true, avatarDirectory: folder.path + "/avatars"),
-      cache: try folder.cache())
-    let notification = try #require(resolution.outcome.notification)
-    #expect(notification.title == "Alice")
-    #expect(notification.avatarFile == nil)
-    #expect(server.requestCount(path: "/media/a.svg") == 1)
+    try await server.serving {
+      server.add(scenario.enrichmentEvents(picture: server.origin! + "/media/a.svg"))
+      let resolution = await scenario.resolve(
+        try scenario.configuration(server, relayPubkey: true, avatarDirectory: folder.path + "/avatars"),
+        cache: try folder.cache())
+      let notification = try #require(resolution.outcome.notification)
+      #expect(notification.title == "Alice")
+      #expect(notification.avatarFile == nil)
+      #expect(server.requestCount(path: "/media/a.svg") == 1)
+    }
   }
 }
 
@@ -136,15 +147,16 @@ import Testing
     let server = try await scenario.startRelay(
       messages, media: ["me.png": ImageBytes.png],
       faults: [RelayFault(path: "/media/me.png", action: .delay(milliseconds: 300))])
-    defer { Task { await server.stop() } }
-    server.add(scenario.enrichmentEvents(picture: server.origin! + "/media/me.png"))
-    let configuration = try scenario.configuration(
-      server, relayPubkey: true, avatarDirectory: folder.path + "/avatars")
-    let caches = try (0..<2).map { _ in try folder.cache() }
-    async let a = scenario.resolve(configuration, cache: caches[0])
-    async let b = scenario.resolve(configuration, cache: caches[1])
-    let files = await [a, b].map { $0.outcome.notification?.avatarFile }
-    #expect(files[0] != nil && files[0] == files[1])
-    #expect(server.requestCount(path: "/media/me.png") == 1)
+    try await server.serving {
+      server.add(scenario.enrichmentEvents(picture: server.origin! + "/media/me.png"))
+      let configuration = try scenario.configuration(
+        server, relayPubkey: true, avatarDirectory: folder.path + "/avatars")
+      let caches = try (0..<2).map { _ in try folder.cache() }
+      async let a = scenario.resolve(configuration, cache: caches[0])
+      async let b = scenario.resolve(configuration, cache: caches[1])
+      let files = await [a, b].map { $0.outcome.notification?.avatarFile }
+      #expect(files[0] != nil && files[0] == files[1])
+      #expect(server.requestCount(path: "/media/me.png") == 1)
+    }
   }
 }

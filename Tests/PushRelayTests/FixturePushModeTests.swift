@@ -242,16 +242,17 @@ final class PushModeRelay: @unchecked Sendable {
     let data = try RelayFixtureData.load(folder: Demo.packageRoot.appendingPathComponent("Fixtures/demo"))
     let server = RelayFixtureServer(data: data, configuration: RelayFixtureConfiguration(now: Demo.now))
     let origin = String(try await server.start().absoluteString.trimmingSuffix("/"))
-    defer { Task { await server.stop() } }
-    let connection = try await RelayConnection.connect(
-      to: "ws" + origin.dropFirst("http".count), key: Demo.account, clock: { Demo.now },
-      deadline: .now + .seconds(10))
-    let lease = Demo.lease(endpoint: "opaque-grant", generation: 1, d: .generate())
-    let answer = try await connection.publish(lease, deadline: .now + .seconds(10))
-    await connection.close()
-    #expect(!answer.accepted)
-    #expect(answer.message == "invalid: push not supported")
-    #expect(try server.wakes().isEmpty)
+    try await server.serving {
+      let connection = try await RelayConnection.connect(
+        to: "ws" + origin.dropFirst("http".count), key: Demo.account, clock: { Demo.now },
+        deadline: .now + .seconds(10))
+      let lease = Demo.lease(endpoint: "opaque-grant", generation: 1, d: .generate())
+      let answer = try await connection.publish(lease, deadline: .now + .seconds(10))
+      await connection.close()
+      #expect(!answer.accepted)
+      #expect(answer.message == "invalid: push not supported")
+      #expect(try server.wakes().isEmpty)
+    }
   }
 
   @Test func tombstoneStopsFurtherWakes() async throws {
