@@ -98,22 +98,9 @@ struct PushFixtureLoadRun: Sendable {
         "lease \(index): \(String(decoding: data, as: UTF8.self))")
     }
     let enrollSeconds = Double(DispatchTime.now().uptimeNanoseconds - enrollStart) / 1e9
-    var random = SplitMix64(seed: 0x4649_5854)
-    var events: [Event] = []
-    var expected: Set<String> = []
-    for index in 0..<messages {
-      let sender = keys[Int(random.next() % UInt64(keys.count))]
-      let channel = channels[Int(random.next() % UInt64(channels.count))]
-      var tags = [["h", channel]]
-      if index % 3 == 0 { tags.append(["p", keys[Int(random.next() % UInt64(keys.count))].publicKeyHex]) }
-      let event = try UnsignedEvent(
-        pubkey: sender.publicKeyHex, createdAt: now, kind: 9, tags: tags, content: "load \(index)"
-      ).signed(with: sender)
-      events.append(event)
-      for member in members[channel] ?? [] where member != sender.publicKeyHex {
-        expected.insert(event.id + " " + tokenOf[member]!)
-      }
-    }
+    let (events, expected) = try LoadMessages.make(
+      count: messages, seed: 0x4649_5854, keys: keys, channels: channels, members: members, tokenOf: tokenOf,
+      now: now)
     let connection = try await RelayConnection.connect(
       to: "ws" + origin.dropFirst("http".count), clock: { now }, deadline: .now + .seconds(10))
     let publishStart = DispatchTime.now().uptimeNanoseconds

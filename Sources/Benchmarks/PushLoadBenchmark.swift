@@ -94,22 +94,9 @@ struct PushLoadRun: Sendable {
       precondition(answer.accepted, "lease \(index): \(answer.message)")
     }
     let enrollSeconds = Double(DispatchTime.now().uptimeNanoseconds - enrollStart) / 1e9
-    var random = SplitMix64(seed: 0x4C4F_4144)
-    var events: [Event] = []
-    var expected: Set<String> = []
-    for index in 0..<messages {
-      let sender = keys[Int(random.next() % UInt64(keys.count))]
-      let channel = channels[Int(random.next() % UInt64(channels.count))]
-      var tags = [["h", channel]]
-      if index % 3 == 0 { tags.append(["p", keys[Int(random.next() % UInt64(keys.count))].publicKeyHex]) }
-      let event = try UnsignedEvent(
-        pubkey: sender.publicKeyHex, createdAt: now, kind: 9, tags: tags, content: "load \(index)"
-      ).signed(with: sender)
-      events.append(event)
-      for member in members[channel] ?? [] where member != sender.publicKeyHex {
-        expected.insert(event.id + " " + tokenOf[member]!)
-      }
-    }
+    let (events, expected) = try LoadMessages.make(
+      count: messages, seed: 0x4C4F_4144, keys: keys, channels: channels, members: members, tokenOf: tokenOf,
+      now: now)
     let matchStart = DispatchTime.now().uptimeNanoseconds
     for event in events {
       let index = try store.liveIndex(origin: origin)
