@@ -8,11 +8,9 @@ import Glibc
 import Darwin
 #endif
 
-/// The bind, serve and stop lifecycle of one `ConnectionLoop` on a loopback socket, for a server
-/// that only supplies the answer to each request (the gateway fixture).
-///
-/// It owns the listener, the stop pipe and the serving thread. `RelayFixtureServer` predates it and
-/// still runs the same lifecycle itself; it could move onto this host.
+/// The bind, serve and stop lifecycle of one serving loop on a loopback socket: the listener,
+/// the stop pipe, the serving thread and the origin. The relay fixture and the gateway fixture
+/// both run on it.
 final class LoopbackServerHost: Sendable {
   private enum Lifecycle {
     case idle
@@ -23,13 +21,13 @@ final class LoopbackServerHost: Sendable {
   private let lifecycle = Locked(Lifecycle.idle)
   private let threads = DispatchGroup()
 
-  /// Binds `configuration`'s address (refused unless `address` allows it), starts serving with
-  /// `respond`, and returns the origin (`http://127.0.0.1:<port>`).
-  ///
-  /// `respond` receives the origin too, so NIP-98 `u` checks can name the bound port.
+  /// Binds `configuration`'s address, runs `prepare` with the origin (`http://<host>:<port>`, the
+  /// host `originHost` or the bound address), then `serve(listener, stopPipe, origin)` on the
+  /// serving thread; returns the origin. A `prepare` that throws leaves nothing bound.
   func start(
-    address: LoopbackAddress, configuration: RelayFixtureConfiguration,
-    respond: @escaping @Sendable (HTTPRequest, String) -> (response: OutboundResponse, delay: Duration)
+    address: LoopbackAddress, configuration: RelayFixtureConfiguration, originHost: String? = nil,
+    prepare: (String) throws(RelayFixtureError) -> Void = { _ in },
+    serve: @escaping @Sendable (_ listener: Int32, _ stopPipe: Int32, _ origin: String) -> Void
   ) throws(RelayFixtureError) -> String {
     guard (0...65535).contains(configuration.port) else {
       throw RelayFixtureError(
@@ -48,7 +46,15 @@ final class LoopbackServerHost: Sendable {
       close(listener)
       throw error
     }
-    let origin = "http://\(address.urlHost):\(port)"
+    let origin = "http://\(originHost ?? address.urlHost):\(port)"
+    do {
+      try prepare(origin)
+    } catch {
+      close(listener)
+      close(stopPipe.read)
+      close(stopPipe.write)
+      throw error
+    }
     let claimed = lifecycle.withLock { state -> Bool in
       guard case .idle = state else { return false }
       state = .running(listener: listener, stopRead: stopPipe.read, stopWrite: stopPipe.write, origin: origin)
@@ -62,17 +68,29 @@ final class LoopbackServerHost: Sendable {
     }
     threads.enter()
     let thread = Thread { [threads] in
-      let loop = ConnectionLoop(
-        listener: listener, stopPipe: stopPipe.read, configuration: configuration,
-        respond: { request in respond(request, origin) }, recordRejection: { _ in }, reportCount: { _ in },
-        // The host's servers never answer an upgrade, so no connection becomes a WebSocket.
-        webSocketMessage: { _, _ in WebSocketRelay.Outcome() }, reportSubscriptions: { _ in })
-      loop.run()
+      serve(listener, stopPipe.read, origin)
       threads.leave()
     }
     thread.stackSize = RelayFixtureServer.threadStackBytes
     thread.start()
     return origin
+  }
+
+  /// As `start(address:configuration:originHost:prepare:serve:)` for a server that only answers
+  /// HTTP requests (the gateway fixture): `respond` receives the origin too, so NIP-98 `u`
+  /// checks can name the bound port.
+  func start(
+    address: LoopbackAddress, configuration: RelayFixtureConfiguration,
+    respond: @escaping @Sendable (HTTPRequest, String) -> (response: OutboundResponse, delay: Duration)
+  ) throws(RelayFixtureError) -> String {
+    try start(address: address, configuration: configuration) { listener, stopPipe, origin in
+      let loop = ConnectionLoop(
+        listener: listener, stopPipe: stopPipe, configuration: configuration,
+        respond: { request in respond(request, origin) }, recordRejection: { _ in }, reportCount: { _ in },
+        // Such servers never answer an upgrade, so no connection becomes a WebSocket.
+        webSocketMessage: { _, _ in WebSocketRelay.Outcome() }, reportSubscriptions: { _ in })
+      loop.run()
+    }
   }
 
   /// The origin while running, else nil.

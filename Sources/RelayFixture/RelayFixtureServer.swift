@@ -37,14 +37,7 @@ public final class RelayFixtureServer: Sendable {
   public static let threadStackBytes = 1024 * 1024
   /// The listen backlog: connections waiting for a free slot queue here.
   public static let listenBacklog: Int32 = 1024
-  private enum Lifecycle {
-    case idle
-    case running(listener: Int32, stopRead: Int32, stopWrite: Int32, origin: String)
-    case stopped
-  }
-
   private struct State {
-    var lifecycle = Lifecycle.idle
     var nip11: [UInt8]?
     var store: EventStore
     var media: [String: [UInt8]]
@@ -68,7 +61,7 @@ public final class RelayFixtureServer: Sendable {
   public let problems: [RelayFixtureData.Problem]
   private let state: Locked<State>
   private let verifier = NIP98Verifier()
-  private let threads = DispatchGroup()
+  private let host = LoopbackServerHost()
   private let connectionCount = Locked(0)
   private let subscriptionCount = Locked(0)
   /// Events `add(_:)` stored while running, for the loop to send to open subscriptions, and the
@@ -112,88 +105,53 @@ public final class RelayFixtureServer: Sendable {
           message: "\(name) is not a lower-case loopback name (localhost or *.localhost)")
       }
     }
-    guard (0...65535).contains(configuration.port) else {
-      throw RelayFixtureError(
-        code: .invalidPort, field: "port", message: "\(configuration.port) is not in 0...65535")
-    }
-    let isIdle = state.withLock { if case .idle = $0.lifecycle { true } else { false } }
-    guard isIdle else {
-      throw RelayFixtureError(code: .invalidState, field: "start", message: "the server was already started")
-    }
-    let (listener, port) = try PosixSocket.listen(
-      on: address, port: configuration.port, backlog: Self.listenBacklog)
-    let stopPipe: (read: Int32, write: Int32)
-    do {
-      stopPipe = try PosixSocket.makeStopPipe()
-    } catch {
-      close(listener)
-      throw error
-    }
-    let origin = "http://\(configuration.publicHost ?? address.urlHost):\(port)"
-    if let mode = configuration.push {
-      do {
-        try startPush(mode, webSocketOrigin: "ws" + origin.dropFirst("http".count))
-      } catch {
-        close(listener)
-        close(stopPipe.read)
-        close(stopPipe.write)
-        throw error
-      }
-    }
-    let claimed = state.withLock { state -> Bool in
-      guard case .idle = state.lifecycle else { return false }
-      state.lifecycle = .running(
-        listener: listener, stopRead: stopPipe.read, stopWrite: stopPipe.write, origin: origin)
-      return true
-    }
-    guard claimed else {
-      close(listener)
-      close(stopPipe.read)
-      close(stopPipe.write)
-      throw RelayFixtureError(code: .invalidState, field: "start", message: "the server was already started")
-    }
-    threads.enter()
-    spawn { [self] in
-      let loop = ConnectionLoop(
-        listener: listener, stopPipe: stopPipe.read, configuration: configuration,
-        respond: { [self] request in respond(to: request, origin: origin) },
-        recordRejection: { [self] status in record(RelayRequestRecord(method: "", path: "", status: status))
-        },
-        reportCount: { [self] count in connectionCount.withLock { $0 = count } },
-        webSocketMessage: { [self] message, session in
-          var outcome = webSocketRelay(origin: origin).handle(message, session: &session)
-          guard let request = outcome.request else { return outcome }
-          let plan = takeFaults(path: "ws", kinds: request.kinds)
-          outcome.fault = plan.action
-          outcome.delay = .milliseconds(plan.delayMilliseconds)
-          record(
-            RelayRequestRecord(
-              method: request.type, path: "ws", kinds: request.kinds.sorted(), filters: request.filters,
-              authorizedPubkey: session.identity, status: plan.action == nil ? 200 : 0, fault: plan.name))
-          return outcome
-        },
-        reportSubscriptions: { [self] count in subscriptionCount.withLock { $0 = count } })
-      let authorOnlyKinds = state.withLock { $0.authorOnlyKinds }
-      loop.authorOnly = { authorOnlyKinds.contains($0) }
-      let notify = PosixSocket.makePipe(nonBlocking: true)
-      if let notify {
-        loop.notifyPipe = notify.read
-        pendingBroadcasts.withLock { $0.notify = notify.write }
-      }
-      loop.takeBroadcasts = { [self] in
-        pendingBroadcasts.withLock { pending in
-          defer { pending.entries = [] }
-          return pending.entries
+    let origin = try host.start(
+      address: address, configuration: configuration, originHost: configuration.publicHost,
+      prepare: { [self] origin throws(RelayFixtureError) in
+        if let mode = configuration.push {
+          try startPush(mode, webSocketOrigin: "ws" + origin.dropFirst("http".count))
         }
-      }
-      loop.run()
-      pendingBroadcasts.withLock { $0 = ([], nil) }
-      if let notify {
-        close(notify.read)
-        close(notify.write)
-      }
-      threads.leave()
-    }
+      },
+      serve: { [self] listener, stopPipe, origin in
+        let loop = ConnectionLoop(
+          listener: listener, stopPipe: stopPipe, configuration: configuration,
+          respond: { [self] request in respond(to: request, origin: origin) },
+          recordRejection: { [self] status in record(RelayRequestRecord(method: "", path: "", status: status))
+          },
+          reportCount: { [self] count in connectionCount.withLock { $0 = count } },
+          webSocketMessage: { [self] message, session in
+            var outcome = webSocketRelay(origin: origin).handle(message, session: &session)
+            guard let request = outcome.request else { return outcome }
+            let plan = takeFaults(path: "ws", kinds: request.kinds)
+            outcome.fault = plan.action
+            outcome.delay = .milliseconds(plan.delayMilliseconds)
+            record(
+              RelayRequestRecord(
+                method: request.type, path: "ws", kinds: request.kinds.sorted(), filters: request.filters,
+                authorizedPubkey: session.identity, status: plan.action == nil ? 200 : 0, fault: plan.name))
+            return outcome
+          },
+          reportSubscriptions: { [self] count in subscriptionCount.withLock { $0 = count } })
+        let authorOnlyKinds = state.withLock { $0.authorOnlyKinds }
+        loop.authorOnly = { authorOnlyKinds.contains($0) }
+        let notify = PosixSocket.makePipe(nonBlocking: true)
+        if let notify {
+          loop.notifyPipe = notify.read
+          pendingBroadcasts.withLock { $0.notify = notify.write }
+        }
+        loop.takeBroadcasts = { [self] in
+          pendingBroadcasts.withLock { pending in
+            defer { pending.entries = [] }
+            return pending.entries
+          }
+        }
+        loop.run()
+        pendingBroadcasts.withLock { $0 = ([], nil) }
+        if let notify {
+          close(notify.read)
+          close(notify.write)
+        }
+      })
     return URL(string: origin)!
   }
 
@@ -201,20 +159,7 @@ public final class RelayFixtureServer: Sendable {
   ///
   /// Safe to call more than once and on a server that never started.
   public func stop() async {
-    let running = state.withLock { state -> (listener: Int32, read: Int32, write: Int32)? in
-      defer { state.lifecycle = .stopped }
-      guard case .running(let listener, let read, let write, _) = state.lifecycle else { return nil }
-      return (listener, read, write)
-    }
-    guard let running else { return }
-    var byte: UInt8 = 1
-    _ = write(running.write, &byte, 1)
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      threads.notify(queue: .global()) { continuation.resume() }
-    }
-    close(running.listener)
-    close(running.read)
-    close(running.write)
+    await host.stop()
     if let push = state.withLock({ state in
       defer { state.push = nil }
       return state.push
@@ -278,12 +223,7 @@ public final class RelayFixtureServer: Sendable {
 
   /// The HTTP origin while running (`http://127.0.0.1:<port>`, `http://[::1]:<port>`), else nil;
   /// NIP-98 `u` tags are checked against it.
-  public var origin: String? {
-    state.withLock { state in
-      if case .running(_, _, _, let origin) = state.lifecycle { return origin }
-      return nil
-    }
-  }
+  public var origin: String? { host.origin }
 
   /// The number of connections being served right now.
   public var activeConnections: Int { connectionCount.withLock { $0 } }
@@ -391,12 +331,6 @@ public final class RelayFixtureServer: Sendable {
   }
 
   // MARK: Serving
-
-  private func spawn(_ body: @escaping @Sendable () -> Void) {
-    let thread = Thread(block: body)
-    thread.stackSize = Self.threadStackBytes
-    thread.start()
-  }
 
   /// Routes `request`, applies the faults that match it, logs it, and returns the bytes to send
   /// with the delay to hold them for.
