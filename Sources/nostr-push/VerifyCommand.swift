@@ -52,12 +52,11 @@ enum VerifyCommand: CLICommand {
           allValid = verify(batch, threads: threads, into: output) && allValid
           batch.removeAll()
         }
-        try stream.forEachLine(
-          beforeRead: {
-            if !batch.isEmpty && !inputIsReady(descriptor) { verifyBatch() }
-            output.flush()
-          }
-        ) { line in
+        let beforeRead = {
+          if !batch.isEmpty && !inputIsReady(descriptor) { verifyBatch() }
+          output.flush()
+        }
+        try stream.forEachLine(beforeRead: beforeRead) { line in
           switch line {
           case .oversized:
             batch.appendOversized()
