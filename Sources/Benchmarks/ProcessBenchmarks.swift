@@ -1,4 +1,5 @@
 import Foundation
+import NostrEvent
 import RelayFixture
 
 extension BenchmarkRegistry {
@@ -76,6 +77,26 @@ extension BenchmarkRegistry {
       measured: { try ProcessProbe.run(nostrPush, ["verify", "--jsonl", large]).rssMiB },
       passes: { summary in summary.baselineMedian.map { summary.median <= $0 + 4 } })
 
+    let throughputCount = quick ? 2_000 : 20_000
+    let throughputFile = try VerifyCorpus.file(count: throughputCount)
+    let raw = try DecodedSignatures(jsonLinesFile: throughputFile)
+    let cores = Double(BatchVerifier.activeCores)
+    let throughput = [
+      (label: "--threads 1", extra: ["--threads", "1"], factor: 0.90), ("all cores", [], 0.85 * cores),
+    ]
+    .map { variant in
+      Benchmark(
+        module: module, name: "verify --jsonl (\(variant.label)), \(throughputCount) events: whole process",
+        unit: "events/s", baselineName: "raw libsecp256k1 loop on the same events, one core",
+        target: "≥ \(variant.factor) × baseline",
+        baseline: { Double(throughputCount) / Stopwatch.seconds { raw.verifyAll() } },
+        measured: {
+          let run = try ProcessProbe.run(nostrPush, ["verify", "--jsonl"] + variant.extra + [throughputFile])
+          return Double(throughputCount) / (run.clockMilliseconds / 1000)
+        },
+        passes: { summary in summary.ratio.map { $0 >= variant.factor } })
+    }
+
     let notes = [
       "process rows: \(ProcessProbe.timePath) -v (\"Elapsed (wall clock)\", 10 ms resolution; \"Maximum "
         + "resident set size\"); relay = in-process RelayFixtureServer on \(fixture.origin) with Fixtures/demo, "
@@ -84,7 +105,7 @@ extension BenchmarkRegistry {
         + "path each run; baseline = \(baselineBinary) GET \(fixture.origin)/",
       "verify rows: corpora \(small) and \(large) (written once by --write-corpus, then reused)",
     ]
-    return ([warmWall, warmRSS, warmClock, coldWall, coldRSS, verify], notes)
+    return ([warmWall, warmRSS, warmClock, coldWall, coldRSS, verify] + throughput, notes)
   }
 }
 
@@ -362,5 +383,13 @@ enum VerifyCorpus {
       try FileManager.default.moveItem(atPath: path + ".partial", toPath: path)
     }
     return path
+  }
+}
+
+extension DecodedSignatures {
+  /// The signatures of every event in a JSON Lines file, for the whole-process `verify` rows.
+  init(jsonLinesFile path: String) throws {
+    let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+    self.init(try bytes.split(separator: 0x0A).map { try Event(json: Array($0)) })
   }
 }

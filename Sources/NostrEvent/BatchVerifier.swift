@@ -22,12 +22,21 @@ public enum BatchVerifier {
     }
   }
 
-  private static func map<Output: Sendable>(
-    count: Int, placeholder: Output, _ transform: @Sendable (Int) -> Output
+  /// The number of workers a batch uses by default: the active processor count.
+  package static var activeCores: Int { ProcessInfoCores.active }
+
+  /// `transform` of every index in `0..<count`, in order, computed on at most `threads` workers.
+  ///
+  /// The one pool behind every batch in the package; `nostr-push verify --jsonl` maps its
+  /// read-ahead batches of lines through it. With `threads` 1 it runs on the calling thread.
+  package static func map<Output: Sendable>(
+    count: Int, threads: Int = activeCores, placeholder: Output,
+    _ transform: @Sendable (Int) -> Output
   ) -> [Output] {
     guard count > 0 else { return [] }
+    let workers = max(1, min(threads, (count + minimumChunk - 1) / minimumChunk))
+    guard workers > 1 else { return (0..<count).map(transform) }
     var results = [Output](repeating: placeholder, count: count)
-    let workers = max(1, min(ProcessInfoCores.active, (count + minimumChunk - 1) / minimumChunk))
     let chunks = workers * 4
     let chunkSize = (count + chunks - 1) / chunks
     results.withUnsafeMutableBufferPointer { output in

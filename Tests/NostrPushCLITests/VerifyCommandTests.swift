@@ -70,4 +70,62 @@ import Testing
     #expect(run.status == 2)
     #expect(run.stderr.contains("usage: nostr-push verify"))
   }
+
+  /// Several thousand lines: the sample events with malformed JSON, id mismatches, bad
+  /// signatures, blank lines and one over-long line interleaved, so batches end mid-pattern.
+  static let mixedCorpus: [UInt8] = {
+    var lines: [String] = []
+    for index in 0..<4_000 {
+      let sample = sampleLines[index % sampleLines.count]
+      switch index % 7 {
+      case 2: lines.append("garbage \(index)")
+      case 4: lines.append(sample.replacingOccurrences(of: "\"created_at\":", with: "\"created_at\":1"))
+      case 5: lines.append("")
+      default: lines.append(sample)
+      }
+      if index == 1_500 { lines.append(String(repeating: "y", count: 17 * 1024 * 1024)) }
+    }
+    return Array(lines.joined(separator: "\n").utf8)
+  }()
+
+  @Test(arguments: [["--threads", "4"], ["--threads=2"], []])
+  func writesTheSameOrderedOutputOnEveryThreadCount(threads: [String]) throws {
+    let single = try NostrPushBinary.run(["verify", "--jsonl", "--threads", "1"], input: Self.mixedCorpus)
+    let parallel = try NostrPushBinary.run(["verify", "--jsonl"] + threads, input: Self.mixedCorpus)
+    #expect(parallel.stdout == single.stdout)
+    #expect(parallel.status == 1)
+    let lines = parallel.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+    #expect(lines.count == 4_000 - 4_000 / 7 + 1 + 1)
+    #expect(lines[0].hasPrefix("{\"id\":\"\(Self.firstID)\",\"valid\":true"))
+    #expect(
+      lines[2]
+        == "{\"id\":null,\"valid\":false,\"error\":\"malformed_json\",\"message\":\"malformed JSON: unexpected character 'g' (byte 0)\"}"
+    )
+    #expect(lines[4].contains("\"error\":\"id_mismatch\""))
+    #expect(lines.filter { $0.contains("over the 16777216-byte limit") }.count == 1)
+    #expect(lines.filter { $0.contains("\"error\":\"bad_signature\"") }.count > 100)
+  }
+
+  @Test(arguments: ["1", "4"]) func answersAStreamThatNeverEndsALineWithOneError(threads: String) throws {
+    let input =
+      Array(Self.sampleLines[1].utf8) + [0x0A]
+      + [UInt8](repeating: UInt8(ascii: "z"), count: 40 * 1024 * 1024)
+    let run = try NostrPushBinary.run(["verify", "--jsonl", "--threads", threads], input: input)
+    let lines = run.stdout.split(separator: "\n")
+    #expect(lines.count == 2)
+    #expect(lines.first?.contains("\"valid\":true") == true)
+    #expect(
+      lines.last
+        == "{\"id\":null,\"valid\":false,\"error\":\"malformed_json\",\"message\":\"line is over the 16777216-byte limit and was skipped\"}"
+    )
+    #expect(run.status == 1)
+  }
+
+  @Test(arguments: ["0", "65", "two", ""]) func refusesAThreadCountOutOfRange(threads: String) throws {
+    let run = try NostrPushBinary.run(
+      ["verify", "--jsonl", "--threads", threads], input: Array(Self.sampleLines[0].utf8))
+    #expect(run.status == 2)
+    #expect(run.stderr.contains("--threads must be an integer from 1 to 64"))
+    #expect(run.stdout == "")
+  }
 }

@@ -1,0 +1,59 @@
+/// The `--jsonl` lines read ahead and verified together, copied into one reused buffer.
+///
+/// A batch is full at `maxLines` lines or `maxBytes` bytes of line data (a single line may be up
+/// to the 16 MiB line limit on its own), so read-ahead memory is bounded whatever the stream.
+struct LineBatch: Sendable {
+  /// The most lines in one batch: enough to keep every core busy between two batches.
+  static let maxLines = 1024
+  /// The line data after which a batch is full, whatever its line count.
+  static let maxBytes = 4 * 1024 * 1024
+  /// A buffer grown larger than this (by a long line) is released after use rather than kept.
+  static let retainedCapacity = 2 * maxBytes
+
+  private enum Entry: Sendable {
+    case line(Range<Int>)
+    case oversized
+  }
+
+  private var storage: [UInt8] = []
+  private var entries: [Entry] = []
+
+  /// The number of lines waiting.
+  var count: Int { entries.count }
+  /// Whether no line is waiting.
+  var isEmpty: Bool { entries.isEmpty }
+  /// Whether the batch should be verified before another line is added.
+  var isFull: Bool { entries.count >= Self.maxLines || storage.count >= Self.maxBytes }
+
+  /// Adds a copy of one line.
+  mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    let start = storage.count
+    storage.append(contentsOf: bytes)
+    entries.append(.line(start..<storage.count))
+  }
+
+  /// Adds a line that was over the limit and skipped.
+  mutating func appendOversized() {
+    entries.append(.oversized)
+  }
+
+  /// Calls `body` with the bytes of line `index`, or nil for an oversized line.
+  func withLine<Result>(_ index: Int, _ body: (UnsafeRawBufferPointer?) -> Result) -> Result {
+    switch entries[index] {
+    case .oversized:
+      return body(nil)
+    case .line(let range):
+      return storage.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
+    }
+  }
+
+  /// Empties the batch, keeping its buffers for the next one unless a long line grew them.
+  mutating func removeAll() {
+    if storage.capacity > Self.retainedCapacity {
+      storage = []
+    } else {
+      storage.removeAll(keepingCapacity: true)
+    }
+    entries.removeAll(keepingCapacity: true)
+  }
+}
