@@ -1,5 +1,54 @@
+import Foundation
 import NostrEvent
 import NostrPushTestSupport
+import PushLease
+import RelayFixture
+
+/// The accounts of a push load run: `accounts` fresh keys, `accounts / 2` channels (ids of the
+/// form `xxxxxxxx-<group>-4<group'>-8<group'>-…`), account `i` in channel `i mod channels`, and
+/// device token `i + 1` as 64 hex. Shared by the in-process run and the run through the fixture.
+struct LoadPopulation {
+  let channels: [String]
+  let keys: [SecretKey]
+  let members: [String: Set<String>]
+  let tokenOf: [String: String]
+
+  init(accounts: Int, channelGroup: Int) {
+    let digit = String(channelGroup)
+    let group = String(repeating: digit, count: 4)
+    let tail = String(repeating: digit, count: 3)
+    channels = (0..<(accounts / 2)).map {
+      String(format: "%08x-\(group)-4\(tail)-8\(tail)-%012x", $0, $0)
+    }
+    keys = (0..<accounts).map { _ in SecretKey.generate() }
+    var members: [String: Set<String>] = [:]
+    var tokenOf: [String: String] = [:]
+    for (index, key) in keys.enumerated() {
+      members[channels[index % channels.count], default: []].insert(key.publicKeyHex)
+      tokenOf[key.publicKeyHex] = Self.token(index)
+    }
+    self.members = members
+    self.tokenOf = tokenOf
+  }
+
+  /// Account `index`'s device token.
+  static func token(_ index: Int) -> String { String(format: "%064x", index + 1) }
+
+  /// Account `index`'s lease: a grant from `gateway` for its token, mentions and its channel.
+  func lease(
+    _ index: Int, gateway: GatewayFixture, relayKey: SecretKey, planner: SubscriptionPlanner,
+    builder: LeaseBuilder, now: Int64
+  ) throws -> Event {
+    let key = keys[index]
+    let grant = try gateway.issueGrant(relayPubkey: relayKey.publicKeyHex, deviceToken: Self.token(index))
+      .grant
+    let plan = try planner.plan(for: key.publicKeyHex, joined: [channels[index % channels.count]])
+    return try builder.active(
+      endpoint: grant, subscriptions: plan, generation: 1, createdAt: now, installationID: .generate(),
+      now: now,
+      signer: key)
+  }
+}
 
 /// The messages of a push load run and the wakes they must cause: `count` kind 9 channel messages
 /// from random senders (every third also tags a random account), and for each the
@@ -7,10 +56,12 @@ import NostrPushTestSupport
 ///
 /// Shared by the in-process run and the run through the fixture relay, so both check the same rule.
 enum LoadMessages {
-  static func make(
-    count: Int, seed: UInt64, keys: [SecretKey], channels: [String], members: [String: Set<String>],
-    tokenOf: [String: String], now: Int64
-  ) throws -> (events: [Event], expected: Set<String>) {
+  static func make(count: Int, seed: UInt64, population: LoadPopulation, now: Int64) throws -> (
+    events: [Event], expected: Set<String>
+  ) {
+    let (keys, channels, members, tokenOf) = (
+      population.keys, population.channels, population.members, population.tokenOf
+    )
     var random = SplitMix64(seed: seed)
     var events: [Event] = []
     var expected: Set<String> = []

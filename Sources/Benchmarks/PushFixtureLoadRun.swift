@@ -32,12 +32,8 @@ struct PushFixtureLoadRun: Sendable {
     let relayKey = SecretKey.generate()
     var document = PushLoadRun.document(origin: "ws://127.0.0.1:1", pubkey: relayKey.publicKeyHex)
     document = #"{"self":"\#(relayKey.publicKeyHex)","# + document.dropFirst()
-    let channels = (0..<(accounts / 2)).map { String(format: "%08x-3333-4333-8333-%012x", $0, $0) }
-    let keys = (0..<accounts).map { _ in SecretKey.generate() }
-    var members: [String: Set<String>] = [:]
-    for (index, key) in keys.enumerated() {
-      members[channels[index % channels.count], default: []].insert(key.publicKeyHex)
-    }
+    let population = LoadPopulation(accounts: accounts, channelGroup: 3)
+    let (channels, members) = (population.channels, population.members)
     var rosters: [Event] = []
     for channel in channels {
       let tags = [["d", channel]] + (members[channel] ?? []).sorted().map { ["p", $0] }
@@ -73,16 +69,10 @@ struct PushFixtureLoadRun: Sendable {
     let planner = SubscriptionPlanner(descriptor: descriptor)
     let builder = LeaseBuilder(descriptor: descriptor, appProfile: descriptor.appProfiles[0])
     let session = URLSession(configuration: .ephemeral)
-    var tokenOf: [String: String] = [:]
     let enrollStart = DispatchTime.now().uptimeNanoseconds
-    for (index, key) in keys.enumerated() {
-      let token = String(format: "%064x", index + 1)
-      tokenOf[key.publicKeyHex] = token
-      let grant = try gateway.issueGrant(relayPubkey: relayKey.publicKeyHex, deviceToken: token).grant
-      let plan = try planner.plan(for: key.publicKeyHex, joined: [channels[index % channels.count]])
-      let lease = try builder.active(
-        endpoint: grant, subscriptions: plan, generation: 1, createdAt: now, installationID: .generate(),
-        now: now, signer: key)
+    for (index, key) in population.keys.enumerated() {
+      let lease = try population.lease(
+        index, gateway: gateway, relayKey: relayKey, planner: planner, builder: builder, now: now)
       let body = lease.jsonBytes()
       let url = origin + "/events"
       var request = URLRequest(url: URL(string: url)!)
@@ -99,8 +89,7 @@ struct PushFixtureLoadRun: Sendable {
     }
     let enrollSeconds = Double(DispatchTime.now().uptimeNanoseconds - enrollStart) / 1e9
     let (events, expected) = try LoadMessages.make(
-      count: messages, seed: 0x4649_5854, keys: keys, channels: channels, members: members, tokenOf: tokenOf,
-      now: now)
+      count: messages, seed: 0x4649_5854, population: population, now: now)
     let connection = try await RelayConnection.connect(
       to: "ws" + origin.dropFirst("http".count), clock: { now }, deadline: .now + .seconds(10))
     let publishStart = DispatchTime.now().uptimeNanoseconds

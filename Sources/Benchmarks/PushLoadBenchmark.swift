@@ -66,37 +66,24 @@ struct PushLoadRun: Sendable {
     let outbox = SQLiteWakeOutbox(database: database)
     let gateway = try GatewayFixture(configuration: GatewayFixtureConfiguration(quota: 0, now: now))
     let base = try await gateway.start().absoluteString
-    let channels = (0..<(accounts / 2)).map { String(format: "%08x-2222-4222-8222-%012x", $0, $0) }
-    let keys = (0..<accounts).map { _ in SecretKey.generate() }
-    var members: [String: Set<String>] = [:]
-    for (index, key) in keys.enumerated() {
-      members[channels[index % channels.count], default: []].insert(key.publicKeyHex)
-    }
-    let roster = LoadRoster(channels: members)
+    let population = LoadPopulation(accounts: accounts, channelGroup: 2)
+    let roster = LoadRoster(channels: population.members)
     let validator = try LeaseValidator(descriptor: descriptor, pushKeys: ["load": relayKey])
     let ingest = PushIngest(
       validator: validator, store: store, roster: roster, descriptor: descriptor,
       clock: PushRelayClock { now * 1000 })
     let planner = SubscriptionPlanner(descriptor: descriptor)
     let builder = LeaseBuilder(descriptor: descriptor, appProfile: descriptor.appProfiles[0])
-    var tokenOf: [String: String] = [:]
     let enrollStart = DispatchTime.now().uptimeNanoseconds
-    for (index, key) in keys.enumerated() {
-      let token = String(format: "%064x", index + 1)
-      tokenOf[key.publicKeyHex] = token
-      let grant = try gateway.issueGrant(relayPubkey: relayKey.publicKeyHex, deviceToken: token).grant
-      let plan = try planner.plan(for: key.publicKeyHex, joined: [channels[index % channels.count]])
-      let lease = try builder.active(
-        endpoint: grant, subscriptions: plan, generation: 1, createdAt: now, installationID: .generate(),
-        now: now,
-        signer: key)
+    for (index, key) in population.keys.enumerated() {
+      let lease = try population.lease(
+        index, gateway: gateway, relayKey: relayKey, planner: planner, builder: builder, now: now)
       let answer = try ingest.ingest(lease, identity: key.publicKeyHex, recent: [])
       precondition(answer.accepted, "lease \(index): \(answer.message)")
     }
     let enrollSeconds = Double(DispatchTime.now().uptimeNanoseconds - enrollStart) / 1e9
     let (events, expected) = try LoadMessages.make(
-      count: messages, seed: 0x4C4F_4144, keys: keys, channels: channels, members: members, tokenOf: tokenOf,
-      now: now)
+      count: messages, seed: 0x4C4F_4144, population: population, now: now)
     let matchStart = DispatchTime.now().uptimeNanoseconds
     for event in events {
       let index = try store.liveIndex(origin: origin)
