@@ -23,15 +23,10 @@ enum PublishCommand: CLICommand {
   static func run(_ arguments: [String]) async throws -> Int32 {
     let reader = try ArgumentReader(
       arguments, valueFlags: ["relay", "secret-key-file", "transport", "event-file", "timeout-ms", "now"])
-    _ = try reader.positionals(atMost: 0)
-    let relay = try reader.required("relay")
-    _ = try reader.required("secret-key-file")
-    let transport = reader.value("transport") ?? "websocket"
-    guard transport == "websocket" || transport == "http" else {
-      throw UsageError("--transport must be websocket or http")
-    }
-    let deadline = try RelayExchange.deadline(reader)
-    let clock = try RelayExchange.clock(reader)
+    let options = try RelayExchange.Options(reader, transports: ["websocket", "http"])
+    let (relay, transport, deadline, clock) = (
+      options.relay, options.transport, options.deadline, options.clock
+    )
     do throws(RelayExchange.Failure) {
       let key = try RelayExchange.key(reader)
       let bytes = try readEvent(reader.value("event-file"))

@@ -23,15 +23,10 @@ enum QueryCommand: CLICommand {
     let start = ContinuousClock.now
     let reader = try ArgumentReader(
       arguments, valueFlags: ["relay", "secret-key-file", "filters", "transport", "timeout-ms", "now"])
-    _ = try reader.positionals(atMost: 0)
-    let relay = try reader.required("relay")
-    _ = try reader.required("secret-key-file")
-    let transport = reader.value("transport") ?? "websocket"
-    guard transport == "websocket" || transport == "query" else {
-      throw UsageError("--transport must be websocket or query")
-    }
-    let deadline = try RelayExchange.deadline(reader)
-    let clock = try RelayExchange.clock(reader)
+    let options = try RelayExchange.Options(reader, transports: ["websocket", "query"])
+    let (relay, transport, deadline, clock) = (
+      options.relay, options.transport, options.deadline, options.clock
+    )
     do throws(RelayExchange.Failure) {
       let key = try RelayExchange.key(reader)
       let filters: [Filter]

@@ -28,6 +28,28 @@ enum RelayExchange {
     init(_ error: RelayConnectionError) { self.init(error.code.rawValue, error.message) }
   }
 
+  /// The flags `publish` and `query` share, checked in their usage order: `--relay`, the key
+  /// file's presence, `--transport` (one of `transports`, the first the default), `--timeout-ms`
+  /// and `--now`.
+  struct Options {
+    let relay: String
+    let transport: String
+    let deadline: ContinuousClock.Instant
+    let clock: RelayConnection.Clock
+
+    init(_ reader: ArgumentReader, transports: [String]) throws {
+      _ = try reader.positionals(atMost: 0)
+      relay = try reader.required("relay")
+      _ = try reader.required("secret-key-file")
+      transport = reader.value("transport") ?? transports[0]
+      guard transports.contains(transport) else {
+        throw UsageError("--transport must be \(transports.joined(separator: " or "))")
+      }
+      deadline = try RelayExchange.deadline(reader)
+      clock = try RelayExchange.clock(reader)
+    }
+  }
+
   /// `--timeout-ms` as a deadline from now.
   static func deadline(_ reader: ArgumentReader) throws -> ContinuousClock.Instant {
     let timeout = try reader.integer("timeout-ms", default: 8000)!
