@@ -15,22 +15,13 @@ import FoundationNetworking
       "gateway-key-\(UUID().uuidString)")
     try Data((Self.keyHex + "\n").utf8).write(to: keyFile)
     defer { try? FileManager.default.removeItem(at: keyFile) }
-    guard let binary = NostrPushBinary.url else {
+    guard
+      let (process, line) = try NostrPushBinary.startServer([
+        "gateway", "--key-file", keyFile.path, "--now", "1767225600", "--quota", "0",
+      ])
+    else {
       Issue.record("nostr-push was not built")
       return
-    }
-    let process = Process()
-    process.executableURL = binary
-    process.arguments = ["gateway", "--key-file", keyFile.path, "--now", "1767225600", "--quota", "0"]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = Pipe()
-    try process.run()
-    var line: [UInt8] = []
-    while line.last != 0x0A {
-      let byte = output.fileHandleForReading.readData(ofLength: 1)
-      if byte.isEmpty { break }
-      line += byte
     }
     let object = try #require(try JSONReader().read(line).objectValue)
     #expect(object.keys == ["listening", "pubkey"])

@@ -2,6 +2,27 @@ import Foundation
 
 /// Finds the built `nostr-push` executable and runs it with files or bytes on standard input.
 enum NostrPushBinary {
+  /// Starts `nostr-push arguments…` as a long-running server and returns the process with the
+  /// first line it printed (its `{"listening":…}` line, read byte by byte so nothing after it is
+  /// consumed); nil when the binary was not built.
+  static func startServer(_ arguments: [String]) throws -> (process: Process, firstLine: [UInt8])? {
+    guard let binary = url else { return nil }
+    let process = Process()
+    process.executableURL = binary
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = Pipe()
+    try process.run()
+    var line: [UInt8] = []
+    while line.last != 0x0A {
+      let byte = output.fileHandleForReading.readData(ofLength: 1)
+      if byte.isEmpty { break }
+      line += byte
+    }
+    return (process, line)
+  }
+
   /// The executable next to the test bundle (`.build/<config>/nostr-push`).
   static let url: URL? = {
     var candidates: [URL] = []

@@ -18,22 +18,13 @@ import FoundationNetworking
   @Test func printsTheListeningURLServesAndStopsOnSIGTERM() async throws {
     let folder = try Self.temporaryDataFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
-    guard let binary = NostrPushBinary.url else {
+    guard
+      let (process, line) = try NostrPushBinary.startServer([
+        "relay", "--data", folder.path, "--port", "0", "--now", "1767225600",
+      ])
+    else {
       Issue.record("nostr-push was not built")
       return
-    }
-    let process = Process()
-    process.executableURL = binary
-    process.arguments = ["relay", "--data", folder.path, "--port", "0", "--now", "1767225600"]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = Pipe()
-    try process.run()
-    var line: [UInt8] = []
-    while line.last != 0x0A {
-      let byte = output.fileHandleForReading.readData(ofLength: 1)
-      if byte.isEmpty { break }
-      line += byte
     }
     let listening = try JSONReader().read(line).objectValue?["listening"]?.stringValue
     let origin = try #require(listening)
@@ -145,27 +136,16 @@ import FoundationNetworking
   }
 
   @Test func servesTheRewrittenDescriptorInPushMode() async throws {
-    guard let binary = NostrPushBinary.url else {
-      Issue.record("nostr-push was not built")
-      return
-    }
     let key = try Self.keyFile()
     defer { try? FileManager.default.removeItem(at: key) }
-    let process = Process()
-    process.executableURL = binary
-    process.arguments = [
-      "relay", "--data", Self.demo, "--push-key-file", key.path, "--gateway", "http://127.0.0.1:9",
-      "--gateway-timeout-ms", "500",
-    ]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = Pipe()
-    try process.run()
-    var line: [UInt8] = []
-    while line.last != 0x0A {
-      let byte = output.fileHandleForReading.readData(ofLength: 1)
-      if byte.isEmpty { break }
-      line += byte
+    guard
+      let (process, line) = try NostrPushBinary.startServer([
+        "relay", "--data", Self.demo, "--push-key-file", key.path, "--gateway", "http://127.0.0.1:9",
+        "--gateway-timeout-ms", "500",
+      ])
+    else {
+      Issue.record("nostr-push was not built")
+      return
     }
     let listening = try JSONReader().read(line).objectValue
     let origin = try #require(listening?["listening"]?.stringValue)
