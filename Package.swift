@@ -45,6 +45,8 @@ let package = Package(
     // The package's one error shape (`NostrPushError`), under every module.
     .target(name: "NostrPushCore", swiftSettings: strictSettings),
     .target(name: "NostrJSON", dependencies: ["NostrPushCore"], swiftSettings: strictSettings),
+    // The one SQLite wrapper (connection, statements, rows) under EnrichmentCache and PushRelay.
+    .target(name: "NostrSQLite", dependencies: ["CSQLite"], swiftSettings: strictSettings),
     .target(name: "Bech32", dependencies: ["NostrPushCore"], swiftSettings: strictSettings),
     // SHA-256 blocks on the CPU's SHA extensions (x86-64 SHA-NI); NostrEvent falls back to Swift.
     .target(name: "CSHA256"),
@@ -69,7 +71,7 @@ let package = Package(
     ),
     .target(
       name: "EnrichmentCache",
-      dependencies: ["NostrPushCore", "CSQLite", "NostrJSON", "NostrEvent"],
+      dependencies: ["NostrPushCore", "NostrSQLite", "NostrJSON", "NostrEvent"],
       swiftSettings: strictSettings
     ),
     .target(
@@ -77,7 +79,7 @@ let package = Package(
       swiftSettings: strictSettings),
     .target(
       name: "PushRelay",
-      dependencies: ["NostrPushCore", "NostrJSON", "NostrEvent", "NostrHTTP", "PushLease", "PushDescriptor", "CSQLite"],
+      dependencies: ["NostrPushCore", "NostrJSON", "NostrEvent", "NostrHTTP", "PushLease", "PushDescriptor", "NostrSQLite"],
       swiftSettings: strictSettings
     ),
     .target(

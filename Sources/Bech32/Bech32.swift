@@ -55,13 +55,14 @@ public enum Bech32 {
   {
     if let offset = words.firstIndex(where: { $0 > 31 }) {
       throw Bech32Error(
-        .invalidCharacter, field: "words", offset: offset, "word \(words[offset]) at \(offset) is above 31")
+        code: .invalidCharacter, field: "words", message: "word \(words[offset]) at \(offset) is above 31",
+        detail: offset)
     }
     let prefix = try checkedPrefix(hrp)
     let length = prefix.count + 1 + words.count + checksumLength
     guard length <= limit.maxLength else {
       throw Bech32Error(
-        .invalidLength, "\(length) characters is more than the limit of \(limit.maxLength)")
+        code: .invalidLength, message: "\(length) characters is more than the limit of \(limit.maxLength)")
     }
     return words.withUnsafeBufferPointer { words in
       prefix.withUnsafeBufferPointer { prefix in assemble(prefix: prefix, words: words) }
@@ -95,7 +96,7 @@ public enum Bech32 {
     let length = prefixCount + 1 + (byteCount * 8 + 4) / 5 + checksumLength
     guard length <= limit.maxLength else {
       throw Bech32Error(
-        .invalidLength, "\(length) characters is more than the limit of \(limit.maxLength)")
+        code: .invalidLength, message: "\(length) characters is more than the limit of \(limit.maxLength)")
     }
   }
 
@@ -125,7 +126,8 @@ public enum Bech32 {
     var bits = 0
     for (offset, word) in words.enumerated() {
       guard word <= 31 else {
-        throw Bech32Error(.invalidCharacter, field: "words", offset: offset, "word \(word) is above 31")
+        throw Bech32Error(
+          code: .invalidCharacter, field: "words", message: "word \(word) is above 31", detail: offset)
       }
       accumulator = ((accumulator << 5) | UInt32(word)) & 0xFFF
       bits += 5
@@ -135,10 +137,10 @@ public enum Bech32 {
       }
     }
     guard bits <= 4 else {
-      throw Bech32Error(.invalidPadding, "\(bits) leftover bits; at most 4 are allowed")
+      throw Bech32Error(code: .invalidPadding, message: "\(bits) leftover bits; at most 4 are allowed")
     }
     guard accumulator & ((1 << UInt32(bits)) - 1) == 0 else {
-      throw Bech32Error(.invalidPadding, "the \(bits) leftover bits are not zero")
+      throw Bech32Error(code: .invalidPadding, message: "the \(bits) leftover bits are not zero")
     }
     return bytes
   }
@@ -146,13 +148,16 @@ public enum Bech32 {
   /// The lower-case bytes of a valid human-readable part.
   static func checkedPrefix(_ hrp: String) throws(Bech32Error) -> [UInt8] {
     var prefix = Array(hrp.utf8)
-    guard !prefix.isEmpty else { throw Bech32Error(.invalidCharacter, field: "hrp", "the prefix is empty") }
+    guard !prefix.isEmpty else {
+      throw Bech32Error(code: .invalidCharacter, field: "hrp", message: "the prefix is empty")
+    }
     var hasLower = false
     var hasUpper = false
     for (offset, byte) in prefix.enumerated() {
       guard byte >= 33 && byte <= 126 else {
         throw Bech32Error(
-          .invalidCharacter, field: "hrp", offset: offset, "prefix byte \(byte) is outside ASCII 33–126")
+          code: .invalidCharacter, field: "hrp", message: "prefix byte \(byte) is outside ASCII 33–126",
+          detail: offset)
       }
       if byte &- UInt8(ascii: "a") < 26 { hasLower = true }
       if byte &- UInt8(ascii: "A") < 26 {
@@ -161,7 +166,7 @@ public enum Bech32 {
       }
     }
     guard !(hasLower && hasUpper) else {
-      throw Bech32Error(.mixedCase, field: "hrp", "the prefix mixes upper and lower case")
+      throw Bech32Error(code: .mixedCase, field: "hrp", message: "the prefix mixes upper and lower case")
     }
     return prefix
   }
@@ -303,26 +308,29 @@ public enum Bech32 {
       let offset = input[..<examined].firstIndex { $0 < 33 || $0 > 126 } ?? 0
       return .failure(
         Bech32Error(
-          .invalidCharacter, offset: offset, "byte \(input[offset]) at \(offset) is outside ASCII 33–126"))
+          code: .invalidCharacter, message: "byte \(input[offset]) at \(offset) is outside ASCII 33–126",
+          detail: offset))
     }
     guard input.count <= limit.maxLength else {
-      return .failure(Bech32Error(.invalidLength, "more than \(limit.maxLength) characters, the limit"))
+      return .failure(
+        Bech32Error(code: .invalidLength, message: "more than \(limit.maxLength) characters, the limit"))
     }
     guard classes & Bech32Checksum.bothCases != Bech32Checksum.bothCases else {
-      return .failure(Bech32Error(.mixedCase, "the string mixes upper and lower case"))
+      return .failure(Bech32Error(code: .mixedCase, message: "the string mixes upper and lower case"))
     }
     guard let separator = input.lastIndex(of: UInt8(ascii: "1")) else {
-      return .failure(Bech32Error(.invalidCharacter, "no separator '1'"))
+      return .failure(Bech32Error(code: .invalidCharacter, message: "no separator '1'"))
     }
     guard separator > 0 else {
-      return .failure(Bech32Error(.invalidCharacter, offset: 0, "the prefix before the separator is empty"))
+      return .failure(
+        Bech32Error(code: .invalidCharacter, message: "the prefix before the separator is empty", detail: 0))
     }
     let dataCount = input.count - separator - 1
     guard dataCount >= checksumLength else {
       return .failure(
         Bech32Error(
-          .invalidLength, "\(dataCount) characters after the separator; at least \(checksumLength) are needed"
-        ))
+          code: .invalidLength,
+          message: "\(dataCount) characters after the separator; at least \(checksumLength) are needed"))
     }
     let prefix = UnsafeBufferPointer(rebasing: input[..<separator])
     let data = UnsafeBufferPointer(rebasing: input[(separator + 1)...])
@@ -350,12 +358,13 @@ public enum Bech32 {
       let offset = separator + 1 + index
       return .failure(
         Bech32Error(
-          .invalidCharacter, offset: offset,
-          "'\(UnicodeScalar(data[index]))' at \(offset) is not a bech32 data character"))
+          code: .invalidCharacter,
+          message: "'\(UnicodeScalar(data[index]))' at \(offset) is not a bech32 data character",
+          detail: offset))
     }
     guard state == Bech32Checksum.residue else {
       let kind = state == Bech32Checksum.bech32mResidue ? "a bech32m checksum" : "the checksum fails"
-      return .failure(Bech32Error(.invalidChecksum, "\(kind); bech32 (BIP-173) is required"))
+      return .failure(Bech32Error(code: .invalidChecksum, message: "\(kind); bech32 (BIP-173) is required"))
     }
     return .success(separator)
   }

@@ -56,8 +56,8 @@ enum HexBytes {
   {
     guard utf8.count == output.count * 2 else {
       return Bech32Error(
-        .invalidLength, field: field,
-        "\(field) has \(utf8.count) characters; \(output.count * 2) hex digits are required")
+        code: .invalidLength, field: field,
+        message: "\(field) has \(utf8.count) characters; \(output.count * 2) hex digits are required")
     }
     var invalid: UInt8 = 0
     values.withUnsafeBufferPointer { values in
@@ -71,7 +71,8 @@ enum HexBytes {
     guard invalid & 0x80 != 0 else { return nil }
     let badOffset = utf8.firstIndex { values[Int($0)] == 0xFF } ?? 0
     return Bech32Error(
-      .invalidCharacter, field: field, offset: badOffset, "\(field) has a non-hex character at \(badOffset)")
+      code: .invalidCharacter, field: field, message: "\(field) has a non-hex character at \(badOffset)",
+      detail: badOffset)
   }
 
   /// The lower-case hex of the bytes that 5-bit `words` regroup into, or nil when the leftover

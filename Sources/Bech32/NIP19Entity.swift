@@ -59,13 +59,13 @@ public enum NIP19Entity: Sendable, Hashable {
     case "nprofile":
       let records = try TLVRecords(parsing: decoded.bytes())
       guard let pubkey = try records.first(.special, length: Self.keyLength, field: "pubkey") else {
-        throw Bech32Error(.invalidTLV, field: "pubkey", "nprofile has no pubkey (TLV type 0)")
+        throw Bech32Error(code: .invalidTLV, field: "pubkey", message: "nprofile has no pubkey (TLV type 0)")
       }
       self = .nprofile(pubkey: HexBytes.string(pubkey), relays: try records.texts(.relay, field: "relay"))
     case "nevent":
       let records = try TLVRecords(parsing: decoded.bytes())
       guard let id = try records.first(.special, length: Self.keyLength, field: "id") else {
-        throw Bech32Error(.invalidTLV, field: "id", "nevent has no id (TLV type 0)")
+        throw Bech32Error(code: .invalidTLV, field: "id", message: "nevent has no id (TLV type 0)")
       }
       let author = try records.first(.author, length: Self.keyLength, field: "author")
       let kind = try records.first(.kind, length: 4, field: "kind")
@@ -75,20 +75,23 @@ public enum NIP19Entity: Sendable, Hashable {
     case "naddr":
       let records = try TLVRecords(parsing: decoded.bytes())
       guard let identifier = try records.first(.special, length: nil, field: "identifier") else {
-        throw Bech32Error(.invalidTLV, field: "identifier", "naddr has no identifier (TLV type 0)")
+        throw Bech32Error(
+          code: .invalidTLV, field: "identifier", message: "naddr has no identifier (TLV type 0)")
       }
       guard let pubkey = try records.first(.author, length: Self.keyLength, field: "pubkey") else {
-        throw Bech32Error(.invalidTLV, field: "pubkey", "naddr has no author pubkey (TLV type 2)")
+        throw Bech32Error(
+          code: .invalidTLV, field: "pubkey", message: "naddr has no author pubkey (TLV type 2)")
       }
       guard let kind = try records.first(.kind, length: 4, field: "kind") else {
-        throw Bech32Error(.invalidTLV, field: "kind", "naddr has no kind (TLV type 3)")
+        throw Bech32Error(code: .invalidTLV, field: "kind", message: "naddr has no kind (TLV type 3)")
       }
       self = .naddr(
         identifier: try TLVRecords.text(identifier, field: "identifier"), pubkey: HexBytes.string(pubkey),
         kind: Self.kindValue(kind), relays: try records.texts(.relay, field: "relay"))
     default:
       throw Bech32Error(
-        .unknownPrefix, field: "hrp", "'\(decoded.hrp)' is not npub, nsec, note, nprofile, nevent or naddr")
+        code: .unknownPrefix, field: "hrp",
+        message: "'\(decoded.hrp)' is not npub, nsec, note, nprofile, nevent or naddr")
     }
   }
 
@@ -168,8 +171,8 @@ public enum NIP19Entity: Sendable, Hashable {
     let bytes = try decoded.bytes()
     guard bytes.count == keyLength else {
       throw Bech32Error(
-        .invalidLength, field: field,
-        "\(decoded.hrp) carries \(bytes.count) bytes; exactly \(keyLength) are required")
+        code: .invalidLength, field: field,
+        message: "\(decoded.hrp) carries \(bytes.count) bytes; exactly \(keyLength) are required")
     }
     return HexBytes.string(bytes)
   }
@@ -197,7 +200,7 @@ public enum NIP19Entity: Sendable, Hashable {
   /// A kind as 4 big-endian bytes; outside 0…2³²−1 it cannot be encoded.
   private static func kindBytes(_ kind: Int) throws(Bech32Error) -> [UInt8] {
     guard let value = UInt32(exactly: kind) else {
-      throw Bech32Error(.invalidTLV, field: "kind", "kind \(kind) is outside 0…4294967295")
+      throw Bech32Error(code: .invalidTLV, field: "kind", message: "kind \(kind) is outside 0…4294967295")
     }
     return [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
   }

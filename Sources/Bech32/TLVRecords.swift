@@ -34,16 +34,18 @@ struct TLVRecords {
     var index = 0
     while index < payload.count {
       guard index + 2 <= payload.count else {
-        throw Bech32Error(.invalidTLV, offset: index, "a TLV header at byte \(index) runs past the end")
+        throw Bech32Error(
+          code: .invalidTLV, message: "a TLV header at byte \(index) runs past the end", detail: index)
       }
       let type = payload[index]
       let length = Int(payload[index + 1])
       let start = index + 2
       guard start + length <= payload.count else {
         throw Bech32Error(
-          .invalidTLV, offset: index,
-          "the TLV record of type \(type) at byte \(index) claims \(length) bytes; \(payload.count - start) remain"
-        )
+          code: .invalidTLV,
+          message:
+            "the TLV record of type \(type) at byte \(index) claims \(length) bytes; \(payload.count - start) remain",
+          detail: index)
       }
       records.append(Record(type: type, value: payload[start..<(start + length)]))
       index = start + length
@@ -59,7 +61,8 @@ struct TLVRecords {
     for record in records where record.type == kind.rawValue {
       if let length, record.value.count != length {
         throw Bech32Error(
-          .invalidTLV, field: field, "\(field) is \(record.value.count) bytes; \(length) are required")
+          code: .invalidTLV, field: field,
+          message: "\(field) is \(record.value.count) bytes; \(length) are required")
       }
       if found == nil { found = record.value }
     }
@@ -78,7 +81,7 @@ struct TLVRecords {
   /// `value` as UTF-8 text; invalid UTF-8 is `invalid_tlv`.
   static func text(_ value: ArraySlice<UInt8>, field: String) throws(Bech32Error) -> String {
     guard let text = String(validating: value, as: UTF8.self) else {
-      throw Bech32Error(.invalidTLV, field: field, "\(field) is not valid UTF-8")
+      throw Bech32Error(code: .invalidTLV, field: field, message: "\(field) is not valid UTF-8")
     }
     return text
   }
@@ -95,8 +98,8 @@ struct TLVWriter {
   {
     guard value.count <= TLVRecords.maxValueLength else {
       throw Bech32Error(
-        .invalidTLV, field: field,
-        "\(field) is \(value.count) bytes; a TLV value holds at most \(TLVRecords.maxValueLength)")
+        code: .invalidTLV, field: field,
+        message: "\(field) is \(value.count) bytes; a TLV value holds at most \(TLVRecords.maxValueLength)")
     }
     bytes.append(kind.rawValue)
     bytes.append(UInt8(value.count))

@@ -1,3 +1,5 @@
+import NostrSQLite
+
 /// Keeps the database under its size bound: avatars least recently used first, then the oldest
 /// profiles and channels.
 enum CacheEviction {
@@ -7,7 +9,7 @@ enum CacheEviction {
 
   /// Evicts inside the caller's write transaction until the used pages fit `maxBytes`, then
   /// returns freed pages to the file system.
-  static func enforce(_ db: SQLiteConnection, maxBytes: Int64) throws(CacheError) {
+  static func enforce(_ db: CacheConnection, maxBytes: Int64) throws(CacheError) {
     guard try usedBytes(db) > maxBytes else { return }
     let limit = SQLiteValue.integer(Int64(stepRows))
     while try usedBytes(db) > maxBytes {
@@ -38,7 +40,7 @@ enum CacheEviction {
   }
 
   /// Bytes in pages that hold data (the file's pages minus its free list).
-  static func usedBytes(_ db: SQLiteConnection) throws(CacheError) -> Int64 {
+  static func usedBytes(_ db: CacheConnection) throws(CacheError) -> Int64 {
     let pages = try db.first("PRAGMA page_count") { row in row.integer(0) } ?? 0
     let free = try db.first("PRAGMA freelist_count") { row in row.integer(0) } ?? 0
     let size = try db.first("PRAGMA page_size") { row in row.integer(0) } ?? 4096

@@ -1,4 +1,5 @@
 import Foundation
+import NostrSQLite
 
 /// Opens the cache file: refuses a newer schema, switches to WAL and migrates forward.
 enum CacheOpener {
@@ -10,8 +11,8 @@ enum CacheOpener {
 
   /// Opens and prepares a connection; throws `corrupt` for a file that is not a database and
   /// `newerSchema` (without changing the file) for one from a newer library.
-  static func open(path: String, busyTimeoutMilliseconds: Int32) throws(CacheError) -> SQLiteConnection {
-    let db = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+  static func open(path: String, busyTimeoutMilliseconds: Int32) throws(CacheError) -> CacheConnection {
+    let db = try CacheConnection(cachePath: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
     let version = try userVersion(db)
     guard version <= CacheSchema.currentVersion else { throw newer(version) }
     if version == 0 {
@@ -58,7 +59,7 @@ enum CacheOpener {
     }
   }
 
-  private static func userVersion(_ db: SQLiteConnection) throws(CacheError) -> Int64 {
+  private static func userVersion(_ db: CacheConnection) throws(CacheError) -> Int64 {
     try db.first("PRAGMA user_version") { row in row.integer(0) } ?? 0
   }
 

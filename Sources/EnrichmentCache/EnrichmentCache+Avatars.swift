@@ -1,4 +1,5 @@
 import NostrEvent
+import NostrSQLite
 
 extension EnrichmentCache {
   /// The stored avatar of `pubkey`, only while its URL is still the profile's picture.
@@ -66,8 +67,8 @@ extension EnrichmentCache {
           fetched_at, used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """,
         key + [
-          .text(url), .text(format.contentType), .blob(bytes), .optionalText(etag),
-          .optionalText(lastModified),
+          .text(url), .text(format.contentType), .blob(bytes), .text(etag),
+          .text(lastModified),
           .integer(now), .integer(now),
         ])
       return .stored

@@ -1,5 +1,6 @@
 import Foundation
 import NostrEvent
+import NostrSQLite
 
 extension EnrichmentCache {
   /// The cached metadata of a channel, marked fresh or stale.
@@ -15,7 +16,7 @@ extension EnrichmentCache {
 
   /// Reads one channel's metadata on a connection the caller holds.
   static func readChannel(
-    _ db: SQLiteConnection, account: String, relay: String, channelID: String, now: Int64
+    _ db: CacheConnection, account: String, relay: String, channelID: String, now: Int64
   ) throws(CacheError) -> Cached<ChannelMetadata>? {
     try db.first(
       """
@@ -55,7 +56,7 @@ extension EnrichmentCache {
   /// Reads one channel's roster summary on a connection the caller holds; `memberBytes` is the
   /// 32-byte key looked up for `isListed`.
   static func readMembership(
-    _ db: SQLiteConnection, account: String, relay: String, channelID: String, memberBytes: [UInt8]?,
+    _ db: CacheConnection, account: String, relay: String, channelID: String, memberBytes: [UInt8]?,
     now: Int64
   ) throws(CacheError) -> Cached<Membership>? {
     try db.first(
@@ -145,7 +146,7 @@ extension EnrichmentCache {
   }
 
   private func storeChannel(
-    _ db: SQLiteConnection, metadata: ChannelMetadata?, roster: Roster?, account: String, relay: String,
+    _ db: CacheConnection, metadata: ChannelMetadata?, roster: Roster?, account: String, relay: String,
     now: Int64
   ) throws(CacheError) -> ChannelStoreOutcome {
     let channelID = metadata?.channelID ?? roster?.channelID ?? ""
@@ -182,7 +183,7 @@ extension EnrichmentCache {
             fetched_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
           """,
           key + [
-            .optionalText(metadata.name), .optionalText(metadata.type?.rawValue), .text(metadata.signer),
+            .text(metadata.name), .text(metadata.type?.rawValue), .text(metadata.signer),
             .text(metadata.eventID), .integer(metadata.createdAt), .integer(now),
           ])
         if roster == nil { try db.run("DELETE FROM memberships \(whereKey)", key) }

@@ -1,4 +1,5 @@
 import NostrEvent
+import NostrSQLite
 
 extension EnrichmentCache {
   /// Claims an event for delivery, atomically: true for the first claim, false when it was

@@ -1,4 +1,5 @@
 import NostrEvent
+import NostrSQLite
 
 extension EnrichmentCache {
   /// The cached profile of `pubkey` as seen by `account` on `relay`, marked fresh or stale.
@@ -14,7 +15,7 @@ extension EnrichmentCache {
 
   /// Reads one profile on a connection the caller holds.
   static func readProfile(
-    _ db: SQLiteConnection, account: String, relay: String, pubkey: String, now: Int64
+    _ db: CacheConnection, account: String, relay: String, pubkey: String, now: Int64
   ) throws(CacheError) -> Cached<Profile>? {
     try db.first(
       """
@@ -51,7 +52,7 @@ extension EnrichmentCache {
   }
 
   private func storeProfile(
-    _ db: SQLiteConnection, _ profile: Profile, account: String, relay: String, now: Int64
+    _ db: CacheConnection, _ profile: Profile, account: String, relay: String, now: Int64
   ) throws(CacheError) -> StoreOutcome {
     let key: [SQLiteValue] = [.text(account), .text(relay), .text(profile.pubkey)]
     let existing = try db.first(
@@ -74,13 +75,13 @@ extension EnrichmentCache {
         fetched_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
       """,
       key + [
-        .optionalText(profile.displayName), .optionalText(profile.pictureURL), .text(profile.eventID),
+        .text(profile.displayName), .text(profile.pictureURL), .text(profile.eventID),
         .integer(profile.createdAt), .integer(now),
       ])
     if existing != nil {
       try db.run(
         "DELETE FROM avatars WHERE account = ? AND relay = ? AND pubkey = ? AND url IS NOT ?",
-        key + [.optionalText(profile.pictureURL)])
+        key + [.text(profile.pictureURL)])
     }
     return .stored
   }

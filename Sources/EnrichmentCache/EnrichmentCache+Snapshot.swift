@@ -1,4 +1,5 @@
 import NostrEvent
+import NostrSQLite
 
 extension EnrichmentCache {
   /// The sender's profile and, when `channelID` is given, the channel's metadata and roster

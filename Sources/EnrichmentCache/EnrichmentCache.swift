@@ -1,5 +1,6 @@
 import Foundation
 import NostrEvent
+import NostrSQLite
 
 /// The SQLite cache of sender profiles, channel metadata and rosters, avatars and delivery claims
 /// that a notification extension reads to name a message's sender and channel.
@@ -45,7 +46,7 @@ public final class EnrichmentCache: @unchecked Sendable {
   public let clock: @Sendable () -> Int64
 
   private let lock = NSLock()
-  private let connection: SQLiteConnection
+  private let connection: CacheConnection
   /// Guarded by `lock`.
   private var transientFailures = 0
 
@@ -154,7 +155,7 @@ public final class EnrichmentCache: @unchecked Sendable {
   }
 
   /// Runs `body` with the connection, holding the lock.
-  func locked<T>(_ body: (SQLiteConnection) throws(CacheError) -> T) throws(CacheError) -> T {
+  func locked<T>(_ body: (CacheConnection) throws(CacheError) -> T) throws(CacheError) -> T {
     lock.lock()
     defer { lock.unlock() }
     do {
@@ -176,7 +177,7 @@ public final class EnrichmentCache: @unchecked Sendable {
   /// Runs a write for `account` in one `BEGIN IMMEDIATE` transaction: returns `discarded` when the
   /// account is removed, and enforces the size bound before committing.
   func write<T>(
-    account: String, discarded: T, _ body: (SQLiteConnection) throws(CacheError) -> T
+    account: String, discarded: T, _ body: (CacheConnection) throws(CacheError) -> T
   ) throws(CacheError) -> T {
     try locked { db throws(CacheError) in
       try db.immediateTransaction { () throws(CacheError) in
@@ -188,7 +189,7 @@ public final class EnrichmentCache: @unchecked Sendable {
     }
   }
 
-  func isRemoved(_ db: SQLiteConnection, _ account: String) throws(CacheError) -> Bool {
+  func isRemoved(_ db: CacheConnection, _ account: String) throws(CacheError) -> Bool {
     try db.first("SELECT removed FROM accounts WHERE account = ?", [.text(account)]) { row in
       row.integer(0) != 0
     }

@@ -29,12 +29,13 @@ extension NIP44 {
         Hex.decode(publicKey, into: UnsafeMutableRawBufferPointer(rebasing: raw[1...]))
       }
       guard decoded else {
-        throw NIP44Error(.invalidPublicKey, "the public key is not 64 hex characters")
+        throw NIP44Error(code: .invalidPublicKey, message: "the public key is not 64 hex characters")
       }
       let context = Secp256k1.verifiedStaticContext
       var point = secp256k1_pubkey()
       guard secp256k1_ec_pubkey_parse(context, &point, compressed, 33) == 1 else {
-        throw NIP44Error(.invalidPublicKey, "the public key is not the x coordinate of a curve point")
+        throw NIP44Error(
+          code: .invalidPublicKey, message: "the public key is not the x coordinate of a curve point")
       }
       let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.byteCount, alignment: 16)
       let sharedX = UnsafeMutableRawBufferPointer.allocate(byteCount: 32, alignment: 16)
@@ -56,7 +57,7 @@ extension NIP44 {
       guard status == 1 else {
         SystemRandom.wipe(storage)
         storage.deallocate()
-        throw NIP44Error(.invalidSecretKey, "ECDH refused the secret key")
+        throw NIP44Error(code: .invalidSecretKey, message: "ECDH refused the secret key")
       }
       Self.salt.withUnsafeBytes { salt in
         HKDF.extract(salt: salt, ikm: UnsafeRawBufferPointer(sharedX), into: storage)
@@ -68,7 +69,7 @@ extension NIP44 {
     /// another length.
     public init(bytes: [UInt8]) throws(NIP44Error) {
       guard bytes.count == Self.byteCount else {
-        throw NIP44Error(.invalidConversationKey, "expected 32 bytes, got \(bytes.count)")
+        throw NIP44Error(code: .invalidConversationKey, message: "expected 32 bytes, got \(bytes.count)")
       }
       storage = .allocate(byteCount: Self.byteCount, alignment: 16)
       storage.copyBytes(from: bytes)
@@ -81,7 +82,8 @@ extension NIP44 {
       defer { SystemRandom.wipe(&bytes) }
       let decoded = bytes.withUnsafeMutableBytes { Hex.decode(hex, into: $0) }
       guard decoded else {
-        throw NIP44Error(.invalidConversationKey, "the conversation key is not 64 hex characters")
+        throw NIP44Error(
+          code: .invalidConversationKey, message: "the conversation key is not 64 hex characters")
       }
       try self.init(bytes: bytes)
     }

@@ -47,12 +47,13 @@ public enum NIP44 {
     _ plaintext: String, conversationKey: ConversationKey, nonce: [UInt8]
   ) throws(NIP44Error) -> String {
     guard nonce.count == nonceBytes else {
-      throw NIP44Error(.invalidNonce, "the nonce is \(nonce.count) bytes, not 32")
+      throw NIP44Error(code: .invalidNonce, message: "the nonce is \(nonce.count) bytes, not 32")
     }
     let count = plaintext.utf8.count
     guard (minPlaintextBytes...maxPlaintextBytes).contains(count) else {
       throw NIP44Error(
-        .invalidPlaintextLength, "the plaintext is \(count) bytes, not 1 to \(maxPlaintextBytes)")
+        code: .invalidPlaintextLength,
+        message: "the plaintext is \(count) bytes, not 1 to \(maxPlaintextBytes)")
     }
     let paddedCount = paddedLength(count)
     let ciphertextCount = 2 + paddedCount
@@ -109,27 +110,32 @@ public enum NIP44 {
   ) -> Result<String, NIP44Error> {
     if payload.first == UInt8(ascii: "#") {
       return .failure(
-        NIP44Error(.unsupportedVersion, "the payload starts with '#', an encoding NIP-44 v2 does not read"))
+        NIP44Error(
+          code: .unsupportedVersion,
+          message: "the payload starts with '#', an encoding NIP-44 v2 does not read"))
     }
     guard (minPayloadCharacters...maxPayloadCharacters).contains(payload.count) else {
       return .failure(
         NIP44Error(
-          .invalidPayloadSize,
-          "the payload is \(payload.count) characters, not \(minPayloadCharacters) to \(maxPayloadCharacters)"
+          code: .invalidPayloadSize,
+          message:
+            "the payload is \(payload.count) characters, not \(minPayloadCharacters) to \(maxPayloadCharacters)"
         ))
     }
     guard var data = Base64.decode(payload) else {
-      return .failure(NIP44Error(.invalidBase64, "the payload is not canonical base64"))
+      return .failure(NIP44Error(code: .invalidBase64, message: "the payload is not canonical base64"))
     }
     defer { SystemRandom.wipe(&data) }
     guard (minPayloadBytes...maxPayloadBytes).contains(data.count) else {
       return .failure(
         NIP44Error(
-          .invalidDataSize,
-          "the payload decodes to \(data.count) bytes, not \(minPayloadBytes) to \(maxPayloadBytes)"))
+          code: .invalidDataSize,
+          message: "the payload decodes to \(data.count) bytes, not \(minPayloadBytes) to \(maxPayloadBytes)")
+      )
     }
     guard data[0] == version else {
-      return .failure(NIP44Error(.unsupportedVersion, "version \(data[0]) is not supported (only 2)"))
+      return .failure(
+        NIP44Error(code: .unsupportedVersion, message: "version \(data[0]) is not supported (only 2)"))
     }
     return data.withUnsafeMutableBytes { data in
       let nonce = UnsafeRawBufferPointer(rebasing: data[1..<(1 + nonceBytes)])
@@ -145,7 +151,8 @@ public enum NIP44 {
         return HMACSHA256.constantTimeEqual(UnsafeRawBufferPointer(expected), receivedMAC)
       }
       guard macMatches else {
-        return .failure(NIP44Error(.invalidMAC, "the MAC does not match: another key, or a changed payload"))
+        return .failure(
+          NIP44Error(code: .invalidMAC, message: "the MAC does not match: another key, or a changed payload"))
       }
       ChaCha20.apply(key: keys.chachaKey, nonce: keys.chachaNonce, counter: 0, to: ciphertext)
       let count = Int(ciphertext[0]) << 8 | Int(ciphertext[1])
@@ -153,16 +160,17 @@ public enum NIP44 {
         ciphertext.count == 2 + paddedLength(count)
       else {
         return .failure(
-          NIP44Error(.invalidPadding, "the length prefix \(count) does not fit the padded size"))
+          NIP44Error(
+            code: .invalidPadding, message: "the length prefix \(count) does not fit the padded size"))
       }
       var nonZero: UInt8 = 0
       for index in (2 + count)..<ciphertext.count { nonZero |= ciphertext[index] }
       guard nonZero == 0 else {
-        return .failure(NIP44Error(.invalidPadding, "a padding byte is not zero"))
+        return .failure(NIP44Error(code: .invalidPadding, message: "a padding byte is not zero"))
       }
       let plaintext = UnsafeRawBufferPointer(rebasing: ciphertext[2..<(2 + count)])
       guard let text = String(validating: plaintext, as: UTF8.self) else {
-        return .failure(NIP44Error(.invalidUTF8, "the plaintext is not UTF-8"))
+        return .failure(NIP44Error(code: .invalidUTF8, message: "the plaintext is not UTF-8"))
       }
       return .success(text)
     }

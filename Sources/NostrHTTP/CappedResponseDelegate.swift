@@ -54,7 +54,8 @@ final class CappedExchange: @unchecked Sendable {
     if response.expectedContentLength > Int64(cap) {
       finish(
         .failure(
-          HTTPTransportError(.tooLarge, "Content-Length over \(cap) bytes", status: response.statusCode)))
+          HTTPTransportError(
+            code: .tooLarge, message: "Content-Length over \(cap) bytes", detail: response.statusCode)))
       return false
     }
     lock.lock()
@@ -74,7 +75,7 @@ final class CappedExchange: @unchecked Sendable {
     guard body.count + data.count <= cap else {
       let status = response?.statusCode
       lock.unlock()
-      finish(.failure(HTTPTransportError(.tooLarge, "body over \(cap) bytes", status: status)))
+      finish(.failure(HTTPTransportError(code: .tooLarge, message: "body over \(cap) bytes", detail: status)))
       return false
     }
     body.append(contentsOf: data)
@@ -94,7 +95,7 @@ final class CappedExchange: @unchecked Sendable {
       return
     }
     guard let response else {
-      finish(.failure(HTTPTransportError(.truncated, "no response head")))
+      finish(.failure(HTTPTransportError(code: .truncated, message: "no response head")))
       return
     }
     // With a content coding, Content-Length counts the encoded bytes and the body is decoded.
@@ -102,7 +103,7 @@ final class CappedExchange: @unchecked Sendable {
     if encoding == "identity", response.expectedContentLength >= 0,
       Int64(body.count) != response.expectedContentLength
     {
-      finish(.failure(HTTPTransportError(.truncated, "body shorter than Content-Length")))
+      finish(.failure(HTTPTransportError(code: .truncated, message: "body shorter than Content-Length")))
       return
     }
     var headers: [String: String] = [:]
@@ -113,16 +114,19 @@ final class CappedExchange: @unchecked Sendable {
   }
 
   private static func map(_ error: any Error, responseStarted: Bool) -> HTTPTransportError {
-    guard let urlError = error as? URLError else { return HTTPTransportError(.unreachable, "\(error)") }
+    guard let urlError = error as? URLError else {
+      return HTTPTransportError(code: .unreachable, message: "\(error)")
+    }
     switch urlError.code {
     case .timedOut:
-      return HTTPTransportError(.timeout, "timed out")
+      return HTTPTransportError(code: .timeout, message: "timed out")
     case .cancelled:
-      return HTTPTransportError(.cancelled, "cancelled")
+      return HTTPTransportError(code: .cancelled, message: "cancelled")
     default:
       return responseStarted
-        ? HTTPTransportError(.truncated, "connection failed mid-body: \(urlError.code.rawValue)")
-        : HTTPTransportError(.unreachable, "URL error \(urlError.code.rawValue)")
+        ? HTTPTransportError(
+          code: .truncated, message: "connection failed mid-body: \(urlError.code.rawValue)")
+        : HTTPTransportError(code: .unreachable, message: "URL error \(urlError.code.rawValue)")
     }
   }
 }
@@ -161,7 +165,8 @@ final class CappedResponseDelegate: NSObject, URLSessionDataDelegate, @unchecked
     guard let exchange = exchange(dataTask), let http = response as? HTTPURLResponse,
       exchange.receive(response: http)
     else {
-      exchange(dataTask)?.finish(.failure(HTTPTransportError(.unreachable, "not an HTTP response")))
+      exchange(dataTask)?.finish(
+        .failure(HTTPTransportError(code: .unreachable, message: "not an HTTP response")))
       completionHandler(.cancel)
       return
     }

@@ -48,9 +48,11 @@ public final class URLSessionHTTPTransport: HTTPTransport {
   {
     guard let url = URL(string: request.url), let scheme = url.scheme?.lowercased(),
       scheme == "http" || scheme == "https"
-    else { throw HTTPTransportError(.invalidURL, "not an http(s) URL") }
+    else { throw HTTPTransportError(code: .invalidURL, message: "not an http(s) URL") }
     let remaining = ContinuousClock.now.duration(to: deadline)
-    guard remaining > .zero else { throw HTTPTransportError(.timeout, "deadline already passed") }
+    guard remaining > .zero else {
+      throw HTTPTransportError(code: .timeout, message: "deadline already passed")
+    }
     var urlRequest = URLRequest(url: url)
     urlRequest.httpMethod = request.method
     urlRequest.timeoutInterval = Self.idleTimeoutBackstop
@@ -69,16 +71,18 @@ public final class URLSessionHTTPTransport: HTTPTransport {
           task.resume()
         }
       } onCancel: {
-        if exchange.finish(.failure(HTTPTransportError(.cancelled, "cancelled"))) { task.cancel() }
+        if exchange.finish(.failure(HTTPTransportError(code: .cancelled, message: "cancelled"))) {
+          task.cancel()
+        }
       }
     }
     let result: CappedExchange.Outcome
     if let raced {
       result = raced
     } else if Task.isCancelled {
-      result = .failure(HTTPTransportError(.cancelled, "cancelled"))
+      result = .failure(HTTPTransportError(code: .cancelled, message: "cancelled"))
     } else {
-      result = .failure(HTTPTransportError(.timeout, "deadline passed"))
+      result = .failure(HTTPTransportError(code: .timeout, message: "deadline passed"))
     }
     return try result.get()
   }

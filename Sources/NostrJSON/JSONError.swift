@@ -1,53 +1,60 @@
-import NostrPushCore
+@_exported import NostrPushCore
 
 /// Why the strict reader refused a document, and where.
 ///
 /// Equality compares the `code` and the `field` (the path) only, so a test can match a failure
 /// without depending on the human-readable message or the exact byte offset.
-public struct JSONError: NostrPushError {
-  /// A stable, machine-readable reason.
-  /// New codes may be added: switch over it with a `default`.
-  public enum Code: String, Sendable, Hashable {
-    /// Bytes that are not RFC 8259 JSON (bad token, unterminated string, trailing data …).
-    case syntax
-    /// Not valid UTF-8, or a `\u` escape that names a lone surrogate.
-    case invalidUnicode = "invalid_unicode"
-    /// Two members of one object have the same name.
-    case duplicateKey = "duplicate_key"
-    /// Arrays and objects nested deeper than the reader's limit.
-    case tooDeep = "too_deep"
-    /// The document is larger than the reader's limit.
-    case tooLarge = "too_large"
-  }
+public typealias JSONError = DomainError<JSONErrorDomain>
 
-  /// The stable reason.
-  public var code: Code
-  /// Where the problem is: a dotted path with array indices (`push.keys[1].id`); nil for the root.
-  public var field: String?
+/// The error domain of `JSONError`: its codes are the static members below.
+public enum JSONErrorDomain: ErrorDomain {
+  /// Where the input failed, and the member name of a duplicate.
+  public typealias Detail = JSONErrorLocation
+
+  /// `message at field (byte offset)`.
+  public static func describe(_ error: JSONError) -> String {
+    let location = error.field.map { " at \($0)" } ?? ""
+    return "\(error.message)\(location) (byte \(error.offset))"
+  }
+}
+
+extension ErrorCode where Domain == JSONErrorDomain {
+  /// Bytes that are not RFC 8259 JSON (bad token, unterminated string, trailing data …).
+  public static var syntax: Self { "syntax" }
+  /// Not valid UTF-8, or a `\u` escape that names a lone surrogate.
+  public static var invalidUnicode: Self { "invalid_unicode" }
+  /// Two members of one object have the same name.
+  public static var duplicateKey: Self { "duplicate_key" }
+  /// Arrays and objects nested deeper than the reader's limit.
+  public static var tooDeep: Self { "too_deep" }
+  /// The document is larger than the reader's limit.
+  public static var tooLarge: Self { "too_large" }
+}
+
+/// Where a JSON input failed: the byte offset, and for `duplicate_key` the repeated member name.
+public struct JSONErrorLocation: Sendable, Hashable {
   /// The byte offset in the input at which the problem was found.
   public var offset: Int
-  /// A human-readable explanation.
-  public var message: String
   /// For `duplicate_key`, the repeated member name exactly as decoded (the path in `field` is
   /// ambiguous for a name holding `.` or `[`); nil otherwise.
   public var duplicateKey: String?
+}
 
-  /// Creates an error.
+extension DomainError where Domain == JSONErrorDomain {
+  /// An error at a byte offset of the input, with the repeated name of a duplicate member.
   public init(code: Code, field: String? = nil, offset: Int, message: String, duplicateKey: String? = nil) {
-    self.code = code
-    self.field = field
-    self.offset = offset
-    self.message = message
-    self.duplicateKey = duplicateKey
+    self.init(
+      code: code, field: field, message: message,
+      detail: JSONErrorLocation(offset: offset, duplicateKey: duplicateKey))
   }
 
-  public var description: String {
-    let location = field.map { " at \($0)" } ?? ""
-    return "\(message)\(location) (byte \(offset))"
-  }
+  /// The byte offset in the input at which the problem was found.
+  public var offset: Int { detail?.offset ?? 0 }
 
-  /// This error with `component` put in front of its path (an object key or `[index]`).
-  func prefixed(with component: PathComponent) -> JSONError {
+  /// For `duplicate_key`, the repeated member name exactly as decoded; nil otherwise.
+  public var duplicateKey: String? { detail?.duplicateKey }
+
+  func prefixed(with component: JSONPathComponent) -> JSONError {
     var copy = self
     let path = field ?? ""
     switch component {
@@ -58,9 +65,10 @@ public struct JSONError: NostrPushError {
     }
     return copy
   }
+}
 
-  enum PathComponent {
-    case key(String)
-    case index(Int)
-  }
+/// One step of the path that `JSONError.field` names.
+enum JSONPathComponent {
+  case key(String)
+  case index(Int)
 }

@@ -1,9 +1,11 @@
 /// The one error shape of the package: a stable snake_case `code`, the `field` at fault when
 /// there is one, and a human-readable `message`.
 ///
-/// Every module's error conforms (`JSONError`, `Bech32Error`, `EventError`, `PushDescriptorError`,
-/// `CacheError`, …), so a caller handles them all the same way: switch on `code` (its enums may
-/// gain cases, so keep a `default`), show `message`, point at `field`. Equality and hashing use
+/// `DomainError` is its one implementation: every module's error (`JSONError`, `Bech32Error`,
+/// `EventError`, `PushDescriptorError`, `CacheError`, …) is a `DomainError`, so a caller handles
+/// them all the same way: switch on `code` (codes may be added, so keep a `default`), show
+/// `message`, point at `field`. Generic code (a log line, a CLI error line) takes any
+/// `NostrPushError`. Equality and hashing use
 /// `code` and `field` only, so tests match failures without depending on wording.
 public protocol NostrPushError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The type of the stable reason: snake_case raw values, as the command line prints them.

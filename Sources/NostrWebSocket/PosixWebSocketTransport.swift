@@ -52,10 +52,10 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
     to url: WebSocketURL, deadline: ContinuousClock.Instant
   ) async throws(RelayConnectionError) -> PosixWebSocketTransport {
     guard !url.isSecure else {
-      throw RelayConnectionError(.unsupportedScheme, "the POSIX client speaks ws:// only")
+      throw RelayConnectionError(code: .unsupportedScheme, message: "the POSIX client speaks ws:// only")
     }
     guard let wake = PosixSocket.makePipe(nonBlocking: true) else {
-      throw RelayConnectionError(.unreachable, "pipe(): \(PosixSocket.lastError)")
+      throw RelayConnectionError(code: .unreachable, message: "pipe(): \(PosixSocket.lastError)")
     }
     let transport = PosixWebSocketTransport(url: url, deadline: deadline, wake: wake)
     do {
@@ -67,7 +67,7 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
           }
           if cancelled {
             transport.shared.withLock { $0.connectResult = nil }
-            continuation.resume(throwing: RelayConnectionError(.cancelled, "connect"))
+            continuation.resume(throwing: RelayConnectionError(code: .cancelled, message: "connect"))
             return
           }
           let thread = Thread { transport.run() }
@@ -81,7 +81,7 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
     } catch let error as RelayConnectionError {
       throw error
     } catch {
-      throw RelayConnectionError(.unreachable, "\(error)")
+      throw RelayConnectionError(code: .unreachable, message: "\(error)")
     }
     return transport
   }
@@ -91,13 +91,16 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
   public func send(_ text: [UInt8]) async throws(RelayConnectionError) {
     guard text.count <= WebSocketFrameEncoder.maxMessageBytes else {
       throw RelayConnectionError(
-        .messageTooLarge,
-        "message of \(text.count) bytes over the \(WebSocketFrameEncoder.maxMessageBytes)-byte limit")
+        code: .messageTooLarge,
+        message: "message of \(text.count) bytes over the \(WebSocketFrameEncoder.maxMessageBytes)-byte limit"
+      )
     }
     let frames = WebSocketFrameEncoder.textMessage(text, role: .client)
     let ending: RelayConnectionError? = shared.withLock { shared in
       if let ending = shared.ending { return ending }
-      if shared.closeRequested { return RelayConnectionError(.connectionClosed, "1000 closed by us") }
+      if shared.closeRequested {
+        return RelayConnectionError(code: .connectionClosed, message: "1000 closed by us")
+      }
       shared.outgoing.append(contentsOf: frames)
       return nil
     }
@@ -118,7 +121,9 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
           let immediate: Result<[UInt8], RelayConnectionError>? = shared.withLock { shared in
             if !shared.messages.isEmpty { return .success(shared.messages.removeFirst()) }
             if let ending = shared.ending { return .failure(ending) }
-            if Task.isCancelled { return .failure(RelayConnectionError(.cancelled, "receive")) }
+            if Task.isCancelled {
+              return .failure(RelayConnectionError(code: .cancelled, message: "receive"))
+            }
             shared.receiver = (id, continuation)
             return nil
           }
@@ -130,12 +135,12 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
           shared.receiver = nil
           return receiver.continuation
         }
-        waiting?.resume(throwing: RelayConnectionError(.cancelled, "receive"))
+        waiting?.resume(throwing: RelayConnectionError(code: .cancelled, message: "receive"))
       }
     } catch let error as RelayConnectionError {
       throw error
     } catch {
-      throw RelayConnectionError(.connectionClosed, "\(error)")
+      throw RelayConnectionError(code: .connectionClosed, message: "\(error)")
     }
   }
 
@@ -199,7 +204,9 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
     closeDescriptor(socket)
     let (waiters, receiver, ending) = shared.withLock { shared in
       shared.finished = true
-      if shared.ending == nil { shared.ending = RelayConnectionError(.connectionClosed, "1000 closed by us") }
+      if shared.ending == nil {
+        shared.ending = RelayConnectionError(code: .connectionClosed, message: "1000 closed by us")
+      }
       let waiters = shared.closeWaiters
       shared.closeWaiters = []
       let receiver = shared.receiver
@@ -239,11 +246,12 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
     switch PosixSocket.resolve(host: url.host, port: url.effectivePort) {
     case .success(let found): addresses = found
     case .failure(let failure):
-      return .failure(RelayConnectionError(.unreachable, "name lookup for \(url.host): \(failure.message)"))
+      return .failure(
+        RelayConnectionError(code: .unreachable, message: "name lookup for \(url.host): \(failure.message)"))
     }
     var lastFailure = "no address"
     connecting: for address in addresses {
-      if connectCancelled { return .failure(RelayConnectionError(.cancelled, "connect")) }
+      if connectCancelled { return .failure(RelayConnectionError(code: .cancelled, message: "connect")) }
       switch PosixSocket.startConnect(to: address) {
       case .failure(let failure):
         lastFailure = failure.message
@@ -254,9 +262,11 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
         while true {
           switch wait(socket, Int16(POLLOUT), until: connectDeadline) {
           case .timedOut:
-            return .failure(RelayConnectionError(.timeout, "connect to \(url.hostHeader)"))
+            return .failure(RelayConnectionError(code: .timeout, message: "connect to \(url.hostHeader)"))
           case .woken:
-            if connectCancelled { return .failure(RelayConnectionError(.cancelled, "connect")) }
+            if connectCancelled {
+              return .failure(RelayConnectionError(code: .cancelled, message: "connect"))
+            }
             continue
           case .ready:
             let error = PosixSocket.pendingError(socket)
@@ -270,7 +280,8 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
       }
     }
     guard socket >= 0 else {
-      return .failure(RelayConnectionError(.unreachable, "connect to \(url.hostHeader): \(lastFailure)"))
+      return .failure(
+        RelayConnectionError(code: .unreachable, message: "connect to \(url.hostHeader): \(lastFailure)"))
     }
     let handshakeDeadline = min(
       deadline, ContinuousClock.now.advanced(by: WebSocketTimeouts.handshakeTimeout))
@@ -282,13 +293,14 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
         PosixSocket.sendSome($0.baseAddress! + sent, count: request.count - sent, to: socket)
       }
       guard let written else {
-        return .failure(RelayConnectionError(.connectionClosed, "1006 during the handshake"))
+        return .failure(RelayConnectionError(code: .connectionClosed, message: "1006 during the handshake"))
       }
       sent += written
       if sent < request.count {
         switch wait(socket, Int16(POLLOUT), until: handshakeDeadline) {
-        case .timedOut: return .failure(RelayConnectionError(.timeout, "handshake"))
-        case .woken where connectCancelled: return .failure(RelayConnectionError(.cancelled, "handshake"))
+        case .timedOut: return .failure(RelayConnectionError(code: .timeout, message: "handshake"))
+        case .woken where connectCancelled:
+          return .failure(RelayConnectionError(code: .cancelled, message: "handshake"))
         default: continue
         }
       }
@@ -300,7 +312,8 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
       if let count {
         guard count > 0 else {
           return .failure(
-            RelayConnectionError(.handshakeFailed, "connection ended before the handshake answer"))
+            RelayConnectionError(
+              code: .handshakeFailed, message: "connection ended before the handshake answer"))
         }
         received.append(contentsOf: scratch[0..<count])
         do {
@@ -315,8 +328,9 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
         continue
       }
       switch wait(socket, Int16(POLLIN), until: handshakeDeadline) {
-      case .timedOut: return .failure(RelayConnectionError(.timeout, "handshake"))
-      case .woken where connectCancelled: return .failure(RelayConnectionError(.cancelled, "handshake"))
+      case .timedOut: return .failure(RelayConnectionError(code: .timeout, message: "handshake"))
+      case .woken where connectCancelled:
+        return .failure(RelayConnectionError(code: .cancelled, message: "handshake"))
       default: continue
       }
     }
@@ -368,7 +382,7 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
       }
       if closeRequested && !wire.closeSent {
         wire.startClose(code: WebSocketCloseCode.normal, reason: "")
-        end(RelayConnectionError(.connectionClosed, "1000 closed by us"))
+        end(RelayConnectionError(code: .connectionClosed, message: "1000 closed by us"))
       }
       if pendingInput {
         pendingInput = false
@@ -392,7 +406,7 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
           PosixSocket.sendSome($0.baseAddress! + offset, count: $0.count - offset, to: socket)
         }
         guard let count else {
-          end(RelayConnectionError(.connectionClosed, "1006 socket ended"))
+          end(RelayConnectionError(code: .connectionClosed, message: "1006 socket ended"))
           return
         }
         if count == 0 { break }
@@ -410,7 +424,7 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
       let ready = poll(&descriptors, 2, wire.closeDeadline.map { PosixSocket.pollTimeout(until: $0) } ?? -1)
       if ready < 0 {
         if errno == EINTR { continue }
-        end(RelayConnectionError(.connectionClosed, "1006 poll(): \(PosixSocket.lastError)"))
+        end(RelayConnectionError(code: .connectionClosed, message: "1006 poll(): \(PosixSocket.lastError)"))
         return
       }
       if descriptors[1].revents != 0 { drainWake() }
@@ -428,7 +442,9 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
           if count < scratch.count { break }
         }
         if ended {
-          end(RelayConnectionError(.connectionClosed, "1006 connection ended without a close frame"))
+          end(
+            RelayConnectionError(
+              code: .connectionClosed, message: "1006 connection ended without a close frame"))
           return
         }
       }
@@ -462,7 +478,7 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
         receiver?.resume(returning: message)
       case .close(let code, let reason):
         if wire.closeSent { return false }
-        end(RelayConnectionError(.connectionClosed, "\(code ?? 1005) \(reason)"))
+        end(RelayConnectionError(code: .connectionClosed, message: "\(code ?? 1005) \(reason)"))
         wire.startClose(code: code ?? WebSocketCloseCode.normal, reason: "")
         wire.endAfterFlush = true
       case .violation(let violation):

@@ -19,7 +19,9 @@ final class URLSessionWebSocketTransport: WebSocketTransport, @unchecked Sendabl
   static func connect(
     to url: WebSocketURL, deadline: ContinuousClock.Instant
   ) async throws(RelayConnectionError) -> URLSessionWebSocketTransport {
-    guard let target = URL(string: url.text) else { throw RelayConnectionError(.invalidURL, url.text) }
+    guard let target = URL(string: url.text) else {
+      throw RelayConnectionError(code: .invalidURL, message: url.text)
+    }
     let session = URLSession(configuration: .ephemeral)
     let task = session.webSocketTask(with: target)
     task.maximumMessageSize = WebSocketMessageAssembler.defaultMaxMessageBytes
@@ -31,14 +33,17 @@ final class URLSessionWebSocketTransport: WebSocketTransport, @unchecked Sendabl
         await withCheckedContinuation { continuation in
           task.sendPing { error in
             continuation.resume(
-              returning: error.map { RelayConnectionError(.handshakeFailed, $0.localizedDescription) })
+              returning: error.map {
+                RelayConnectionError(code: .handshakeFailed, message: $0.localizedDescription)
+              })
           }
         }
       }
       group.addTask {
         try? await Task.sleep(for: budget)
         return Task.isCancelled
-          ? RelayConnectionError(.cancelled, "connect") : RelayConnectionError(.timeout, "connect")
+          ? RelayConnectionError(code: .cancelled, message: "connect")
+          : RelayConnectionError(code: .timeout, message: "connect")
       }
       let first = await group.next() ?? nil
       group.cancelAll()
@@ -54,7 +59,7 @@ final class URLSessionWebSocketTransport: WebSocketTransport, @unchecked Sendabl
 
   func send(_ text: [UInt8]) async throws(RelayConnectionError) {
     guard text.count <= WebSocketFrameEncoder.maxMessageBytes else {
-      throw RelayConnectionError(.messageTooLarge, "message of \(text.count) bytes over 4 MiB")
+      throw RelayConnectionError(code: .messageTooLarge, message: "message of \(text.count) bytes over 4 MiB")
     }
     do {
       try await task.send(.string(String(decoding: text, as: UTF8.self)))
@@ -69,7 +74,7 @@ final class URLSessionWebSocketTransport: WebSocketTransport, @unchecked Sendabl
       case .string(let text): return Array(text.utf8)
       default:
         task.cancel(with: .unsupportedData, reason: nil)
-        throw RelayConnectionError(.protocolViolation, "binary message (close 1003)")
+        throw RelayConnectionError(code: .protocolViolation, message: "binary message (close 1003)")
       }
     } catch let error as RelayConnectionError {
       throw error
@@ -86,7 +91,7 @@ final class URLSessionWebSocketTransport: WebSocketTransport, @unchecked Sendabl
   private func closedError(_ error: any Error) -> RelayConnectionError {
     let code = task.closeCode.rawValue
     let reason = task.closeReason.map { String(decoding: $0, as: UTF8.self) } ?? error.localizedDescription
-    return RelayConnectionError(.connectionClosed, "\(code == 0 ? 1006 : code) \(reason)")
+    return RelayConnectionError(code: .connectionClosed, message: "\(code == 0 ? 1006 : code) \(reason)")
   }
 }
 #endif

@@ -75,8 +75,8 @@ public struct WebSocketViolation: Sendable, Hashable, CustomStringConvertible {
   /// The error a client reports for it: `message_too_large` for 1009, else `protocol_violation`.
   public var error: RelayConnectionError {
     RelayConnectionError(
-      closeCode == WebSocketCloseCode.messageTooBig ? .messageTooLarge : .protocolViolation,
-      "\(message) (close \(closeCode))")
+      code: closeCode == WebSocketCloseCode.messageTooBig ? .messageTooLarge : .protocolViolation,
+      message: "\(message) (close \(closeCode))")
   }
 }
 

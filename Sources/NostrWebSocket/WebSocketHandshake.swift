@@ -50,7 +50,8 @@ public enum WebSocketHandshake {
       }
     }
     guard bytes.count < maxHandshakeResponseBytes else {
-      throw RelayConnectionError(.handshakeFailed, "response head over \(maxHandshakeResponseBytes) bytes")
+      throw RelayConnectionError(
+        code: .handshakeFailed, message: "response head over \(maxHandshakeResponseBytes) bytes")
     }
     return nil
   }
@@ -62,36 +63,41 @@ public enum WebSocketHandshake {
     let statusLine = lines.isEmpty ? "" : lines.removeFirst()
     let parts = statusLine.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
     guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]) else {
-      throw RelayConnectionError(.handshakeFailed, "not an HTTP response: \(statusLine.prefix(80))")
+      throw RelayConnectionError(
+        code: .handshakeFailed, message: "not an HTTP response: \(statusLine.prefix(80))")
     }
     guard status == 101 else {
-      throw RelayConnectionError(.handshakeFailed, "status \(status), not 101 Switching Protocols")
+      throw RelayConnectionError(
+        code: .handshakeFailed, message: "status \(status), not 101 Switching Protocols")
     }
     var headers: [(name: String, value: String)] = []
     for line in lines where !line.isEmpty {
       guard let colon = line.firstIndex(of: ":") else {
-        throw RelayConnectionError(.handshakeFailed, "malformed header line")
+        throw RelayConnectionError(code: .handshakeFailed, message: "malformed header line")
       }
       headers.append(
         (line[..<colon].lowercased(), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
     }
     func values(_ name: String) -> [String] { headers.filter { $0.name == name }.map(\.value) }
     guard values("upgrade").contains(where: { $0.lowercased() == "websocket" }) else {
-      throw RelayConnectionError(.handshakeFailed, "no Upgrade: websocket")
+      throw RelayConnectionError(code: .handshakeFailed, message: "no Upgrade: websocket")
     }
     let connectionTokens = values("connection").flatMap { $0.split(separator: ",") }
       .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
     guard connectionTokens.contains("upgrade") else {
-      throw RelayConnectionError(.handshakeFailed, "no Connection: upgrade")
+      throw RelayConnectionError(code: .handshakeFailed, message: "no Connection: upgrade")
     }
     guard values("sec-websocket-accept") == [acceptValue(for: key)] else {
-      throw RelayConnectionError(.handshakeFailed, "Sec-WebSocket-Accept does not match the key")
+      throw RelayConnectionError(
+        code: .handshakeFailed, message: "Sec-WebSocket-Accept does not match the key")
     }
     guard values("sec-websocket-extensions").isEmpty else {
-      throw RelayConnectionError(.handshakeFailed, "server chose an extension none was offered")
+      throw RelayConnectionError(
+        code: .handshakeFailed, message: "server chose an extension none was offered")
     }
     guard values("sec-websocket-protocol").isEmpty else {
-      throw RelayConnectionError(.handshakeFailed, "server chose a subprotocol none was offered")
+      throw RelayConnectionError(
+        code: .handshakeFailed, message: "server chose a subprotocol none was offered")
     }
   }
 }

@@ -34,7 +34,7 @@ public func openWebSocket(
     return try await URLSessionWebSocketTransport.connect(to: url, deadline: deadline)
     #else
     throw RelayConnectionError(
-      .unsupportedScheme, "wss:// needs TLS, which this platform's build does not have")
+      code: .unsupportedScheme, message: "wss:// needs TLS, which this platform's build does not have")
     #endif
   }
   return try await PosixWebSocketTransport.connect(to: url, deadline: deadline)

@@ -48,15 +48,15 @@ public struct ResolverConfiguration: Sendable {
     queryTransport: QueryTransport = .httpQuery
   ) throws(ResolverError) {
     guard budget > .zero, budget <= Self.maxTimeout else {
-      throw ResolverError(.outOfRange, field: "budget", "must be between 1 ms and 60 s")
+      throw ResolverError(code: .outOfRange, field: "budget", message: "must be between 1 ms and 60 s")
     }
     guard queryTimeout > .zero, queryTimeout <= Self.maxTimeout else {
-      throw ResolverError(.outOfRange, field: "query_timeout", "must be between 1 ms and 60 s")
+      throw ResolverError(code: .outOfRange, field: "query_timeout", message: "must be between 1 ms and 60 s")
     }
     var relayKey: String? = nil
     if let relayPubkey {
       guard let hex = PublicKeyText.hex(from: relayPubkey) else {
-        throw ResolverError(.invalidKey, field: "relay_pubkey", "not 64 hex characters")
+        throw ResolverError(code: .invalidKey, field: "relay_pubkey", message: "not 64 hex characters")
       }
       relayKey = hex
     }

@@ -1,50 +1,42 @@
-import NostrPushCore
+@_exported import NostrPushCore
 
 /// Why a relay information document gives no usable push descriptor, and which field says so.
 ///
 /// Callers treat every such error as "no push capability" (fail closed); tests match `field`
 /// and `code`, so equality ignores the human-readable message.
-public struct PushDescriptorError: NostrPushError {
-  /// A stable, machine-readable reason; the raw values are the codes `cli.md` prints.
-  public enum Code: String, Sendable, Hashable, CaseIterable {
-    /// A required member is absent.
-    case missing
-    /// A member has the wrong JSON type (a boolean where an integer belongs, a string for an array …).
-    case wrongType = "wrong_type"
-    /// A member has the right type but a value the spec does not allow.
-    case invalidValue = "invalid_value"
-    /// A member that the strict part of the document does not define.
-    case unknownField = "unknown_field"
-    /// A JSON member name or an id that must be unique appears twice.
-    case duplicate
-    /// `supported_extensions` does not name the push extension.
-    case notAdvertised = "not_advertised"
-    /// The HTTP fetch failed: no connection, a status other than 200, a redirect, a timeout,
-    /// cancellation, or a body over the cap.
-    case transport
+public typealias PushDescriptorError = DomainError<PushDescriptorErrorDomain>
+
+/// The error domain of `PushDescriptorError`: its codes are the static members below.
+public enum PushDescriptorErrorDomain: ErrorDomain {
+  /// `field: code: message`, with `-` for no field.
+  public static func describe(_ error: PushDescriptorError) -> String {
+    "\(error.field ?? "-"): \(error.code): \(error.message)"
   }
+}
 
-  /// The stable reason.
-  public var code: Code
-  /// A dotted path with array indices (`push.keys[1].current`); `document` for the root and
-  /// `http` for transport failures.
-  public var field: String?
-  /// A human-readable explanation.
-  public var message: String
+extension ErrorCode where Domain == PushDescriptorErrorDomain {
+  /// A required member is absent.
+  public static var missing: Self { "missing" }
+  /// A member has the wrong JSON type (a boolean where an integer belongs, a string for an array …).
+  public static var wrongType: Self { "wrong_type" }
+  /// A member has the right type but a value the spec does not allow.
+  public static var invalidValue: Self { "invalid_value" }
+  /// A member that the strict part of the document does not define.
+  public static var unknownField: Self { "unknown_field" }
+  /// A JSON member name or an id that must be unique appears twice.
+  public static var duplicate: Self { "duplicate" }
+  /// `supported_extensions` does not name the push extension.
+  public static var notAdvertised: Self { "not_advertised" }
+  /// The HTTP fetch failed: no connection, a status other than 200, a redirect, a timeout,
+  /// cancellation, or a body over the cap.
+  public static var transport: Self { "transport" }
+}
 
-  /// Creates an error.
-  public init(code: Code, field: String?, message: String) {
-    self.code = code
-    self.field = field
-    self.message = message
-  }
-
-  /// The field path used for problems with the document as a whole.
-  public static let documentField = "document"
-  /// The field path used for transport failures.
-  public static let httpField = "http"
-
-  public var description: String { "\(field ?? "-"): \(code.rawValue): \(message)" }
+extension DomainError where Domain == PushDescriptorErrorDomain {
+  /// The `field` of a failure about the whole document (not JSON, not an object).
+  public static var documentField: String { "document" }
+  /// The `field` of a transport failure (unreachable, a non-2xx status, too large).
+  public static var httpField: String { "http" }
 
   static func transport(_ message: String) -> PushDescriptorError {
     PushDescriptorError(code: .transport, field: httpField, message: message)

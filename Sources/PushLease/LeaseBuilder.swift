@@ -80,8 +80,8 @@ public struct LeaseBuilder: Sendable {
     let expiration = grantExpiresAt.map { min($0, ceiling) } ?? ceiling
     guard expiration > now else {
       throw LeaseBuildError(
-        .grantExpired, "the lease would expire at \(expiration), not after now (\(now))",
-        field: "grant_expires_at")
+        code: .grantExpired, field: "grant_expires_at",
+        message: "the lease would expire at \(expiration), not after now (\(now))")
     }
     return try sealAndSign(
       plaintext, installationID: installationID, createdAt: createdAt, expiration: expiration, signer: signer)
@@ -105,7 +105,7 @@ public struct LeaseBuilder: Sendable {
     let expiration = now + Int64(descriptor.limitation.maxLeaseTTL) - clockMargin
     guard expiration > now else {
       throw LeaseBuildError(
-        .grantExpired, "the tombstone would expire at \(expiration), not after now (\(now))")
+        code: .grantExpired, message: "the tombstone would expire at \(expiration), not after now (\(now))")
     }
     return try sealAndSign(
       plaintext, installationID: installationID, createdAt: createdAt, expiration: expiration, signer: signer)
@@ -124,12 +124,13 @@ public struct LeaseBuilder: Sendable {
     else {
       let named = appProfile.map { "\"\($0.id)\" with transport \"\($0.transport)\"" } ?? "(none)"
       throw LeaseBuildError(
-        .invalidAppProfile, "the app profile \(named) is not advertised, or is over max_string_len",
-        field: "app_profile")
+        code: .invalidAppProfile, field: "app_profile",
+        message: "the app profile \(named) is not advertised, or is over max_string_len")
     }
     guard LeasePlaintextCheck.isStringLength(endpoint, limits.maxEndpointLen) else {
       throw LeaseBuildError(
-        .invalidEndpoint, "the endpoint must be 1 to \(limits.maxEndpointLen) bytes", field: "endpoint")
+        code: .invalidEndpoint, field: "endpoint",
+        message: "the endpoint must be 1 to \(limits.maxEndpointLen) bytes")
     }
     return appProfile
   }
@@ -138,9 +139,8 @@ public struct LeaseBuilder: Sendable {
   package func checkGeneration(_ generation: Int64) throws(LeaseBuildError) {
     guard LeasePlaintextCheck.isCount(generation, LeasePlaintextCheck.maxGeneration) else {
       throw LeaseBuildError(
-        .invalidGeneration,
-        "the generation must be 1 to \(LeasePlaintextCheck.maxGeneration), got \(generation)",
-        field: "generation")
+        code: .invalidGeneration, field: "generation",
+        message: "the generation must be 1 to \(LeasePlaintextCheck.maxGeneration), got \(generation)")
     }
   }
 
@@ -149,7 +149,7 @@ public struct LeaseBuilder: Sendable {
     for (name, value) in [("now", now), ("created_at", createdAt)]
     where !(0...Event.maxCreatedAt).contains(value) {
       throw LeaseBuildError(
-        .invalidCreatedAt, "\(name) \(value) is outside 0…\(Event.maxCreatedAt)", field: name)
+        code: .invalidCreatedAt, field: name, message: "\(name) \(value) is outside 0…\(Event.maxCreatedAt)")
     }
   }
 
@@ -158,7 +158,7 @@ public struct LeaseBuilder: Sendable {
       return try LeasePlaintextCheck.validate(
         object, author: author, tenantOrigin: descriptor.origin, descriptor: descriptor)
     } catch {
-      throw LeaseBuildError(.invalidSubscriptions, error.message)
+      throw LeaseBuildError(code: .invalidSubscriptions, message: error.message)
     }
   }
 
@@ -171,20 +171,23 @@ public struct LeaseBuilder: Sendable {
     let length = text.utf8.count
     guard length <= limits.maxPlaintextLen, length <= LeaseCipher.maxPlaintextBytes else {
       throw LeaseBuildError(
-        .plaintextTooLong,
-        "the plaintext is \(length) bytes; max_plaintext_len is \(limits.maxPlaintextLen) (NIP-44 carries \(LeaseCipher.maxPlaintextBytes))"
+        code: .plaintextTooLong,
+        message:
+          "the plaintext is \(length) bytes; max_plaintext_len is \(limits.maxPlaintextLen) (NIP-44 carries \(LeaseCipher.maxPlaintextBytes))"
       )
     }
     guard let key = descriptor.currentKey else {
-      throw LeaseBuildError(.encryptionFailed, "the descriptor has no current push key")
+      throw LeaseBuildError(code: .encryptionFailed, message: "the descriptor has no current push key")
     }
     guard let content = LeaseCipher.seal(text, from: signer, to: key.pubkey) else {
-      throw LeaseBuildError(.encryptionFailed, "NIP-44 could not encrypt to push key \(key.id)")
+      throw LeaseBuildError(
+        code: .encryptionFailed, message: "NIP-44 could not encrypt to push key \(key.id)")
     }
     guard content.utf8.count <= limits.maxContentLen else {
       throw LeaseBuildError(
-        .contentTooLong,
-        "the encrypted content is \(content.utf8.count) bytes; max_content_len is \(limits.maxContentLen)")
+        code: .contentTooLong,
+        message:
+          "the encrypted content is \(content.utf8.count) bytes; max_content_len is \(limits.maxContentLen)")
     }
     let unsigned = UnsignedEvent(
       pubkey: signer.publicKeyHex, createdAt: createdAt, kind: Self.kind,
@@ -193,7 +196,7 @@ public struct LeaseBuilder: Sendable {
     do {
       return try unsigned.signed(with: signer)
     } catch {
-      throw LeaseBuildError(.encryptionFailed, "signing failed: \(error)")
+      throw LeaseBuildError(code: .encryptionFailed, message: "signing failed: \(error)")
     }
   }
 }

@@ -1,46 +1,14 @@
+import NostrPushCore
+
 /// Why a relay refused a lease: the first failed check of the validator table, as its exact
 /// `invalid: …` text.
 ///
 /// The relay sends `message` back in its `OK` answer; equality and hashing use `message` only,
 /// so a test compares the text the client will see.
 public struct LeaseRejection: Error, Sendable, Hashable, CustomStringConvertible {
-  /// The step of the validator table that failed (a coarse grouping for logs and metrics).
-  public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    /// The snake-case step name.
-    public let rawValue: String
-
-    /// Creates a step from its name.
-    public init(rawValue: String) { self.rawValue = rawValue }
-
-    public var description: String { rawValue }
-
-    /// The event's kind or content length.
-    public static let event = Code(rawValue: "event")
-    /// A public tag's shape, duplication or name.
-    public static let tag = Code(rawValue: "tag")
-    /// The `d` tag.
-    public static let d = Code(rawValue: "d")
-    /// The `expiration` tag.
-    public static let expiration = Code(rawValue: "expiration")
-    /// The `exec` tag or its key.
-    public static let exec = Code(rawValue: "exec")
-    /// The NIP-44 content.
-    public static let decrypt = Code(rawValue: "decrypt")
-    /// The plaintext's length or JSON.
-    public static let parse = Code(rawValue: "parse")
-    /// The plaintext's member set.
-    public static let members = Code(rawValue: "members")
-    /// The plaintext's member types.
-    public static let schema = Code(rawValue: "schema")
-    /// Version, generation and origin.
-    public static let values = Code(rawValue: "values")
-    /// App profile, transport, endpoint and subscription count of an active lease.
-    public static let active = Code(rawValue: "active")
-    /// A subscription's class, ignore list or suppression.
-    public static let subscription = Code(rawValue: "subscription")
-    /// A subscription or ignore filter.
-    public static let filter = Code(rawValue: "filter")
-  }
+  /// The step of the validator table that failed (a coarse grouping for logs and metrics); its
+  /// values are the static members of `ErrorCode` over `LeaseRejectionDomain`.
+  public typealias Code = ErrorCode<LeaseRejectionDomain>
 
   /// The step that failed.
   public let code: Code
@@ -65,4 +33,36 @@ public struct LeaseRejection: Error, Sendable, Hashable, CustomStringConvertible
   public func hash(into hasher: inout Hasher) {
     hasher.combine(message)
   }
+}
+
+/// The domain of `LeaseRejection.Code`: the steps of the validator table.
+public enum LeaseRejectionDomain: ErrorDomain {}
+
+extension ErrorCode where Domain == LeaseRejectionDomain {
+  /// The event's kind or content length.
+  public static var event: Self { "event" }
+  /// A public tag's shape, duplication or name.
+  public static var tag: Self { "tag" }
+  /// The `d` tag.
+  public static var d: Self { "d" }
+  /// The `expiration` tag.
+  public static var expiration: Self { "expiration" }
+  /// The `exec` tag or its key.
+  public static var exec: Self { "exec" }
+  /// The NIP-44 content.
+  public static var decrypt: Self { "decrypt" }
+  /// The plaintext's length or JSON.
+  public static var parse: Self { "parse" }
+  /// The plaintext's member set.
+  public static var members: Self { "members" }
+  /// The plaintext's member types.
+  public static var schema: Self { "schema" }
+  /// Version, generation and origin.
+  public static var values: Self { "values" }
+  /// App profile, transport, endpoint and subscription count of an active lease.
+  public static var active: Self { "active" }
+  /// A subscription's class, ignore list or suppression.
+  public static var subscription: Self { "subscription" }
+  /// A subscription or ignore filter.
+  public static var filter: Self { "filter" }
 }

@@ -35,14 +35,18 @@ public struct LeaseValidator: Sendable {
   public init(
     descriptor: PushDescriptor, pushKeys: [String: SecretKey], allowedSkew: Int64 = defaultAllowedSkew
   ) throws(LeaseBuildError) {
-    guard !pushKeys.isEmpty else { throw LeaseBuildError(.unknownPushKey, "no push secret key was given") }
+    guard !pushKeys.isEmpty else {
+      throw LeaseBuildError(code: .unknownPushKey, message: "no push secret key was given")
+    }
     for (id, key) in pushKeys.sorted(by: { $0.key < $1.key }) {
       guard let entry = descriptor.keys.first(where: { $0.id == id }) else {
-        throw LeaseBuildError(.unknownPushKey, "the descriptor lists no key \"\(id)\"", field: id)
+        throw LeaseBuildError(
+          code: .unknownPushKey, field: id, message: "the descriptor lists no key \"\(id)\"")
       }
       guard entry.pubkey == key.publicKeyHex else {
         throw LeaseBuildError(
-          .unknownPushKey, "the secret key for \"\(id)\" is not that entry's pubkey", field: id)
+          code: .unknownPushKey, field: id, message: "the secret key for \"\(id)\" is not that entry's pubkey"
+        )
       }
     }
     self.descriptor = descriptor

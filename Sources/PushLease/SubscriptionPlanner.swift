@@ -53,8 +53,9 @@ public struct SubscriptionPlanner: Sendable {
     let ignoreLimit = min(Self.maxIgnoreFilters, descriptor.limitation.maxIgnore)
     guard ignore.count <= ignoreLimit else {
       throw LeaseBuildError(
-        .tooManyMutedChannels,
-        "the muted channels need \(ignore.count) ignore filters with the self ignore; at most \(ignoreLimit) fit"
+        code: .tooManyMutedChannels,
+        message:
+          "the muted channels need \(ignore.count) ignore filters with the self ignore; at most \(ignoreLimit) fit"
       )
     }
 
@@ -71,8 +72,8 @@ public struct SubscriptionPlanner: Sendable {
     let subscriptionLimit = min(Self.maxSubscriptions, descriptor.limitation.maxSubscriptionsPerLease)
     guard subscriptions.count <= subscriptionLimit else {
       throw LeaseBuildError(
-        .tooManySubscriptions,
-        "the plan needs \(subscriptions.count) subscriptions; at most \(subscriptionLimit) fit")
+        code: .tooManySubscriptions,
+        message: "the plan needs \(subscriptions.count) subscriptions; at most \(subscriptionLimit) fit")
     }
     return subscriptions
   }
@@ -80,7 +81,8 @@ public struct SubscriptionPlanner: Sendable {
   private static func channelSet(_ ids: [String], field: String) throws(LeaseBuildError) -> Set<String> {
     for (index, id) in ids.enumerated() where !LowercaseUUID.isValidV4(id) {
       throw LeaseBuildError(
-        .invalidChannelID, "\(field)[\(index)] is not a lowercase UUID v4", field: "\(field)[\(index)]")
+        code: .invalidChannelID, field: "\(field)[\(index)]",
+        message: "\(field)[\(index)] is not a lowercase UUID v4")
     }
     return Set(ids)
   }

@@ -57,7 +57,8 @@ public struct GatewayClient: Sendable {
   {
     guard Self.timeoutRange.contains(timeout) else {
       throw PushRelayError(
-        .invalidConfiguration, "the gateway timeout must be 100...10000 ms", field: "gateway_timeout_ms")
+        code: .invalidConfiguration, field: "gateway_timeout_ms",
+        message: "the gateway timeout must be 100...10000 ms")
     }
     try Self.checkBase(baseURL)
     self.baseURL = baseURL
@@ -154,7 +155,7 @@ public struct GatewayClient: Sendable {
 
   private static func checkBase(_ base: String) throws(PushRelayError) {
     func refuse(_ why: String) -> PushRelayError {
-      PushRelayError(.invalidConfiguration, "the gateway URL \(why)", field: "gateway")
+      PushRelayError(code: .invalidConfiguration, field: "gateway", message: "the gateway URL \(why)")
     }
     let scheme: String
     let rest: Substring

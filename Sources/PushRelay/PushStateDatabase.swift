@@ -1,4 +1,5 @@
 import Foundation
+import NostrSQLite
 
 /// The relay's push state file: one SQLite connection (WAL) shared by `SQLiteLeaseStore` and
 /// `SQLiteWakeOutbox`, every use of it under one lock.
@@ -69,7 +70,7 @@ public final class PushStateDatabase: @unchecked Sendable {
   ]
 
   private let lock = NSLock()
-  private let connection: PushSQLiteConnection
+  private let connection: PushStateConnection
   /// The file's path (`:memory:` is refused: the worker and the store must share one file).
   public let path: String
 
@@ -82,7 +83,7 @@ public final class PushStateDatabase: @unchecked Sendable {
     throws(PushRelayError)
   {
     self.path = path
-    connection = try PushSQLiteConnection(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+    connection = try PushStateConnection(statePath: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
     _ = try connection.query("PRAGMA journal_mode = WAL") { $0.text(0) }
     try connection.execute("PRAGMA synchronous = NORMAL")
     try migrate()
@@ -103,7 +104,7 @@ public final class PushStateDatabase: @unchecked Sendable {
   }
 
   /// Runs `body` with the connection, holding the lock for its whole duration.
-  func withConnection<T>(_ body: (PushSQLiteConnection) throws(PushRelayError) -> T) throws(PushRelayError)
+  func withConnection<T>(_ body: (PushStateConnection) throws(PushRelayError) -> T) throws(PushRelayError)
     -> T
   {
     lock.lock()
@@ -116,8 +117,8 @@ public final class PushStateDatabase: @unchecked Sendable {
       let version = Int(try connection.query("PRAGMA user_version") { $0.integer(0) }.first ?? 0)
       guard version <= Self.migrations.count else {
         throw PushRelayError(
-          .unsupportedSchema, "schema version \(version) is newer than \(Self.migrations.count)",
-          field: "state")
+          code: .unsupportedSchema, field: "state",
+          message: "schema version \(version) is newer than \(Self.migrations.count)")
       }
       for index in version..<Self.migrations.count {
         try connection.execute(Self.migrations[index])

@@ -1,5 +1,6 @@
 import Foundation
 import NostrEvent
+import NostrSQLite
 import PushLease
 
 /// The `push_lease` table of a `PushStateDatabase`: the SQLite `LeaseStore`.
@@ -72,7 +73,8 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
   private struct Rejected {
     static let code = PushRelayError.Code(rawValue: "lease_rejected")
     static func error(_ acceptance: LeaseAcceptance) -> PushRelayError {
-      PushRelayError(code, acceptance.message, field: acceptance == .duplicate ? "duplicate" : nil)
+      PushRelayError(
+        code: code, field: acceptance == .duplicate ? "duplicate" : nil, message: acceptance.message)
     }
 
     static func acceptance(of error: PushRelayError) -> LeaseAcceptance {
@@ -84,7 +86,7 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
   /// by the caller so that the transaction rolls back.
   private static func apply(
     _ lease: OpenedLease, address: LeaseAddress, event: Event, maxLeases: Int, now: Int64,
-    on connection: PushSQLiteConnection
+    on connection: PushStateConnection
   ) throws(PushRelayError) -> LeaseAcceptance {
     // 1: the event id is already some address's current event.
     let holders = try connection.query(
@@ -111,7 +113,7 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
     try connection.run(
       "UPDATE push_lease SET active = 0 WHERE origin = ? AND pubkey = ? AND active = 1 AND expires_at <= ?",
       [.text(address.origin), .text(address.pubkey), .integer(now)])
-    var values: [SQLValue] = [
+    var values: [SQLiteValue] = [
       .text(address.origin), .text(address.pubkey), .text(address.d), .text(lease.eventID),
       .integer(lease.createdAt),
       .integer(lease.expiration), .text(lease.keyID), .integer(lease.generation),
@@ -159,7 +161,7 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
           subscriptions = excluded.subscriptions, event = excluded.event
         """, values)
     } catch {
-      guard PushSQLiteConnection.isConstraint(error) else { throw error }
+      guard PushStateConnection.isConstraint(error) else { throw error }
       return .rejected("invalid: lease constraint violation")
     }
     return .accepted
@@ -197,7 +199,8 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
     var events: [Event] = []
     for blob in blobs {
       guard let event = try? Event(json: blob) else {
-        throw PushRelayError(.corruptRow, "a stored lease event cannot be parsed", field: "push_lease.event")
+        throw PushRelayError(
+          code: .corruptRow, field: "push_lease.event", message: "a stored lease event cannot be parsed")
       }
       events.append(event)
     }
@@ -242,7 +245,7 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
 
   // MARK: Rows
 
-  private static func row(_ address: LeaseAddress, on connection: PushSQLiteConnection) throws(PushRelayError)
+  private static func row(_ address: LeaseAddress, on connection: PushStateConnection) throws(PushRelayError)
     -> StoredLease?
   {
     try connection.query(
@@ -268,7 +271,7 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
     }
   }
 
-  private static func raw(_ row: SQLRow) -> RawRow {
+  private static func raw(_ row: SQLiteRow) -> RawRow {
     RawRow(
       base: StoredLease(
         address: LeaseAddress(origin: row.text(0) ?? "", pubkey: row.text(1) ?? "", d: row.text(2) ?? ""),

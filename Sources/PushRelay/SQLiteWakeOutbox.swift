@@ -1,3 +1,5 @@
+import NostrSQLite
+
 /// The `push_wake` table of a `PushStateDatabase`: the SQLite `WakeOutbox`.
 ///
 /// It shares the lease store's connection and lock, so back-fill enqueues in the lease's own
@@ -30,7 +32,7 @@ public final class SQLiteWakeOutbox: WakeOutbox {
 
   /// Inserts inside the caller's transaction.
   static func insert(
-    _ candidates: [WakeCandidate], nowMilliseconds: Int64, on connection: PushSQLiteConnection
+    _ candidates: [WakeCandidate], nowMilliseconds: Int64, on connection: PushStateConnection
   ) throws(PushRelayError) -> [String] {
     var created: [String] = []
     for candidate in candidates {
@@ -149,7 +151,7 @@ public final class SQLiteWakeOutbox: WakeOutbox {
     milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
   }
 
-  private static func wake(_ row: SQLRow) -> Wake {
+  private static func wake(_ row: SQLiteRow) -> Wake {
     let candidate = WakeCandidate(
       address: LeaseAddress(origin: row.text(1) ?? "", pubkey: row.text(2) ?? "", d: row.text(3) ?? ""),
       generation: row.integer(4), keyID: row.text(5) ?? "", endpoint: row.text(6) ?? "",

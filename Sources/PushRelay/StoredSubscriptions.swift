@@ -44,6 +44,7 @@ enum StoredSubscriptions {
 
   private static func corrupt() -> PushRelayError {
     PushRelayError(
-      .corruptRow, "a stored subscription list cannot be read", field: "push_lease.subscriptions")
+      code: .corruptRow, field: "push_lease.subscriptions",
+      message: "a stored subscription list cannot be read")
   }
 }

@@ -169,20 +169,22 @@ enum LeaseCommand: CLICommand {
         }
       }
       if let path = unmatched.first {
-        throw LeaseBuildError(.unknownPushKey, "the key in \(path) is not a key of the descriptor")
+        throw LeaseBuildError(
+          code: .unknownPushKey, message: "the key in \(path) is not a key of the descriptor")
       }
       let validator = try LeaseValidator(descriptor: descriptor, pushKeys: keys, allowedSkew: skew)
       let input: [UInt8]
       do throws(InputError) {
         input = try CommandInput.readWhole(STDIN_FILENO, limit: maxEventBytes)
       } catch {
-        throw LeaseBuildError(.init(rawValue: "malformed_json"), error.message)
+        throw LeaseBuildError(code: .init(rawValue: "malformed_json"), message: error.message)
       }
       let verified = input.withUnsafeBytes { VerifyCommand.verifiedEvent($0) }
       let event: Event
       switch verified {
       case .success(let (parsed, _)): event = parsed
-      case .failure(let failure): throw LeaseBuildError(.init(rawValue: failure.code), failure.message)
+      case .failure(let failure):
+        throw LeaseBuildError(code: .init(rawValue: failure.code), message: failure.message)
       }
       do throws(LeaseRejection) {
         let lease = try validator.open(event, tenantOrigin: origin, now: now)
@@ -234,12 +236,12 @@ enum LeaseCommand: CLICommand {
     do {
       bytes = try DescriptorCommand.readDocument(path)
     } catch {
-      throw LeaseBuildError(.invalidDescriptor, error.message, field: "descriptor")
+      throw LeaseBuildError(code: .invalidDescriptor, field: "descriptor", message: error.message)
     }
     do {
       return try RelayDocument(bytes: bytes).push
     } catch {
-      throw LeaseBuildError(.invalidDescriptor, error.description, field: error.field)
+      throw LeaseBuildError(code: .invalidDescriptor, field: error.field, message: error.description)
     }
   }
 
@@ -247,14 +249,15 @@ enum LeaseCommand: CLICommand {
     do {
       return try SecretKeyFile.read(path)
     } catch {
-      throw LeaseBuildError(.invalidSecretKey, "\(path): \(error)", field: "secret_key_file")
+      throw LeaseBuildError(code: .invalidSecretKey, field: "secret_key_file", message: "\(path): \(error)")
     }
   }
 
   private static func generation(_ text: String, builder: LeaseBuilder) throws(LeaseBuildError) -> Int64 {
     guard let number = Int64(text) else {
       throw LeaseBuildError(
-        .invalidGeneration, "--generation must be an integer, got '\(text)'", field: "generation")
+        code: .invalidGeneration, field: "generation",
+        message: "--generation must be an integer, got '\(text)'")
     }
     try builder.checkGeneration(number)
     return number
@@ -265,7 +268,8 @@ enum LeaseCommand: CLICommand {
     guard let text else { return nil }
     guard let id = InstallationID(rawValue: text) else {
       throw LeaseBuildError(
-        .invalidInstallationID, "--d must be 32 lowercase hex characters, got '\(text)'", field: "d")
+        code: .invalidInstallationID, field: "d",
+        message: "--d must be 32 lowercase hex characters, got '\(text)'")
     }
     return id
   }
@@ -275,14 +279,15 @@ enum LeaseCommand: CLICommand {
     guard let path else { return [] }
     let value = try jsonFile(path, what: "\(flag) file", code: .invalidChannelID)
     guard case .array(let items) = value else {
-      throw LeaseBuildError(.invalidChannelID, "--\(flag) must hold a JSON array of channel ids", field: flag)
+      throw LeaseBuildError(
+        code: .invalidChannelID, field: flag, message: "--\(flag) must hold a JSON array of channel ids")
     }
     var ids: [String] = []
     for (index, item) in items.enumerated() {
       guard case .string(let id) = item else {
         throw LeaseBuildError(
-          .invalidChannelID, "\(flag)[\(index)] is a \(item.typeName), not a channel id",
-          field: "\(flag)[\(index)]")
+          code: .invalidChannelID, field: "\(flag)[\(index)]",
+          message: "\(flag)[\(index)] is a \(item.typeName), not a channel id")
       }
       ids.append(id)
     }
@@ -301,12 +306,12 @@ enum LeaseCommand: CLICommand {
     do {
       bytes = try BoundedFile.bytes(path, maxBytes: maxListFileBytes, what: what)
     } catch {
-      throw LeaseBuildError(code, "\(error)", field: what)
+      throw LeaseBuildError(code: code, field: what, message: "\(error)")
     }
     do {
       return try JSONReader().read(bytes)
     } catch {
-      throw LeaseBuildError(code, "the \(what) is not JSON: \(error.description)", field: what)
+      throw LeaseBuildError(code: code, field: what, message: "the \(what) is not JSON: \(error.description)")
     }
   }
 

@@ -94,7 +94,7 @@ struct Nip44Command: CLICommand {
         do {
           secretKey = try SecretKeyFile.read(file)
         } catch {
-          throw NIP44Error(.invalidSecretKey, "\(error)")
+          throw NIP44Error(code: .invalidSecretKey, message: "\(error)")
         }
         return try NIP44.ConversationKey(secretKey: secretKey, publicKey: publicKey)
       case .direct(let hex):
@@ -107,7 +107,7 @@ struct Nip44Command: CLICommand {
     var nonce: [UInt8]? = nil
     if let nonceHex {
       guard let bytes = Hex.decode(nonceHex), bytes.count == NIP44.nonceBytes else {
-        throw NIP44Error(.invalidNonce, "--nonce is not 64 hex characters")
+        throw NIP44Error(code: .invalidNonce, message: "--nonce is not 64 hex characters")
       }
       nonce = bytes
     }
@@ -115,15 +115,16 @@ struct Nip44Command: CLICommand {
     do {
       input = try CommandInput.readPrefix(STDIN_FILENO, limit: maxPlaintextRead)
     } catch {
-      throw NIP44Error(.invalidPlaintextLength, "standard input could not be read: \(error)")
+      throw NIP44Error(code: .invalidPlaintextLength, message: "standard input could not be read: \(error)")
     }
     guard (NIP44.minPlaintextBytes...NIP44.maxPlaintextBytes).contains(input.count) else {
       let size = input.count > NIP44.maxPlaintextBytes ? "more than \(NIP44.maxPlaintextBytes)" : "0"
       throw NIP44Error(
-        .invalidPlaintextLength, "the plaintext is \(size) bytes, not 1 to \(NIP44.maxPlaintextBytes)")
+        code: .invalidPlaintextLength,
+        message: "the plaintext is \(size) bytes, not 1 to \(NIP44.maxPlaintextBytes)")
     }
     guard let plaintext = String(validating: input, as: UTF8.self) else {
-      throw NIP44Error(.invalidUTF8, "the plaintext is not UTF-8")
+      throw NIP44Error(code: .invalidUTF8, message: "the plaintext is not UTF-8")
     }
     if let nonce { return try NIP44.encrypt(plaintext, conversationKey: key, nonce: nonce) }
     return try NIP44.encrypt(plaintext, conversationKey: key)
@@ -134,7 +135,7 @@ struct Nip44Command: CLICommand {
     do {
       input = try CommandInput.readPrefix(STDIN_FILENO, limit: maxPayloadRead)
     } catch {
-      throw NIP44Error(.invalidPayloadSize, "standard input could not be read: \(error)")
+      throw NIP44Error(code: .invalidPayloadSize, message: "standard input could not be read: \(error)")
     }
     if input.last == UInt8(ascii: "\n") { input.removeLast() }
     return try input.withUnsafeBytes { payload in

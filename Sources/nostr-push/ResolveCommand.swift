@@ -111,7 +111,7 @@ enum SecretKeyFile {
     do {
       return try SecretKey(parsing: text)
     } catch {
-      throw ResolverError(.invalidKey, field: "secret_key_file", error.message)
+      throw ResolverError(code: .invalidKey, field: "secret_key_file", message: error.message)
     }
   }
 }
@@ -129,10 +129,11 @@ enum FilterFile {
     do {
       filters = try Filter.list(json: bytes)
     } catch {
-      throw ResolverError(.invalidFilters, field: "filters" + (error.field ?? ""), error.message)
+      throw ResolverError(
+        code: .invalidFilters, field: "filters" + (error.field ?? ""), message: error.message)
     }
     guard filters.count <= maxFilters else {
-      throw ResolverError(.invalidFilters, field: "filters", "more than \(maxFilters) filters")
+      throw ResolverError(code: .invalidFilters, field: "filters", message: "more than \(maxFilters) filters")
     }
     return filters
   }
@@ -142,12 +143,12 @@ enum FilterFile {
 enum BoundedFile {
   static func bytes(_ path: String, maxBytes: Int, what: String) throws -> [UInt8] {
     guard let handle = FileHandle(forReadingAtPath: path) else {
-      throw ResolverError(.outOfRange, field: what, "cannot open \(path)")
+      throw ResolverError(code: .outOfRange, field: what, message: "cannot open \(path)")
     }
     defer { try? handle.close() }
     let data = (try? handle.read(upToCount: maxBytes + 1)) ?? Data()
     guard data.count <= maxBytes else {
-      throw ResolverError(.outOfRange, field: what, "larger than \(maxBytes) bytes")
+      throw ResolverError(code: .outOfRange, field: what, message: "larger than \(maxBytes) bytes")
     }
     return [UInt8](data)
   }
@@ -155,7 +156,7 @@ enum BoundedFile {
   static func text(_ path: String, maxBytes: Int, what: String) throws -> String {
     let bytes = try bytes(path, maxBytes: maxBytes, what: what)
     guard let text = String(validating: bytes, as: UTF8.self) else {
-      throw ResolverError(.outOfRange, field: what, "not UTF-8")
+      throw ResolverError(code: .outOfRange, field: what, message: "not UTF-8")
     }
     return text
   }

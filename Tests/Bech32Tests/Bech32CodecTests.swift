@@ -117,13 +117,17 @@ import Testing
 
   @Test func comparesErrorsByCodeAndFieldNotByMessage() {
     #expect(
-      Bech32Error(.invalidTLV, field: "relay", "one") == Bech32Error(.invalidTLV, field: "relay", "two"))
-    #expect(Bech32Error(.invalidTLV, field: "relay", "x") != Bech32Error(.invalidTLV, field: "author", "x"))
-    #expect(Bech32Error(.invalidTLV, "x") != Bech32Error(.invalidLength, "x"))
+      Bech32Error(code: .invalidTLV, field: "relay", message: "one")
+        == Bech32Error(code: .invalidTLV, field: "relay", message: "two"))
     #expect(
-      Bech32Error.Code.allCases.map(\.rawValue).sorted() == [
-        "invalid_character", "invalid_checksum", "invalid_length", "invalid_padding", "invalid_tlv",
-        "mixed_case", "unknown_prefix",
-      ])
+      Bech32Error(code: .invalidTLV, field: "relay", message: "x")
+        != Bech32Error(code: .invalidTLV, field: "author", message: "x"))
+    #expect(Bech32Error(code: .invalidTLV, message: "x") != Bech32Error(code: .invalidLength, message: "x"))
+    let names: [Bech32Error.Code: String] = [
+      .invalidCharacter: "invalid_character", .invalidChecksum: "invalid_checksum",
+      .invalidLength: "invalid_length", .invalidPadding: "invalid_padding", .invalidTLV: "invalid_tlv",
+      .mixedCase: "mixed_case", .unknownPrefix: "unknown_prefix",
+    ]
+    for (code, name) in names { #expect(code.rawValue == name) }
   }
 }

@@ -271,8 +271,9 @@ import Testing
   }
 
   @Test func comparesErrorsByCodeOnly() {
-    #expect(NIP44Error(.invalidMAC, "one") == NIP44Error(.invalidMAC, "two"))
-    #expect(NIP44Error(.invalidMAC, "one") != NIP44Error(.invalidPadding, "one"))
+    #expect(NIP44Error(code: .invalidMAC, message: "one") == NIP44Error(code: .invalidMAC, message: "two"))
+    #expect(
+      NIP44Error(code: .invalidMAC, message: "one") != NIP44Error(code: .invalidPadding, message: "one"))
     #expect(NIP44Error.Code.invalidMAC.rawValue == "invalid_mac")
   }
 }

@@ -47,13 +47,13 @@ import Testing
 
   @Test func refusesABodyOverTheCapAnnouncedByContentLength() async throws {
     let (result, _) = try await send(.init(body: [UInt8](repeating: 0x20, count: 2048)), cap: 1024)
-    #expect(throws: HTTPTransportError(.tooLarge)) { try result.get() }
+    #expect(throws: HTTPTransportError(code: .tooLarge, message: "")) { try result.get() }
   }
 
   @Test func refusesABodyOverTheCapWithoutContentLength() async throws {
     let (result, _) = try await send(
       .init(body: [UInt8](repeating: 0x20, count: 4096), declaresLength: false), cap: 1024)
-    #expect(throws: HTTPTransportError(.tooLarge)) { try result.get() }
+    #expect(throws: HTTPTransportError(code: .tooLarge, message: "")) { try result.get() }
   }
 
   @Test func returnsARedirectAsItIsWithoutFollowingIt() async throws {
@@ -66,7 +66,7 @@ import Testing
     let started = ContinuousClock.now
     let (result, _) = try await send(
       .init(body: Array("[]".utf8), delay: .seconds(20)), within: .milliseconds(300))
-    #expect(throws: HTTPTransportError(.timeout)) { try result.get() }
+    #expect(throws: HTTPTransportError(code: .timeout, message: "")) { try result.get() }
     // The deadline promise: over by the deadline plus 100 ms of slack.
     #expect(ContinuousClock.now - started < .milliseconds(400))
   }

@@ -89,10 +89,15 @@ import Testing
   }
 
   @Test func comparesBuildErrorsByCodeAndField() {
-    #expect(LeaseBuildError(.invalidEndpoint, "one text") == LeaseBuildError(.invalidEndpoint, "another"))
-    #expect(LeaseBuildError(.invalidEndpoint, "x") != LeaseBuildError(.invalidGeneration, "x"))
     #expect(
-      LeaseBuildError(.invalidChannelID, "x", field: "joined[0]") != LeaseBuildError(.invalidChannelID, "x"))
+      LeaseBuildError(code: .invalidEndpoint, message: "one text")
+        == LeaseBuildError(code: .invalidEndpoint, message: "another"))
+    #expect(
+      LeaseBuildError(code: .invalidEndpoint, message: "x")
+        != LeaseBuildError(code: .invalidGeneration, message: "x"))
+    #expect(
+      LeaseBuildError(code: .invalidChannelID, field: "joined[0]", message: "x")
+        != LeaseBuildError(code: .invalidChannelID, message: "x"))
     #expect(LeaseBuildError.Code.contentTooLong.rawValue == "content_too_long")
   }
 }

@@ -15,7 +15,8 @@ func crashHelperURL() throws -> URL {
   }
   let built = Demo.packageRoot.appendingPathComponent(".build/debug/PushRelayCrashHelper")
   guard FileManager.default.isExecutableFile(atPath: built.path) else {
-    throw PushRelayError(.invalidConfiguration, "PushRelayCrashHelper is not built; run `swift build` first")
+    throw PushRelayError(
+      code: .invalidConfiguration, message: "PushRelayCrashHelper is not built; run `swift build` first")
   }
   return built
 }

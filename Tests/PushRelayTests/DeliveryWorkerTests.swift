@@ -393,7 +393,7 @@ import Testing
     "https://user@gw.example", "https://gw.example:0", "https://gw.example:99999", "https://", "gw.example",
   ])
   func refusesABaseURLThatIsNotJustSchemeHostAndPort(base: String) {
-    #expect(throws: PushRelayError(.invalidConfiguration, "", field: "gateway")) {
+    #expect(throws: PushRelayError(code: .invalidConfiguration, field: "gateway", message: "")) {
       try GatewayClient(baseURL: base, transport: URLSessionHTTPTransport())
     }
   }
@@ -410,7 +410,7 @@ import Testing
 
   @Test(arguments: [99, 10_001])
   func refusesATimeoutOutside100To10000Milliseconds(milliseconds: Int) {
-    #expect(throws: PushRelayError(.invalidConfiguration, "", field: "gateway_timeout_ms")) {
+    #expect(throws: PushRelayError(code: .invalidConfiguration, field: "gateway_timeout_ms", message: "")) {
       try GatewayClient(
         baseURL: "https://gw.example", transport: URLSessionHTTPTransport(),
         timeout: .milliseconds(milliseconds))

@@ -170,7 +170,7 @@ final class PushWorld: @unchecked Sendable {
   func onlyWake() throws -> Wake {
     let wakes = try outbox.wakes()
     guard wakes.count == 1 else {
-      throw PushRelayError(.corruptRow, "expected one wake, found \(wakes.count)")
+      throw PushRelayError(code: .corruptRow, message: "expected one wake, found \(wakes.count)")
     }
     return wakes[0]
   }
