@@ -22,20 +22,22 @@ package enum ChaCha20 {
   ) {
     precondition(key.count == keyCount && nonce.count == nonceCount)
     precondition((data.count + blockCount - 1) / blockCount <= Int(UInt32.max - counter) + 1)
-    // Words 0..<16: the input state; 16..<32: one keystream block; 32..<96: four blocks, word-major.
-    withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 96) { words in
+    // Words 0..<16: the input state; 16..<80: four keystream blocks, word-major. A tail of one to
+    // three blocks is cut from four as well: one vector pass costs about what one scalar block does.
+    withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 80) { words in
       let raw = UnsafeMutableRawBufferPointer(words)
       defer { SystemRandom.wipe(raw) }
       setUp(words.baseAddress!, key: key, nonce: nonce, counter: counter)
       let input = UnsafePointer(words.baseAddress!)
-      let stream = words.baseAddress! + 16
-      let fourStreams = words.baseAddress! + 32
+      let fourStreams = words.baseAddress! + 16
       guard let base = data.baseAddress else { return }
       var offset = 0
       let rotations = Rotations(left: SIMD4(16, 12, 8, 7), right: SIMD4(16, 20, 24, 25))
-      while data.count - offset >= 4 * blockCount {
+      while offset < data.count {
         fourBlocks(input, into: fourStreams, rotations: rotations)
-        for lane in 0..<4 {
+        let count = min(4 * blockCount, data.count - offset)
+        let wholeBlocks = count / blockCount
+        for lane in 0..<wholeBlocks {
           for index in 0..<16 {
             let position = offset &+ lane &* blockCount &+ index &* 4
             let word = base.loadUnaligned(fromByteOffset: position, as: UInt32.self)
@@ -43,25 +45,11 @@ package enum ChaCha20 {
             base.storeBytes(of: word ^ key, toByteOffset: position, as: UInt32.self)
           }
         }
-        words[12] &+= 4
-        offset += 4 * blockCount
-      }
-      while offset < data.count {
-        block(input, into: stream)
-        let count = min(blockCount, data.count - offset)
-        if count == blockCount {
-          for index in 0..<16 {
-            let position = offset &+ index &* 4
-            let word = base.loadUnaligned(fromByteOffset: position, as: UInt32.self)
-            base.storeBytes(of: word ^ stream[index].littleEndian, toByteOffset: position, as: UInt32.self)
-          }
-        } else {
-          for index in 0..<count {
-            data[offset + index] ^= streamByte(stream, index)
-          }
+        for index in (wholeBlocks * blockCount)..<count {
+          data[offset + index] ^= streamByte(fourStreams, index)
         }
-        words[12] &+= 1
-        offset += blockCount
+        words[12] &+= 4
+        offset += count
       }
     }
   }
@@ -171,10 +159,13 @@ package enum ChaCha20 {
     return output
   }
 
-  /// The byte `index` of the little-endian serialization of the keystream words.
+  /// The byte `index` of the keystream that four word-major blocks make: block `index / 64`,
+  /// little-endian.
   @inline(__always)
-  private static func streamByte(_ stream: UnsafeMutablePointer<UInt32>, _ index: Int) -> UInt8 {
-    UInt8(truncatingIfNeeded: stream[index / 4] >> (UInt32(index % 4) * 8))
+  private static func streamByte(_ fourStreams: UnsafeMutablePointer<UInt32>, _ index: Int) -> UInt8 {
+    let lane = index / blockCount
+    let word = (index % blockCount) / 4
+    return UInt8(truncatingIfNeeded: fourStreams[word * 4 + lane] >> (UInt32(index % 4) * 8))
   }
 
   /// Writes the initial state: the constants "expand 32-byte k", the key, the counter, the nonce.
@@ -194,78 +185,5 @@ package enum ChaCha20 {
       state[13 + index] = UInt32(
         littleEndian: nonce.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self))
     }
-  }
-
-  @inline(__always)
-  private static func quarterRound(
-    _ a: inout UInt32, _ b: inout UInt32, _ c: inout UInt32, _ d: inout UInt32
-  ) {
-    a &+= b
-    d ^= a
-    d = d.rotatedLeft(16)
-    c &+= d
-    b ^= c
-    b = b.rotatedLeft(12)
-    a &+= b
-    d ^= a
-    d = d.rotatedLeft(8)
-    c &+= d
-    b ^= c
-    b = b.rotatedLeft(7)
-  }
-
-  /// The block function: 20 rounds (10 column + diagonal pairs) over `input`, plus `input`.
-  @inline(__always)
-  private static func block(_ input: UnsafePointer<UInt32>, into output: UnsafeMutablePointer<UInt32>) {
-    var x0 = input[0]
-    var x1 = input[1]
-    var x2 = input[2]
-    var x3 = input[3]
-    var x4 = input[4]
-    var x5 = input[5]
-    var x6 = input[6]
-    var x7 = input[7]
-    var x8 = input[8]
-    var x9 = input[9]
-    var x10 = input[10]
-    var x11 = input[11]
-    var x12 = input[12]
-    var x13 = input[13]
-    var x14 = input[14]
-    var x15 = input[15]
-    for _ in 0..<10 {
-      quarterRound(&x0, &x4, &x8, &x12)
-      quarterRound(&x1, &x5, &x9, &x13)
-      quarterRound(&x2, &x6, &x10, &x14)
-      quarterRound(&x3, &x7, &x11, &x15)
-      quarterRound(&x0, &x5, &x10, &x15)
-      quarterRound(&x1, &x6, &x11, &x12)
-      quarterRound(&x2, &x7, &x8, &x13)
-      quarterRound(&x3, &x4, &x9, &x14)
-    }
-    output[0] = x0 &+ input[0]
-    output[1] = x1 &+ input[1]
-    output[2] = x2 &+ input[2]
-    output[3] = x3 &+ input[3]
-    output[4] = x4 &+ input[4]
-    output[5] = x5 &+ input[5]
-    output[6] = x6 &+ input[6]
-    output[7] = x7 &+ input[7]
-    output[8] = x8 &+ input[8]
-    output[9] = x9 &+ input[9]
-    output[10] = x10 &+ input[10]
-    output[11] = x11 &+ input[11]
-    output[12] = x12 &+ input[12]
-    output[13] = x13 &+ input[13]
-    output[14] = x14 &+ input[14]
-    output[15] = x15 &+ input[15]
-  }
-}
-
-extension UInt32 {
-  /// The value rotated left by `count` bits (0 < count < 32).
-  @inline(__always)
-  fileprivate func rotatedLeft(_ count: UInt32) -> UInt32 {
-    (self &<< count) | (self &>> (32 &- count))
   }
 }

@@ -132,7 +132,7 @@ public actor RelayConnection {
 
   /// Sends close 1000 and closes the socket; pending operations end `connection_closed`.
   public func close() async {
-    ended(RelayConnectionError(.connectionClosed, "1000 closed by us"))
+    ended(RelayConnectionError(code: .connectionClosed, message: "1000 closed by us"))
     outbox.finish()
     await transport.close()
   }
@@ -150,24 +150,12 @@ public actor RelayConnection {
   ) async throws(RelayConnectionError) -> [Event] {
     guard (1...Self.maxFilters).contains(filters.count) else {
       throw RelayConnectionError(
-        .invalidFilters, "\(filters.count) filters; a query sends 1 to \(Self.maxFilters)")
+        code: .invalidFilters, message: "\(filters.count) filters; a query sends 1 to \(Self.maxFilters)")
     }
-    if let ending { throw ending }
-    let token = takeToken()
-    let result = await withTaskCancellationHandler {
-      await withCheckedContinuation { continuation in
-        queries[token] = QueryState(filters: filters, limits: limits, continuation: continuation)
-        queries[token]?.timer = timer(token, deadline: deadline)
-        if Task.isCancelled {
-          finishQuery(token, .failure(RelayConnectionError(.cancelled, "query")))
-        } else {
-          subscribe(token)
-        }
-      }
-    } onCancel: {
-      Task { await self.cancelOperation(token) }
+    return try await operation(deadline: deadline, start: subscribe) { token, continuation, timer in
+      queries[token] = QueryState(filters: filters, limits: limits, continuation: continuation)
+      queries[token]?.timer = timer
     }
-    return try result.get()
   }
 
   private func subscribe(_ token: UInt64) {
@@ -177,7 +165,9 @@ public actor RelayConnection {
       .array([.string("REQ"), .string(subscription)] + state.filters.map(\.jsonValue)))
     guard message.count <= WebSocketFrameEncoder.maxMessageBytes else {
       return finishQuery(
-        token, .failure(RelayConnectionError(.messageTooLarge, "REQ of \(message.count) bytes over 4 MiB")))
+        token,
+        .failure(
+          RelayConnectionError(code: .messageTooLarge, message: "REQ of \(message.count) bytes over 4 MiB")))
     }
     state.subscription = subscription
     state.kept = []
@@ -215,28 +205,17 @@ public actor RelayConnection {
     -> PublishResult
   {
     guard event.verify().isValid else {
-      throw RelayConnectionError(.invalidEvent, "event \(event.id) does not verify")
+      throw RelayConnectionError(code: .invalidEvent, message: "event \(event.id) does not verify")
     }
     let message = JSONWriter.bytes(.array([.string("EVENT"), event.jsonValue]))
     guard message.count <= WebSocketFrameEncoder.maxMessageBytes else {
-      throw RelayConnectionError(.messageTooLarge, "EVENT of \(message.count) bytes over 4 MiB")
+      throw RelayConnectionError(
+        code: .messageTooLarge, message: "EVENT of \(message.count) bytes over 4 MiB")
     }
-    if let ending { throw ending }
-    let token = takeToken()
-    let result = await withTaskCancellationHandler {
-      await withCheckedContinuation { continuation in
-        publishes[token] = PublishState(event: event, message: message, continuation: continuation)
-        publishes[token]?.timer = timer(token, deadline: deadline)
-        if Task.isCancelled {
-          finishPublish(token, .failure(RelayConnectionError(.cancelled, "publish")))
-        } else {
-          sendEvent(token)
-        }
-      }
-    } onCancel: {
-      Task { await self.cancelOperation(token) }
+    return try await operation(deadline: deadline, start: sendEvent) { token, continuation, timer in
+      publishes[token] = PublishState(event: event, message: message, continuation: continuation)
+      publishes[token]?.timer = timer
     }
-    return try result.get()
   }
 
   private func sendEvent(_ token: UInt64) {
@@ -254,6 +233,27 @@ public actor RelayConnection {
 
   // MARK: Operations
 
+  /// Runs one query or publish: `register` stores its state (continuation and deadline timer)
+  /// under a new token, then `start` sends it unless the task is already cancelled; cancelling
+  /// the task ends it `cancelled`. Fails at once with the connection's ending when it has ended.
+  private func operation<Value: Sendable>(
+    deadline: ContinuousClock.Instant, start: (UInt64) -> Void,
+    register: (UInt64, CheckedContinuation<Result<Value, RelayConnectionError>, Never>, Task<Void, Never>) ->
+      Void
+  ) async throws(RelayConnectionError) -> Value {
+    if let ending { throw ending }
+    let token = takeToken()
+    let result = await withTaskCancellationHandler {
+      await withCheckedContinuation { continuation in
+        register(token, continuation, timer(token, deadline: deadline))
+        if Task.isCancelled { cancelOperation(token) } else { start(token) }
+      }
+    } onCancel: {
+      Task { await self.cancelOperation(token) }
+    }
+    return try result.get()
+  }
+
   private func takeToken() -> UInt64 {
     nextToken += 1
     return nextToken
@@ -270,20 +270,22 @@ public actor RelayConnection {
   private func expire(_ token: UInt64) {
     if queries[token] != nil {
       unsubscribe(token, sendClose: true)
-      finishQuery(token, .failure(RelayConnectionError(.timeout, "query: no EOSE before the deadline")))
+      finishQuery(
+        token, .failure(RelayConnectionError(code: .timeout, message: "query: no EOSE before the deadline")))
     }
     if publishes[token] != nil {
-      finishPublish(token, .failure(RelayConnectionError(.timeout, "publish: no OK before the deadline")))
+      finishPublish(
+        token, .failure(RelayConnectionError(code: .timeout, message: "publish: no OK before the deadline")))
     }
   }
 
   private func cancelOperation(_ token: UInt64) {
     if queries[token] != nil {
       unsubscribe(token, sendClose: true)
-      finishQuery(token, .failure(RelayConnectionError(.cancelled, "query")))
+      finishQuery(token, .failure(RelayConnectionError(code: .cancelled, message: "query")))
     }
     if publishes[token] != nil {
-      finishPublish(token, .failure(RelayConnectionError(.cancelled, "publish")))
+      finishPublish(token, .failure(RelayConnectionError(code: .cancelled, message: "publish")))
     }
   }
 
@@ -327,10 +329,10 @@ public actor RelayConnection {
           queries[token]?.retried = true
           retryAfterAuthentication(token)
         } else {
-          finishQuery(token, .failure(RelayConnectionError(.authRequired, text)))
+          finishQuery(token, .failure(RelayConnectionError(code: .authRequired, message: text)))
         }
       } else {
-        finishQuery(token, .failure(RelayConnectionError(.subscriptionClosed, text)))
+        finishQuery(token, .failure(RelayConnectionError(code: .subscriptionClosed, message: text)))
       }
     case .ok(let id, let accepted, let text):
       if let challenge = pendingAuth.removeValue(forKey: id) {
@@ -362,7 +364,9 @@ public actor RelayConnection {
       unsubscribe(token, sendClose: true)
       return finishQuery(
         token,
-        .failure(RelayConnectionError(.resultTooLarge, "EVENT messages over \(state.limits.maxBytes) bytes")))
+        .failure(
+          RelayConnectionError(
+            code: .resultTooLarge, message: "EVENT messages over \(state.limits.maxBytes) bytes")))
     }
     guard let event = try? Event(jsonValue: value), event.verify().isValid,
       state.filters.contains(where: { $0.matches(event) }), !state.seen.contains(event.id)
@@ -374,7 +378,9 @@ public actor RelayConnection {
     guard state.kept.count < state.limits.maxEvents else {
       unsubscribe(token, sendClose: true)
       return finishQuery(
-        token, .failure(RelayConnectionError(.resultTooLarge, "more than \(state.limits.maxEvents) events")))
+        token,
+        .failure(
+          RelayConnectionError(code: .resultTooLarge, message: "more than \(state.limits.maxEvents) events")))
     }
     state.kept.append(event)
     state.seen.insert(event.id)
@@ -414,8 +420,8 @@ public actor RelayConnection {
     guard accepted else {
       waitingForAuth = []
       for token in waiting {
-        finishQuery(token, .failure(RelayConnectionError(.authFailed, text)))
-        finishPublish(token, .failure(RelayConnectionError(.authFailed, text)))
+        finishQuery(token, .failure(RelayConnectionError(code: .authFailed, message: text)))
+        finishPublish(token, .failure(RelayConnectionError(code: .authFailed, message: text)))
       }
       return
     }

@@ -1,4 +1,5 @@
 import Foundation
+import NostrEvent
 
 /// A relay's WebSocket URL, checked: `ws` or `wss`, a host, an optional port, path and query.
 ///
@@ -14,7 +15,8 @@ public struct WebSocketURL: Sendable, Hashable, CustomStringConvertible {
   public let text: String
   /// Whether the scheme is `wss` (TLS).
   public let isSecure: Bool
-  /// The host as written, without IPv6 brackets, lower-cased.
+  /// The canonical host, read by the package's one URL parser (`URLAuthority`): lower-cased,
+  /// an IPv6 literal in `inet_ntop` form without its brackets.
   public let host: String
   /// The port given in the URL, nil when it was left to the scheme's default.
   public let port: Int?
@@ -38,80 +40,28 @@ public struct WebSocketURL: Sendable, Hashable, CustomStringConvertible {
   /// `unsupported_scheme` when its scheme is not `ws` or `wss`.
   public init(_ text: String) throws(RelayConnectionError) {
     guard text.utf8.count <= Self.maxBytes else {
-      throw RelayConnectionError(.invalidURL, "URL over \(Self.maxBytes) bytes")
+      throw RelayConnectionError(code: .invalidURL, message: "URL over \(Self.maxBytes) bytes")
     }
-    guard let schemeEnd = text.range(of: "://") else {
-      throw RelayConnectionError(.invalidURL, "not an absolute URL: \(text)")
+    // The request target goes on the wire in the request line: nothing that could split it.
+    guard text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
+      throw RelayConnectionError(
+        code: .invalidURL, message: "spaces, control or non-ASCII characters in the URL")
     }
-    let scheme = text[..<schemeEnd.lowerBound].lowercased()
-    guard let first = scheme.unicodeScalars.first, ("a"..."z").contains(first),
-      scheme.unicodeScalars.allSatisfy({
-        ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "+" || $0 == "-" || $0 == "."
-      })
-    else {
-      throw RelayConnectionError(.invalidURL, "not a URL scheme: \(scheme)")
+    guard let url = URLAuthority(text) else {
+      throw RelayConnectionError(
+        code: .invalidURL,
+        message:
+          "not an absolute URL with a host name or IP literal, a port in 1...65535, no userinfo and no fragment: \(text)"
+      )
     }
-    guard scheme == "ws" || scheme == "wss" else {
-      throw RelayConnectionError(.unsupportedScheme, "\(scheme):// is not a WebSocket URL (ws:// or wss://)")
+    guard url.scheme == "ws" || url.scheme == "wss" else {
+      throw RelayConnectionError(
+        code: .unsupportedScheme, message: "\(url.scheme):// is not a WebSocket URL (ws:// or wss://)")
     }
-    let rest = text[schemeEnd.upperBound...]
-    guard !rest.contains("#") else { throw RelayConnectionError(.invalidURL, "a relay URL has no fragment") }
-    guard rest.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
-      throw RelayConnectionError(.invalidURL, "spaces, control or non-ASCII characters in the URL")
-    }
-    let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
-    let authority = rest[..<authorityEnd]
-    guard !authority.contains("@") else {
-      throw RelayConnectionError(.invalidURL, "a relay URL has no userinfo")
-    }
-    var host: Substring
-    var portText: Substring?
-    if authority.hasPrefix("[") {
-      guard let close = authority.firstIndex(of: "]") else {
-        throw RelayConnectionError(.invalidURL, "unterminated IPv6 literal")
-      }
-      host = authority[authority.index(after: authority.startIndex)..<close]
-      let after = authority[authority.index(after: close)...]
-      if !after.isEmpty {
-        guard after.hasPrefix(":") else {
-          throw RelayConnectionError(.invalidURL, "junk after the IPv6 literal")
-        }
-        portText = after.dropFirst()
-      }
-      guard !host.isEmpty, host.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else {
-        throw RelayConnectionError(.invalidURL, "not an IPv6 literal: \(host)")
-      }
-    } else {
-      if let colon = authority.firstIndex(of: ":") {
-        host = authority[..<colon]
-        portText = authority[authority.index(after: colon)...]
-      } else {
-        host = authority
-      }
-      guard
-        !host.isEmpty,
-        host.unicodeScalars.allSatisfy({
-          ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "-"
-            || $0 == "." || $0 == "_"
-        })
-      else {
-        throw RelayConnectionError(.invalidURL, "not a host name: \(host)")
-      }
-    }
-    var port: Int?
-    if let portText {
-      guard !portText.isEmpty, portText.count <= 5, portText.allSatisfy({ $0.isASCII && $0.isNumber }),
-        let value = Int(portText), (1...65535).contains(value)
-      else {
-        throw RelayConnectionError(.invalidURL, "port not in 1...65535: \(portText)")
-      }
-      port = value
-    }
-    let target = rest[authorityEnd...]
     self.text = text
-    self.isSecure = scheme == "wss"
-    self.host = host.lowercased()
-    self.port = port
-    self.requestTarget = target.isEmpty ? "/" : (target.hasPrefix("?") ? "/" + target : String(target))
+    self.isSecure = url.scheme == "wss"
+    self.host = url.host.hasPrefix("[") ? String(url.host.dropFirst().dropLast()) : url.host
+    self.port = url.port
+    self.requestTarget = url.rest.isEmpty ? "/" : (url.rest.hasPrefix("?") ? "/" + url.rest : url.rest)
   }
 }

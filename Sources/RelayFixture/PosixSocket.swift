@@ -32,22 +32,14 @@ extension PosixSocket {
       socketAddress.sin_family = sa_family_t(AF_INET)
       socketAddress.sin_port = UInt16(port).bigEndian
       withUnsafeMutableBytes(of: &socketAddress.sin_addr) { $0.copyBytes(from: bytes) }
-      bound = withUnsafePointer(to: &socketAddress) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-        }
-      }
+      bound = bindSocket(descriptor, to: socketAddress)
     case .ipv6(let bytes):
       setsockopt(descriptor, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size))
       var socketAddress = sockaddr_in6()
       socketAddress.sin6_family = sa_family_t(AF_INET6)
       socketAddress.sin6_port = UInt16(port).bigEndian
       withUnsafeMutableBytes(of: &socketAddress.sin6_addr) { $0.copyBytes(from: bytes) }
-      bound = withUnsafePointer(to: &socketAddress) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-        }
-      }
+      bound = bindSocket(descriptor, to: socketAddress)
     }
     guard bound == 0 else {
       let code: RelayFixtureError.Code = errno == EADDRINUSE ? .addressInUse : .socket
@@ -99,6 +91,13 @@ extension PosixSocket {
       throw RelayFixtureError(code: .socket, field: "host", message: "pipe(): \(lastError)")
     }
     return pipe
+  }
+}
+
+/// `bind(2)` to a `sockaddr_in` or `sockaddr_in6`, passed with its own size.
+private func bindSocket<Address>(_ descriptor: Int32, to address: Address) -> Int32 {
+  withUnsafeBytes(of: address) {
+    bind(descriptor, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t($0.count))
   }
 }
 
