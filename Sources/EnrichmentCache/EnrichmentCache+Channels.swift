@@ -42,7 +42,7 @@ extension EnrichmentCache {
     let memberBytes: [UInt8]?
     if let member {
       try HexKey.check(member, field: "member")
-      memberBytes = HexKey.bytes(member)
+      memberBytes = NostrID(member)?.bytes
     } else {
       memberBytes = nil
     }

@@ -10,7 +10,7 @@ extension EnrichmentCache {
     try HexKey.check(account, field: "account")
     try HexKey.check(sender, field: "pubkey")
     if let channelID { try Self.checkChannelID(channelID) }
-    let senderBytes = HexKey.bytes(sender)
+    let senderBytes = NostrID(sender)?.bytes
     let relay = relay.description
     return try locked { db throws(CacheError) in
       try db.readTransaction { () throws(CacheError) in

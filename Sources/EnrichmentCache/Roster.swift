@@ -1,3 +1,5 @@
+import NostrEvent
+
 /// A membership record ready to store: the roster of a verified kind 39002, deduplicated and
 /// bounded, with the full count.
 package struct Roster: Sendable, Hashable {
@@ -21,7 +23,7 @@ package struct Roster: Sendable, Hashable {
     var seen = Set<String>()
     var members: [String] = []
     for pubkey in memberPubkeys {
-      guard HexKey.isValid(pubkey) else { throw .invalid("tags.p", "member is not 64 lowercase hex") }
+      guard NostrID(pubkey) != nil else { throw .invalid("tags.p", "member is not 64 lowercase hex") }
       if seen.insert(pubkey).inserted, members.count < Membership.maxStoredMembers {
         members.append(pubkey)
       }
@@ -38,7 +40,7 @@ package struct Roster: Sendable, Hashable {
   var packedMembers: [UInt8] {
     var blob: [UInt8] = []
     blob.reserveCapacity(members.count * 32)
-    for member in members { blob += HexKey.bytes(member) ?? [] }
+    for member in members { blob += NostrID(member)?.bytes ?? [] }
     return blob
   }
 }

@@ -1,4 +1,5 @@
 import Bech32
+import NostrEvent
 
 /// How keys are shown and read in notifications: npub, compact npub, and profile mentions.
 enum KeyDisplay {
@@ -24,7 +25,7 @@ enum KeyDisplay {
 
   /// The public key named by a 64-hex key (either case) or an npub, or nil.
   static func pubkey(fromKeyText text: String) -> String? {
-    if let hex = PublicKeyText.hex(from: text) { return hex }
+    if let id = NostrID(lenient: text) { return id.hex }
     if case .npub(let pubkey)? = try? NIP19Entity(decoding: text) { return pubkey.lowercased() }
     return nil
   }

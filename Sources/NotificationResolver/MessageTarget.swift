@@ -52,21 +52,8 @@ public struct MessageTarget: Sendable, Hashable {
 
   private static func lastMarkedEventID(in tags: [[String]], marker: String) -> String? {
     for tag in tags.reversed() where tag.count >= 4 && tag[0] == "e" && tag[3] == marker {
-      if isHex64(tag[1]) { return tag[1].lowercased() }
+      if let id = NostrID(lenient: tag[1]) { return id.hex }
     }
     return nil
-  }
-
-  private static func isHex64(_ text: String) -> Bool {
-    let bytes = text.utf8
-    guard bytes.count == 64 else { return false }
-    return bytes.allSatisfy {
-      isLowercaseHexDigit($0) || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0)
-    }
-  }
-
-  private static func isLowercaseHexDigit(_ byte: UInt8) -> Bool {
-    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-      || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
   }
 }

@@ -55,7 +55,7 @@ public struct ResolverConfiguration: Sendable {
     }
     var relayKey: String? = nil
     if let relayPubkey {
-      guard let hex = PublicKeyText.hex(from: relayPubkey) else {
+      guard let hex = NostrID(lenient: relayPubkey)?.hex else {
         throw ResolverError(code: .invalidKey, field: "relay_pubkey", message: "not 64 hex characters")
       }
       relayKey = hex

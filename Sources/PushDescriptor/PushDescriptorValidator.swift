@@ -123,7 +123,7 @@ struct PushDescriptorValidator {
       guard case .string(let pubkey) = pubkeyValue else {
         throw wrongType("\(path).pubkey", expected: "a string", pubkeyValue)
       }
-      guard Self.isLowercaseHex(pubkey, length: 64) else {
+      guard NostrID(pubkey) != nil else {
         throw invalid("\(path).pubkey", "pubkey must be 64 lowercase hex digits")
       }
       let current = try optionalBool(object["current"], field: "\(path).current")
@@ -270,14 +270,6 @@ struct PushDescriptorValidator {
     guard let value else { return nil }
     guard case .bool(let flag) = value else { throw wrongType(field, expected: "a boolean", value) }
     return flag
-  }
-
-  private static func isLowercaseHex(_ text: String, length: Int) -> Bool {
-    text.utf8.count == length
-      && text.utf8.allSatisfy {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
-          || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
-      }
   }
 
   // MARK: Errors

@@ -1,4 +1,5 @@
 import Bech32
+import NostrEvent
 
 /// Normalizes the public keys a relay information document gives (`pubkey`, `self`).
 enum RelayPublicKey {
@@ -7,7 +8,7 @@ enum RelayPublicKey {
 
   /// The key as 64 lowercase hex, from 64 hex digits of either case or an `npub`; nil otherwise.
   static func hex(from text: String) -> String? {
-    if text.utf8.count == 64, text.utf8.allSatisfy(isHexDigit) { return text.lowercased() }
+    if let id = NostrID(lenient: text) { return id.hex }
     return npubHex(text)
   }
 
@@ -17,14 +18,5 @@ enum RelayPublicKey {
       case .npub(let pubkey) = try? NIP19Entity(decoding: text)
     else { return nil }
     return pubkey
-  }
-
-  private static func isHexDigit(_ byte: UInt8) -> Bool {
-    switch byte {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
-      UInt8(ascii: "A")...UInt8(ascii: "F"):
-      true
-    default: false
-    }
   }
 }
