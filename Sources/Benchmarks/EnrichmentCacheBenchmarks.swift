@@ -139,37 +139,35 @@ private struct LookupFigures {
   var count: Int { fixture.lookupsPerRepetition }
 
   func lookupPercentile(_ percentile: Int, clock: Clock = .wall) throws -> Double {
-    var times: [Double] = []
-    times.reserveCapacity(count)
-    for _ in 0..<count {
-      let sender = fixture.senders.randomElement()!
-      let channel = fixture.channels.randomElement()!
-      times.append(
-        try Self.milliseconds(clock) {
-          _ = try fixture.cache.lookupProfile(
-            account: fixture.account, relay: fixture.relay, pubkey: sender, now: fixture.now)
-          _ = try fixture.cache.lookupChannel(
-            account: fixture.account, relay: fixture.relay, channelID: channel, now: fixture.now)
-          _ = try fixture.cache.lookupMembership(
-            account: fixture.account, relay: fixture.relay, channelID: channel, member: sender,
-            now: fixture.now)
-        })
+    try timePercentile(percentile, clock: clock) { sender, channel in
+      _ = try fixture.cache.lookupProfile(
+        account: fixture.account, relay: fixture.relay, pubkey: sender, now: fixture.now)
+      _ = try fixture.cache.lookupChannel(
+        account: fixture.account, relay: fixture.relay, channelID: channel, now: fixture.now)
+      _ = try fixture.cache.lookupMembership(
+        account: fixture.account, relay: fixture.relay, channelID: channel, member: sender,
+        now: fixture.now)
     }
-    return Self.percentile(times, percentile)
   }
 
   func snapshotPercentile(_ percentile: Int) throws -> Double {
+    try timePercentile(percentile, clock: .wall) { sender, channel in
+      _ = try fixture.cache.lookupSnapshot(
+        account: fixture.account, relay: fixture.relay, sender: sender, channelID: channel,
+        now: fixture.now)
+    }
+  }
+
+  /// The percentile of `count` timed calls of `body`, each on a random sender and channel.
+  private func timePercentile(
+    _ percentile: Int, clock: Clock, _ body: (_ sender: String, _ channel: String) throws -> Void
+  ) throws -> Double {
     var times: [Double] = []
     times.reserveCapacity(count)
     for _ in 0..<count {
       let sender = fixture.senders.randomElement()!
       let channel = fixture.channels.randomElement()!
-      times.append(
-        try Self.milliseconds(.wall) {
-          _ = try fixture.cache.lookupSnapshot(
-            account: fixture.account, relay: fixture.relay, sender: sender, channelID: channel,
-            now: fixture.now)
-        })
+      times.append(try Self.milliseconds(clock) { try body(sender, channel) })
     }
     return Self.percentile(times, percentile)
   }

@@ -2,6 +2,7 @@ import Foundation
 import NostrEvent
 import NostrPushTestSupport
 import PushLease
+import PushRelay
 import RelayFixture
 
 /// The accounts of a push load run: `accounts` fresh keys, `accounts / 2` channels (ids of the
@@ -79,5 +80,21 @@ enum LoadMessages {
       }
     }
     return (events, expected)
+  }
+}
+
+extension LoadMessages {
+  /// Checks the load run's rule on what the gateway recorded: every expected wake delivered
+  /// exactly once, nothing else, each on its first attempt; returns the delivered pairs.
+  static func checkDeliveries(_ deliveries: [GatewayDelivery], wakes: [Wake], expected: Set<String>)
+    -> [String]
+  {
+    let eventOf = Dictionary(uniqueKeysWithValues: wakes.map { ($0.requestID, $0.candidate.eventID) })
+    let delivered = deliveries.map { eventOf[$0.requestID]! + " " + $0.deviceToken }
+    precondition(Set(delivered).count == delivered.count, "a wake was delivered twice")
+    precondition(Set(delivered) == expected, "delivered \(delivered.count) wakes, expected \(expected.count)")
+    precondition(
+      wakes.allSatisfy { $0.state == .delivered && $0.attempts == 1 }, "a wake did not deliver first time")
+    return delivered
   }
 }

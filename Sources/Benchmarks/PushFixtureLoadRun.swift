@@ -105,13 +105,8 @@ struct PushFixtureLoadRun: Sendable {
     }
     let drainSeconds = Double(DispatchTime.now().uptimeNanoseconds - publishStart) / 1e9
     precondition(drained, "the outbox did not drain within \(Self.drainTimeout)")
-    let wakes = try server.wakes()
-    let eventOf = Dictionary(uniqueKeysWithValues: wakes.map { ($0.requestID, $0.candidate.eventID) })
-    let delivered = gateway.deliveries().map { eventOf[$0.requestID]! + " " + $0.deviceToken }
-    precondition(Set(delivered).count == delivered.count, "a wake was delivered twice")
-    precondition(Set(delivered) == expected, "delivered \(delivered.count) wakes, expected \(expected.count)")
-    precondition(
-      wakes.allSatisfy { $0.state == .delivered && $0.attempts == 1 }, "a wake did not deliver first time")
+    let delivered = LoadMessages.checkDeliveries(
+      gateway.deliveries(), wakes: try server.wakes(), expected: expected)
     return String(
       format:
         "PushRelay load through the fixture relay: %d messages against %d leases: %d wakes expected, %d delivered once each, none unexpected; enroll %.0f leases/s (POST /events), publish %.0f messages/s (one WebSocket, match+enqueue before OK), publish to last delivery %.1f s (in-process worker, %d ms sweeps, 16 per claim)",

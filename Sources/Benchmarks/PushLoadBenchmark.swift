@@ -100,14 +100,8 @@ struct PushLoadRun: Sendable {
     while try await !worker.runOnce().isEmpty {}
     let deliverSeconds = Double(DispatchTime.now().uptimeNanoseconds - deliverStart) / 1e9
     await gateway.stop()
-    let wakes = try outbox.wakes()
-    let eventOf = Dictionary(uniqueKeysWithValues: wakes.map { ($0.requestID, $0.candidate.eventID) })
-    let deliveries = gateway.deliveries()
-    let delivered = deliveries.map { eventOf[$0.requestID]! + " " + $0.deviceToken }
-    precondition(Set(delivered).count == delivered.count, "a wake was delivered twice")
-    precondition(Set(delivered) == expected, "delivered \(delivered.count) wakes, expected \(expected.count)")
-    precondition(
-      wakes.allSatisfy { $0.state == .delivered && $0.attempts == 1 }, "a wake did not deliver first time")
+    let delivered = LoadMessages.checkDeliveries(
+      gateway.deliveries(), wakes: try outbox.wakes(), expected: expected)
     return String(
       format:
         "PushRelay load: %d messages against %d leases: %d wakes expected, %d delivered once each, none unexpected; enroll %.0f leases/s, match+enqueue %.0f messages/s, deliver %.0f wakes/s (loopback gateway fixture, 16 per claim)",

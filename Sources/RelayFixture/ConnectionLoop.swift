@@ -255,12 +255,10 @@ final class ConnectionLoop {
   private func flush(_ connection: FixtureSocket) {
     guard let outbound = connection.outbound else { return finish(connection) }
     while connection.sentBytes < outbound.bytes.count {
-      let written = outbound.bytes.withUnsafeBytes { bytes in
-        PosixSocket.sendSome(
-          bytes.baseAddress! + connection.sentBytes, count: bytes.count - connection.sentBytes,
-          to: connection.descriptor)
-      }
-      guard let written else { return drop(connection) }
+      guard
+        let written = PosixSocket.sendSome(
+          outbound.bytes, from: connection.sentBytes, to: connection.descriptor)
+      else { return drop(connection) }
       if written == 0 { return }
       connection.sentBytes += written
     }
@@ -423,12 +421,8 @@ final class ConnectionLoop {
   private func flushFrames(_ connection: FixtureSocket) {
     guard let socket = connection.webSocket else { return }
     while let frame = socket.queue.first {
-      let written = frame.withUnsafeBytes { bytes in
-        PosixSocket.sendSome(
-          bytes.baseAddress! + socket.sentOfFirst, count: bytes.count - socket.sentOfFirst,
-          to: connection.descriptor)
-      }
-      guard let written else { return drop(connection) }
+      guard let written = PosixSocket.sendSome(frame, from: socket.sentOfFirst, to: connection.descriptor)
+      else { return drop(connection) }
       if written == 0 { return }
       socket.sentOfFirst += written
       if socket.sentOfFirst == frame.count {

@@ -76,6 +76,12 @@ extension PosixSocket {
     return (descriptor, Int(boundPort))
   }
 
+  /// Sends what the socket takes now of `bytes` from `offset` on: the count sent (0 when it
+  /// would block), nil when the peer is gone.
+  static func sendSome(_ bytes: [UInt8], from offset: Int, to descriptor: Int32) -> Int? {
+    bytes.withUnsafeBytes { sendSome($0.baseAddress! + offset, count: $0.count - offset, to: descriptor) }
+  }
+
   /// Accepts one pending connection; nil when none was pending or the call failed.
   static func accept(from listener: Int32) -> Int32? {
     let descriptor = posixAccept(listener)

@@ -39,8 +39,8 @@ enum EnrollCommand: CLICommand {
     let now = try reader.integer("now")
     let appProfile = try reader.required("app-profile")
     let transport = try reader.required("transport")
-    guard transport == "apns" || transport == "fcm" else {
-      throw UsageError("--transport must be apns or fcm")
+    guard DescriptorCommand.transports.contains(transport) else {
+      throw UsageError("--transport must be apns or fcm, got '\(transport)'")
     }
     let grant: GrantSource
     switch (reader.value("endpoint"), reader.value("gateway"), reader.value("device-token")) {
