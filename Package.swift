@@ -134,8 +134,11 @@ let package = Package(
     .executableTarget(
       name: "PushRelayCrashHelper", dependencies: ["PushRelay", "NostrEvent", "NotificationResolver", "NostrHTTP"],
       swiftSettings: strictSettings),
-    // Test support written once: the seeded generator, a raw loopback HTTP responder, polling.
-    .target(name: "NostrPushTestSupport", path: "Tests/NostrPushTestSupport", swiftSettings: strictSettings),
+    // Test support written once: the seeded generator, a raw loopback HTTP responder, polling,
+    // and the scoped fixtures (`withStarted`, `withRelay`, `withGateway`) that await `stop()`.
+    .target(
+      name: "NostrPushTestSupport", dependencies: ["RelayFixture"], path: "Tests/NostrPushTestSupport",
+      swiftSettings: strictSettings),
     .testTarget(
       name: "NostrJSONTests", dependencies: ["NostrJSON", "NostrPushTestSupport"],
       swiftSettings: strictSettings),
@@ -170,7 +173,7 @@ let package = Package(
     ),
     .testTarget(
       name: "NostrWebSocketTests",
-      dependencies: ["NostrWebSocket", "RelayFixture", "NostrEvent", "NostrJSON"],
+      dependencies: ["NostrWebSocket", "RelayFixture", "NostrEvent", "NostrJSON", "NostrPushTestSupport"],
       swiftSettings: strictSettings
     ),
     .testTarget(

@@ -279,19 +279,6 @@ public final class RelayFixtureServer: Sendable {
     state.withLock { $0.nip11 = bytes }
   }
 
-  /// Runs `body` while the relay serves, then stops it — awaited, whether `body` returns or
-  /// throws — so a test never leaves a relay running behind it.
-  public func serving<T>(_ body: () async throws -> T) async rethrows -> T {
-    do {
-      let result = try await body()
-      await stop()
-      return result
-    } catch {
-      await stop()
-      throw error
-    }
-  }
-
   /// The relay's clock in Unix seconds: the fixed one (`now`, `setNow`, `advanceClock(by:)`), else
   /// the system's; tests share it with the gateway fixture and the resolver.
   public var now: Int64 { state.withLock { Self.seconds($0) } }

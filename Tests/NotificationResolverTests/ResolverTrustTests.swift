@@ -92,19 +92,20 @@ import Testing
     let folder = TemporaryFolder()
     let foreign = try await scenario.startRelay(
       [], media: ["a.png": ImageBytes.png], mediaRequiresAuthorization: false)
-    defer { Task { await foreign.stop() } }
-    let picture = foreign.origin! + "/media/a.png"
-    let server = try await scenario.startRelay(
-      [scenario.message("hi")] + scenario.enrichmentEvents(picture: picture))
-    try await server.serving {
-      let resolution = await scenario.resolve(
-        try scenario.configuration(server, relayPubkey: true, avatarDirectory: folder.path + "/avatars"),
-        cache: try folder.cache())
-      let file = try #require(resolution.outcome.notification?.avatarFile)
-      #expect(FileManager.default.contents(atPath: file).map { [UInt8]($0) } == ImageBytes.png)
-      let mediaRequests = foreign.requests().filter { $0.path == "/media/a.png" }
-      #expect(mediaRequests.count == 1)
-      #expect(mediaRequests.allSatisfy { !$0.hadAuthorization })
+    try await foreign.serving {
+      let picture = foreign.origin! + "/media/a.png"
+      let server = try await scenario.startRelay(
+        [scenario.message("hi")] + scenario.enrichmentEvents(picture: picture))
+      try await server.serving {
+        let resolution = await scenario.resolve(
+          try scenario.configuration(server, relayPubkey: true, avatarDirectory: folder.path + "/avatars"),
+          cache: try folder.cache())
+        let file = try #require(resolution.outcome.notification?.avatarFile)
+        #expect(FileManager.default.contents(atPath: file).map { [UInt8]($0) } == ImageBytes.png)
+        let mediaRequests = foreign.requests().filter { $0.path == "/media/a.png" }
+        #expect(mediaRequests.count == 1)
+        #expect(mediaRequests.allSatisfy { !$0.hadAuthorization })
+      }
     }
   }
 

@@ -101,7 +101,7 @@ enum Demo {
 
 /// A relay's push half on a real SQLite file, with a real gateway fixture on loopback, all on one
 /// manual clock.
-final class PushWorld: @unchecked Sendable {
+final class PushWorld: LoopbackFixture, @unchecked Sendable {
   let clock: ManualPushClock
   let path: String
   let database: PushStateDatabase
