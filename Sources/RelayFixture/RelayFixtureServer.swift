@@ -245,7 +245,15 @@ public final class RelayFixtureServer: Sendable {
 
   /// Adds events to those served (an id already served is ignored); while running, the open
   /// WebSocket subscriptions they match receive them at once.
-  public func add(_ events: [Event]) {
+  ///
+  /// Throws `invalidData` (field `events[<index>]`, message `leases arrive only through ingest`)
+  /// for a kind 30350 event, and then adds none of them: leases enter only through the push
+  /// ingest path (`POST /events` or `EVENT` in push mode), as `relay-fixture.md` says.
+  public func add(_ events: [Event]) throws(RelayFixtureError) {
+    if let index = events.firstIndex(where: { $0.kind == WebSocketRelay.leaseKind }) {
+      throw RelayFixtureError(
+        code: .invalidData, field: "events[\(index)]", message: "leases arrive only through ingest")
+    }
     let added = state.withLock { state in
       events.compactMap { event -> RelayFixtureData.Entry? in
         guard !state.store.contains(id: event.id) else { return nil }

@@ -110,6 +110,7 @@ func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thr
       // Odd rounds kill at a random time from the start (often while opening or migrating), even
       // rounds a random time after the first acknowledged write (in the middle of the writes).
       if round % 2 == 0 { writer.waitForOutput() }
+      // Not a wait for anything: the random moment of the kill is what the test varies.
       Thread.sleep(forTimeInterval: Double.random(in: round % 2 == 0 ? 0...0.030 : 0.010...0.150))
       kill(writer.process.processIdentifier, SIGKILL)
       let result = writer.finish()

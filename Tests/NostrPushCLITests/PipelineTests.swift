@@ -185,6 +185,7 @@ final class CacheLocker: Sendable {
   init(path: String) throws {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    // `time.sleep(30)` is the lock's lifetime (the locked cache under test), not a wait for anything.
     let script = """
       import sqlite3, sys, time
       c = sqlite3.connect(sys.argv[1], isolation_level=None)

@@ -26,7 +26,7 @@ import Testing
     let server = RelayFixtureServer(
       data: RelayFixtureData(), configuration: RelayFixtureConfiguration(now: now, requestLogCapacity: 100))
     let origin = try await server.start().absoluteString
-    server.add([stored])
+    try server.add([stored])
     let keyFile = try writeKey("7f7ff03d123792d6ac594bfa67bf6d0c0ab55b6b1fdb6249303fe861f1ccba9a")
     return Setup(
       server: server, origin: origin, webSocket: "ws" + origin.dropFirst("http".count), keyFile: keyFile,

@@ -1,6 +1,7 @@
 import Foundation
 import NostrEvent
 import NostrJSON
+import NostrPushTestSupport
 import NostrWebSocket
 import RelayFixture
 import Testing
@@ -32,7 +33,7 @@ struct WebSocketScenario {
     data.authRequiredKinds = authRequiredKinds
     server = RelayFixtureServer(data: data, configuration: RelayFixtureConfiguration(now: Self.now))
     let origin = try await server.start()
-    server.add(messages + [lease])
+    try server.add(messages + [lease])
     url = "ws://" + origin.absoluteString.dropFirst("http://".count)
   }
 
@@ -41,18 +42,8 @@ struct WebSocketScenario {
   }
 
   /// Waits (polling, at most 10 s) until the fixture serves `count` connections.
-  func waitForConnections(_ count: Int) async throws -> Bool {
-    try await waitFor { server.activeConnections == count }
-  }
-
-  /// Polls `condition` every 10 ms for at most 10 s.
-  func waitFor(_ condition: () -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now.advanced(by: .seconds(10))
-    while ContinuousClock.now < deadline {
-      if condition() { return true }
-      try await Task.sleep(for: .milliseconds(10))
-    }
-    return false
+  func waitForConnections(_ count: Int) async -> Bool {
+    await Polling.eventually(within: .seconds(10)) { server.activeConnections == count }
   }
 }
 
@@ -168,11 +159,11 @@ struct WebSocketScenario {
     scenario.server.setFaults([RelayFault(path: "ws", kind: 9, action: .delay(milliseconds: 1500), times: 1)])
     let connection = try await scenario.connect()
     let task = Task { try await connection.query([Filter(kinds: [9])], deadline: .now + .seconds(30)) }
-    #expect(try await scenario.waitFor { scenario.server.openSubscriptions == 1 })
+    #expect(await Polling.eventually(within: .seconds(10)) { scenario.server.openSubscriptions == 1 })
     task.cancel()
     let error = await #expect(throws: RelayConnectionError.self) { _ = try await task.value }
     #expect(error?.code == .cancelled)
-    #expect(try await scenario.waitFor { scenario.server.openSubscriptions == 0 })
+    #expect(await Polling.eventually(within: .seconds(10)) { scenario.server.openSubscriptions == 0 })
     let events = try await connection.query([Filter(kinds: [9])], deadline: .now + .seconds(10))
     #expect(events.count == 3)
     #expect(await connection.counters.ignored == 4)
@@ -218,7 +209,7 @@ struct WebSocketScenario {
     object["content"] = .string("forged")
     object["id"] = .string(String(repeating: "ab", count: 32))
     let forged = try Event(jsonValue: .object(object))
-    scenario.server.add([forged])
+    try scenario.server.add([forged])
     let connection = try await scenario.connect()
     let events = try await connection.query([Filter(kinds: [9])], deadline: .now + .seconds(10))
     #expect(events.count == 3)
@@ -235,16 +226,16 @@ struct WebSocketScenario {
       return try await connection.query([Filter(kinds: [9])], deadline: .now + .seconds(10)).count
     }
     #expect(try await owner.value == 3)
-    #expect(try await scenario.waitForConnections(0))
+    #expect(await scenario.waitForConnections(0))
     await scenario.server.stop()
   }
 
   @Test func closingTheOwnerClosesTheSocketAndEndsPendingWork() async throws {
     let scenario = try await WebSocketScenario()
     let connection = try await scenario.connect()
-    #expect(try await scenario.waitForConnections(1))
+    #expect(await scenario.waitForConnections(1))
     await connection.close()
-    #expect(try await scenario.waitForConnections(0))
+    #expect(await scenario.waitForConnections(0))
     let error = await #expect(throws: RelayConnectionError.self) {
       _ = try await connection.query([Filter()], deadline: .now + .seconds(5))
     }
@@ -396,7 +387,7 @@ struct WebSocketScenario {
       return
     }
     #expect(message.hasPrefix("invalid: filter [0] kinds[0]: "))
-    #expect(try await scenario.waitFor { scenario.server.openSubscriptions == 19 })
+    #expect(await Polling.eventually(within: .seconds(10)) { scenario.server.openSubscriptions == 19 })
     await scenario.server.stop()
   }
 
@@ -468,7 +459,7 @@ struct WebSocketScenario {
       pubkey: scenario.stranger.publicKeyHex, createdAt: WebSocketScenario.now, kind: 7, tags: [],
       content: "+"
     ).signed(with: scenario.stranger)
-    scenario.server.add([scenario.messages[0], reaction])
+    try scenario.server.add([scenario.messages[0], reaction])
     let pushed = await peer.readFrame(as: .client)
     #expect(pushed?.payload == Array(#"["EVENT","live","#.utf8) + reaction.jsonBytes() + [UInt8(ascii: "]")])
     await scenario.server.stop()

@@ -114,7 +114,7 @@ import Testing
     let folder = TemporaryFolder()
     let server = try await scenario.startRelay([scenario.message("hi")], media: ["me.png": ImageBytes.png])
     try await server.serving {
-      server.add(scenario.enrichmentEvents(picture: server.origin! + "/media/me.png"))
+      try server.add(scenario.enrichmentEvents(picture: server.origin! + "/media/me.png"))
       let resolution = await scenario.resolve(
         try scenario.configuration(server, relayPubkey: true, avatarDirectory: folder.path + "/avatars"),
         cache: try folder.cache())
@@ -128,7 +128,7 @@ import Testing
     let folder = TemporaryFolder()
     let server = try await scenario.startRelay([scenario.message("hi")], media: ["a.svg": ImageBytes.svg])
     try await server.serving {
-      server.add(scenario.enrichmentEvents(picture: server.origin! + "/media/a.svg"))
+      try server.add(scenario.enrichmentEvents(picture: server.origin! + "/media/a.svg"))
       let resolution = await scenario.resolve(
         try scenario.configuration(server, relayPubkey: true, avatarDirectory: folder.path + "/avatars"),
         cache: try folder.cache())
@@ -149,7 +149,7 @@ import Testing
       messages, media: ["me.png": ImageBytes.png],
       faults: [RelayFault(path: "/media/me.png", action: .delay(milliseconds: 300))])
     try await server.serving {
-      server.add(scenario.enrichmentEvents(picture: server.origin! + "/media/me.png"))
+      try server.add(scenario.enrichmentEvents(picture: server.origin! + "/media/me.png"))
       let configuration = try scenario.configuration(
         server, relayPubkey: true, avatarDirectory: folder.path + "/avatars")
       let caches = try (0..<2).map { _ in try folder.cache() }

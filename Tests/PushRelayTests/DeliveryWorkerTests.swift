@@ -250,8 +250,7 @@ import Testing
       world.gateway.script([GatewayScriptEntry(status: 410, delayMilliseconds: 800)])
       let worker = world.worker!
       let sending = Task { try await worker.runOnce() }
-      let deadline = ContinuousClock.now.advanced(by: .seconds(10))
-      while world.gateway.requests().isEmpty && ContinuousClock.now < deadline { await Task.yield() }
+      #expect(await Polling.eventually(within: .seconds(10)) { !world.gateway.requests().isEmpty })
       let next = Demo.lease(
         endpoint: wake.candidate.endpoint, generation: 2, createdAt: Demo.now + 1, d: d, now: Demo.now + 1)
       #expect(try world.publish(lease: next).accepted)

@@ -58,6 +58,7 @@ import Testing
     let slowStillWaiting = !slow.isReadable()
     var sent = 1
     while sent < request.count, !slow.isReadable() {
+      // Not a wait for anything: one byte every 250 ms is the trickling client under test.
       try await Task.sleep(for: .milliseconds(250))
       guard slow.send([request[sent]]) else { break }
       sent += 1

@@ -1,6 +1,7 @@
 import Foundation
 import NostrEvent
 import NostrJSON
+import NostrPushTestSupport
 import RelayFixture
 import Testing
 
@@ -137,11 +138,35 @@ import Testing
     #expect(first.status == 200)
   }
 
+  /// `relay-fixture.md`: `add(_:)` throws for kind 30350, since leases enter only through ingest;
+  /// the events beside the lease are not added either.
+  @Test func refusesToAddALeaseAndAddsNothingOfItsBatch() async throws {
+    let scenario = Scenario()
+    try await withRelay(configuration: RelayFixtureConfiguration(now: Scenario.now)) { server in
+      let message = try scenario.message("beside the lease", offset: 1)
+      let lease = try scenario.message("", offset: 2, key: scenario.account, kind: 30350)
+      let error = try #require(throws: RelayFixtureError.self) { try server.add([message, lease]) }
+      #expect(error.code == .invalidData)
+      #expect(error.field == "events[1]")
+      #expect(error.message == "leases arrive only through ingest")
+      let client = HTTPTestClient()
+      defer { client.invalidate() }
+      let response = try await client.query(
+        try #require(server.origin), #"[{"kinds":[9]}]"#, key: scenario.account, now: Scenario.now)
+      #expect(response.status == 200)
+      #expect(try eventIDs(response.body).isEmpty)
+      try server.add([message])
+      let after = try await client.query(
+        try #require(server.origin), #"[{"kinds":[9]}]"#, key: scenario.account, now: Scenario.now)
+      #expect(try eventIDs(after.body) == [message.id])
+    }
+  }
+
   @Test func servesEventsAddedWhileRunning() async throws {
     let scenario = Scenario()
     let (server, origin) = try await Scenario.start(RelayFixtureData())
     let late = try scenario.message("late", offset: 1)
-    server.add([late])
+    try server.add([late])
     let client = HTTPTestClient()
     defer { client.invalidate() }
     let response = try await client.query(
