@@ -38,7 +38,8 @@ func crashHelperURL() throws -> URL {
         let ingest = PushIngest(
           validator: validator, store: store, roster: TestRoster(channels: [:]), descriptor: Demo.descriptor,
           clock: PushRelayClock { Demo.now * 1000 })
-        let grant = try gateway.issueGrant(relayPubkey: Demo.relayKey.publicKeyHex, deviceToken: "c0ffee").grant
+        let grant = try gateway.issueGrant(relayPubkey: Demo.relayKey.publicKeyHex, deviceToken: "c0ffee")
+          .grant
         let lease = Demo.lease(endpoint: grant, generation: 1, d: .generate())
         #expect(try ingest.ingest(lease, identity: lease.pubkey, recent: []).accepted)
         let mention = Demo.event(tags: [["p", Demo.account.publicKeyHex]])
@@ -46,7 +47,8 @@ func crashHelperURL() throws -> URL {
           for: mention, leases: try store.liveLeases(origin: Demo.origin, now: Demo.now),
           roster: TestRoster(channels: [:]), origin: Demo.origin, now: Demo.now)
         requestID = try #require(
-          try SQLiteWakeOutbox(database: database).enqueue(candidates, nowMilliseconds: Demo.now * 1000).first)
+          try SQLiteWakeOutbox(database: database).enqueue(candidates, nowMilliseconds: Demo.now * 1000).first
+        )
       }
       // The first answer is held 30 s, so the helper is inside the exchange when it is killed.
       gateway.script([GatewayScriptEntry(status: 503, delayMilliseconds: 30_000)])

@@ -177,9 +177,10 @@ import Testing
   }
 
   @Test func retriesATimeoutAndCountsALater404AsDelivered() async throws {
-    try await withStarted(try await PushWorld(timeout: .milliseconds(200))) { world in
+    // The client's timeout must also cover the second, immediate answer on a loaded machine.
+    try await withStarted(try await PushWorld(timeout: .seconds(1))) { world in
       let wake = try Self.wake(in: world)
-      world.gateway.script([GatewayScriptEntry(status: 200, delayMilliseconds: 1500)])
+      world.gateway.script([GatewayScriptEntry(status: 200, delayMilliseconds: 3000)])
       let first = try await world.worker.runOnce()
       guard case .unreachable = first.first?.answer else {
         Issue.record("expected a timeout, got \(first)")
@@ -270,7 +271,8 @@ import Testing
     try await withStarted(try await PushWorld()) { world in
       let d = InstallationID.generate()
       try Self.wake(in: world, d: d)
-      try world.publish(lease: Demo.tombstone(generation: 2, createdAt: Demo.now + 1, d: d, now: Demo.now + 1))
+      try world.publish(
+        lease: Demo.tombstone(generation: 2, createdAt: Demo.now + 1, d: d, now: Demo.now + 1))
       let attempts = try await world.worker.runOnce()
       #expect(attempts.map(\.answer) == [nil])
       #expect(try world.onlyWake().state == .failed)

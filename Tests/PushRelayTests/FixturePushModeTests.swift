@@ -222,7 +222,8 @@ final class PushModeRelay: LoopbackFixture, @unchecked Sendable {
       #expect(again.answer["message"] == .string("duplicate: already have this event"))
       let other = try await relay.post(lease, as: Demo.alice)
       #expect(other.status == 400)
-      #expect(other.answer["message"] == .string("invalid: event pubkey does not match authenticated identity"))
+      #expect(
+        other.answer["message"] == .string("invalid: event pubkey does not match authenticated identity"))
       let sameGeneration = try relay.lease(
         endpoint: "opaque-grant-2", generation: 2, d: d, createdAt: Demo.now + 1)
       let stale = try await relay.post(sameGeneration, as: Demo.account)
@@ -286,7 +287,8 @@ final class PushModeRelay: LoopbackFixture, @unchecked Sendable {
       #expect(try await relay.post(message, as: Demo.alice).status == 200)
       #expect(try relay.server.wakes().isEmpty)
       #expect(
-        try await relay.post(try relay.lease(endpoint: "opaque-grant", d: .generate()), as: Demo.account).status
+        try await relay.post(try relay.lease(endpoint: "opaque-grant", d: .generate()), as: Demo.account)
+          .status
           == 200)
       #expect(try relay.server.wakes().map(\.candidate.eventID) == [message.id])
     }
@@ -295,7 +297,8 @@ final class PushModeRelay: LoopbackFixture, @unchecked Sendable {
   @Test func aMessageInAChannelWithoutARosterWakesNobody() async throws {
     try await withStarted(try await PushModeRelay(withGateway: false)) { relay async throws in
       #expect(
-        try await relay.post(try relay.lease(endpoint: "opaque-grant", d: .generate()), as: Demo.account).status
+        try await relay.post(try relay.lease(endpoint: "opaque-grant", d: .generate()), as: Demo.account)
+          .status
           == 200)
       let stranger = PushModeRelay.message("elsewhere", channel: "9d0e1f2a-3b4c-4d5e-8f60-718293a4b5c6")
       #expect(try await relay.post(stranger, as: Demo.alice).status == 200)
@@ -309,7 +312,8 @@ final class PushModeRelay: LoopbackFixture, @unchecked Sendable {
   @Test func aNewerMemberListWithoutTheAccountStopsItsChannelWakes() async throws {
     try await withStarted(try await PushModeRelay(withGateway: false)) { relay async throws in
       #expect(
-        try await relay.post(try relay.lease(endpoint: "opaque-grant", d: .generate()), as: Demo.account).status
+        try await relay.post(try relay.lease(endpoint: "opaque-grant", d: .generate()), as: Demo.account)
+          .status
           == 200)
       let shrunk = Demo.event(
         kind: 39002, by: Demo.relayKey, createdAt: Demo.now,

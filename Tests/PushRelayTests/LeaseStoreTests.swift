@@ -55,7 +55,8 @@ import Testing
   func boundsTheTimestampTo900Seconds(offset: Int64, message: String) async throws {
     try await withStarted(try await PushWorld()) { world async throws in
       let created = Demo.now + offset
-      let lease = Demo.lease(endpoint: "grant", generation: 1, createdAt: created, d: .generate(), now: created)
+      let lease = Demo.lease(
+        endpoint: "grant", generation: 1, createdAt: created, d: .generate(), now: created)
       #expect(try world.publish(lease: lease).message == message)
     }
   }
@@ -117,7 +118,8 @@ import Testing
     try await withStarted(try await PushWorld()) { world in
       let d = InstallationID.generate()
       try world.publish(lease: Demo.lease(endpoint: "grant", generation: 2, createdAt: Demo.now, d: d))
-      let older = Demo.lease(endpoint: "grant", generation: 3, createdAt: Demo.now - 1, d: d, now: Demo.now - 1)
+      let older = Demo.lease(
+        endpoint: "grant", generation: 3, createdAt: Demo.now - 1, d: d, now: Demo.now - 1)
       #expect(try world.publish(lease: older).message == "invalid: stale replacement")
     }
   }
@@ -143,9 +145,11 @@ import Testing
     try await withStarted(try await PushWorld()) { world in
       let d = InstallationID.generate()
       try world.publish(lease: Demo.lease(endpoint: "grant", generation: 5, d: d))
-      let same = Demo.lease(endpoint: "grant", generation: 5, createdAt: Demo.now + 1, d: d, now: Demo.now + 1)
+      let same = Demo.lease(
+        endpoint: "grant", generation: 5, createdAt: Demo.now + 1, d: d, now: Demo.now + 1)
       #expect(try world.publish(lease: same).message == "invalid: stale generation")
-      let lower = Demo.lease(endpoint: "grant", generation: 4, createdAt: Demo.now + 2, d: d, now: Demo.now + 2)
+      let lower = Demo.lease(
+        endpoint: "grant", generation: 4, createdAt: Demo.now + 2, d: d, now: Demo.now + 2)
       #expect(try world.publish(lease: lower).message == "invalid: stale generation")
     }
   }
@@ -161,9 +165,11 @@ import Testing
   @Test func refusesALeaseOverTheQuotaAndChangesNothing() async throws {
     try await withStarted(try await PushWorld()) { world in
       #expect(
-        try accept(world, Demo.lease(endpoint: "g1", generation: 1, d: .generate()), maxLeases: 2) == .accepted)
+        try accept(world, Demo.lease(endpoint: "g1", generation: 1, d: .generate()), maxLeases: 2)
+          == .accepted)
       #expect(
-        try accept(world, Demo.lease(endpoint: "g2", generation: 1, d: .generate()), maxLeases: 2) == .accepted)
+        try accept(world, Demo.lease(endpoint: "g2", generation: 1, d: .generate()), maxLeases: 2)
+          == .accepted)
       let before = try world.store.allLeases(origin: Demo.origin)
       let third = Demo.lease(endpoint: "g3", generation: 1, d: .generate())
       #expect(try accept(world, third, maxLeases: 2) == .rejected("invalid: lease quota exceeded"))
@@ -222,7 +228,8 @@ import Testing
       let hash = Hex.encode(SHA256.hash(Array("grant".utf8)))
       #expect(try world.store.disableEndpoint(address: address, generation: 1, endpointHash: hash))
       #expect(try world.store.liveLeases(origin: Demo.origin, now: Demo.now).isEmpty)
-      let next = Demo.lease(endpoint: "grant", generation: 2, createdAt: Demo.now + 1, d: d, now: Demo.now + 1)
+      let next = Demo.lease(
+        endpoint: "grant", generation: 2, createdAt: Demo.now + 1, d: d, now: Demo.now + 1)
       #expect(try world.publish(lease: next).accepted)
       #expect(try world.store.liveLeases(origin: Demo.origin, now: Demo.now + 1).map(\.generation) == [2])
     }
@@ -237,7 +244,8 @@ import Testing
       let row = try #require(try world.store.allLeases(origin: Demo.origin).first)
       #expect(!row.active && row.endpoint == nil && row.endpointHash == nil && row.generation == 2)
       #expect(try world.store.liveLeases(origin: Demo.origin, now: Demo.now + 1).isEmpty)
-      let same = Demo.lease(endpoint: "grant", generation: 2, createdAt: Demo.now + 2, d: d, now: Demo.now + 2)
+      let same = Demo.lease(
+        endpoint: "grant", generation: 2, createdAt: Demo.now + 2, d: d, now: Demo.now + 2)
       #expect(try world.publish(lease: same).message == "invalid: stale generation")
     }
   }
@@ -269,7 +277,8 @@ import Testing
       let d1 = InstallationID.generate()
       let d2 = InstallationID.generate()
       try world.publish(lease: Demo.lease(endpoint: "a", generation: 1, d: d1))
-      let replaced = Demo.lease(endpoint: "b", generation: 2, createdAt: Demo.now + 5, d: d1, now: Demo.now + 5)
+      let replaced = Demo.lease(
+        endpoint: "b", generation: 2, createdAt: Demo.now + 5, d: d1, now: Demo.now + 5)
       try world.publish(lease: replaced)
       let tombstone = Demo.tombstone(generation: 1, createdAt: Demo.now + 2, d: d2, now: Demo.now + 2)
       try world.publish(lease: tombstone)
@@ -327,9 +336,10 @@ import Testing
       let me = Demo.account.publicKeyHex
       let leases = Filter(kinds: [30350])
       #expect(
-        try world.store.visibleLeaseEvents(matching: [leases], identity: me, origin: Demo.origin).map(\.id) == [
-          lease.id
-        ])
+        try world.store.visibleLeaseEvents(matching: [leases], identity: me, origin: Demo.origin).map(\.id)
+          == [
+            lease.id
+          ])
       #expect(
         try world.store.visibleLeaseEvents(matching: [Filter()], identity: me, origin: Demo.origin).map(\.id)
           == [lease.id])
@@ -344,7 +354,8 @@ import Testing
         try world.store.visibleLeaseEvents(matching: [Filter(kinds: [9])], identity: me, origin: Demo.origin)
           .isEmpty)
       let otherD = Filter(kinds: [30350], tags: ["d": ["other"]])
-      #expect(try world.store.visibleLeaseEvents(matching: [otherD], identity: me, origin: Demo.origin).isEmpty)
+      #expect(
+        try world.store.visibleLeaseEvents(matching: [otherD], identity: me, origin: Demo.origin).isEmpty)
     }
   }
 }

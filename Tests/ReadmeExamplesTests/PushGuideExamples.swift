@@ -217,7 +217,8 @@ struct ChannelRoster: RosterSource {
         validator: validator, store: store, roster: roster, descriptor: descriptor, clock: clock)
       let client = try GatewayClient(baseURL: gatewayURL, transport: URLSessionHTTPTransport.shared)
       let worker = DeliveryWorker(
-        store: store, outbox: outbox, client: client, pushKeys: [keyID: pushKey], roster: roster, clock: clock)
+        store: store, outbox: outbox, client: client, pushKeys: [keyID: pushKey], roster: roster,
+        clock: clock)
 
       // EVENT handler, kind 30350: ingest answers the OK (steps 1–7); never store it yourself.
       let answer = try ingest.ingest(lease, identity: authenticated, recent: recentEvents)

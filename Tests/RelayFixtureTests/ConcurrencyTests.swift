@@ -5,7 +5,7 @@ import Testing
 
 /// The tests that need the machine to themselves, run one after the other: a CPU-bound load and
 /// a deadline measurement would otherwise disturb each other.
-@Suite(.serialized) struct ConcurrencyTests {
+@Suite(.serialized, .timeLimit(.minutes(1))) struct ConcurrencyTests {
   static let clients = 200
   static let queriesPerClient = 20
 

@@ -138,10 +138,12 @@ import Testing
           "apns-id": requestID, "apns-push-type": "alert", "apns-priority": "10",
           "apns-expiration": String(Self.now + 300), "apns-topic": "org.nostrpushkit.demo",
         ])
-      #expect(delivery.body == #"{"aps":{"alert":{"body":"Reconnect to your relay now"},"mutable-content":1}}"#)
+      #expect(
+        delivery.body == #"{"aps":{"alert":{"body":"Reconnect to your relay now"},"mutable-content":1}}"#)
       let listing = try await harness.listing()
       let listed = try #require(listing["deliveries"]?.arrayValue?.first?.objectValue)
-      #expect(listed.keys == ["request_id", "device_token", "relay_pubkey", "received_at", "headers", "body"])
+      #expect(
+        listed.keys == ["request_id", "device_token", "relay_pubkey", "received_at", "headers", "body"])
       #expect(listed["headers"]?.objectValue?.keys == GatewayDelivery.headerNames)
       #expect(listed["body"]?.stringValue == GatewayFixture.apnsBody)
       let requests = try #require(listing["requests"]?.arrayValue)
@@ -250,7 +252,8 @@ import Testing
             .utf8)
         let event = try UnsignedEvent(
           pubkey: Self.relayKey.publicKeyHex, createdAt: Self.now, kind: 1,
-          tags: [["u", url], ["method", "POST"], ["payload", Hex.encode(SHA256.hash(body))], nonce], content: ""
+          tags: [["u", url], ["method", "POST"], ["payload", Hex.encode(SHA256.hash(body))], nonce],
+          content: ""
         ).signed(with: Self.relayKey)
         response = try await harness.client.send(
           "POST", url, headers: ["Authorization": "Nostr " + Data(event.jsonBytes()).base64EncodedString()],
