@@ -163,7 +163,7 @@ let package = Package(
     ),
     .testTarget(
       name: "PushLeaseTests",
-      dependencies: ["PushLease", "PushDescriptor", "NostrEvent", "NostrJSON", "NIP44"],
+      dependencies: ["PushLease", "PushDescriptor", "NostrEvent", "NostrJSON", "NIP44", "NostrPushTestSupport"],
       swiftSettings: strictSettings
     ),
     .testTarget(
@@ -201,7 +201,7 @@ let package = Package(
       name: "ReadmeExamplesTests",
       dependencies: [
         "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache", "NotificationResolver",
-        "RelayFixture", "NIP44", "NostrWebSocket", "PushLease", "PushRelay", "NostrHTTP",
+        "RelayFixture", "NIP44", "NostrWebSocket", "PushLease", "PushRelay", "NostrHTTP", "NostrPushTestSupport",
       ],
       swiftSettings: strictSettings
     ),
@@ -209,7 +209,7 @@ let package = Package(
       name: "NostrPushCLITests",
       dependencies: [
         "nostr-push", "NostrEvent", "NostrJSON", "Bech32", "RelayFixture", "EnrichmentCache", "NotificationResolver",
-        "PushRelay",
+        "PushRelay", "NostrPushTestSupport",
       ],
       swiftSettings: strictSettings
     ),

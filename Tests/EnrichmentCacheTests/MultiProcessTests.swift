@@ -1,5 +1,6 @@
 import Foundation
 import NostrEvent
+import NostrPushTestSupport
 import Testing
 
 @testable import EnrichmentCache
@@ -12,11 +13,7 @@ func stressHelperURL() throws -> URL {
     if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
     directory = directory.deletingLastPathComponent()
   }
-  var root = URL(fileURLWithPath: #filePath)
-  while !FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) {
-    root = root.deletingLastPathComponent()
-  }
-  let built = root.appendingPathComponent(".build/debug/CacheStressHelper")
+  let built = PackageRoot.appending(".build/debug/CacheStressHelper")
   guard FileManager.default.isExecutableFile(atPath: built.path) else {
     throw CacheError(code: .storage, message: "CacheStressHelper is not built; run `swift build` first")
   }

@@ -1,4 +1,5 @@
 import Foundation
+import NostrPushTestSupport
 import Testing
 
 /// Keeps the Swift in `README.md` and `Docs/*.md` identical to code the test suite compiles.
@@ -69,16 +70,7 @@ import Testing
 }
 
 /// The package root: the nearest folder above this file holding `Package.swift`.
-let packageRoot: URL = {
-  var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-  while folder.path != "/" {
-    if FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
-      return folder
-    }
-    folder = folder.deletingLastPathComponent()
-  }
-  return folder
-}()
+var packageRoot: URL { PackageRoot.url }
 
 /// A Markdown file of the package whose Swift blocks are checked.
 struct MarkdownFile: Sendable, CustomTestStringConvertible {

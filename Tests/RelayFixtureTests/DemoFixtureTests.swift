@@ -1,20 +1,13 @@
 import Foundation
 import NostrEvent
 import NostrJSON
+import NostrPushTestSupport
 import RelayFixture
 import Testing
 
 @Suite(.timeLimit(.minutes(2))) struct DemoFixtureTests {
   /// `Fixtures/demo` of this repository, found from this file's path.
-  static var folder: URL {
-    var directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    while directory.path != "/",
-      !FileManager.default.fileExists(atPath: directory.appendingPathComponent("Package.swift").path)
-    {
-      directory = directory.deletingLastPathComponent()
-    }
-    return directory.appendingPathComponent("Fixtures/demo")
-  }
+  static var folder: URL { PackageRoot.appending("Fixtures/demo") }
 
   static func manifest() throws -> JSONObject {
     let bytes = try Data(contentsOf: folder.appendingPathComponent("manifest.json"))
