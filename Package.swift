@@ -136,8 +136,11 @@ let package = Package(
     .executableTarget(
       name: "PushRelayCrashHelper", dependencies: ["PushRelay", "NostrEvent", "NotificationResolver", "NostrHTTP"],
       swiftSettings: strictSettings),
-    // Test support written once: the seeded generator, a raw loopback HTTP responder, polling.
-    .target(name: "NostrPushTestSupport", path: "Tests/NostrPushTestSupport", swiftSettings: strictSettings),
+    // Test support written once: the seeded generator, a raw loopback HTTP responder, polling,
+    // and the scoped fixtures (`withStarted`, `withRelay`, `withGateway`) that await `stop()`.
+    .target(
+      name: "NostrPushTestSupport", dependencies: ["RelayFixture"], path: "Tests/NostrPushTestSupport",
+      swiftSettings: strictSettings),
     .testTarget(
       name: "NostrJSONTests", dependencies: ["NostrJSON", "NostrPushTestSupport"],
       swiftSettings: strictSettings),
@@ -162,7 +165,7 @@ let package = Package(
     ),
     .testTarget(
       name: "PushLeaseTests",
-      dependencies: ["PushLease", "PushDescriptor", "NostrEvent", "NostrJSON", "NIP44"],
+      dependencies: ["PushLease", "PushDescriptor", "NostrEvent", "NostrJSON", "NIP44", "NostrPushTestSupport"],
       swiftSettings: strictSettings
     ),
     .testTarget(
@@ -172,7 +175,7 @@ let package = Package(
     ),
     .testTarget(
       name: "NostrWebSocketTests",
-      dependencies: ["NostrWebSocket", "RelayFixture", "NostrEvent", "NostrJSON"],
+      dependencies: ["NostrWebSocket", "RelayFixture", "NostrEvent", "NostrJSON", "NostrPushTestSupport"],
       swiftSettings: strictSettings
     ),
     .testTarget(
@@ -200,7 +203,7 @@ let package = Package(
       name: "ReadmeExamplesTests",
       dependencies: [
         "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache", "NotificationResolver",
-        "RelayFixture", "NIP44", "NostrWebSocket", "PushLease", "PushRelay", "NostrHTTP",
+        "RelayFixture", "NIP44", "NostrWebSocket", "PushLease", "PushRelay", "NostrHTTP", "NostrPushTestSupport",
       ],
       swiftSettings: strictSettings
     ),
@@ -208,7 +211,7 @@ let package = Package(
       name: "NostrPushCLITests",
       dependencies: [
         "nostr-push", "NostrEvent", "NostrJSON", "Bech32", "RelayFixture", "EnrichmentCache", "NotificationResolver",
-        "PushRelay",
+        "PushRelay", "NostrPushTestSupport",
       ],
       swiftSettings: strictSettings
     ),

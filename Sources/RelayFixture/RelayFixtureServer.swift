@@ -245,7 +245,15 @@ public final class RelayFixtureServer: Sendable {
 
   /// Adds events to those served (an id already served is ignored); while running, the open
   /// WebSocket subscriptions they match receive them at once.
-  public func add(_ events: [Event]) {
+  ///
+  /// Throws `invalidData` (field `events[<index>]`, message `leases arrive only through ingest`)
+  /// for a kind 30350 event, and then adds none of them: leases enter only through the push
+  /// ingest path (`POST /events` or `EVENT` in push mode), as `relay-fixture.md` says.
+  public func add(_ events: [Event]) throws(RelayFixtureError) {
+    if let index = events.firstIndex(where: { $0.kind == WebSocketRelay.leaseKind }) {
+      throw RelayFixtureError(
+        code: .invalidData, field: "events[\(index)]", message: "leases arrive only through ingest")
+    }
     let added = state.withLock { state in
       events.compactMap { event -> RelayFixtureData.Entry? in
         guard !state.store.contains(id: event.id) else { return nil }
@@ -277,19 +285,6 @@ public final class RelayFixtureServer: Sendable {
   /// Replaces the NIP-11 document (nil answers 404).
   public func setInformationDocument(_ bytes: [UInt8]?) {
     state.withLock { $0.nip11 = bytes }
-  }
-
-  /// Runs `body` while the relay serves, then stops it — awaited, whether `body` returns or
-  /// throws — so a test never leaves a relay running behind it.
-  public func serving<T>(_ body: () async throws -> T) async rethrows -> T {
-    do {
-      let result = try await body()
-      await stop()
-      return result
-    } catch {
-      await stop()
-      throw error
-    }
   }
 
   /// The relay's clock in Unix seconds: the fixed one (`now`, `setNow`, `advanceClock(by:)`), else

@@ -25,14 +25,6 @@ final class WriteLockHolder: @unchecked Sendable {
     db = nil
   }
 
-  /// Releases the lock from a plain thread after `seconds`, independent of the test's task.
-  func release(after seconds: Double) {
-    Thread.detachNewThread { [self] in
-      Thread.sleep(forTimeInterval: seconds)
-      release()
-    }
-  }
-
   private let lock = NSLock()
 
   deinit { if db != nil { release() } }

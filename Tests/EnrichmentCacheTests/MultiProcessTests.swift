@@ -1,5 +1,6 @@
 import Foundation
 import NostrEvent
+import NostrPushTestSupport
 import Testing
 
 @testable import EnrichmentCache
@@ -12,11 +13,7 @@ func stressHelperURL() throws -> URL {
     if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
     directory = directory.deletingLastPathComponent()
   }
-  var root = URL(fileURLWithPath: #filePath)
-  while !FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) {
-    root = root.deletingLastPathComponent()
-  }
-  let built = root.appendingPathComponent(".build/debug/CacheStressHelper")
+  let built = PackageRoot.appending(".build/debug/CacheStressHelper")
   guard FileManager.default.isExecutableFile(atPath: built.path) else {
     throw CacheError(code: .storage, message: "CacheStressHelper is not built; run `swift build` first")
   }
@@ -110,6 +107,7 @@ func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thr
       // Odd rounds kill at a random time from the start (often while opening or migrating), even
       // rounds a random time after the first acknowledged write (in the middle of the writes).
       if round % 2 == 0 { writer.waitForOutput() }
+      // Not a wait for anything: the random moment of the kill is what the test varies.
       Thread.sleep(forTimeInterval: Double.random(in: round % 2 == 0 ? 0...0.030 : 0.010...0.150))
       kill(writer.process.processIdentifier, SIGKILL)
       let result = writer.finish()

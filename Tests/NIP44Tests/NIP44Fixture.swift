@@ -1,19 +1,11 @@
 import Foundation
 import NostrJSON
+import NostrPushTestSupport
 
 /// The official NIP-44 vector file as copied into `Fixtures/nip44`, found from this file's path.
 enum NIP44Fixture {
-  /// The folder holding Package.swift, found by walking up from this file.
-  static let packageRoot: URL = {
-    var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    while folder.path != "/" {
-      if FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
-        return folder
-      }
-      folder.deleteLastPathComponent()
-    }
-    return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-  }()
+  /// The folder holding Package.swift.
+  static var packageRoot: URL { PackageRoot.url }
 
   /// The bytes of `Fixtures/nip44/nip44.vectors.json`.
   static let bytes: [UInt8] = {

@@ -1,21 +1,11 @@
 import Foundation
 import NostrJSON
+import NostrPushTestSupport
 
 /// Finds and reads the shared conformance vectors (`../shared/vectors` beside the package).
 enum VectorFiles {
   /// The vectors folder: `../shared/vectors` from the package root, else `/work/shared/vectors`.
-  static let directory: URL = {
-    var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    while folder.path != "/" {
-      if FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
-        let relative = folder.deletingLastPathComponent().appendingPathComponent("shared/vectors")
-        if FileManager.default.fileExists(atPath: relative.path) { return relative }
-        break
-      }
-      folder = folder.deletingLastPathComponent()
-    }
-    return URL(fileURLWithPath: "/work/shared/vectors")
-  }()
+  static var directory: URL { PackageRoot.sharedVectors }
 
   /// The bytes of the vector file `name`.
   static func bytes(_ name: String) -> [UInt8] {

@@ -1,4 +1,5 @@
 import Foundation
+import NostrPushTestSupport
 import RelayFixture
 import Testing
 
@@ -91,13 +92,12 @@ import Testing
 
   @Test func fetchesTheDocumentFromARelayURL() async throws {
     let nip11 = Array(try Data(contentsOf: URL(fileURLWithPath: Self.validFixture)))
-    let server = RelayFixtureServer(data: RelayFixtureData(nip11: nip11))
-    let base = try await server.start()
-    let relay = base.absoluteString.replacingOccurrences(of: "http://", with: "ws://")
-    let run = try Self.run(["descriptor", relay])
-    await server.stop()
-    #expect(run.stdout == Self.validOutput)
-    #expect(run.status == 0)
+    try await withRelay(RelayFixtureData(nip11: nip11)) { server in
+      let relay = try #require(server.origin).replacingOccurrences(of: "http://", with: "ws://")
+      let run = try Self.run(["descriptor", relay])
+      #expect(run.stdout == Self.validOutput)
+      #expect(run.status == 0)
+    }
   }
 
   @Test func reportsAnUnreachableRelayAsTransport() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import NostrPushTestSupport
 
 /// Finds the built `nostr-push` executable and runs it with files or bytes on standard input.
 enum NostrPushBinary {
@@ -82,16 +83,7 @@ enum NostrPushBinary {
   }
 
   /// The package root (the folder holding Package.swift above this file).
-  static let packageRoot: URL = {
-    var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    while folder.path != "/" {
-      if FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
-        return folder
-      }
-      folder = folder.deletingLastPathComponent()
-    }
-    return folder
-  }()
+  static var packageRoot: URL { PackageRoot.url }
 
   struct MissingBinary: Error, CustomStringConvertible {
     var description: String { "nostr-push was not built next to the test bundle" }

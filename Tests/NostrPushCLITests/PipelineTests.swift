@@ -17,7 +17,7 @@ import Testing
   static let demo = NostrPushBinary.packageRoot.appendingPathComponent("Fixtures/demo")
 
   /// Everything one run needs; stops the fixtures when released.
-  final class Run: Sendable {
+  final class Run: LoopbackFixture, Sendable {
     let relay: RelayFixtureServer
     let gateway: GatewayFixture
     let pipeline: DemoPipeline
@@ -73,33 +73,34 @@ import Testing
 
   @Test func runsTheScriptOnOneClockWithEveryField() async throws {
     let run = try await Run()
-    let origin = try #require(run.relay.origin)
-    let succeeded = await run.pipeline.run()
-    let lines = run.lines.all
-    await run.stop()
-    #expect(succeeded, "\(lines.last.map { JSONWriter.string(.object($0)) } ?? "no line")")
-    #expect(
-      lines.map { $0["step"]?.stringValue ?? "" } == [
-        "discovered", "granted", "enrolled", "published", "wake", "notification", "published", "wake",
-        "notification", "revoked", "published", "silent",
-      ])
-    guard lines.count == 12 else { return }
-    #expect(lines[0]["origin"] == .string("ws" + origin.dropFirst("http".count)))
-    #expect(lines[0]["exec"] == .string("demo-2026-01"))
-    #expect(lines[1]["expires_at"] == .integer(Self.base + 2_592_000))
-    #expect(lines[2]["generation"] == .integer(1))
-    #expect(lines[2]["d"]?.stringValue?.count == 32)
-    for (published, wake, notification) in [(3, 4, 5), (6, 7, 8)] {
-      #expect(lines[published]["kind"] == .integer(9))
-      #expect(lines[wake]["event_id"] == lines[published]["event_id"])
-      #expect(lines[wake]["request_id"]?.stringValue.map(LowercaseUUID.isValidV4) == true)
-      #expect(lines[notification]["request_id"] == lines[wake]["request_id"])
-      #expect(lines[notification]["target"]?.objectValue?["event_id"] == lines[published]["event_id"])
+    try await run.serving {
+      let origin = try #require(run.relay.origin)
+      let succeeded = await run.pipeline.run()
+      let lines = run.lines.all
+      #expect(succeeded, "\(lines.last.map { JSONWriter.string(.object($0)) } ?? "no line")")
+      #expect(
+        lines.map { $0["step"]?.stringValue ?? "" } == [
+          "discovered", "granted", "enrolled", "published", "wake", "notification", "published", "wake",
+          "notification", "revoked", "published", "silent",
+        ])
+      guard lines.count == 12 else { return }
+      #expect(lines[0]["origin"] == .string("ws" + origin.dropFirst("http".count)))
+      #expect(lines[0]["exec"] == .string("demo-2026-01"))
+      #expect(lines[1]["expires_at"] == .integer(Self.base + 2_592_000))
+      #expect(lines[2]["generation"] == .integer(1))
+      #expect(lines[2]["d"]?.stringValue?.count == 32)
+      for (published, wake, notification) in [(3, 4, 5), (6, 7, 8)] {
+        #expect(lines[published]["kind"] == .integer(9))
+        #expect(lines[wake]["event_id"] == lines[published]["event_id"])
+        #expect(lines[wake]["request_id"]?.stringValue.map(LowercaseUUID.isValidV4) == true)
+        #expect(lines[notification]["request_id"] == lines[wake]["request_id"])
+        #expect(lines[notification]["target"]?.objectValue?["event_id"] == lines[published]["event_id"])
+      }
+      #expect(lines[5]["enrichment"] == .string("refreshed"))
+      #expect(lines[8]["enrichment"] == .string("cache_fresh"))
+      #expect(lines[9]["generation"] == .integer(2))
+      #expect(run.gateway.deliveries().count == 2)
     }
-    #expect(lines[5]["enrichment"] == .string("refreshed"))
-    #expect(lines[8]["enrichment"] == .string("cache_fresh"))
-    #expect(lines[9]["generation"] == .integer(2))
-    #expect(run.gateway.deliveries().count == 2)
   }
 
   /// The gateway answers the first attempt 503 with `retry_after_seconds: 1`: the wake arrives
@@ -116,57 +117,60 @@ import Testing
         gateway.advanceClock(by: 1)
       }
     }
-    run.gateway.script([
-      GatewayScriptEntry(status: 503, body: #"{"status":"retry","retry_after_seconds":1}"#, times: 1)
-    ])
-    _ = try await run.pipeline.enrollForTheDemoChannel()
-    let message = try await run.pipeline.publishMention()
-    let wake = try await run.pipeline.wake(for: message)
-    let requests = run.gateway.requests()
-    await run.stop()
-    #expect(requests.map(\.status) == [503, 200])
-    #expect(requests.map(\.requestID) == [wake.delivery.requestID, wake.delivery.requestID])
-    #expect(wake.eventID == message.event.id)
+    try await run.serving {
+      run.gateway.script([
+        GatewayScriptEntry(status: 503, body: #"{"status":"retry","retry_after_seconds":1}"#, times: 1)
+      ])
+      _ = try await run.pipeline.enrollForTheDemoChannel()
+      let message = try await run.pipeline.publishMention()
+      let wake = try await run.pipeline.wake(for: message)
+      let requests = run.gateway.requests()
+      #expect(requests.map(\.status) == [503, 200])
+      #expect(requests.map(\.requestID) == [wake.delivery.requestID, wake.delivery.requestID])
+      #expect(wake.eventID == message.event.id)
+    }
   }
 
   /// `/query` down for wake 1: the fallback, nothing claimed; wake 2 presents the newest
   /// unclaimed message (the thread reply), and a third wake the first message.
   @Test func presentsWhatAWakeMissedOnTheNextWakes() async throws {
     let run = try await Run()
-    let filters = try await run.pipeline.enrollForTheDemoChannel()
-    let first = try await run.pipeline.publishMention()
-    _ = try await run.pipeline.wake(for: first)
-    run.relay.setFaults([RelayFault(path: "/query", action: .status(503))])
-    let missed = try await run.pipeline.resolveWake(filters: filters)
-    run.relay.setFaults([])
-    let reply = try await run.pipeline.publishReply(to: first)
-    _ = try await run.pipeline.wake(for: reply)
-    let second = try await run.pipeline.resolveWake(filters: filters)
-    let third = try await run.pipeline.resolveWake(filters: filters)
-    await run.stop()
-    #expect(missed.outcome == .fallback(.relayError))
-    #expect(missed.outcome.title == "New message")
-    #expect(second.outcome.notification?.target.eventID == reply.event.id)
-    #expect(third.outcome.notification?.target.eventID == first.event.id)
+    try await run.serving {
+      let filters = try await run.pipeline.enrollForTheDemoChannel()
+      let first = try await run.pipeline.publishMention()
+      _ = try await run.pipeline.wake(for: first)
+      run.relay.setFaults([RelayFault(path: "/query", action: .status(503))])
+      let missed = try await run.pipeline.resolveWake(filters: filters)
+      run.relay.setFaults([])
+      let reply = try await run.pipeline.publishReply(to: first)
+      _ = try await run.pipeline.wake(for: reply)
+      let second = try await run.pipeline.resolveWake(filters: filters)
+      let third = try await run.pipeline.resolveWake(filters: filters)
+      #expect(missed.outcome == .fallback(.relayError))
+      #expect(missed.outcome.title == "New message")
+      #expect(second.outcome.notification?.target.eventID == reply.event.id)
+      #expect(third.outcome.notification?.target.eventID == first.event.id)
+    }
   }
 
   /// Another process holds the cache's write lock through the whole wake: the notification is
   /// still presented, enriched from the relay.
   @Test func presentsTheWakeWhileAnotherProcessLocksTheCache() async throws {
     let run = try await Run()
-    let filters = try await run.pipeline.enrollForTheDemoChannel()
-    let message = try await run.pipeline.publishMention()
-    _ = try await run.pipeline.wake(for: message)
-    let locker = try CacheLocker(path: run.workspace + "/cache.sqlite")
-    // The lock is real: the cache cannot even be opened while it is held.
-    #expect(throws: CacheError.self) {
-      try EnrichmentCache(path: run.workspace + "/cache.sqlite", busyTimeout: .milliseconds(50))
+    try await run.serving {
+      let filters = try await run.pipeline.enrollForTheDemoChannel()
+      let message = try await run.pipeline.publishMention()
+      _ = try await run.pipeline.wake(for: message)
+      let locker = try CacheLocker(path: run.workspace + "/cache.sqlite")
+      // The lock is real: the cache cannot even be opened while it is held.
+      #expect(throws: CacheError.self) {
+        try EnrichmentCache(path: run.workspace + "/cache.sqlite", busyTimeout: .milliseconds(50))
+      }
+      let resolution = try await run.pipeline.resolveWake(filters: filters)
+      locker.release()
+      #expect(resolution.outcome.notification?.target.eventID == message.event.id)
+      #expect(resolution.outcome.notification?.title == "Alice Martin")
     }
-    let resolution = try await run.pipeline.resolveWake(filters: filters)
-    locker.release()
-    await run.stop()
-    #expect(resolution.outcome.notification?.target.eventID == message.event.id)
-    #expect(resolution.outcome.notification?.title == "Alice Martin")
   }
 }
 
@@ -185,6 +189,7 @@ final class CacheLocker: Sendable {
   init(path: String) throws {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    // `time.sleep(30)` is the lock's lifetime (the locked cache under test), not a wait for anything.
     let script = """
       import sqlite3, sys, time
       c = sqlite3.connect(sys.argv[1], isolation_level=None)

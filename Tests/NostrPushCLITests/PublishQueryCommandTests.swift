@@ -1,6 +1,7 @@
 import Foundation
 import NostrEvent
 import NostrJSON
+import NostrPushTestSupport
 import RelayFixture
 import Testing
 
@@ -8,13 +9,15 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct PublishQueryCommandTests {
   static let now: Int64 = 1_767_226_600
 
-  struct Setup {
+  struct Setup: LoopbackFixture {
     let server: RelayFixtureServer
     let origin: String
     let webSocket: String
     let keyFile: String
     let key: SecretKey
     let stored: Event
+
+    func stop() async { await server.stop() }
   }
 
   static func setup() async throws -> Setup {
@@ -26,7 +29,7 @@ import Testing
     let server = RelayFixtureServer(
       data: RelayFixtureData(), configuration: RelayFixtureConfiguration(now: now, requestLogCapacity: 100))
     let origin = try await server.start().absoluteString
-    server.add([stored])
+    try server.add([stored])
     let keyFile = try writeKey("7f7ff03d123792d6ac594bfa67bf6d0c0ab55b6b1fdb6249303fe861f1ccba9a")
     return Setup(
       server: server, origin: origin, webSocket: "ws" + origin.dropFirst("http".count), keyFile: keyFile,
@@ -47,50 +50,50 @@ import Testing
 
   @Test(arguments: ["websocket", "http"])
   func publishesAnEventAndPrintsTheAnswer(transport: String) async throws {
-    let setup = try await Self.setup()
-    let accountHex = "7f7ff03d123792d6ac594bfa67bf6d0c0ab55b6b1fdb6249303fe861f1ccba9a"
-    let account = try SecretKey(hex: accountHex)
-    let keyFile = try Self.writeKey(accountHex)
-    let event = try Self.event(account, content: "via \(transport)")
-    let relay = transport == "websocket" ? setup.webSocket : setup.origin
-    let run = try await NostrPushBinary.runAsync(
-      [
-        "publish", "--relay", relay, "--secret-key-file", keyFile, "--transport", transport, "--now",
-        "\(Self.now)",
-      ],
-      input: event.jsonBytes())
-    #expect(run.status == 0, "\(run.stderr)")
-    #expect(run.stdout == #"{"accepted":true,"id":"\#(event.id)","message":""}"# + "\n")
-    let again = try await NostrPushBinary.runAsync(
-      [
-        "publish", "--relay", relay, "--secret-key-file", keyFile, "--transport", transport, "--now",
-        "\(Self.now)",
-      ],
-      input: event.jsonBytes())
-    #expect(again.stdout.contains("duplicate: already have this event"))
-    await setup.server.stop()
+    try await withStarted(try await Self.setup()) { setup in
+      let accountHex = "7f7ff03d123792d6ac594bfa67bf6d0c0ab55b6b1fdb6249303fe861f1ccba9a"
+      let account = try SecretKey(hex: accountHex)
+      let keyFile = try Self.writeKey(accountHex)
+      let event = try Self.event(account, content: "via \(transport)")
+      let relay = transport == "websocket" ? setup.webSocket : setup.origin
+      let run = try await NostrPushBinary.runAsync(
+        [
+          "publish", "--relay", relay, "--secret-key-file", keyFile, "--transport", transport, "--now",
+          "\(Self.now)",
+        ],
+        input: event.jsonBytes())
+      #expect(run.status == 0, "\(run.stderr)")
+      #expect(run.stdout == #"{"accepted":true,"id":"\#(event.id)","message":""}"# + "\n")
+      let again = try await NostrPushBinary.runAsync(
+        [
+          "publish", "--relay", relay, "--secret-key-file", keyFile, "--transport", transport, "--now",
+          "\(Self.now)",
+        ],
+        input: event.jsonBytes())
+      #expect(again.stdout.contains("duplicate: already have this event"))
+    }
   }
 
   @Test(arguments: ["websocket", "query"])
   func queriesAndPrintsOneEventPerLine(transport: String) async throws {
-    let setup = try await Self.setup()
-    let keyFile = try Self.writeKey("7f7ff03d123792d6ac594bfa67bf6d0c0ab55b6b1fdb6249303fe861f1ccba9a")
-    let filters = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "filters-\(UUID().uuidString)")
-    try Data(#"[{"kinds":[9]}]"#.utf8).write(to: filters)
-    let relay = transport == "websocket" ? setup.webSocket : setup.origin
-    let run = try await NostrPushBinary.runAsync([
-      "query", "--relay", relay, "--secret-key-file", keyFile, "--filters", filters.path, "--transport",
-      transport,
-      "--now", "\(Self.now)",
-    ])
-    #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
-    #expect(run.stdout == String(decoding: setup.stored.jsonBytes(), as: UTF8.self) + "\n")
-    let summary = try JSONReader().read(run.stderr.split(separator: "\n").last.map(String.init) ?? "")
-      .objectValue
-    #expect(summary?["events"] == .integer(1))
-    #expect(summary?["dropped"] == .integer(0))
-    await setup.server.stop()
+    try await withStarted(try await Self.setup()) { setup in
+      let keyFile = try Self.writeKey("7f7ff03d123792d6ac594bfa67bf6d0c0ab55b6b1fdb6249303fe861f1ccba9a")
+      let filters = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "filters-\(UUID().uuidString)")
+      try Data(#"[{"kinds":[9]}]"#.utf8).write(to: filters)
+      let relay = transport == "websocket" ? setup.webSocket : setup.origin
+      let run = try await NostrPushBinary.runAsync([
+        "query", "--relay", relay, "--secret-key-file", keyFile, "--filters", filters.path, "--transport",
+        transport,
+        "--now", "\(Self.now)",
+      ])
+      #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
+      #expect(run.stdout == String(decoding: setup.stored.jsonBytes(), as: UTF8.self) + "\n")
+      let summary = try JSONReader().read(run.stderr.split(separator: "\n").last.map(String.init) ?? "")
+        .objectValue
+      #expect(summary?["events"] == .integer(1))
+      #expect(summary?["dropped"] == .integer(0))
+    }
   }
 
   @Test(arguments: [

@@ -346,7 +346,7 @@ import Testing
       server.setFaults([])
       server.resetRequestLog()
       let manifest = try ResolveCommandTests.Manifest()
-      server.add([try Self.messageFromAlice(createdAt: later - 10, channel: manifest.channel)])
+      try server.add([try Self.messageFromAlice(createdAt: later - 10, channel: manifest.channel)])
       let (_, third) = try await ResolveCommandTests.resolve(server, cache: workspace.cache, now: later)
       #expect(third["body"] == .string("fresh"))
       #expect(third["enrichment"] == .string("cache_fresh"))

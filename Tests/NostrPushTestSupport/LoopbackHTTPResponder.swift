@@ -106,6 +106,7 @@ public final class LoopbackHTTPResponder: Sendable {
     }
     requestHeads.withLock { $0.append(String(decoding: head, as: UTF8.self)) }
     if reply.delay > .zero {
+      // Not a wait for anything: a slow server is the behaviour a test asks for.
       Thread.sleep(
         forTimeInterval: Double(reply.delay.components.seconds) + Double(reply.delay.components.attoseconds)
           / 1e18)

@@ -1,12 +1,13 @@
 import Foundation
 import NostrEvent
 import NostrJSON
+import NostrPushTestSupport
 import NostrWebSocket
 import RelayFixture
 import Testing
 
 /// A fixture relay with a few signed events, and connections to its WebSocket endpoint.
-struct WebSocketScenario {
+struct WebSocketScenario: LoopbackFixture {
   /// The fixture's fixed clock.
   static let now: Int64 = 1_767_226_600
 
@@ -32,167 +33,163 @@ struct WebSocketScenario {
     data.authRequiredKinds = authRequiredKinds
     server = RelayFixtureServer(data: data, configuration: RelayFixtureConfiguration(now: Self.now))
     let origin = try await server.start()
-    server.add(messages + [lease])
+    try server.add(messages + [lease])
     url = "ws://" + origin.absoluteString.dropFirst("http://".count)
   }
+
+  func stop() async { await server.stop() }
 
   func connect(key: SecretKey? = nil) async throws -> RelayConnection {
     try await RelayConnection.connect(to: url, key: key, clock: { Self.now }, deadline: .now + .seconds(10))
   }
 
   /// Waits (polling, at most 10 s) until the fixture serves `count` connections.
-  func waitForConnections(_ count: Int) async throws -> Bool {
-    try await waitFor { server.activeConnections == count }
-  }
-
-  /// Polls `condition` every 10 ms for at most 10 s.
-  func waitFor(_ condition: () -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now.advanced(by: .seconds(10))
-    while ContinuousClock.now < deadline {
-      if condition() { return true }
-      try await Task.sleep(for: .milliseconds(10))
-    }
-    return false
+  func waitForConnections(_ count: Int) async -> Bool {
+    await Polling.eventually(within: .seconds(10)) { server.activeConnections == count }
   }
 }
 
 @Suite(.timeLimit(.minutes(1))) struct RelayConnectionTests {
   @Test func queriesStoredEventsNewestFirstAndClosesTheSubscription() async throws {
-    let scenario = try await WebSocketScenario()
-    let connection = try await scenario.connect()
-    let events = try await connection.query([Filter(kinds: [9])], deadline: .now + .seconds(10))
-    #expect(events.map(\.id) == scenario.messages.reversed().map(\.id))
-    let counters = await connection.counters
-    #expect(counters.events == 3)
-    #expect(counters.dropped == 0)
-    let again = try await connection.query([Filter(kinds: [9], limit: 1)], deadline: .now + .seconds(10))
-    #expect(again.map(\.id) == [scenario.messages[2].id])
-    await connection.close()
-    await scenario.server.stop()
+    try await withStarted(try await WebSocketScenario()) { scenario in
+      let connection = try await scenario.connect()
+      let events = try await connection.query([Filter(kinds: [9])], deadline: .now + .seconds(10))
+      #expect(events.map(\.id) == scenario.messages.reversed().map(\.id))
+      let counters = await connection.counters
+      #expect(counters.events == 3)
+      #expect(counters.dropped == 0)
+      let again = try await connection.query([Filter(kinds: [9], limit: 1)], deadline: .now + .seconds(10))
+      #expect(again.map(\.id) == [scenario.messages[2].id])
+      await connection.close()
+    }
   }
 
   @Test func refusesFilterCountsOutsideOneToAHundred() async throws {
-    let scenario = try await WebSocketScenario()
-    let connection = try await scenario.connect()
-    for filters in [[], Array(repeating: Filter(), count: 101)] {
-      let error = await #expect(throws: RelayConnectionError.self) {
-        _ = try await connection.query(filters, deadline: .now + .seconds(5))
+    try await withStarted(try await WebSocketScenario()) { scenario in
+      let connection = try await scenario.connect()
+      for filters in [[], Array(repeating: Filter(), count: 101)] {
+        let error = await #expect(throws: RelayConnectionError.self) {
+          _ = try await connection.query(filters, deadline: .now + .seconds(5))
+        }
+        #expect(error?.code == .invalidFilters)
       }
-      #expect(error?.code == .invalidFilters)
+      await connection.close()
     }
-    await connection.close()
-    await scenario.server.stop()
   }
 
   @Test func publishesAndGetsTheRelaysOK() async throws {
-    let scenario = try await WebSocketScenario()
-    let connection = try await scenario.connect()
-    let event = try UnsignedEvent(
-      pubkey: scenario.stranger.publicKeyHex, createdAt: WebSocketScenario.now, kind: 1, tags: [],
-      content: "hi"
-    ).signed(with: scenario.stranger)
-    let first = try await connection.publish(event, deadline: .now + .seconds(10))
-    #expect(first == PublishResult(id: event.id, accepted: true, message: ""))
-    let second = try await connection.publish(event, deadline: .now + .seconds(10))
-    #expect(
-      second == PublishResult(id: event.id, accepted: true, message: "duplicate: already have this event"))
-    let stale = try UnsignedEvent(
-      pubkey: scenario.stranger.publicKeyHex, createdAt: WebSocketScenario.now - 2000, kind: 1, tags: [],
-      content: "old"
-    ).signed(with: scenario.stranger)
-    let refused = try await connection.publish(stale, deadline: .now + .seconds(10))
-    #expect(refused.accepted == false)
-    #expect(refused.message == "invalid: event timestamp too far from server time")
-    let found = try await connection.query([Filter(ids: [event.id])], deadline: .now + .seconds(10))
-    #expect(found.map(\.id) == [event.id])
-    await connection.close()
-    await scenario.server.stop()
+    try await withStarted(try await WebSocketScenario()) { scenario in
+      let connection = try await scenario.connect()
+      let event = try UnsignedEvent(
+        pubkey: scenario.stranger.publicKeyHex, createdAt: WebSocketScenario.now, kind: 1, tags: [],
+        content: "hi"
+      ).signed(with: scenario.stranger)
+      let first = try await connection.publish(event, deadline: .now + .seconds(10))
+      #expect(first == PublishResult(id: event.id, accepted: true, message: ""))
+      let second = try await connection.publish(event, deadline: .now + .seconds(10))
+      #expect(
+        second == PublishResult(id: event.id, accepted: true, message: "duplicate: already have this event"))
+      let stale = try UnsignedEvent(
+        pubkey: scenario.stranger.publicKeyHex, createdAt: WebSocketScenario.now - 2000, kind: 1, tags: [],
+        content: "old"
+      ).signed(with: scenario.stranger)
+      let refused = try await connection.publish(stale, deadline: .now + .seconds(10))
+      #expect(refused.accepted == false)
+      #expect(refused.message == "invalid: event timestamp too far from server time")
+      let found = try await connection.query([Filter(ids: [event.id])], deadline: .now + .seconds(10))
+      #expect(found.map(\.id) == [event.id])
+      await connection.close()
+    }
   }
 
   @Test func refusesToPublishAnEventThatDoesNotVerify() async throws {
-    let scenario = try await WebSocketScenario()
-    let connection = try await scenario.connect()
-    var object = scenario.messages[0].jsonValue.objectValue!
-    object["content"] = .string("tampered")
-    let forged = try Event(jsonValue: .object(object))
-    let error = await #expect(throws: RelayConnectionError.self) {
-      _ = try await connection.publish(forged, deadline: .now + .seconds(5))
+    try await withStarted(try await WebSocketScenario()) { scenario in
+      let connection = try await scenario.connect()
+      var object = scenario.messages[0].jsonValue.objectValue!
+      object["content"] = .string("tampered")
+      let forged = try Event(jsonValue: .object(object))
+      let error = await #expect(throws: RelayConnectionError.self) {
+        _ = try await connection.publish(forged, deadline: .now + .seconds(5))
+      }
+      #expect(error?.code == .invalidEvent)
+      await connection.close()
     }
-    #expect(error?.code == .invalidEvent)
-    await connection.close()
-    await scenario.server.stop()
   }
 
   @Test func authenticatesAndRetriesOnceWhenAuthIsRequired() async throws {
-    let scenario = try await WebSocketScenario(authRequiredKinds: [1059])
-    let connection = try await scenario.connect(key: scenario.author)
-    let filter = Filter(authors: [scenario.author.publicKeyHex], kinds: [1059])
-    let events = try await connection.query([filter], deadline: .now + .seconds(10))
-    #expect(events.map(\.id) == [scenario.lease.id])
-    #expect(await connection.authenticatedPubkey == scenario.author.publicKeyHex)
-    await connection.close()
-    await scenario.server.stop()
+    try await withStarted(try await WebSocketScenario(authRequiredKinds: [1059])) { scenario in
+      let connection = try await scenario.connect(key: scenario.author)
+      let filter = Filter(authors: [scenario.author.publicKeyHex], kinds: [1059])
+      let events = try await connection.query([filter], deadline: .now + .seconds(10))
+      #expect(events.map(\.id) == [scenario.lease.id])
+      #expect(await connection.authenticatedPubkey == scenario.author.publicKeyHex)
+      await connection.close()
+    }
   }
 
   @Test func failsAuthRequiredWithoutAKey() async throws {
-    let scenario = try await WebSocketScenario(authRequiredKinds: [1059])
-    let connection = try await scenario.connect()
-    let filter = Filter(authors: [scenario.author.publicKeyHex], kinds: [1059])
-    let error = await #expect(throws: RelayConnectionError.self) {
-      _ = try await connection.query([filter], deadline: .now + .seconds(10))
+    try await withStarted(try await WebSocketScenario(authRequiredKinds: [1059])) { scenario in
+      let connection = try await scenario.connect()
+      let filter = Filter(authors: [scenario.author.publicKeyHex], kinds: [1059])
+      let error = await #expect(throws: RelayConnectionError.self) {
+        _ = try await connection.query([filter], deadline: .now + .seconds(10))
+      }
+      #expect(error?.code == .authRequired)
+      #expect(error?.message == "auth-required: not authenticated")
+      await connection.close()
     }
-    #expect(error?.code == .authRequired)
-    #expect(error?.message == "auth-required: not authenticated")
-    await connection.close()
-    await scenario.server.stop()
   }
 
   @Test func refusesAnotherAuthorsAuthorOnlyEvents() async throws {
-    let scenario = try await WebSocketScenario(authRequiredKinds: [1059])
-    let connection = try await scenario.connect(key: scenario.stranger)
-    let error = await #expect(throws: RelayConnectionError.self) {
-      _ = try await connection.query(
-        [Filter(authors: [scenario.author.publicKeyHex], kinds: [1059])], deadline: .now + .seconds(10))
+    try await withStarted(try await WebSocketScenario(authRequiredKinds: [1059])) { scenario in
+      let connection = try await scenario.connect(key: scenario.stranger)
+      let error = await #expect(throws: RelayConnectionError.self) {
+        _ = try await connection.query(
+          [Filter(authors: [scenario.author.publicKeyHex], kinds: [1059])], deadline: .now + .seconds(10))
+      }
+      #expect(error?.code == .subscriptionClosed)
+      #expect(error?.message == "restricted: author-only kinds require authors=[self]")
+      let mixed = try await connection.query([Filter(kinds: [9, 1059])], deadline: .now + .seconds(10))
+      #expect(mixed.count == 3)
+      #expect(!mixed.contains { $0.id == scenario.lease.id })
+      await connection.close()
     }
-    #expect(error?.code == .subscriptionClosed)
-    #expect(error?.message == "restricted: author-only kinds require authors=[self]")
-    let mixed = try await connection.query([Filter(kinds: [9, 1059])], deadline: .now + .seconds(10))
-    #expect(mixed.count == 3)
-    #expect(!mixed.contains { $0.id == scenario.lease.id })
-    await connection.close()
-    await scenario.server.stop()
   }
 
   @Test func cancellingOneQueryClosesItsSubscriptionAndKeepsTheSocket() async throws {
-    let scenario = try await WebSocketScenario()
-    scenario.server.setFaults([RelayFault(path: "ws", kind: 9, action: .delay(milliseconds: 1500), times: 1)])
-    let connection = try await scenario.connect()
-    let task = Task { try await connection.query([Filter(kinds: [9])], deadline: .now + .seconds(30)) }
-    #expect(try await scenario.waitFor { scenario.server.openSubscriptions == 1 })
-    task.cancel()
-    let error = await #expect(throws: RelayConnectionError.self) { _ = try await task.value }
-    #expect(error?.code == .cancelled)
-    #expect(try await scenario.waitFor { scenario.server.openSubscriptions == 0 })
-    let events = try await connection.query([Filter(kinds: [9])], deadline: .now + .seconds(10))
-    #expect(events.count == 3)
-    #expect(await connection.counters.ignored == 4)
-    #expect(scenario.server.activeConnections == 1)
-    await connection.close()
-    await scenario.server.stop()
+    try await withStarted(try await WebSocketScenario()) { scenario in
+      scenario.server.setFaults([
+        RelayFault(path: "ws", kind: 9, action: .delay(milliseconds: 1500), times: 1)
+      ])
+      let connection = try await scenario.connect()
+      let task = Task { try await connection.query([Filter(kinds: [9])], deadline: .now + .seconds(30)) }
+      #expect(await Polling.eventually(within: .seconds(10)) { scenario.server.openSubscriptions == 1 })
+      task.cancel()
+      let error = await #expect(throws: RelayConnectionError.self) { _ = try await task.value }
+      #expect(error?.code == .cancelled)
+      #expect(await Polling.eventually(within: .seconds(10)) { scenario.server.openSubscriptions == 0 })
+      let events = try await connection.query([Filter(kinds: [9])], deadline: .now + .seconds(10))
+      #expect(events.count == 3)
+      #expect(await connection.counters.ignored == 4)
+      #expect(scenario.server.activeConnections == 1)
+      await connection.close()
+    }
   }
 
   @Test func timesOutAQueryAndKeepsTheSocket() async throws {
-    let scenario = try await WebSocketScenario()
-    scenario.server.setFaults([RelayFault(path: "ws", kind: 9, action: .delay(milliseconds: 1000), times: 1)])
-    let connection = try await scenario.connect()
-    let error = await #expect(throws: RelayConnectionError.self) {
-      _ = try await connection.query([Filter(kinds: [9])], deadline: .now + .milliseconds(200))
+    try await withStarted(try await WebSocketScenario()) { scenario in
+      scenario.server.setFaults([
+        RelayFault(path: "ws", kind: 9, action: .delay(milliseconds: 1000), times: 1)
+      ])
+      let connection = try await scenario.connect()
+      let error = await #expect(throws: RelayConnectionError.self) {
+        _ = try await connection.query([Filter(kinds: [9])], deadline: .now + .milliseconds(200))
+      }
+      #expect(error?.code == .timeout)
+      let events = try await connection.query([Filter(kinds: [9])], deadline: .now + .seconds(10))
+      #expect(events.count == 3)
+      await connection.close()
     }
-    #expect(error?.code == .timeout)
-    let events = try await connection.query([Filter(kinds: [9])], deadline: .now + .seconds(10))
-    #expect(events.count == 3)
-    await connection.close()
-    await scenario.server.stop()
   }
 
   @Test(arguments: [
@@ -201,76 +198,76 @@ struct WebSocketScenario {
     (.oversizedBody(bytes: 5 * 1024 * 1024, declaresLength: false), "message_too_large"),
   ])
   func reportsAWebSocketFault(action: RelayFault.Action, code: String) async throws {
-    let scenario = try await WebSocketScenario()
-    scenario.server.setFaults([RelayFault(path: "ws", kind: 9, action: action)])
-    let connection = try await scenario.connect()
-    let error = await #expect(throws: RelayConnectionError.self) {
-      _ = try await connection.query([Filter(kinds: [9])], deadline: .now + .seconds(10))
+    try await withStarted(try await WebSocketScenario()) { scenario in
+      scenario.server.setFaults([RelayFault(path: "ws", kind: 9, action: action)])
+      let connection = try await scenario.connect()
+      let error = await #expect(throws: RelayConnectionError.self) {
+        _ = try await connection.query([Filter(kinds: [9])], deadline: .now + .seconds(10))
+      }
+      #expect(error?.code.rawValue == code)
+      await connection.close()
     }
-    #expect(error?.code.rawValue == code)
-    await connection.close()
-    await scenario.server.stop()
   }
 
   @Test func dropsForgedAndUnmatchedEvents() async throws {
-    let scenario = try await WebSocketScenario()
-    var object = scenario.messages[0].jsonValue.objectValue!
-    object["content"] = .string("forged")
-    object["id"] = .string(String(repeating: "ab", count: 32))
-    let forged = try Event(jsonValue: .object(object))
-    scenario.server.add([forged])
-    let connection = try await scenario.connect()
-    let events = try await connection.query([Filter(kinds: [9])], deadline: .now + .seconds(10))
-    #expect(events.count == 3)
-    #expect(!events.contains { $0.content == "forged" })
-    #expect(await connection.counters.dropped == 1)
-    await connection.close()
-    await scenario.server.stop()
+    try await withStarted(try await WebSocketScenario()) { scenario in
+      var object = scenario.messages[0].jsonValue.objectValue!
+      object["content"] = .string("forged")
+      object["id"] = .string(String(repeating: "ab", count: 32))
+      let forged = try Event(jsonValue: .object(object))
+      try scenario.server.add([forged])
+      let connection = try await scenario.connect()
+      let events = try await connection.query([Filter(kinds: [9])], deadline: .now + .seconds(10))
+      #expect(events.count == 3)
+      #expect(!events.contains { $0.content == "forged" })
+      #expect(await connection.counters.dropped == 1)
+      await connection.close()
+    }
   }
 
   @Test func releasingTheConnectionClosesTheSocket() async throws {
-    let scenario = try await WebSocketScenario()
-    let owner = Task {
-      let connection = try await scenario.connect()
-      return try await connection.query([Filter(kinds: [9])], deadline: .now + .seconds(10)).count
+    try await withStarted(try await WebSocketScenario()) { scenario async throws in
+      let owner = Task {
+        let connection = try await scenario.connect()
+        return try await connection.query([Filter(kinds: [9])], deadline: .now + .seconds(10)).count
+      }
+      #expect(try await owner.value == 3)
+      #expect(await scenario.waitForConnections(0))
     }
-    #expect(try await owner.value == 3)
-    #expect(try await scenario.waitForConnections(0))
-    await scenario.server.stop()
   }
 
   @Test func closingTheOwnerClosesTheSocketAndEndsPendingWork() async throws {
-    let scenario = try await WebSocketScenario()
-    let connection = try await scenario.connect()
-    #expect(try await scenario.waitForConnections(1))
-    await connection.close()
-    #expect(try await scenario.waitForConnections(0))
-    let error = await #expect(throws: RelayConnectionError.self) {
-      _ = try await connection.query([Filter()], deadline: .now + .seconds(5))
+    try await withStarted(try await WebSocketScenario()) { scenario in
+      let connection = try await scenario.connect()
+      #expect(await scenario.waitForConnections(1))
+      await connection.close()
+      #expect(await scenario.waitForConnections(0))
+      let error = await #expect(throws: RelayConnectionError.self) {
+        _ = try await connection.query([Filter()], deadline: .now + .seconds(5))
+      }
+      #expect(error?.code == .connectionClosed)
     }
-    #expect(error?.code == .connectionClosed)
-    await scenario.server.stop()
   }
 
   @Test func sendsStoredEventsToOpenSubscriptionsOfOtherClients() async throws {
-    let scenario = try await WebSocketScenario()
-    let port = Int(scenario.url.split(separator: ":").last!)!
-    let peer = try LoopbackPeer.connect(port: port)
-    #expect(await peer.clientHandshake(port: port))
-    #expect(await peer.readFrame(as: .client)?.payload.starts(with: Array("[\"AUTH\"".utf8)) == true)
-    peer.send(
-      WebSocketFrameEncoder.textMessage(Array("[\"REQ\",\"live\",{\"kinds\":[1]}]".utf8), role: .client)[0])
-    #expect(await peer.readFrame(as: .client)?.payload == Array("[\"EOSE\",\"live\"]".utf8))
-    let connection = try await scenario.connect()
-    let event = try UnsignedEvent(
-      pubkey: scenario.stranger.publicKeyHex, createdAt: WebSocketScenario.now, kind: 1, tags: [],
-      content: "live"
-    ).signed(with: scenario.stranger)
-    _ = try await connection.publish(event, deadline: .now + .seconds(10))
-    let pushed = await peer.readFrame(as: .client)
-    #expect(pushed?.payload == Array("[\"EVENT\",\"live\",".utf8) + event.jsonBytes() + [UInt8(ascii: "]")])
-    await connection.close()
-    await scenario.server.stop()
+    try await withStarted(try await WebSocketScenario()) { scenario in
+      let port = Int(scenario.url.split(separator: ":").last!)!
+      let peer = try LoopbackPeer.connect(port: port)
+      #expect(await peer.clientHandshake(port: port))
+      #expect(await peer.readFrame(as: .client)?.payload.starts(with: Array("[\"AUTH\"".utf8)) == true)
+      peer.send(
+        WebSocketFrameEncoder.textMessage(Array("[\"REQ\",\"live\",{\"kinds\":[1]}]".utf8), role: .client)[0])
+      #expect(await peer.readFrame(as: .client)?.payload == Array("[\"EOSE\",\"live\"]".utf8))
+      let connection = try await scenario.connect()
+      let event = try UnsignedEvent(
+        pubkey: scenario.stranger.publicKeyHex, createdAt: WebSocketScenario.now, kind: 1, tags: [],
+        content: "live"
+      ).signed(with: scenario.stranger)
+      _ = try await connection.publish(event, deadline: .now + .seconds(10))
+      let pushed = await peer.readFrame(as: .client)
+      #expect(pushed?.payload == Array("[\"EVENT\",\"live\",".utf8) + event.jsonBytes() + [UInt8(ascii: "]")])
+      await connection.close()
+    }
   }
 }
 
@@ -293,12 +290,12 @@ struct WebSocketScenario {
   }
 
   @Test func sendsAFreshChallengeOfSixtyFourHex() async throws {
-    let scenario = try await WebSocketScenario()
-    let (_, first) = try await Self.rawClient(scenario)
-    let (_, second) = try await Self.rawClient(scenario)
-    #expect(Hex.isLowercaseHex(first, length: 64))
-    #expect(first != second)
-    await scenario.server.stop()
+    try await withStarted(try await WebSocketScenario()) { scenario in
+      let (_, first) = try await Self.rawClient(scenario)
+      let (_, second) = try await Self.rawClient(scenario)
+      #expect(Hex.isLowercaseHex(first, length: 64))
+      #expect(first != second)
+    }
   }
 
   @Test(arguments: [
@@ -306,32 +303,32 @@ struct WebSocketScenario {
     ("wrong relay", nil, "ws://127.0.0.1:1", "invalid: relay tag does not match"),
   ])
   func refusesABadAuthEvent(name: String, challenge: String?, relay: String, message: String) async throws {
-    let scenario = try await WebSocketScenario()
-    let (peer, real) = try await Self.rawClient(scenario)
-    let key = SecretKey.generate()
-    let event = try UnsignedEvent(
-      pubkey: key.publicKeyHex, createdAt: WebSocketScenario.now, kind: 22242,
-      tags: [["relay", relay == "relay" ? scenario.url : relay], ["challenge", challenge ?? real]],
-      content: ""
-    ).signed(with: key)
-    Self.send(JSONWriter.string(.array([.string("AUTH"), event.jsonValue])), to: peer)
-    let answer = await peer.readFrame(as: .client).flatMap { RelayMessage.parse($0.payload) }
-    #expect(answer == .ok(eventID: event.id, accepted: false, message: message), "\(name)")
-    await scenario.server.stop()
+    try await withStarted(try await WebSocketScenario()) { scenario in
+      let (peer, real) = try await Self.rawClient(scenario)
+      let key = SecretKey.generate()
+      let event = try UnsignedEvent(
+        pubkey: key.publicKeyHex, createdAt: WebSocketScenario.now, kind: 22242,
+        tags: [["relay", relay == "relay" ? scenario.url : relay], ["challenge", challenge ?? real]],
+        content: ""
+      ).signed(with: key)
+      Self.send(JSONWriter.string(.array([.string("AUTH"), event.jsonValue])), to: peer)
+      let answer = await peer.readFrame(as: .client).flatMap { RelayMessage.parse($0.payload) }
+      #expect(answer == .ok(eventID: event.id, accepted: false, message: message), "\(name)")
+    }
   }
 
   @Test func acceptsASignedChallenge() async throws {
-    let scenario = try await WebSocketScenario()
-    let (peer, challenge) = try await Self.rawClient(scenario)
-    let key = SecretKey.generate()
-    let event = try UnsignedEvent(
-      pubkey: key.publicKeyHex, createdAt: WebSocketScenario.now, kind: 22242,
-      tags: [["relay", scenario.url], ["challenge", challenge]], content: ""
-    ).signed(with: key)
-    Self.send(JSONWriter.string(.array([.string("AUTH"), event.jsonValue])), to: peer)
-    let answer = await peer.readFrame(as: .client).flatMap { RelayMessage.parse($0.payload) }
-    #expect(answer == .ok(eventID: event.id, accepted: true, message: ""))
-    await scenario.server.stop()
+    try await withStarted(try await WebSocketScenario()) { scenario in
+      let (peer, challenge) = try await Self.rawClient(scenario)
+      let key = SecretKey.generate()
+      let event = try UnsignedEvent(
+        pubkey: key.publicKeyHex, createdAt: WebSocketScenario.now, kind: 22242,
+        tags: [["relay", scenario.url], ["challenge", challenge]], content: ""
+      ).signed(with: key)
+      Self.send(JSONWriter.string(.array([.string("AUTH"), event.jsonValue])), to: peer)
+      let answer = await peer.readFrame(as: .client).flatMap { RelayMessage.parse($0.payload) }
+      #expect(answer == .ok(eventID: event.id, accepted: true, message: ""))
+    }
   }
 
   @Test(arguments: [
@@ -345,59 +342,59 @@ struct WebSocketScenario {
     ("client frame over 1 MiB", [0x81, 0xFF, 0, 0, 0, 0, 0, 0x10, 0, 1, 1, 2, 3, 4], 1009),
   ])
   func closesOnAClientFrameViolation(name: String, bytes: [UInt8], closeCode: UInt16) async throws {
-    let scenario = try await WebSocketScenario()
-    let (peer, _) = try await Self.rawClient(scenario)
-    peer.send(bytes)
-    let close = await peer.readFrame(.close, as: .client)
-    #expect(close.map { UInt16($0.payload[0]) << 8 | UInt16($0.payload[1]) } == closeCode, "\(name)")
-    #expect(await peer.waitForClose())
-    await scenario.server.stop()
+    try await withStarted(try await WebSocketScenario()) { scenario in
+      let (peer, _) = try await Self.rawClient(scenario)
+      peer.send(bytes)
+      let close = await peer.readFrame(.close, as: .client)
+      #expect(close.map { UInt16($0.payload[0]) << 8 | UInt16($0.payload[1]) } == closeCode, "\(name)")
+      #expect(await peer.waitForClose())
+    }
   }
 
   @Test func answersAnUnknownMessageWithANotice() async throws {
-    let scenario = try await WebSocketScenario()
-    let (peer, _) = try await Self.rawClient(scenario)
-    Self.send("[\"HELLO\"]", to: peer)
-    let answer = await peer.readFrame(as: .client).flatMap { RelayMessage.parse($0.payload) }
-    #expect(answer == .notice("invalid: unknown message type HELLO"))
-    await scenario.server.stop()
+    try await withStarted(try await WebSocketScenario()) { scenario in
+      let (peer, _) = try await Self.rawClient(scenario)
+      Self.send("[\"HELLO\"]", to: peer)
+      let answer = await peer.readFrame(as: .client).flatMap { RelayMessage.parse($0.payload) }
+      #expect(answer == .notice("invalid: unknown message type HELLO"))
+    }
   }
 
   @Test func refusesAnUpgradeWithAnotherVersion() async throws {
-    let scenario = try await WebSocketScenario()
-    let port = Int(scenario.url.split(separator: ":").last!)!
-    let peer = try LoopbackPeer.connect(port: port)
-    peer.send(
-      Array(
-        ("GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 8\r\n"
-          + "Sec-WebSocket-Key: \(WebSocketHandshake.makeKey())\r\n\r\n").utf8))
-    let head = await peer.readHead()
-    #expect(head?.hasPrefix("HTTP/1.1 426") == true)
-    #expect(head?.contains("Sec-WebSocket-Version: 13") == true)
-    await scenario.server.stop()
+    try await withStarted(try await WebSocketScenario()) { scenario in
+      let port = Int(scenario.url.split(separator: ":").last!)!
+      let peer = try LoopbackPeer.connect(port: port)
+      peer.send(
+        Array(
+          ("GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 8\r\n"
+            + "Sec-WebSocket-Key: \(WebSocketHandshake.makeKey())\r\n\r\n").utf8))
+      let head = await peer.readHead()
+      #expect(head?.hasPrefix("HTTP/1.1 426") == true)
+      #expect(head?.contains("Sec-WebSocket-Version: 13") == true)
+    }
   }
 
   @Test func refusesA21stOpenSubscriptionAndABadFilter() async throws {
-    let scenario = try await WebSocketScenario()
-    let (peer, _) = try await Self.rawClient(scenario)
-    for index in 0..<20 {
-      Self.send("[\"REQ\",\"s\(index)\",{\"kinds\":[1]}]", to: peer)
-      #expect(await peer.readFrame(as: .client)?.payload == Array("[\"EOSE\",\"s\(index)\"]".utf8))
+    try await withStarted(try await WebSocketScenario()) { scenario in
+      let (peer, _) = try await Self.rawClient(scenario)
+      for index in 0..<20 {
+        Self.send("[\"REQ\",\"s\(index)\",{\"kinds\":[1]}]", to: peer)
+        #expect(await peer.readFrame(as: .client)?.payload == Array("[\"EOSE\",\"s\(index)\"]".utf8))
+      }
+      Self.send("[\"REQ\",\"s20\",{\"kinds\":[1]}]", to: peer)
+      let refused = await peer.readFrame(as: .client).flatMap { RelayMessage.parse($0.payload) }
+      #expect(
+        refused == .closed(subscription: "s20", message: "restricted: too many open subscriptions (max 20)"))
+      Self.send("[\"CLOSE\",\"s0\"]", to: peer)
+      Self.send("[\"REQ\",\"bad\",{\"kinds\":[\"x\"]}]", to: peer)
+      let bad = await peer.readFrame(as: .client).flatMap { RelayMessage.parse($0.payload) }
+      guard case .closed("bad", let message)? = bad else {
+        Issue.record("no CLOSED for a bad filter: \(String(describing: bad))")
+        return
+      }
+      #expect(message.hasPrefix("invalid: filter [0] kinds[0]: "))
+      #expect(await Polling.eventually(within: .seconds(10)) { scenario.server.openSubscriptions == 19 })
     }
-    Self.send("[\"REQ\",\"s20\",{\"kinds\":[1]}]", to: peer)
-    let refused = await peer.readFrame(as: .client).flatMap { RelayMessage.parse($0.payload) }
-    #expect(
-      refused == .closed(subscription: "s20", message: "restricted: too many open subscriptions (max 20)"))
-    Self.send("[\"CLOSE\",\"s0\"]", to: peer)
-    Self.send("[\"REQ\",\"bad\",{\"kinds\":[\"x\"]}]", to: peer)
-    let bad = await peer.readFrame(as: .client).flatMap { RelayMessage.parse($0.payload) }
-    guard case .closed("bad", let message)? = bad else {
-      Issue.record("no CLOSED for a bad filter: \(String(describing: bad))")
-      return
-    }
-    #expect(message.hasPrefix("invalid: filter [0] kinds[0]: "))
-    #expect(try await scenario.waitFor { scenario.server.openSubscriptions == 19 })
-    await scenario.server.stop()
   }
 
   @Test(arguments: [
@@ -423,54 +420,57 @@ struct WebSocketScenario {
     ),
   ])
   func checksTheUpgradeRequest(request: String, status: Int) async throws {
-    let scenario = try await WebSocketScenario()
-    let port = Int(scenario.url.split(separator: ":").last!)!
-    let peer = try LoopbackPeer.connect(port: port)
-    peer.send(Array(request.utf8))
-    let head = await peer.readHead()
-    #expect(head?.hasPrefix("HTTP/1.1 \(status) ") == true, "\(String(describing: head))")
-    if status == 101 { #expect(head?.contains("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=") == true) }
-    await scenario.server.stop()
+    try await withStarted(try await WebSocketScenario()) { scenario in
+      let port = Int(scenario.url.split(separator: ":").last!)!
+      let peer = try LoopbackPeer.connect(port: port)
+      peer.send(Array(request.utf8))
+      let head = await peer.readHead()
+      #expect(head?.hasPrefix("HTTP/1.1 \(status) ") == true, "\(String(describing: head))")
+      if status == 101 {
+        #expect(head?.contains("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=") == true)
+      }
+    }
   }
 
   @Test func closesAFrameNotWholeWithinTenSecondsWith1008() async throws {
-    let scenario = try await WebSocketScenario()
-    let (peer, _) = try await Self.rawClient(scenario)
-    peer.send([0x81, 0x85, 1, 2])
-    let close = await peer.readFrame(as: .client, within: .seconds(15))
-    #expect(close?.opcode == .close)
-    #expect(close?.payload.prefix(2) == [0x03, 0xF0])
-    await scenario.server.stop()
+    try await withStarted(try await WebSocketScenario()) { scenario in
+      let (peer, _) = try await Self.rawClient(scenario)
+      peer.send([0x81, 0x85, 1, 2])
+      let close = await peer.readFrame(as: .client, within: .seconds(15))
+      #expect(close?.opcode == .close)
+      #expect(close?.payload.prefix(2) == [0x03, 0xF0])
+    }
   }
 
   @Test func refusesA65thUpgradedConnectionWith503() async throws {
-    let scenario = try await WebSocketScenario()
-    var open: [LoopbackPeer] = []
-    for _ in 0..<64 { open.append(try await Self.rawClient(scenario).0) }
-    let port = Int(scenario.url.split(separator: ":").last!)!
-    let extra = try LoopbackPeer.connect(port: port)
-    extra.send(
-      Array(
-        ("GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
-          + "Sec-WebSocket-Key: \(WebSocketHandshake.makeKey())\r\n\r\n").utf8))
-    let head = await extra.readHead()
-    #expect(head?.hasPrefix("HTTP/1.1 503 ") == true)
-    #expect(open.count == 64)
-    await scenario.server.stop()
+    try await withStarted(try await WebSocketScenario()) { scenario in
+      var open: [LoopbackPeer] = []
+      for _ in 0..<64 { open.append(try await Self.rawClient(scenario).0) }
+      let port = Int(scenario.url.split(separator: ":").last!)!
+      let extra = try LoopbackPeer.connect(port: port)
+      extra.send(
+        Array(
+          ("GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
+            + "Sec-WebSocket-Key: \(WebSocketHandshake.makeKey())\r\n\r\n").utf8))
+      let head = await extra.readHead()
+      #expect(head?.hasPrefix("HTTP/1.1 503 ") == true)
+      #expect(open.count == 64)
+    }
   }
 
   @Test func sendsEventsAddedByTheTestToOpenSubscriptions() async throws {
-    let scenario = try await WebSocketScenario()
-    let (peer, _) = try await Self.rawClient(scenario)
-    Self.send(#"["REQ","live",{"kinds":[7]}]"#, to: peer)
-    #expect(await peer.readFrame(as: .client)?.payload == Array(#"["EOSE","live"]"#.utf8))
-    let reaction = try UnsignedEvent(
-      pubkey: scenario.stranger.publicKeyHex, createdAt: WebSocketScenario.now, kind: 7, tags: [],
-      content: "+"
-    ).signed(with: scenario.stranger)
-    scenario.server.add([scenario.messages[0], reaction])
-    let pushed = await peer.readFrame(as: .client)
-    #expect(pushed?.payload == Array(#"["EVENT","live","#.utf8) + reaction.jsonBytes() + [UInt8(ascii: "]")])
-    await scenario.server.stop()
+    try await withStarted(try await WebSocketScenario()) { scenario in
+      let (peer, _) = try await Self.rawClient(scenario)
+      Self.send(#"["REQ","live",{"kinds":[7]}]"#, to: peer)
+      #expect(await peer.readFrame(as: .client)?.payload == Array(#"["EOSE","live"]"#.utf8))
+      let reaction = try UnsignedEvent(
+        pubkey: scenario.stranger.publicKeyHex, createdAt: WebSocketScenario.now, kind: 7, tags: [],
+        content: "+"
+      ).signed(with: scenario.stranger)
+      try scenario.server.add([scenario.messages[0], reaction])
+      let pushed = await peer.readFrame(as: .client)
+      #expect(
+        pushed?.payload == Array(#"["EVENT","live","#.utf8) + reaction.jsonBytes() + [UInt8(ascii: "]")])
+    }
   }
 }

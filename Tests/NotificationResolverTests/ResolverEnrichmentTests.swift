@@ -40,7 +40,7 @@ import Testing
       let cold = await scenario.resolve(configuration, cache: try folder.cache())
       await cold.lingering.wait()
       #expect(cold.outcome.notification?.target.eventID == first.id)
-      server.add([second])
+      try server.add([second])
       server.resetRequestLog()
       let warm = await scenario.resolve(configuration, cache: try folder.cache())
       let notification = try #require(warm.outcome.notification)

@@ -1,5 +1,6 @@
 import EnrichmentCache
 import NostrEvent
+import NostrPushTestSupport
 import NotificationResolver
 import RelayFixture
 import Testing
@@ -96,14 +97,15 @@ import Testing
       [scenario.message("hi")], faults: [RelayFault(path: "/query", action: .delay(milliseconds: 5_000))])
     try await server.serving {
       let configuration = try scenario.configuration(server, relayPubkey: true)
-      let started = ContinuousClock.now
       let resolving = Task { await scenario.resolve(configuration, cache: nil) }
-      try await Task.sleep(for: .milliseconds(200))
+      // Cancelled once the query is at the relay, which holds its answer 5 s.
+      #expect(await Polling.eventually(within: .seconds(5)) { server.requestCount(path: "/query") > 0 })
+      let cancelled = ContinuousClock.now
       resolving.cancel()
       let resolution = await resolving.value
       #expect(resolution.outcome == .fallback(.timeout))
-      // The relay answers after 5 s; a cancelled resolve must not wait for it.
-      #expect(ContinuousClock.now - started < .seconds(3))
+      // A cancelled resolve must not wait for the relay's answer.
+      #expect(ContinuousClock.now - cancelled < .seconds(3))
     }
   }
 

@@ -92,19 +92,20 @@ import Testing
     let folder = TemporaryFolder()
     let foreign = try await scenario.startRelay(
       [], media: ["a.png": ImageBytes.png], mediaRequiresAuthorization: false)
-    defer { Task { await foreign.stop() } }
-    let picture = foreign.origin! + "/media/a.png"
-    let server = try await scenario.startRelay(
-      [scenario.message("hi")] + scenario.enrichmentEvents(picture: picture))
-    try await server.serving {
-      let resolution = await scenario.resolve(
-        try scenario.configuration(server, relayPubkey: true, avatarDirectory: folder.path + "/avatars"),
-        cache: try folder.cache())
-      let file = try #require(resolution.outcome.notification?.avatarFile)
-      #expect(FileManager.default.contents(atPath: file).map { [UInt8]($0) } == ImageBytes.png)
-      let mediaRequests = foreign.requests().filter { $0.path == "/media/a.png" }
-      #expect(mediaRequests.count == 1)
-      #expect(mediaRequests.allSatisfy { !$0.hadAuthorization })
+    try await foreign.serving {
+      let picture = foreign.origin! + "/media/a.png"
+      let server = try await scenario.startRelay(
+        [scenario.message("hi")] + scenario.enrichmentEvents(picture: picture))
+      try await server.serving {
+        let resolution = await scenario.resolve(
+          try scenario.configuration(server, relayPubkey: true, avatarDirectory: folder.path + "/avatars"),
+          cache: try folder.cache())
+        let file = try #require(resolution.outcome.notification?.avatarFile)
+        #expect(FileManager.default.contents(atPath: file).map { [UInt8]($0) } == ImageBytes.png)
+        let mediaRequests = foreign.requests().filter { $0.path == "/media/a.png" }
+        #expect(mediaRequests.count == 1)
+        #expect(mediaRequests.allSatisfy { !$0.hadAuthorization })
+      }
     }
   }
 
@@ -113,7 +114,7 @@ import Testing
     let folder = TemporaryFolder()
     let server = try await scenario.startRelay([scenario.message("hi")], media: ["me.png": ImageBytes.png])
     try await server.serving {
-      server.add(scenario.enrichmentEvents(picture: server.origin! + "/media/me.png"))
+      try server.add(scenario.enrichmentEvents(picture: server.origin! + "/media/me.png"))
       let resolution = await scenario.resolve(
         try scenario.configuration(server, relayPubkey: true, avatarDirectory: folder.path + "/avatars"),
         cache: try folder.cache())
@@ -127,7 +128,7 @@ import Testing
     let folder = TemporaryFolder()
     let server = try await scenario.startRelay([scenario.message("hi")], media: ["a.svg": ImageBytes.svg])
     try await server.serving {
-      server.add(scenario.enrichmentEvents(picture: server.origin! + "/media/a.svg"))
+      try server.add(scenario.enrichmentEvents(picture: server.origin! + "/media/a.svg"))
       let resolution = await scenario.resolve(
         try scenario.configuration(server, relayPubkey: true, avatarDirectory: folder.path + "/avatars"),
         cache: try folder.cache())
@@ -148,7 +149,7 @@ import Testing
       messages, media: ["me.png": ImageBytes.png],
       faults: [RelayFault(path: "/media/me.png", action: .delay(milliseconds: 300))])
     try await server.serving {
-      server.add(scenario.enrichmentEvents(picture: server.origin! + "/media/me.png"))
+      try server.add(scenario.enrichmentEvents(picture: server.origin! + "/media/me.png"))
       let configuration = try scenario.configuration(
         server, relayPubkey: true, avatarDirectory: folder.path + "/avatars")
       let caches = try (0..<2).map { _ in try folder.cache() }

@@ -14,15 +14,8 @@ import Testing
     nip11: [UInt8]? = validBody, faults: [RelayFault] = [],
     _ body: (RelayFixtureServer, String) async throws -> T
   ) async throws -> T {
-    let server = RelayFixtureServer(data: RelayFixtureData(nip11: nip11, faults: faults))
-    let url = try await server.start()
-    do {
-      let result = try await body(server, url.absoluteString)
-      await server.stop()
-      return result
-    } catch {
-      await server.stop()
-      throw error
+    try await NostrPushTestSupport.withRelay(RelayFixtureData(nip11: nip11, faults: faults)) { server in
+      try await body(server, try #require(server.origin))
     }
   }
 
@@ -142,9 +135,9 @@ import Testing
 
   @Test func failsClosedWhenCancelled() async throws {
     try await Self.withRelay(faults: [RelayFault(path: "/", action: .delay(milliseconds: 10_000))]) {
-      _, base in
+      server, base in
       let task = Task { await Self.discoveryError(base, timeout: .seconds(30)) }
-      try await Task.sleep(for: .milliseconds(200))
+      #expect(await Polling.eventually(within: .seconds(5)) { server.requestCount(path: "/") > 0 })
       task.cancel()
       #expect(await task.value == Self.transportFailure)
     }

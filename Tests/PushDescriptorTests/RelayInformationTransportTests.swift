@@ -21,6 +21,7 @@ struct CannedTransport: HTTPTransport {
     -> HTTPTransportResponse
   {
     requests.append(request)
+    // Not a wait for anything: the slow transport is the behaviour under test.
     if wait > .zero { try? await Task.sleep(for: wait) }
     return response
   }

@@ -1,27 +1,15 @@
 import Foundation
 import NostrJSON
+import NostrPushTestSupport
 import PushDescriptor
 
 /// Paths and sample documents shared by the PushDescriptor suites.
 enum TestSupport {
-  /// The folder holding Package.swift, found by walking up from this file.
-  static let packageRoot: URL = {
-    var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    while folder.path != "/" {
-      if FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
-        return folder
-      }
-      folder.deleteLastPathComponent()
-    }
-    return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-  }()
+  /// The folder holding Package.swift.
+  static var packageRoot: URL { PackageRoot.url }
 
   /// `../shared/vectors` next to the repository, else the shared copy on the build machine.
-  static let vectorsFolder: URL = {
-    let relative = packageRoot.appendingPathComponent("../shared/vectors").standardizedFileURL
-    if FileManager.default.fileExists(atPath: relative.path) { return relative }
-    return URL(fileURLWithPath: "/work/shared/vectors")
-  }()
+  static var vectorsFolder: URL { PackageRoot.sharedVectors }
 
   /// The NIP-11 vector folder.
   static let nip11Folder = vectorsFolder.appendingPathComponent("nip11")

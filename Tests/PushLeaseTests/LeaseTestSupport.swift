@@ -1,6 +1,7 @@
 import Foundation
 import NostrEvent
 import NostrJSON
+import NostrPushTestSupport
 import PushDescriptor
 import Testing
 
@@ -13,17 +14,8 @@ import Testing
 /// `Fixtures/demo/keys.json` holds that key's secret (test keys, published with the repository),
 /// so the validator can open what the helpers seal.
 enum LeaseTestSupport {
-  /// The folder holding Package.swift, found by walking up from this file.
-  static let packageRoot: URL = {
-    var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    while folder.path != "/" {
-      if FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
-        return folder
-      }
-      folder.deleteLastPathComponent()
-    }
-    return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-  }()
+  /// The folder holding Package.swift.
+  static var packageRoot: URL { PackageRoot.url }
 
   /// The bytes of a file under the package root.
   static func fixtureBytes(_ relativePath: String) -> [UInt8] {

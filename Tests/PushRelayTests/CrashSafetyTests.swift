@@ -1,5 +1,6 @@
 import Foundation
 import NostrEvent
+import NostrPushTestSupport
 import PushLease
 import PushRelay
 import RelayFixture
@@ -28,75 +29,74 @@ func crashHelperURL() throws -> URL {
     defer {
       for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
-    let gateway = try GatewayFixture(configuration: GatewayFixtureConfiguration(quota: 0, now: Demo.now))
-    let base = try await gateway.start().absoluteString
-    defer { Task { await gateway.stop() } }
-    let requestID: String
-    do {
-      let database = try PushStateDatabase(path: path)
-      let store = SQLiteLeaseStore(database: database)
-      let validator = try LeaseValidator(descriptor: Demo.descriptor, pushKeys: [Demo.keyID: Demo.relayKey])
-      let ingest = PushIngest(
-        validator: validator, store: store, roster: TestRoster(channels: [:]), descriptor: Demo.descriptor,
-        clock: PushRelayClock { Demo.now * 1000 })
-      let grant = try gateway.issueGrant(relayPubkey: Demo.relayKey.publicKeyHex, deviceToken: "c0ffee").grant
-      let lease = Demo.lease(endpoint: grant, generation: 1, d: .generate())
-      #expect(try ingest.ingest(lease, identity: lease.pubkey, recent: []).accepted)
-      let mention = Demo.event(tags: [["p", Demo.account.publicKeyHex]])
-      let candidates = PushMatcher().candidates(
-        for: mention, leases: try store.liveLeases(origin: Demo.origin, now: Demo.now),
-        roster: TestRoster(channels: [:]), origin: Demo.origin, now: Demo.now)
-      requestID = try #require(
-        try SQLiteWakeOutbox(database: database).enqueue(candidates, nowMilliseconds: Demo.now * 1000).first)
-    }
-    // The first answer is held 30 s, so the helper is inside the exchange when it is killed.
-    gateway.script([GatewayScriptEntry(status: 503, delayMilliseconds: 30_000)])
-    let helper = try crashHelperURL()
-    let first = Process()
-    first.executableURL = helper
-    first.arguments = [
-      path, base, String(Demo.now * 1000), Hex.encode(try relayKeyBytes()), Demo.keyID, "10000",
-    ]
-    first.standardOutput = Pipe()
-    first.standardError = Pipe()
-    try first.run()
-    let deadline = ContinuousClock.now.advanced(by: .seconds(20))
-    while gateway.requests().isEmpty && ContinuousClock.now < deadline {
-      try await Task.sleep(for: .milliseconds(5))
-    }
-    #expect(gateway.requests().map(\.requestID) == [requestID])
-    kill(first.processIdentifier, SIGKILL)
-    first.waitUntilExit()
-    #expect(first.terminationReason == .uncaughtSignal)
-    let afterKill = try SQLiteWakeOutbox(database: try PushStateDatabase(path: path)).wakes()
-    #expect(afterKill.map(\.state) == [.sending])
-    #expect(afterKill.map(\.attempts) == [1])
-
-    // Restarted once the fence has passed: one more attempt, same request_id, then nothing.
-    gateway.advanceClock(by: 30)
-    let restartedAt = (Demo.now + 30) * 1000
-    for (index, run) in [0, 1].enumerated() {
-      let process = Process()
-      process.executableURL = helper
-      process.arguments = [
-        path, base, String(restartedAt + Int64(run)), Hex.encode(try relayKeyBytes()), Demo.keyID, "2000",
+    try await withGateway(GatewayFixtureConfiguration(quota: 0, now: Demo.now)) { gateway in
+      let base = try #require(gateway.baseURL).absoluteString
+      let requestID: String
+      do {
+        let database = try PushStateDatabase(path: path)
+        let store = SQLiteLeaseStore(database: database)
+        let validator = try LeaseValidator(descriptor: Demo.descriptor, pushKeys: [Demo.keyID: Demo.relayKey])
+        let ingest = PushIngest(
+          validator: validator, store: store, roster: TestRoster(channels: [:]), descriptor: Demo.descriptor,
+          clock: PushRelayClock { Demo.now * 1000 })
+        let grant = try gateway.issueGrant(relayPubkey: Demo.relayKey.publicKeyHex, deviceToken: "c0ffee")
+          .grant
+        let lease = Demo.lease(endpoint: grant, generation: 1, d: .generate())
+        #expect(try ingest.ingest(lease, identity: lease.pubkey, recent: []).accepted)
+        let mention = Demo.event(tags: [["p", Demo.account.publicKeyHex]])
+        let candidates = PushMatcher().candidates(
+          for: mention, leases: try store.liveLeases(origin: Demo.origin, now: Demo.now),
+          roster: TestRoster(channels: [:]), origin: Demo.origin, now: Demo.now)
+        requestID = try #require(
+          try SQLiteWakeOutbox(database: database).enqueue(candidates, nowMilliseconds: Demo.now * 1000).first
+        )
+      }
+      // The first answer is held 30 s, so the helper is inside the exchange when it is killed.
+      gateway.script([GatewayScriptEntry(status: 503, delayMilliseconds: 30_000)])
+      let helper = try crashHelperURL()
+      let first = Process()
+      first.executableURL = helper
+      first.arguments = [
+        path, base, String(Demo.now * 1000), Hex.encode(try relayKeyBytes()), Demo.keyID, "10000",
       ]
-      let output = Pipe()
-      process.standardOutput = output
-      process.standardError = Pipe()
-      try process.run()
-      let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-      process.waitUntilExit()
-      #expect(process.terminationStatus == 0)
-      #expect(text == (index == 0 ? "\(requestID) 2 true\n" : ""))
+      first.standardOutput = Pipe()
+      first.standardError = Pipe()
+      try first.run()
+      #expect(await Polling.eventually(within: .seconds(20)) { !gateway.requests().isEmpty })
+      #expect(gateway.requests().map(\.requestID) == [requestID])
+      kill(first.processIdentifier, SIGKILL)
+      first.waitUntilExit()
+      #expect(first.terminationReason == .uncaughtSignal)
+      let afterKill = try SQLiteWakeOutbox(database: try PushStateDatabase(path: path)).wakes()
+      #expect(afterKill.map(\.state) == [.sending])
+      #expect(afterKill.map(\.attempts) == [1])
+
+      // Restarted once the fence has passed: one more attempt, same request_id, then nothing.
+      gateway.advanceClock(by: 30)
+      let restartedAt = (Demo.now + 30) * 1000
+      for (index, run) in [0, 1].enumerated() {
+        let process = Process()
+        process.executableURL = helper
+        process.arguments = [
+          path, base, String(restartedAt + Int64(run)), Hex.encode(try relayKeyBytes()), Demo.keyID, "2000",
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = Pipe()
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(text == (index == 0 ? "\(requestID) 2 true\n" : ""))
+      }
+      #expect(gateway.deliveries().map(\.requestID) == [requestID])
+      #expect(gateway.requests().map(\.requestID) == [requestID, requestID])
+      let database = try PushStateDatabase(path: path)
+      let rows = try SQLiteWakeOutbox(database: database).wakes()
+      #expect(rows.map(\.state) == [.delivered])
+      #expect(rows.map(\.attempts) == [2])
+      #expect(try database.integrityCheck() == ["ok"])
     }
-    #expect(gateway.deliveries().map(\.requestID) == [requestID])
-    #expect(gateway.requests().map(\.requestID) == [requestID, requestID])
-    let database = try PushStateDatabase(path: path)
-    let rows = try SQLiteWakeOutbox(database: database).wakes()
-    #expect(rows.map(\.state) == [.delivered])
-    #expect(rows.map(\.attempts) == [2])
-    #expect(try database.integrityCheck() == ["ok"])
   }
 
   private func relayKeyBytes() throws -> [UInt8] {

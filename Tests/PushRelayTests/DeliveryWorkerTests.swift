@@ -1,6 +1,7 @@
 import Foundation
 import NostrEvent
 import NostrHTTP
+import NostrPushTestSupport
 import PushLease
 import PushRelay
 import RelayFixture
@@ -23,37 +24,37 @@ import Testing
   }
 
   @Test func deliversOnceWithTheSignedExactRequest() async throws {
-    let world = try await PushWorld()
-    defer { Task { await world.stop() } }
-    let wake = try Self.wake(in: world)
-    let attempts = try await world.worker.runOnce()
-    #expect(attempts.map(\.answer) == [.accepted])
-    #expect(attempts.map(\.recorded) == [true])
-    let row = try world.onlyWake()
-    #expect(row.state == .delivered && row.attempts == 1 && row.lastStatus == 200)
-    let delivery = try #require(world.gateway.deliveries().first)
-    #expect(delivery.requestID == wake.requestID)
-    #expect(delivery.deviceToken == Self.token)
-    #expect(delivery.relayPubkey == Demo.relayKey.publicKeyHex)
-    #expect(delivery.headers["apns-expiration"] == String(wake.candidate.expiresAt))
-    #expect(try await world.worker.runOnce().isEmpty)
-    #expect(world.gateway.requests().count == 1)
+    try await withStarted(try await PushWorld()) { world in
+      let wake = try Self.wake(in: world)
+      let attempts = try await world.worker.runOnce()
+      #expect(attempts.map(\.answer) == [.accepted])
+      #expect(attempts.map(\.recorded) == [true])
+      let row = try world.onlyWake()
+      #expect(row.state == .delivered && row.attempts == 1 && row.lastStatus == 200)
+      let delivery = try #require(world.gateway.deliveries().first)
+      #expect(delivery.requestID == wake.requestID)
+      #expect(delivery.deviceToken == Self.token)
+      #expect(delivery.relayPubkey == Demo.relayKey.publicKeyHex)
+      #expect(delivery.headers["apns-expiration"] == String(wake.candidate.expiresAt))
+      #expect(try await world.worker.runOnce().isEmpty)
+      #expect(world.gateway.requests().count == 1)
+    }
   }
 
   @Test func deliversFromItsOwnTaskUntilCancelled() async throws {
-    let world = try await PushWorld()
-    defer { Task { await world.stop() } }
-    let wake = try Self.wake(in: world)
-    let worker = world.worker!
-    let running = Task { await worker.run() }
-    let deadline = ContinuousClock.now.advanced(by: .seconds(20))
-    while try world.onlyWake().state != .delivered && ContinuousClock.now < deadline {
-      try await Task.sleep(for: .milliseconds(10))
+    try await withStarted(try await PushWorld()) { world in
+      let wake = try Self.wake(in: world)
+      let worker = world.worker!
+      let running = Task { await worker.run() }
+      let delivered = await Polling.eventually(within: .seconds(20)) {
+        (try? world.onlyWake().state) == .delivered
+      }
+      running.cancel()
+      await running.value
+      #expect(delivered)
+      #expect(world.gateway.deliveries().map(\.requestID) == [wake.requestID])
+      #expect(try world.onlyWake().state == .delivered)
     }
-    running.cancel()
-    await running.value
-    #expect(world.gateway.deliveries().map(\.requestID) == [wake.requestID])
-    #expect(try world.onlyWake().state == .delivered)
   }
 
   @Test func buildsTheExactCompactBody() {
@@ -86,19 +87,19 @@ import Testing
     FinalCase(status: 500, body: nil, state: .failed),
   ])
   func endsTheWakeOnAFinalAnswer(final: FinalCase) async throws {
-    let world = try await PushWorld()
-    defer { Task { await world.stop() } }
-    try Self.wake(in: world)
-    world.gateway.script([GatewayScriptEntry(status: final.status, body: final.body)])
-    let attempts = try await world.worker.runOnce()
-    #expect(attempts.map(\.recorded) == [true])
-    let row = try world.onlyWake()
-    #expect(row.state == final.state)
-    #expect(row.attempts == 1)
-    #expect(row.lastStatus == final.status)
-    #expect(try world.store.liveLeases(origin: Demo.origin, now: world.clock.seconds).count == 1)
-    world.clock.advance(by: .seconds(3600))
-    #expect(try await world.worker.runOnce().isEmpty)
+    try await withStarted(try await PushWorld()) { world in
+      try Self.wake(in: world)
+      world.gateway.script([GatewayScriptEntry(status: final.status, body: final.body)])
+      let attempts = try await world.worker.runOnce()
+      #expect(attempts.map(\.recorded) == [true])
+      let row = try world.onlyWake()
+      #expect(row.state == final.state)
+      #expect(row.attempts == 1)
+      #expect(row.lastStatus == final.status)
+      #expect(try world.store.liveLeases(origin: Demo.origin, now: world.clock.seconds).count == 1)
+      world.clock.advance(by: .seconds(3600))
+      #expect(try await world.worker.runOnce().isEmpty)
+    }
   }
 
   /// A retried answer: the delay before attempt 2 and before attempt 3, in ms.
@@ -118,221 +119,222 @@ import Testing
     RetryCase(status: 429, body: nil, first: 2000),
   ])
   func retriesWithTheSameRequestIDAfterTheBackoff(retry: RetryCase) async throws {
-    let world = try await PushWorld()
-    defer { Task { await world.stop() } }
-    let wake = try Self.wake(in: world)
-    world.gateway.script([GatewayScriptEntry(status: retry.status, body: retry.body, times: 2)])
-    let start = world.clock.milliseconds
-    #expect(try await world.worker.runOnce().map(\.outcome).count == 1)
-    var row = try world.onlyWake()
-    #expect(row.state == .pending && row.attempts == 1)
-    #expect(row.nextAttemptMilliseconds == start + retry.first)
-    world.clock.advance(by: .milliseconds(retry.first - 1))
-    #expect(try await world.worker.runOnce().isEmpty)
-    world.clock.advance(by: .milliseconds(1))
-    #expect(try await world.worker.runOnce().map(\.attempt) == [2])
-    row = try world.onlyWake()
-    #expect(row.attempts == 2)
-    #expect(row.nextAttemptMilliseconds == start + retry.first + 2 * retry.first)
-    world.clock.advance(by: .milliseconds(2 * retry.first))
-    #expect(try await world.worker.runOnce().map(\.answer) == [.accepted])
-    #expect(world.gateway.requests().map(\.requestID) == Array(repeating: wake.requestID, count: 3))
-    #expect(world.gateway.deliveries().map(\.requestID) == [wake.requestID])
-    #expect(try world.onlyWake().state == .delivered)
+    try await withStarted(try await PushWorld()) { world in
+      let wake = try Self.wake(in: world)
+      world.gateway.script([GatewayScriptEntry(status: retry.status, body: retry.body, times: 2)])
+      let start = world.clock.milliseconds
+      #expect(try await world.worker.runOnce().map(\.outcome).count == 1)
+      var row = try world.onlyWake()
+      #expect(row.state == .pending && row.attempts == 1)
+      #expect(row.nextAttemptMilliseconds == start + retry.first)
+      world.clock.advance(by: .milliseconds(retry.first - 1))
+      #expect(try await world.worker.runOnce().isEmpty)
+      world.clock.advance(by: .milliseconds(1))
+      #expect(try await world.worker.runOnce().map(\.attempt) == [2])
+      row = try world.onlyWake()
+      #expect(row.attempts == 2)
+      #expect(row.nextAttemptMilliseconds == start + retry.first + 2 * retry.first)
+      world.clock.advance(by: .milliseconds(2 * retry.first))
+      #expect(try await world.worker.runOnce().map(\.answer) == [.accepted])
+      #expect(world.gateway.requests().map(\.requestID) == Array(repeating: wake.requestID, count: 3))
+      #expect(world.gateway.deliveries().map(\.requestID) == [wake.requestID])
+      #expect(try world.onlyWake().state == .delivered)
+    }
   }
 
   @Test func capsRetryAfterSecondsAt3600() async throws {
-    let world = try await PushWorld()
-    defer { Task { await world.stop() } }
-    try Self.wake(in: world)
-    world.gateway.script([GatewayScriptEntry(status: 503, body: #"{"retry_after_seconds":7200}"#)])
-    try await world.worker.runOnce()
-    let row = try world.onlyWake()
-    #expect(row.state == .pending)
-    #expect(row.nextAttemptMilliseconds == world.clock.milliseconds + 3_600_000)
+    try await withStarted(try await PushWorld()) { world in
+      try Self.wake(in: world)
+      world.gateway.script([GatewayScriptEntry(status: 503, body: #"{"retry_after_seconds":7200}"#)])
+      try await world.worker.runOnce()
+      let row = try world.onlyWake()
+      #expect(row.state == .pending)
+      #expect(row.nextAttemptMilliseconds == world.clock.milliseconds + 3_600_000)
+    }
   }
 
   @Test func failsAfterTheEighthAttemptWithDoublingDelays() async throws {
-    let world = try await PushWorld()
-    defer { Task { await world.stop() } }
-    try Self.wake(in: world)
-    world.gateway.script([GatewayScriptEntry(status: 503, times: 8)])
-    var delays: [Int64] = []
-    for attempt in 1...8 {
-      let before = world.clock.milliseconds
-      #expect(try await world.worker.runOnce().map(\.attempt) == [attempt])
-      let row = try world.onlyWake()
-      if attempt < 8 {
-        delays.append(row.nextAttemptMilliseconds - before)
-        world.clock.advance(by: .milliseconds(row.nextAttemptMilliseconds - before))
-      } else {
-        #expect(row.state == .failed)
+    try await withStarted(try await PushWorld()) { world in
+      try Self.wake(in: world)
+      world.gateway.script([GatewayScriptEntry(status: 503, times: 8)])
+      var delays: [Int64] = []
+      for attempt in 1...8 {
+        let before = world.clock.milliseconds
+        #expect(try await world.worker.runOnce().map(\.attempt) == [attempt])
+        let row = try world.onlyWake()
+        if attempt < 8 {
+          delays.append(row.nextAttemptMilliseconds - before)
+          world.clock.advance(by: .milliseconds(row.nextAttemptMilliseconds - before))
+        } else {
+          #expect(row.state == .failed)
+        }
       }
+      #expect(delays == [2000, 4000, 8000, 16_000, 32_000, 64_000, 128_000])
+      world.clock.advance(by: .seconds(256))
+      #expect(try await world.worker.runOnce().isEmpty)
+      #expect(world.gateway.requests().count == 8)
     }
-    #expect(delays == [2000, 4000, 8000, 16_000, 32_000, 64_000, 128_000])
-    world.clock.advance(by: .seconds(256))
-    #expect(try await world.worker.runOnce().isEmpty)
-    #expect(world.gateway.requests().count == 8)
   }
 
   @Test func retriesATimeoutAndCountsALater404AsDelivered() async throws {
-    let world = try await PushWorld(timeout: .milliseconds(200))
-    defer { Task { await world.stop() } }
-    let wake = try Self.wake(in: world)
-    world.gateway.script([GatewayScriptEntry(status: 200, delayMilliseconds: 1500)])
-    let first = try await world.worker.runOnce()
-    guard case .unreachable = first.first?.answer else {
-      Issue.record("expected a timeout, got \(first)")
-      return
+    // The client's timeout must also cover the second, immediate answer on a loaded machine.
+    try await withStarted(try await PushWorld(timeout: .seconds(1))) { world in
+      let wake = try Self.wake(in: world)
+      world.gateway.script([GatewayScriptEntry(status: 200, delayMilliseconds: 3000)])
+      let first = try await world.worker.runOnce()
+      guard case .unreachable = first.first?.answer else {
+        Issue.record("expected a timeout, got \(first)")
+        return
+      }
+      #expect(try world.onlyWake().state == .pending)
+      world.clock.advance(by: .seconds(2))
+      // The gateway had answered the first attempt (after the client gave up): the id is kept.
+      let second = try await world.worker.runOnce()
+      #expect(second.map(\.answer) == [.notFound])
+      #expect(try world.onlyWake().state == .delivered)
+      #expect(world.gateway.deliveries().map(\.requestID) == [wake.requestID])
     }
-    #expect(try world.onlyWake().state == .pending)
-    world.clock.advance(by: .seconds(2))
-    // The gateway had answered the first attempt (after the client gave up): the id is kept.
-    let second = try await world.worker.runOnce()
-    #expect(second.map(\.answer) == [.notFound])
-    #expect(try world.onlyWake().state == .delivered)
-    #expect(world.gateway.deliveries().map(\.requestID) == [wake.requestID])
   }
 
   @Test func retriesARefusedConnection() async throws {
-    let world = try await PushWorld()
-    defer { Task { await world.stop() } }
-    try Self.wake(in: world)
-    await world.gateway.stop()
-    let attempts = try await world.worker.runOnce()
-    guard case .unreachable = attempts.first?.answer else {
-      Issue.record("expected a refused connection, got \(attempts)")
-      return
+    try await withStarted(try await PushWorld()) { world in
+      try Self.wake(in: world)
+      await world.gateway.stop()
+      let attempts = try await world.worker.runOnce()
+      guard case .unreachable = attempts.first?.answer else {
+        Issue.record("expected a refused connection, got \(attempts)")
+        return
+      }
+      let row = try world.onlyWake()
+      #expect(row.state == .pending && row.lastStatus == nil)
+      #expect(row.nextAttemptMilliseconds == world.clock.milliseconds + 2000)
     }
-    let row = try world.onlyWake()
-    #expect(row.state == .pending && row.lastStatus == nil)
-    #expect(row.nextAttemptMilliseconds == world.clock.milliseconds + 2000)
   }
 
   @Test(arguments: [
     (nil as String?, WakeState.delivered), (#"{"error":"unsupported_transport"}"#, WakeState.failed),
   ])
   func treatsA404AfterTheFirstAttemptByItsBody(body: String?, state: WakeState) async throws {
-    let world = try await PushWorld()
-    defer { Task { await world.stop() } }
-    try Self.wake(in: world)
-    world.gateway.script([GatewayScriptEntry(status: 503), GatewayScriptEntry(status: 404, body: body)])
-    try await world.worker.runOnce()
-    world.clock.advance(by: .seconds(2))
-    #expect(try await world.worker.runOnce().map(\.attempt) == [2])
-    #expect(try world.onlyWake().state == state)
+    try await withStarted(try await PushWorld()) { world in
+      try Self.wake(in: world)
+      world.gateway.script([GatewayScriptEntry(status: 503), GatewayScriptEntry(status: 404, body: body)])
+      try await world.worker.runOnce()
+      world.clock.advance(by: .seconds(2))
+      #expect(try await world.worker.runOnce().map(\.attempt) == [2])
+      #expect(try world.onlyWake().state == state)
+    }
   }
 
   @Test(arguments: [nil, #"{"status":"invalid_endpoint","generation":99,"invalid_at":null}"#])
   func disablesTheWakesLeaseOnA410(body: String?) async throws {
-    let world = try await PushWorld()
-    defer { Task { await world.stop() } }
-    let wake = try Self.wake(in: world)
-    world.gateway.script([GatewayScriptEntry(status: 410, body: body)])
-    let attempts = try await world.worker.runOnce()
-    guard case .invalidEndpoint = attempts.first?.answer else {
-      Issue.record("expected a 410, got \(attempts)")
-      return
+    try await withStarted(try await PushWorld()) { world in
+      let wake = try Self.wake(in: world)
+      world.gateway.script([GatewayScriptEntry(status: 410, body: body)])
+      let attempts = try await world.worker.runOnce()
+      guard case .invalidEndpoint = attempts.first?.answer else {
+        Issue.record("expected a 410, got \(attempts)")
+        return
+      }
+      #expect(try world.onlyWake().state == .failed)
+      let row = try #require(try world.store.lease(at: wake.candidate.address))
+      #expect(!row.endpointEnabled && row.active)
+      #expect(try world.store.liveLeases(origin: Demo.origin, now: world.clock.seconds).isEmpty)
+      try world.publish(world.mention(offset: 1))
+      #expect(try world.outbox.wakes().count == 1)
     }
-    #expect(try world.onlyWake().state == .failed)
-    let row = try #require(try world.store.lease(at: wake.candidate.address))
-    #expect(!row.endpointEnabled && row.active)
-    #expect(try world.store.liveLeases(origin: Demo.origin, now: world.clock.seconds).isEmpty)
-    try world.publish(world.mention(offset: 1))
-    #expect(try world.outbox.wakes().count == 1)
   }
 
   @Test func ignoresALate410AfterTheLeaseMovedToTheNextGeneration() async throws {
-    let world = try await PushWorld()
-    defer { Task { await world.stop() } }
-    let d = InstallationID.generate()
-    let wake = try Self.wake(in: world, d: d)
-    world.gateway.script([GatewayScriptEntry(status: 410, delayMilliseconds: 800)])
-    let worker = world.worker!
-    let sending = Task { try await worker.runOnce() }
-    let deadline = ContinuousClock.now.advanced(by: .seconds(10))
-    while world.gateway.requests().isEmpty && ContinuousClock.now < deadline { await Task.yield() }
-    let next = Demo.lease(
-      endpoint: wake.candidate.endpoint, generation: 2, createdAt: Demo.now + 1, d: d, now: Demo.now + 1)
-    #expect(try world.publish(lease: next).accepted)
-    let attempts = try await sending.value
-    guard case .invalidEndpoint = attempts.first?.answer else {
-      Issue.record("expected a 410, got \(attempts)")
-      return
+    try await withStarted(try await PushWorld()) { world in
+      let d = InstallationID.generate()
+      let wake = try Self.wake(in: world, d: d)
+      world.gateway.script([GatewayScriptEntry(status: 410, delayMilliseconds: 800)])
+      let worker = world.worker!
+      let sending = Task { try await worker.runOnce() }
+      #expect(await Polling.eventually(within: .seconds(10)) { !world.gateway.requests().isEmpty })
+      let next = Demo.lease(
+        endpoint: wake.candidate.endpoint, generation: 2, createdAt: Demo.now + 1, d: d, now: Demo.now + 1)
+      #expect(try world.publish(lease: next).accepted)
+      let attempts = try await sending.value
+      guard case .invalidEndpoint = attempts.first?.answer else {
+        Issue.record("expected a 410, got \(attempts)")
+        return
+      }
+      let row = try #require(try world.store.lease(at: wake.candidate.address))
+      #expect(row.generation == 2 && row.endpointEnabled)
+      #expect(
+        try world.store.liveLeases(origin: Demo.origin, now: world.clock.seconds).map(\.generation) == [2])
     }
-    let row = try #require(try world.store.lease(at: wake.candidate.address))
-    #expect(row.generation == 2 && row.endpointEnabled)
-    #expect(
-      try world.store.liveLeases(origin: Demo.origin, now: world.clock.seconds).map(\.generation) == [2])
   }
 
   @Test func sendsNothingWhenTheLeaseWasRevoked() async throws {
-    let world = try await PushWorld()
-    defer { Task { await world.stop() } }
-    let d = InstallationID.generate()
-    try Self.wake(in: world, d: d)
-    try world.publish(lease: Demo.tombstone(generation: 2, createdAt: Demo.now + 1, d: d, now: Demo.now + 1))
-    let attempts = try await world.worker.runOnce()
-    #expect(attempts.map(\.answer) == [nil])
-    #expect(try world.onlyWake().state == .failed)
-    #expect(world.gateway.requests().isEmpty)
+    try await withStarted(try await PushWorld()) { world in
+      let d = InstallationID.generate()
+      try Self.wake(in: world, d: d)
+      try world.publish(
+        lease: Demo.tombstone(generation: 2, createdAt: Demo.now + 1, d: d, now: Demo.now + 1))
+      let attempts = try await world.worker.runOnce()
+      #expect(attempts.map(\.answer) == [nil])
+      #expect(try world.onlyWake().state == .failed)
+      #expect(world.gateway.requests().isEmpty)
+    }
   }
 
   @Test func sendsNothingForAnOlderGenerationOrAnExpiredLease() async throws {
-    let world = try await PushWorld()
-    defer { Task { await world.stop() } }
-    let d = InstallationID.generate()
-    try Self.wake(in: world, d: d)
-    let next = Demo.lease(
-      endpoint: try world.grant(token: "ffff"), generation: 2, createdAt: Demo.now + 1, d: d,
-      now: Demo.now + 1)
-    try world.publish(lease: next)
-    #expect(try await world.worker.runOnce().map(\.answer) == [nil])
-    #expect(world.gateway.requests().isEmpty)
+    try await withStarted(try await PushWorld()) { world in
+      let d = InstallationID.generate()
+      try Self.wake(in: world, d: d)
+      let next = Demo.lease(
+        endpoint: try world.grant(token: "ffff"), generation: 2, createdAt: Demo.now + 1, d: d,
+        now: Demo.now + 1)
+      try world.publish(lease: next)
+      #expect(try await world.worker.runOnce().map(\.answer) == [nil])
+      #expect(world.gateway.requests().isEmpty)
+    }
   }
 
   @Test func sendsNothingWhenTheOwnerLeftTheChannel() async throws {
-    let world = try await PushWorld()
-    defer { Task { await world.stop() } }
-    try world.publish(lease: Demo.lease(endpoint: try world.grant(), generation: 1, d: .generate()))
-    try world.publish(Demo.event(tags: [["h", Demo.channel]]))
-    #expect(try world.onlyWake().candidate.channel == Demo.channel)
-    world.roster.set(Demo.channel, [Demo.alice.publicKeyHex])
-    #expect(try await world.worker.runOnce().map(\.answer) == [nil])
-    #expect(try world.onlyWake().state == .failed)
-    #expect(world.gateway.requests().isEmpty)
+    try await withStarted(try await PushWorld()) { world in
+      try world.publish(lease: Demo.lease(endpoint: try world.grant(), generation: 1, d: .generate()))
+      try world.publish(Demo.event(tags: [["h", Demo.channel]]))
+      #expect(try world.onlyWake().candidate.channel == Demo.channel)
+      world.roster.set(Demo.channel, [Demo.alice.publicKeyHex])
+      #expect(try await world.worker.runOnce().map(\.answer) == [nil])
+      #expect(try world.onlyWake().state == .failed)
+      #expect(world.gateway.requests().isEmpty)
+    }
   }
 
   @Test func readsNoMoreThan16KiBOfAnAnswer() async throws {
-    let world = try await PushWorld()
-    defer { Task { await world.stop() } }
-    try Self.wake(in: world)
-    let padding = String(repeating: "x", count: GatewayClient.maxResponseBytes)
-    world.gateway.script([
-      GatewayScriptEntry(status: 200, body: #"{"status":"accepted","pad":"\#(padding)"}"#)
-    ])
-    #expect(try await world.worker.runOnce().map(\.answer) == [.unexpectedSuccess(status: 200)])
-    #expect(try world.onlyWake().state == .failed)
+    try await withStarted(try await PushWorld()) { world in
+      try Self.wake(in: world)
+      let padding = String(repeating: "x", count: GatewayClient.maxResponseBytes)
+      world.gateway.script([
+        GatewayScriptEntry(status: 200, body: #"{"status":"accepted","pad":"\#(padding)"}"#)
+      ])
+      #expect(try await world.worker.runOnce().map(\.answer) == [.unexpectedSuccess(status: 200)])
+      #expect(try world.onlyWake().state == .failed)
+    }
   }
 
   // MARK: The outbox on its own
 
   @Test func reclaimsAFencedOutWakeAndRefusesTheStaleClaimsOutcome() async throws {
-    let world = try await PushWorld()
-    defer { Task { await world.stop() } }
-    let wake = try Self.wake(in: world)
-    let now = world.clock.milliseconds
-    let first = try world.outbox.claim(nowMilliseconds: now, limit: 16)
-    #expect(first.map(\.requestID) == [wake.requestID])
-    #expect(first.first?.fenceMilliseconds == now + 30_000)
-    #expect(try world.outbox.claim(nowMilliseconds: now + 29_999, limit: 16).isEmpty)
-    #expect(try !world.outbox.record(.delivered, for: first[0], status: 200, nowMilliseconds: now + 30_000))
-    let second = try world.outbox.claim(nowMilliseconds: now + 30_000, limit: 16)
-    #expect(second.map(\.requestID) == [wake.requestID])
-    #expect(second.map(\.attempts) == [2])
-    #expect(try !world.outbox.record(.delivered, for: first[0], status: 200, nowMilliseconds: now + 30_001))
-    #expect(try world.outbox.record(.delivered, for: second[0], status: 200, nowMilliseconds: now + 30_001))
-    #expect(try world.onlyWake().state == .delivered)
+    try await withStarted(try await PushWorld()) { world in
+      let wake = try Self.wake(in: world)
+      let now = world.clock.milliseconds
+      let first = try world.outbox.claim(nowMilliseconds: now, limit: 16)
+      #expect(first.map(\.requestID) == [wake.requestID])
+      #expect(first.first?.fenceMilliseconds == now + 30_000)
+      #expect(try world.outbox.claim(nowMilliseconds: now + 29_999, limit: 16).isEmpty)
+      #expect(try !world.outbox.record(.delivered, for: first[0], status: 200, nowMilliseconds: now + 30_000))
+      let second = try world.outbox.claim(nowMilliseconds: now + 30_000, limit: 16)
+      #expect(second.map(\.requestID) == [wake.requestID])
+      #expect(second.map(\.attempts) == [2])
+      #expect(try !world.outbox.record(.delivered, for: first[0], status: 200, nowMilliseconds: now + 30_001))
+      #expect(try world.outbox.record(.delivered, for: second[0], status: 200, nowMilliseconds: now + 30_001))
+      #expect(try world.onlyWake().state == .delivered)
+    }
   }
 
   @Test func failsAFencedOutWakeAtTheLastAttempt() throws {
@@ -368,21 +370,21 @@ import Testing
   }
 
   @Test func failsAnExpiredWakeAndDropsItAnHourLater() async throws {
-    let world = try await PushWorld()
-    defer { Task { await world.stop() } }
-    try world.publish(lease: Demo.lease(endpoint: try world.grant(), generation: 1, d: .generate()))
-    try world.publish(world.mention(offset: -3590))
-    let wake = try world.onlyWake()
-    #expect(wake.candidate.expiresAt == Demo.now + 10)
-    world.clock.advance(by: .seconds(10))
-    #expect(try await world.worker.runOnce().isEmpty)
-    #expect(try world.onlyWake().state == .failed)
-    world.clock.advance(by: .seconds(3599))
-    #expect(try world.outbox.sweep(nowMilliseconds: world.clock.milliseconds) == 0)
-    world.clock.advance(by: .seconds(1))
-    #expect(try world.outbox.sweep(nowMilliseconds: world.clock.milliseconds) == 1)
-    #expect(try world.outbox.wakes().isEmpty)
-    #expect(world.gateway.requests().isEmpty)
+    try await withStarted(try await PushWorld()) { world in
+      try world.publish(lease: Demo.lease(endpoint: try world.grant(), generation: 1, d: .generate()))
+      try world.publish(world.mention(offset: -3590))
+      let wake = try world.onlyWake()
+      #expect(wake.candidate.expiresAt == Demo.now + 10)
+      world.clock.advance(by: .seconds(10))
+      #expect(try await world.worker.runOnce().isEmpty)
+      #expect(try world.onlyWake().state == .failed)
+      world.clock.advance(by: .seconds(3599))
+      #expect(try world.outbox.sweep(nowMilliseconds: world.clock.milliseconds) == 0)
+      world.clock.advance(by: .seconds(1))
+      #expect(try world.outbox.sweep(nowMilliseconds: world.clock.milliseconds) == 1)
+      #expect(try world.outbox.wakes().isEmpty)
+      #expect(world.gateway.requests().isEmpty)
+    }
   }
 
   // MARK: Configuration

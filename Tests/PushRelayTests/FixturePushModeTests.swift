@@ -15,7 +15,7 @@ import FoundationNetworking
 
 /// The demo data folder served in push mode over real loopback sockets: lease ingest on both
 /// bridges, wakes from stored events, delivery to a gateway fixture, tombstones, visibility.
-final class PushModeRelay: @unchecked Sendable {
+final class PushModeRelay: LoopbackFixture, @unchecked Sendable {
   /// The demo channel whose kind 39002 (signed by NIP-11 `self`) lists alice, the account and carol.
   static let channel = "3f6c2b1e-9a4d-4e7b-8c21-5d0f7a9e6b13"
 
@@ -89,8 +89,14 @@ final class PushModeRelay: @unchecked Sendable {
   /// Publishes `event` over a fresh WebSocket connection authenticating as `key`.
   func publishOverWebSocket(_ event: Event, as key: SecretKey?) async throws -> PublishResult {
     let connection = try await connect(key)
-    defer { Task { await connection.close() } }
-    return try await connection.publish(event, deadline: .now + .seconds(10))
+    do {
+      let result = try await connection.publish(event, deadline: .now + .seconds(10))
+      await connection.close()
+      return result
+    } catch {
+      await connection.close()
+      throw error
+    }
   }
 
   /// `POST /events` with `event`, NIP-98 signed by `key`: the status and the parsed answer.
@@ -137,105 +143,106 @@ final class PushModeRelay: @unchecked Sendable {
 
 @Suite(.timeLimit(.minutes(2))) struct FixturePushModeTests {
   @Test func leaseOverWebSocketThenMessageDeliversOneWakeThroughTheGateway() async throws {
-    let relay = try await PushModeRelay(withGateway: true)
-    defer { Task { await relay.stop() } }
-    let lease = try relay.lease(endpoint: try relay.grant(), d: .generate())
-    let enrolled = try await relay.publishOverWebSocket(lease, as: Demo.account)
-    #expect(enrolled.accepted)
-    #expect(enrolled.message == "")
-    let message = PushModeRelay.message("wake up")
-    let sent = try await relay.publishOverWebSocket(message, as: Demo.alice)
-    #expect(sent.accepted)
-    let gateway = try #require(relay.gateway)
-    let delivered = await Polling.eventually(within: .seconds(20)) {
-      (try? relay.server.wakes().first?.state) == .delivered
+    try await withStarted(try await PushModeRelay(withGateway: true)) { relay in
+      let lease = try relay.lease(endpoint: try relay.grant(), d: .generate())
+      let enrolled = try await relay.publishOverWebSocket(lease, as: Demo.account)
+      #expect(enrolled.accepted)
+      #expect(enrolled.message == "")
+      let message = PushModeRelay.message("wake up")
+      let sent = try await relay.publishOverWebSocket(message, as: Demo.alice)
+      #expect(sent.accepted)
+      let gateway = try #require(relay.gateway)
+      let delivered = await Polling.eventually(within: .seconds(20)) {
+        (try? relay.server.wakes().first?.state) == .delivered
+      }
+      #expect(delivered)
+      let wakes = try relay.server.wakes()
+      #expect(wakes.count == 1)
+      #expect(wakes.first?.candidate.eventID == message.id)
+      #expect(wakes.first?.attempts == 1)
+      let deliveries = gateway.deliveries()
+      #expect(deliveries.count == 1)
+      #expect(deliveries.first?.requestID == wakes.first?.requestID)
+      #expect(deliveries.first?.deviceToken == "a1b2c3d4")
+      #expect(deliveries.first?.relayPubkey == Demo.relayKey.publicKeyHex)
     }
-    #expect(delivered)
-    let wakes = try relay.server.wakes()
-    #expect(wakes.count == 1)
-    #expect(wakes.first?.candidate.eventID == message.id)
-    #expect(wakes.first?.attempts == 1)
-    let deliveries = gateway.deliveries()
-    #expect(deliveries.count == 1)
-    #expect(deliveries.first?.requestID == wakes.first?.requestID)
-    #expect(deliveries.first?.deviceToken == "a1b2c3d4")
-    #expect(deliveries.first?.relayPubkey == Demo.relayKey.publicKeyHex)
   }
 
   @Test func aRetryWaitsForTheFixedClockToAdvance() async throws {
-    let relay = try await PushModeRelay(withGateway: true)
-    defer { Task { await relay.stop() } }
-    let gateway = try #require(relay.gateway)
-    gateway.script([GatewayScriptEntry(status: 503)])
-    let lease = try relay.lease(endpoint: try relay.grant(), d: .generate())
-    #expect(try await relay.post(lease, as: Demo.account).status == 200)
-    #expect(try await relay.post(PushModeRelay.message("retry me"), as: Demo.alice).status == 200)
-    let refused = await Polling.eventually(within: .seconds(20)) {
-      (try? relay.server.wakes().first).map { $0?.attempts == 1 && $0?.state == .pending } ?? false
+    try await withStarted(try await PushModeRelay(withGateway: true)) { relay in
+      let gateway = try #require(relay.gateway)
+      gateway.script([GatewayScriptEntry(status: 503)])
+      let lease = try relay.lease(endpoint: try relay.grant(), d: .generate())
+      #expect(try await relay.post(lease, as: Demo.account).status == 200)
+      #expect(try await relay.post(PushModeRelay.message("retry me"), as: Demo.alice).status == 200)
+      let refused = await Polling.eventually(within: .seconds(20)) {
+        (try? relay.server.wakes().first).map { $0?.attempts == 1 && $0?.state == .pending } ?? false
+      }
+      #expect(refused)
+      let wake = try #require(try relay.server.wakes().first)
+      #expect(wake.nextAttemptMilliseconds == Demo.now * 1000 + 2000)
+      #expect(wake.lastStatus == 503)
+      // The worker sweeps every 100 ms; in half a second on a fixed clock it must not retry.
+      let early = await Polling.eventually(within: .milliseconds(500)) {
+        (try? relay.server.wakes().first?.attempts) != 1
+      }
+      #expect(!early)
+      relay.gatewayClock.advance(by: .seconds(2))
+      relay.server.advanceClock(by: .seconds(2))
+      let delivered = await Polling.eventually(within: .seconds(20)) {
+        (try? relay.server.wakes().first?.state) == .delivered
+      }
+      #expect(delivered)
+      #expect(try relay.server.wakes().first?.attempts == 2)
+      #expect(gateway.deliveries().map(\.requestID) == [wake.requestID])
+      #expect(gateway.requests().map(\.requestID) == [wake.requestID, wake.requestID])
     }
-    #expect(refused)
-    let wake = try #require(try relay.server.wakes().first)
-    #expect(wake.nextAttemptMilliseconds == Demo.now * 1000 + 2000)
-    #expect(wake.lastStatus == 503)
-    // The worker sweeps every 100 ms; in half a second on a fixed clock it must not retry.
-    let early = await Polling.eventually(within: .milliseconds(500)) {
-      (try? relay.server.wakes().first?.attempts) != 1
-    }
-    #expect(!early)
-    relay.gatewayClock.advance(by: .seconds(2))
-    relay.server.advanceClock(by: .seconds(2))
-    let delivered = await Polling.eventually(within: .seconds(20)) {
-      (try? relay.server.wakes().first?.state) == .delivered
-    }
-    #expect(delivered)
-    #expect(try relay.server.wakes().first?.attempts == 2)
-    #expect(gateway.deliveries().map(\.requestID) == [wake.requestID])
-    #expect(gateway.requests().map(\.requestID) == [wake.requestID, wake.requestID])
   }
 
   @Test func leaseWithoutAuthenticationIsRefusedOverWebSocket() async throws {
-    let relay = try await PushModeRelay(withGateway: false)
-    defer { Task { await relay.stop() } }
-    let lease = try relay.lease(endpoint: "opaque-grant", d: .generate())
-    let answer = try await relay.publishOverWebSocket(lease, as: nil)
-    #expect(!answer.accepted)
-    #expect(answer.message == "auth-required: not authenticated")
-    #expect(try relay.server.leaseStore?.allLeases(origin: relay.descriptor.origin).isEmpty == true)
+    try await withStarted(try await PushModeRelay(withGateway: false)) { relay in
+      let lease = try relay.lease(endpoint: "opaque-grant", d: .generate())
+      let answer = try await relay.publishOverWebSocket(lease, as: nil)
+      #expect(!answer.accepted)
+      #expect(answer.message == "auth-required: not authenticated")
+      #expect(try relay.server.leaseStore?.allLeases(origin: relay.descriptor.origin).isEmpty == true)
+    }
   }
 
   @Test func leaseOverPostEventsAnswersAcceptDuplicateAndRefusals() async throws {
-    let relay = try await PushModeRelay(withGateway: false)
-    defer { Task { await relay.stop() } }
-    let d = InstallationID.generate()
-    let lease = try relay.lease(endpoint: "opaque-grant", generation: 2, d: d)
-    let first = try await relay.post(lease, as: Demo.account)
-    #expect(first.status == 200)
-    #expect(first.answer["accepted"] == .bool(true))
-    #expect(first.answer["message"] == .string(""))
-    let again = try await relay.post(lease, as: Demo.account)
-    #expect(again.status == 200)
-    #expect(again.answer["message"] == .string("duplicate: already have this event"))
-    let other = try await relay.post(lease, as: Demo.alice)
-    #expect(other.status == 400)
-    #expect(other.answer["message"] == .string("invalid: event pubkey does not match authenticated identity"))
-    let sameGeneration = try relay.lease(
-      endpoint: "opaque-grant-2", generation: 2, d: d, createdAt: Demo.now + 1)
-    let stale = try await relay.post(sameGeneration, as: Demo.account)
-    #expect(stale.status == 400)
-    #expect(stale.answer["message"] == .string("invalid: stale generation"))
-    #expect(stale.answer["id"] == .string(sameGeneration.id))
+    try await withStarted(try await PushModeRelay(withGateway: false)) { relay in
+      let d = InstallationID.generate()
+      let lease = try relay.lease(endpoint: "opaque-grant", generation: 2, d: d)
+      let first = try await relay.post(lease, as: Demo.account)
+      #expect(first.status == 200)
+      #expect(first.answer["accepted"] == .bool(true))
+      #expect(first.answer["message"] == .string(""))
+      let again = try await relay.post(lease, as: Demo.account)
+      #expect(again.status == 200)
+      #expect(again.answer["message"] == .string("duplicate: already have this event"))
+      let other = try await relay.post(lease, as: Demo.alice)
+      #expect(other.status == 400)
+      #expect(
+        other.answer["message"] == .string("invalid: event pubkey does not match authenticated identity"))
+      let sameGeneration = try relay.lease(
+        endpoint: "opaque-grant-2", generation: 2, d: d, createdAt: Demo.now + 1)
+      let stale = try await relay.post(sameGeneration, as: Demo.account)
+      #expect(stale.status == 400)
+      #expect(stale.answer["message"] == .string("invalid: stale generation"))
+      #expect(stale.answer["id"] == .string(sameGeneration.id))
+    }
   }
 
   @Test func leaseForAnotherRelayIsRefusedWithTheValidatorsReason() async throws {
-    let relay = try await PushModeRelay(withGateway: false)
-    defer { Task { await relay.stop() } }
-    // Built for the demo descriptor's origin (port 48111), not this fixture's.
-    let foreign = Demo.lease(endpoint: "opaque-grant", generation: 1, d: .generate())
-    let answer = try await relay.post(foreign, as: Demo.account)
-    #expect(answer.status == 400)
-    let message = try #require(answer.answer["message"]?.stringValue)
-    #expect(message.hasPrefix("invalid: "))
-    #expect(try relay.server.leaseStore?.allLeases(origin: relay.descriptor.origin).isEmpty == true)
+    try await withStarted(try await PushModeRelay(withGateway: false)) { relay in
+      // Built for the demo descriptor's origin (port 48111), not this fixture's.
+      let foreign = Demo.lease(endpoint: "opaque-grant", generation: 1, d: .generate())
+      let answer = try await relay.post(foreign, as: Demo.account)
+      #expect(answer.status == 400)
+      let message = try #require(answer.answer["message"]?.stringValue)
+      #expect(message.hasPrefix("invalid: "))
+      #expect(try relay.server.leaseStore?.allLeases(origin: relay.descriptor.origin).isEmpty == true)
+    }
   }
 
   @Test func withoutAPushKeyALeaseIsNotSupported() async throws {
@@ -256,115 +263,118 @@ final class PushModeRelay: @unchecked Sendable {
   }
 
   @Test func tombstoneStopsFurtherWakes() async throws {
-    let relay = try await PushModeRelay(withGateway: false)
-    defer { Task { await relay.stop() } }
-    let d = InstallationID.generate()
-    #expect(
-      try await relay.post(try relay.lease(endpoint: "opaque-grant", d: d), as: Demo.account).status == 200)
-    let before = PushModeRelay.message("first")
-    #expect(try await relay.post(before, as: Demo.alice).status == 200)
-    #expect(try relay.server.wakes().map(\.candidate.eventID) == [before.id])
-    let tombstone = try relay.tombstone(generation: 2, d: d, createdAt: Demo.now + 1)
-    let revoked = try await relay.publishOverWebSocket(tombstone, as: Demo.account)
-    #expect(revoked.accepted)
-    let after = PushModeRelay.message("second", createdAt: Demo.now + 2)
-    #expect(try await relay.post(after, as: Demo.alice).status == 200)
-    let wakes = try relay.server.wakes()
-    #expect(wakes.map(\.candidate.eventID) == [before.id])
-    #expect(wakes.first?.state == .pending)
+    try await withStarted(try await PushModeRelay(withGateway: false)) { relay in
+      let d = InstallationID.generate()
+      #expect(
+        try await relay.post(try relay.lease(endpoint: "opaque-grant", d: d), as: Demo.account).status == 200)
+      let before = PushModeRelay.message("first")
+      #expect(try await relay.post(before, as: Demo.alice).status == 200)
+      #expect(try relay.server.wakes().map(\.candidate.eventID) == [before.id])
+      let tombstone = try relay.tombstone(generation: 2, d: d, createdAt: Demo.now + 1)
+      let revoked = try await relay.publishOverWebSocket(tombstone, as: Demo.account)
+      #expect(revoked.accepted)
+      let after = PushModeRelay.message("second", createdAt: Demo.now + 2)
+      #expect(try await relay.post(after, as: Demo.alice).status == 200)
+      let wakes = try relay.server.wakes()
+      #expect(wakes.map(\.candidate.eventID) == [before.id])
+      #expect(wakes.first?.state == .pending)
+    }
   }
 
   @Test func aRecentMessageIsBackFilledWhenTheLeaseArrivesLater() async throws {
-    let relay = try await PushModeRelay(withGateway: false)
-    defer { Task { await relay.stop() } }
-    let message = PushModeRelay.message("before the lease")
-    #expect(try await relay.post(message, as: Demo.alice).status == 200)
-    #expect(try relay.server.wakes().isEmpty)
-    #expect(
-      try await relay.post(try relay.lease(endpoint: "opaque-grant", d: .generate()), as: Demo.account).status
-        == 200)
-    #expect(try relay.server.wakes().map(\.candidate.eventID) == [message.id])
+    try await withStarted(try await PushModeRelay(withGateway: false)) { relay async throws in
+      let message = PushModeRelay.message("before the lease")
+      #expect(try await relay.post(message, as: Demo.alice).status == 200)
+      #expect(try relay.server.wakes().isEmpty)
+      #expect(
+        try await relay.post(try relay.lease(endpoint: "opaque-grant", d: .generate()), as: Demo.account)
+          .status
+          == 200)
+      #expect(try relay.server.wakes().map(\.candidate.eventID) == [message.id])
+    }
   }
 
   @Test func aMessageInAChannelWithoutARosterWakesNobody() async throws {
-    let relay = try await PushModeRelay(withGateway: false)
-    defer { Task { await relay.stop() } }
-    #expect(
-      try await relay.post(try relay.lease(endpoint: "opaque-grant", d: .generate()), as: Demo.account).status
-        == 200)
-    let stranger = PushModeRelay.message("elsewhere", channel: "9d0e1f2a-3b4c-4d5e-8f60-718293a4b5c6")
-    #expect(try await relay.post(stranger, as: Demo.alice).status == 200)
-    #expect(try relay.server.wakes().isEmpty)
-    let member = PushModeRelay.message("here")
-    #expect(try await relay.post(member, as: Demo.alice).status == 200)
-    #expect(try relay.server.wakes().map(\.candidate.eventID) == [member.id])
+    try await withStarted(try await PushModeRelay(withGateway: false)) { relay async throws in
+      #expect(
+        try await relay.post(try relay.lease(endpoint: "opaque-grant", d: .generate()), as: Demo.account)
+          .status
+          == 200)
+      let stranger = PushModeRelay.message("elsewhere", channel: "9d0e1f2a-3b4c-4d5e-8f60-718293a4b5c6")
+      #expect(try await relay.post(stranger, as: Demo.alice).status == 200)
+      #expect(try relay.server.wakes().isEmpty)
+      let member = PushModeRelay.message("here")
+      #expect(try await relay.post(member, as: Demo.alice).status == 200)
+      #expect(try relay.server.wakes().map(\.candidate.eventID) == [member.id])
+    }
   }
 
   @Test func aNewerMemberListWithoutTheAccountStopsItsChannelWakes() async throws {
-    let relay = try await PushModeRelay(withGateway: false)
-    defer { Task { await relay.stop() } }
-    #expect(
-      try await relay.post(try relay.lease(endpoint: "opaque-grant", d: .generate()), as: Demo.account).status
-        == 200)
-    let shrunk = Demo.event(
-      kind: 39002, by: Demo.relayKey, createdAt: Demo.now,
-      tags: [["d", PushModeRelay.channel], ["p", Demo.alice.publicKeyHex]], content: "")
-    #expect(try await relay.post(shrunk, as: Demo.relayKey).status == 200)
-    #expect(try await relay.post(PushModeRelay.message("after"), as: Demo.alice).status == 200)
-    #expect(try relay.server.wakes().isEmpty)
-    let forged = Demo.event(
-      kind: 39002, by: Demo.carol, createdAt: Demo.now + 1,
-      tags: [["d", PushModeRelay.channel], ["p", Demo.account.publicKeyHex]], content: "")
-    #expect(try await relay.post(forged, as: Demo.carol).status == 200)
-    #expect(try await relay.post(PushModeRelay.message("still not"), as: Demo.alice).status == 200)
-    #expect(try relay.server.wakes().isEmpty)
+    try await withStarted(try await PushModeRelay(withGateway: false)) { relay async throws in
+      #expect(
+        try await relay.post(try relay.lease(endpoint: "opaque-grant", d: .generate()), as: Demo.account)
+          .status
+          == 200)
+      let shrunk = Demo.event(
+        kind: 39002, by: Demo.relayKey, createdAt: Demo.now,
+        tags: [["d", PushModeRelay.channel], ["p", Demo.alice.publicKeyHex]], content: "")
+      #expect(try await relay.post(shrunk, as: Demo.relayKey).status == 200)
+      #expect(try await relay.post(PushModeRelay.message("after"), as: Demo.alice).status == 200)
+      #expect(try relay.server.wakes().isEmpty)
+      let forged = Demo.event(
+        kind: 39002, by: Demo.carol, createdAt: Demo.now + 1,
+        tags: [["d", PushModeRelay.channel], ["p", Demo.account.publicKeyHex]], content: "")
+      #expect(try await relay.post(forged, as: Demo.carol).status == 200)
+      #expect(try await relay.post(PushModeRelay.message("still not"), as: Demo.alice).status == 200)
+      #expect(try relay.server.wakes().isEmpty)
+    }
   }
 
   @Test func leasesAreVisibleOnlyToTheirAuthorOverREQAndQuery() async throws {
-    let relay = try await PushModeRelay(withGateway: false)
-    defer { Task { await relay.stop() } }
-    let lease = try relay.lease(endpoint: "opaque-grant", d: .generate())
-    #expect(try await relay.post(lease, as: Demo.account).status == 200)
-    let own = Filter(authors: [Demo.account.publicKeyHex], kinds: [30350])
-    let account = try await relay.connect(Demo.account)
-    let seen = try await account.query([own], deadline: .now + .seconds(10))
-    await account.close()
-    #expect(seen.map(\.id) == [lease.id])
-    let alice = try await relay.connect(Demo.alice)
-    await #expect(throws: RelayConnectionError.self) {
-      _ = try await alice.query([own], deadline: .now + .seconds(10))
+    try await withStarted(try await PushModeRelay(withGateway: false)) { relay in
+      let lease = try relay.lease(endpoint: "opaque-grant", d: .generate())
+      #expect(try await relay.post(lease, as: Demo.account).status == 200)
+      let own = Filter(authors: [Demo.account.publicKeyHex], kinds: [30350])
+      let account = try await relay.connect(Demo.account)
+      let seen = try await account.query([own], deadline: .now + .seconds(10))
+      await account.close()
+      #expect(seen.map(\.id) == [lease.id])
+      let alice = try await relay.connect(Demo.alice)
+      await #expect(throws: RelayConnectionError.self) {
+        _ = try await alice.query([own], deadline: .now + .seconds(10))
+      }
+      let mixed = try await alice.query([Filter(kinds: [30350, 9])], deadline: .now + .seconds(10))
+      await alice.close()
+      #expect(!mixed.contains { $0.kind == 30350 })
+      let ownJSON = #"[{"kinds":[30350],"authors":["\#(Demo.account.publicKeyHex)"]}]"#
+      let queried = try await relay.query(ownJSON, as: Demo.account)
+      #expect(queried.status == 200)
+      let ids = try JSONReader().read(queried.body).arrayValue?.compactMap {
+        $0.objectValue?["id"]?.stringValue
+      }
+      #expect(ids == [lease.id])
+      #expect(try await relay.query(ownJSON, as: Demo.alice).status == 403)
+      let aliceOwn = #"[{"kinds":[30350],"authors":["\#(Demo.alice.publicKeyHex)"]}]"#
+      let empty = try await relay.query(aliceOwn, as: Demo.alice)
+      #expect(empty.status == 200)
+      #expect(try JSONReader().read(empty.body).arrayValue?.isEmpty == true)
     }
-    let mixed = try await alice.query([Filter(kinds: [30350, 9])], deadline: .now + .seconds(10))
-    await alice.close()
-    #expect(!mixed.contains { $0.kind == 30350 })
-    let ownJSON = #"[{"kinds":[30350],"authors":["\#(Demo.account.publicKeyHex)"]}]"#
-    let queried = try await relay.query(ownJSON, as: Demo.account)
-    #expect(queried.status == 200)
-    let ids = try JSONReader().read(queried.body).arrayValue?.compactMap {
-      $0.objectValue?["id"]?.stringValue
-    }
-    #expect(ids == [lease.id])
-    #expect(try await relay.query(ownJSON, as: Demo.alice).status == 403)
-    let aliceOwn = #"[{"kinds":[30350],"authors":["\#(Demo.alice.publicKeyHex)"]}]"#
-    let empty = try await relay.query(aliceOwn, as: Demo.alice)
-    #expect(empty.status == 200)
-    #expect(try JSONReader().read(empty.body).arrayValue?.isEmpty == true)
   }
 
   @Test func servesTheDescriptorRewrittenToItsOriginAndPushKey() async throws {
     let pushKey = SecretKey.generate()
-    let relay = try await PushModeRelay(withGateway: false, pushKey: pushKey)
-    defer { Task { await relay.stop() } }
-    let (status, body) = try await PushModeRelay.send(
-      "GET", relay.origin + "/", body: nil, authorization: nil, accept: "application/nostr+json")
-    #expect(status == 200)
-    let served = try PushDescriptor(strictJSON: body)
-    #expect(served.origin == relay.webSocket)
-    #expect(served.currentKey?.id == Demo.keyID)
-    #expect(served.currentKey?.pubkey == pushKey.publicKeyHex)
-    #expect(served == relay.descriptor)
-    let lease = try relay.lease(endpoint: "opaque-grant", d: .generate())
-    #expect(try await relay.post(lease, as: Demo.account).status == 200)
+    try await withStarted(try await PushModeRelay(withGateway: false, pushKey: pushKey)) { relay in
+      let (status, body) = try await PushModeRelay.send(
+        "GET", relay.origin + "/", body: nil, authorization: nil, accept: "application/nostr+json")
+      #expect(status == 200)
+      let served = try PushDescriptor(strictJSON: body)
+      #expect(served.origin == relay.webSocket)
+      #expect(served.currentKey?.id == Demo.keyID)
+      #expect(served.currentKey?.pubkey == pushKey.publicKeyHex)
+      #expect(served == relay.descriptor)
+      let lease = try relay.lease(endpoint: "opaque-grant", d: .generate())
+      #expect(try await relay.post(lease, as: Demo.account).status == 200)
+    }
   }
 
   @Test func pushModeRefusesIPv6Loopback() async throws {

@@ -2,6 +2,7 @@ import Foundation
 import NostrEvent
 import NostrHTTP
 import NostrJSON
+import NostrPushTestSupport
 import NotificationResolver
 import PushDescriptor
 import PushLease
@@ -37,13 +38,7 @@ final class MutableRoster: RosterSource, @unchecked Sendable {
 
 /// The demo relay's keys and descriptor (test keys only, `Fixtures/demo/keys.json`).
 enum Demo {
-  static let packageRoot: URL = {
-    var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
-      folder.deleteLastPathComponent()
-    }
-    return folder
-  }()
+  static var packageRoot: URL { PackageRoot.url }
   static let descriptor: PushDescriptor = try! PushDescriptor(
     strictJSON: [UInt8](try! Data(contentsOf: packageRoot.appendingPathComponent("Fixtures/demo/nip11.json")))
   )
@@ -101,7 +96,7 @@ enum Demo {
 
 /// A relay's push half on a real SQLite file, with a real gateway fixture on loopback, all on one
 /// manual clock.
-final class PushWorld: @unchecked Sendable {
+final class PushWorld: LoopbackFixture, @unchecked Sendable {
   let clock: ManualPushClock
   let path: String
   let database: PushStateDatabase

@@ -1,4 +1,5 @@
 import Foundation
+import NostrPushTestSupport
 import Testing
 
 /// Keeps the Swift in `README.md` and `Docs/*.md` identical to code the test suite compiles.
@@ -18,7 +19,7 @@ import Testing
         let body = try #require(
           source.body(of: testName), "\(file.name):\(block.line): no func \(testName) in \(fileName).swift")
         #expect(
-          body.contains(block.code),
+          Self.contains(body, block.code),
           "\(file.name):\(block.line): the block differs from the body of \(fileName).\(testName)")
       } else {
         #expect(
@@ -29,6 +30,17 @@ import Testing
         #expect(
           source.topLevelLines.contains(line), "\(file.name):\(block.line): \(line) missing in \(fileName)")
       }
+    }
+  }
+
+  /// Whether `body` holds `code` at the body's own level or nested deeper (a block inside a
+  /// `serving { }` closure of the test stands two spaces in per level).
+  static func contains(_ body: String, _ code: String) -> Bool {
+    (0...3).contains { depth in
+      let indent = String(repeating: "  ", count: depth)
+      let nested = code.split(separator: "\n", omittingEmptySubsequences: false)
+        .map { $0.isEmpty ? "" : indent + $0 }.joined(separator: "\n")
+      return body.contains(nested)
     }
   }
 
@@ -58,16 +70,7 @@ import Testing
 }
 
 /// The package root: the nearest folder above this file holding `Package.swift`.
-let packageRoot: URL = {
-  var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-  while folder.path != "/" {
-    if FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
-      return folder
-    }
-    folder = folder.deletingLastPathComponent()
-  }
-  return folder
-}()
+var packageRoot: URL { PackageRoot.url }
 
 /// A Markdown file of the package whose Swift blocks are checked.
 struct MarkdownFile: Sendable, CustomTestStringConvertible {

@@ -5,7 +5,7 @@ import Testing
 
 /// The tests that need the machine to themselves, run one after the other: a CPU-bound load and
 /// a deadline measurement would otherwise disturb each other.
-@Suite(.serialized) struct ConcurrencyTests {
+@Suite(.serialized, .timeLimit(.minutes(1))) struct ConcurrencyTests {
   static let clients = 200
   static let queriesPerClient = 20
 
@@ -58,6 +58,7 @@ import Testing
     let slowStillWaiting = !slow.isReadable()
     var sent = 1
     while sent < request.count, !slow.isReadable() {
+      // Not a wait for anything: one byte every 250 ms is the trickling client under test.
       try await Task.sleep(for: .milliseconds(250))
       guard slow.send([request[sent]]) else { break }
       sent += 1

@@ -1,20 +1,13 @@
 import Foundation
 import NostrEvent
 import NostrJSON
+import NostrPushTestSupport
 import RelayFixture
 import Testing
 
 @Suite(.timeLimit(.minutes(2))) struct DemoFixtureTests {
   /// `Fixtures/demo` of this repository, found from this file's path.
-  static var folder: URL {
-    var directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    while directory.path != "/",
-      !FileManager.default.fileExists(atPath: directory.appendingPathComponent("Package.swift").path)
-    {
-      directory = directory.deletingLastPathComponent()
-    }
-    return directory.appendingPathComponent("Fixtures/demo")
-  }
+  static var folder: URL { PackageRoot.appending("Fixtures/demo") }
 
   static func manifest() throws -> JSONObject {
     let bytes = try Data(contentsOf: folder.appendingPathComponent("manifest.json"))
@@ -60,19 +53,19 @@ import Testing
     let secret = try #require(keys.objectValue?["account"]?.objectValue?["secret_key"]?.stringValue)
     let account = try SecretKey(hex: secret)
     let now: Int64 = 1_767_226_200
-    let (server, origin) = try await Scenario.start(data) { $0.now = now }
-    let client = HTTPTestClient()
-    defer { client.invalidate() }
-    let filters = ##"[{"kinds":[9,40002,45001,45003],"#p":["\##(account.publicKeyHex)"],"limit":10}]"##
-    let response = try await client.query(origin, filters, key: account, now: now)
-    let avatar = try await client.media(origin, "avatar.png", key: account, now: now)
-    await server.stop()
-    let ids = try #require(manifest["events"]?.objectValue)
-    let expected = ["broadcast_reply", "thread_reply", "carol_reply", "root_message"].compactMap {
-      ids[$0]?.stringValue
+    try await Scenario.serving(data, configuration: RelayFixtureConfiguration(now: now)) { _, origin in
+      let client = HTTPTestClient()
+      defer { client.invalidate() }
+      let filters = ##"[{"kinds":[9,40002,45001,45003],"#p":["\##(account.publicKeyHex)"],"limit":10}]"##
+      let response = try await client.query(origin, filters, key: account, now: now)
+      let avatar = try await client.media(origin, "avatar.png", key: account, now: now)
+      let ids = try #require(manifest["events"]?.objectValue)
+      let expected = ["broadcast_reply", "thread_reply", "carol_reply", "root_message"].compactMap {
+        ids[$0]?.stringValue
+      }
+      #expect(try eventIDs(response.body) == expected)
+      #expect(avatar.status == 200)
+      #expect(avatar.header("Content-Type") == "image/png")
     }
-    #expect(try eventIDs(response.body) == expected)
-    #expect(avatar.status == 200)
-    #expect(avatar.header("Content-Type") == "image/png")
   }
 }

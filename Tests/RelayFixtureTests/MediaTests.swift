@@ -8,92 +8,93 @@ import Testing
 
   @Test func servesAFileWithTypeAndETagToAnAuthenticatedClient() async throws {
     let scenario = Scenario()
-    let (server, origin) = try await Scenario.start(RelayFixtureData(media: ["avatar.png": Self.png]))
-    let client = HTTPTestClient()
-    defer { client.invalidate() }
-    let response = try await client.media(origin, "avatar.png", key: scenario.account, now: Scenario.now)
-    await server.stop()
-    #expect(response.status == 200)
-    #expect(response.body == Self.png)
-    #expect(response.header("Content-Type") == "image/png")
-    #expect(response.header("ETag") == "\"" + Hex.encode(SHA256.hash(Self.png)) + "\"")
+    try await Scenario.serving(RelayFixtureData(media: ["avatar.png": Self.png])) { _, origin in
+      let client = HTTPTestClient()
+      defer { client.invalidate() }
+      let response = try await client.media(origin, "avatar.png", key: scenario.account, now: Scenario.now)
+      #expect(response.status == 200)
+      #expect(response.body == Self.png)
+      #expect(response.header("Content-Type") == "image/png")
+      #expect(response.header("ETag") == "\"" + Hex.encode(SHA256.hash(Self.png)) + "\"")
+    }
   }
 
   @Test func answers304ForAMatchingETag() async throws {
     let scenario = Scenario()
-    let (server, origin) = try await Scenario.start(RelayFixtureData(media: ["avatar.png": Self.png]))
-    let client = HTTPTestClient()
-    defer { client.invalidate() }
-    let first = try await client.media(origin, "avatar.png", key: scenario.account, now: Scenario.now)
-    let tag = try #require(first.header("ETag"))
-    let second = try await client.media(
-      origin, "avatar.png", key: scenario.account, now: Scenario.now, headers: ["If-None-Match": tag])
-    let stale = try await client.media(
-      origin, "avatar.png", key: scenario.account, now: Scenario.now, headers: ["If-None-Match": "\"00\""])
-    await server.stop()
-    #expect(second.status == 304)
-    #expect(second.body.isEmpty)
-    #expect(stale.status == 200)
-    #expect(server.requests().map(\.status) == [200, 304, 200])
+    try await Scenario.serving(RelayFixtureData(media: ["avatar.png": Self.png])) { server, origin in
+      let client = HTTPTestClient()
+      defer { client.invalidate() }
+      let first = try await client.media(origin, "avatar.png", key: scenario.account, now: Scenario.now)
+      let tag = try #require(first.header("ETag"))
+      let second = try await client.media(
+        origin, "avatar.png", key: scenario.account, now: Scenario.now, headers: ["If-None-Match": tag])
+      let stale = try await client.media(
+        origin, "avatar.png", key: scenario.account, now: Scenario.now, headers: ["If-None-Match": "\"00\""])
+      #expect(second.status == 304)
+      #expect(second.body.isEmpty)
+      #expect(stale.status == 200)
+      #expect(server.requests().map(\.status) == [200, 304, 200])
+    }
   }
 
   @Test func requiresNIP98ForMedia() async throws {
-    let (server, origin) = try await Scenario.start(RelayFixtureData(media: ["avatar.png": Self.png]))
-    let client = HTTPTestClient()
-    defer { client.invalidate() }
-    let response = try await client.send("GET", origin + "/media/avatar.png")
-    await server.stop()
-    #expect(response.status == 401)
-    #expect(server.requests().first?.hadAuthorization == false)
+    try await Scenario.serving(RelayFixtureData(media: ["avatar.png": Self.png])) { server, origin in
+      let client = HTTPTestClient()
+      defer { client.invalidate() }
+      let response = try await client.send("GET", origin + "/media/avatar.png")
+      #expect(response.status == 401)
+      #expect(server.requests().first?.hadAuthorization == false)
+    }
   }
 
   @Test func refusesAuthorizationSignedForAnotherFile() async throws {
     let scenario = Scenario()
     let data = RelayFixtureData(media: ["avatar.png": Self.png, "other.png": Self.png])
-    let (server, origin) = try await Scenario.start(data)
-    let client = HTTPTestClient()
-    defer { client.invalidate() }
-    let auth = try NIP98.authorizationHeader(
-      url: origin + "/media/other.png", method: "GET", body: nil, key: scenario.account, now: Scenario.now)
-    let response = try await client.send(
-      "GET", origin + "/media/avatar.png", headers: ["Authorization": auth])
-    await server.stop()
-    #expect(response.status == 401)
+    try await Scenario.serving(data) { _, origin in
+      let client = HTTPTestClient()
+      defer { client.invalidate() }
+      let auth = try NIP98.authorizationHeader(
+        url: origin + "/media/other.png", method: "GET", body: nil, key: scenario.account, now: Scenario.now)
+      let response = try await client.send(
+        "GET", origin + "/media/avatar.png", headers: ["Authorization": auth])
+      #expect(response.status == 401)
+    }
   }
 
   @Test func servesWithoutAuthorizationWhenConfiguredAsAForeignHost() async throws {
-    let (server, origin) = try await Scenario.start(RelayFixtureData(media: ["avatar.png": Self.png])) {
-      $0.mediaRequiresAuthorization = false
+    let configuration = RelayFixtureConfiguration(now: Scenario.now, mediaRequiresAuthorization: false)
+    try await Scenario.serving(
+      RelayFixtureData(media: ["avatar.png": Self.png]), configuration: configuration
+    ) {
+      server, origin in
+      let client = HTTPTestClient()
+      defer { client.invalidate() }
+      let response = try await client.send("GET", origin + "/media/avatar.png")
+      #expect(response.status == 200)
+      #expect(server.requests().first?.hadAuthorization == false)
     }
-    let client = HTTPTestClient()
-    defer { client.invalidate() }
-    let response = try await client.send("GET", origin + "/media/avatar.png")
-    await server.stop()
-    #expect(response.status == 200)
-    #expect(server.requests().first?.hadAuthorization == false)
   }
 
   @Test(arguments: ["..%2Fnip11.json", "../nip11.json", ".hidden", "a/b.png", "missing.png", ""])
   func answers404ForUnsafeOrMissingNames(name: String) async throws {
     let scenario = Scenario()
-    let (server, origin) = try await Scenario.start(RelayFixtureData(media: ["avatar.png": Self.png]))
-    defer { _ = server }
-    let connection = try RawConnection(port: port(of: origin))
-    let auth = try NIP98.authorizationHeader(
-      url: origin + "/media/" + name, method: "GET", body: nil, key: scenario.account, now: Scenario.now)
-    connection.send(
-      "GET /media/\(name) HTTP/1.1\r\nHost: x\r\nAuthorization: \(auth)\r\nConnection: close\r\n\r\n")
-    let response = RawResponse(await connection.readUntilClose().bytes)
-    await server.stop()
-    #expect(response?.status == 404)
+    try await Scenario.serving(RelayFixtureData(media: ["avatar.png": Self.png])) { _, origin in
+      let connection = try RawConnection(port: port(of: origin))
+      let auth = try NIP98.authorizationHeader(
+        url: origin + "/media/" + name, method: "GET", body: nil, key: scenario.account, now: Scenario.now)
+      connection.send(
+        "GET /media/\(name) HTTP/1.1\r\nHost: x\r\nAuthorization: \(auth)\r\nConnection: close\r\n\r\n")
+      let response = RawResponse(await connection.readUntilClose().bytes)
+      #expect(response?.status == 404)
+    }
   }
 
   @Test func refusesPOSTOnMedia() async throws {
-    let (server, origin) = try await Scenario.start(RelayFixtureData(media: ["avatar.png": Self.png]))
-    let client = HTTPTestClient()
-    defer { client.invalidate() }
-    let response = try await client.send("POST", origin + "/media/avatar.png", body: [1])
-    await server.stop()
-    #expect(response.status == 405)
+    try await Scenario.serving(RelayFixtureData(media: ["avatar.png": Self.png])) { _, origin in
+      let client = HTTPTestClient()
+      defer { client.invalidate() }
+      let response = try await client.send("POST", origin + "/media/avatar.png", body: [1])
+      #expect(response.status == 405)
+    }
   }
 }

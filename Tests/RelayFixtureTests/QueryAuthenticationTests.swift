@@ -13,74 +13,76 @@ import Testing
   @Test(arguments: Breakage.allCases)
   func refusesABadlyAuthenticatedQuery(breakage: Breakage) async throws {
     let scenario = Scenario()
-    let (server, origin) = try await Scenario.start(
-      RelayFixtureData(events: [try scenario.message("x", offset: 1)]))
-    let client = HTTPTestClient()
-    defer { client.invalidate() }
-    let body = Array(#"[{"kinds":[9]}]"#.utf8)
-    let url = origin + "/query"
-    let key = scenario.account
-    let header: String?
-    switch breakage {
-    case .missing:
-      header = nil
-    case .wrongScheme:
-      let valid = try NIP98.authorizationHeader(
-        url: url, method: "POST", body: body, key: key, now: Scenario.now)
-      header = "Bearer " + valid.dropFirst("Nostr ".count)
-    case .badSignature:
-      header = try Self.tamperedHeader(url: url, body: body, key: key)
-    case .expired:
-      header = try NIP98.authorizationHeader(
-        url: url, method: "POST", body: body, key: key, now: Scenario.now - 120)
-    case .wrongURL:
-      header = try NIP98.authorizationHeader(
-        url: origin + "/other", method: "POST", body: body, key: key, now: Scenario.now)
-    case .wrongMethod:
-      header = try NIP98.authorizationHeader(url: url, method: "GET", body: body, key: key, now: Scenario.now)
-    case .wrongPayload:
-      header = try NIP98.authorizationHeader(
-        url: url, method: "POST", body: Array("[]".utf8), key: key, now: Scenario.now)
+    try await Scenario.serving(
+      RelayFixtureData(events: [try scenario.message("x", offset: 1)])
+    ) { server, origin in
+      let client = HTTPTestClient()
+      defer { client.invalidate() }
+      let body = Array(#"[{"kinds":[9]}]"#.utf8)
+      let url = origin + "/query"
+      let key = scenario.account
+      let header: String?
+      switch breakage {
+      case .missing:
+        header = nil
+      case .wrongScheme:
+        let valid = try NIP98.authorizationHeader(
+          url: url, method: "POST", body: body, key: key, now: Scenario.now)
+        header = "Bearer " + valid.dropFirst("Nostr ".count)
+      case .badSignature:
+        header = try Self.tamperedHeader(url: url, body: body, key: key)
+      case .expired:
+        header = try NIP98.authorizationHeader(
+          url: url, method: "POST", body: body, key: key, now: Scenario.now - 120)
+      case .wrongURL:
+        header = try NIP98.authorizationHeader(
+          url: origin + "/other", method: "POST", body: body, key: key, now: Scenario.now)
+      case .wrongMethod:
+        header = try NIP98.authorizationHeader(
+          url: url, method: "GET", body: body, key: key, now: Scenario.now)
+      case .wrongPayload:
+        header = try NIP98.authorizationHeader(
+          url: url, method: "POST", body: Array("[]".utf8), key: key, now: Scenario.now)
+      }
+      var headers = ["Content-Type": "application/json"]
+      headers["Authorization"] = header
+      let response = try await client.send("POST", url, headers: headers, body: body)
+      #expect(response.status == 401)
+      #expect(
+        try JSONReader().read(response.body).objectValue?["error"]?.stringValue?.hasPrefix("auth-required")
+          == true)
+      #expect(server.requests().first?.authorizedPubkey == nil)
     }
-    var headers = ["Content-Type": "application/json"]
-    headers["Authorization"] = header
-    let response = try await client.send("POST", url, headers: headers, body: body)
-    await server.stop()
-    #expect(response.status == 401)
-    #expect(
-      try JSONReader().read(response.body).objectValue?["error"]?.stringValue?.hasPrefix("auth-required")
-        == true)
-    #expect(server.requests().first?.authorizedPubkey == nil)
   }
 
   @Test func refusesAReplayedAuthorization() async throws {
     let scenario = Scenario()
-    let (server, origin) = try await Scenario.start(RelayFixtureData())
-    let client = HTTPTestClient()
-    defer { client.invalidate() }
-    let body = Array(#"[{"kinds":[9]}]"#.utf8)
-    let url = origin + "/query"
-    let header = try NIP98.authorizationHeader(
-      url: url, method: "POST", body: body, key: scenario.account, now: Scenario.now)
-    let first = try await client.send("POST", url, headers: ["Authorization": header], body: body)
-    let second = try await client.send("POST", url, headers: ["Authorization": header], body: body)
-    await server.stop()
-    #expect(first.status == 200)
-    #expect(second.status == 401)
+    try await Scenario.serving(RelayFixtureData()) { _, origin in
+      let client = HTTPTestClient()
+      defer { client.invalidate() }
+      let body = Array(#"[{"kinds":[9]}]"#.utf8)
+      let url = origin + "/query"
+      let header = try NIP98.authorizationHeader(
+        url: url, method: "POST", body: body, key: scenario.account, now: Scenario.now)
+      let first = try await client.send("POST", url, headers: ["Authorization": header], body: body)
+      let second = try await client.send("POST", url, headers: ["Authorization": header], body: body)
+      #expect(first.status == 200)
+      #expect(second.status == 401)
+    }
   }
 
   @Test func checksAgainstTheRelayClockNotTheSystemClock() async throws {
     let scenario = Scenario()
-    let (server, origin) = try await Scenario.start(RelayFixtureData())
-    let client = HTTPTestClient()
-    defer { client.invalidate() }
-    let systemNow = Int64(Date().timeIntervalSince1970)
-    let atSystemTime = try await client.query(origin, "[]", key: scenario.account, now: systemNow)
-    server.setNow(systemNow)
-    let afterSetNow = try await client.query(origin, "[]", key: scenario.account, now: systemNow)
-    await server.stop()
-    #expect(atSystemTime.status == 401)
-    #expect(afterSetNow.status == 200)
+    try await Scenario.serving(RelayFixtureData()) { server, origin in
+      let client = HTTPTestClient()
+      defer { client.invalidate() }
+      let systemNow = Int64(Date().timeIntervalSince1970)
+      let atSystemTime = try await client.query(origin, "[]", key: scenario.account, now: systemNow)
+      server.setNow(systemNow)
+      let afterSetNow = try await client.query(origin, "[]", key: scenario.account, now: systemNow)
+      #expect(atSystemTime.status == 401)
+      #expect(afterSetNow.status == 200)
+    }
   }
 
   /// A header whose event has a valid shape but a signature from another message.

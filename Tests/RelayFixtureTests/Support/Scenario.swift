@@ -1,7 +1,9 @@
 import Foundation
 import NostrEvent
 import NostrJSON
+import NostrPushTestSupport
 import RelayFixture
+import Testing
 
 #if canImport(Glibc)
 import Glibc
@@ -36,7 +38,19 @@ struct Scenario {
     ).signed(with: sender)
   }
 
-  /// Starts a server over `data` with the scenario clock.
+  /// Runs `body` against a server over `data` (by default on the scenario clock) and its base
+  /// URL, then awaits the server's stop, also when `body` throws.
+  static func serving<T>(
+    _ data: RelayFixtureData, configuration: RelayFixtureConfiguration = RelayFixtureConfiguration(now: now),
+    _ body: (RelayFixtureServer, String) async throws -> T
+  ) async throws -> T {
+    try await withRelay(data, configuration: configuration) { server in
+      try await body(server, try #require(server.origin))
+    }
+  }
+
+  /// Starts a server over `data` with the scenario clock; the caller stops it (the tests that
+  /// check what `stop()` itself does).
   static func start(
     _ data: RelayFixtureData, configure: (inout RelayFixtureConfiguration) -> Void = { _ in }
   ) async throws -> (RelayFixtureServer, String) {

@@ -1,0 +1,32 @@
+import Foundation
+
+/// Where the package's own files are when tests run: the root folder (holding `Package.swift`)
+/// and the shared conformance vectors beside it.
+///
+/// Found once, from this file's path, for every test target that reads `Fixtures/`, the
+/// vectors, the docs or a helper built into `.build`.
+public enum PackageRoot {
+  /// The nearest folder above this source file that holds `Package.swift`, else the working
+  /// directory.
+  public static let url: URL = {
+    var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    while folder.path != "/" {
+      if FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
+        return folder
+      }
+      folder.deleteLastPathComponent()
+    }
+    return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+  }()
+
+  /// `path` under the package root, such as `Fixtures/demo`.
+  public static func appending(_ path: String) -> URL { url.appendingPathComponent(path) }
+
+  /// The shared conformance vectors: `../shared/vectors` beside the package root, else the
+  /// shared copy at `/work/shared/vectors`.
+  public static let sharedVectors: URL = {
+    let beside = url.deletingLastPathComponent().appendingPathComponent("shared/vectors")
+    if FileManager.default.fileExists(atPath: beside.path) { return beside }
+    return URL(fileURLWithPath: "/work/shared/vectors")
+  }()
+}
