@@ -5,7 +5,7 @@ import RelayFixture
 import Testing
 
 /// `enroll` and `revoke` against the fixture relay serving the demo descriptor, whose
-/// `push.origin` (`ws://127.0.0.1:48111`) nothing listens on here: every publish fails, which is
+/// `push.origin` rewritten to a loopback port nothing listens on: every publish fails, which is
 /// exactly the crash-between-saving-and-publishing case the state file must survive.
 @Suite(.timeLimit(.minutes(2))) struct EnrollCommandTests {
   static let now: Int64 = 1_767_226_200
@@ -20,10 +20,24 @@ import Testing
   }
 
   static func startRelay() async throws -> RelayFixtureServer {
-    let server = RelayFixtureServer(
-      data: try RelayFixtureData.load(folder: demo), configuration: RelayFixtureConfiguration(now: now))
+    var data = try RelayFixtureData.load(folder: demo)
+    let nip11 = String(decoding: try #require(data.nip11), as: UTF8.self)
+    #expect(nip11.contains("ws://127.0.0.1:48111"))
+    data.nip11 = Array(
+      nip11.replacingOccurrences(of: "ws://127.0.0.1:48111", with: try await closedOrigin()).utf8)
+    let server = RelayFixtureServer(data: data, configuration: RelayFixtureConfiguration(now: now))
     _ = try await server.start()
     return server
+  }
+
+  /// A loopback `ws://` origin nothing listens on: the port a relay had until it stopped (the
+  /// demo's own 48111 may be in use by a benchmark or a demo running beside the tests).
+  static func closedOrigin() async throws -> String {
+    let probe = RelayFixtureServer(
+      data: RelayFixtureData(), configuration: RelayFixtureConfiguration(now: now))
+    let url = try await probe.start()
+    await probe.stop()
+    return "ws://127.0.0.1:\(try #require(url.port))"
   }
 
   static func line(_ run: NostrPushBinary.Run) throws -> JSONObject {
