@@ -150,6 +150,10 @@ let package = Package(
       name: "NostrHTTPTests", dependencies: ["NostrHTTP", "NostrPushTestSupport"],
       swiftSettings: strictSettings),
     .testTarget(
+      name: "NostrPushCoreTests",
+      dependencies: ["NostrPushCore", "NIP44", "NostrEvent", "NostrJSON", "NostrHTTP", "EnrichmentCache"],
+      swiftSettings: strictSettings),
+    .testTarget(
       name: "NIP44Tests", dependencies: ["NIP44", "NostrEvent", "NostrJSON", "NostrPushTestSupport"],
       swiftSettings: strictSettings),
     .testTarget(
