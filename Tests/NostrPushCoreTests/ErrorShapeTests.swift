@@ -1,9 +1,9 @@
 import EnrichmentCache
-import NostrPushCore
 import NIP44
 import NostrEvent
 import NostrHTTP
 import NostrJSON
+import NostrPushCore
 import Testing
 
 /// The package's one error type, seen through a few modules: codes switch like enum cases, print
