@@ -7,14 +7,7 @@ import Testing
 
 /// The `CacheStressHelper` executable built next to the test bundle (`.build/<config>/`).
 func stressHelperURL() throws -> URL {
-  var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-  for _ in 0..<4 {
-    let candidate = directory.appendingPathComponent("CacheStressHelper")
-    if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-    directory = directory.deletingLastPathComponent()
-  }
-  let built = PackageRoot.appending(".build/debug/CacheStressHelper")
-  guard FileManager.default.isExecutableFile(atPath: built.path) else {
+  guard let built = PackageRoot.builtExecutable("CacheStressHelper") else {
     throw CacheError(code: .storage, message: "CacheStressHelper is not built; run `swift build` first")
   }
   return built

@@ -30,3 +30,20 @@ public enum PackageRoot {
     return URL(fileURLWithPath: "/work/shared/vectors")
   }()
 }
+
+extension PackageRoot {
+  /// The executable `name` built with the tests: beside the test bundle (or up to three folders
+  /// above it), else in `.build/debug`; nil when it is not built.
+  ///
+  /// For the helper processes a test starts and kills (`CacheStressHelper`, `PushRelayCrashHelper`).
+  public static func builtExecutable(_ name: String) -> URL? {
+    var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    for _ in 0..<4 {
+      let candidate = directory.appendingPathComponent(name)
+      if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+      directory = directory.deletingLastPathComponent()
+    }
+    let built = appending(".build/debug/" + name)
+    return FileManager.default.isExecutableFile(atPath: built.path) ? built : nil
+  }
+}

@@ -1,4 +1,3 @@
-import Foundation
 import RelayFixture
 
 /// Runs `body` with the fixture `start` makes, then awaits the fixture's `stop()`, whether

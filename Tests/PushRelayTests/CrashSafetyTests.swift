@@ -8,14 +8,7 @@ import Testing
 
 /// The `PushRelayCrashHelper` executable built next to the test bundle.
 func crashHelperURL() throws -> URL {
-  var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-  for _ in 0..<4 {
-    let candidate = directory.appendingPathComponent("PushRelayCrashHelper")
-    if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-    directory = directory.deletingLastPathComponent()
-  }
-  let built = Demo.packageRoot.appendingPathComponent(".build/debug/PushRelayCrashHelper")
-  guard FileManager.default.isExecutableFile(atPath: built.path) else {
+  guard let built = PackageRoot.builtExecutable("PushRelayCrashHelper") else {
     throw PushRelayError(
       code: .invalidConfiguration, message: "PushRelayCrashHelper is not built; run `swift build` first")
   }
