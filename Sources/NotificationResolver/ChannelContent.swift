@@ -17,7 +17,7 @@ enum ChannelContent {
   static func membership(event: Event, sender: String) -> MembershipSnapshot? {
     guard event.kind == 39002 else { return nil }
     let values = event.tagValues("p")
-    guard values.allSatisfy({ Hex.isLowercaseHex($0, length: 64) }) else { return nil }
+    guard values.allSatisfy({ NostrID($0) != nil }) else { return nil }
     let members = Set(values)
     return MembershipSnapshot(
       memberCount: members.count, senderIsListed: members.contains(sender), signer: event.pubkey,

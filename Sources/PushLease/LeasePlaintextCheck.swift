@@ -251,11 +251,11 @@ enum LeasePlaintextCheck {
     if narrowed, exact["authors"] == nil, exact["#p"] == nil, exact["#h"] == nil {
       throw LeaseRejection(.filter, "lease filter not narrowed")
     }
-    for value in exact["authors"] ?? [] where !Hex.isLowercaseHex(value, length: 64) {
+    for value in exact["authors"] ?? [] where NostrID(value) == nil {
       throw LeaseRejection(.filter, "non-exact match value for author")
     }
     for value in exact["#p"] ?? [] {
-      guard Hex.isLowercaseHex(value, length: 64) else {
+      guard NostrID(value) != nil else {
         throw LeaseRejection(.filter, "non-exact match value for p tag")
       }
       guard value == author else { throw LeaseRejection(.filter, "p-tag must be self") }
@@ -266,7 +266,7 @@ enum LeasePlaintextCheck {
       }
       guard LowercaseUUID.isValidV4(value) else { throw LeaseRejection(.filter, "invalid h tag") }
     }
-    for value in exact["#e"] ?? [] where !Hex.isLowercaseHex(value, length: 64) {
+    for value in exact["#e"] ?? [] where NostrID(value) == nil {
       throw LeaseRejection(.filter, "non-exact match value for e tag")
     }
     return LeaseFilter(

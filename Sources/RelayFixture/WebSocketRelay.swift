@@ -111,7 +111,7 @@ struct WebSocketRelay {
         return outcome
       }
       let id = elements[1].objectValue?["id"]?.stringValue.flatMap {
-        Hex.isLowercaseHex($0, length: 64) ? $0 : nil
+        NostrID($0)?.hex
       }
       let problem = authProblem(elements[1], challenge: session.challenge)
       guard let id else {
@@ -234,7 +234,7 @@ struct WebSocketRelay {
     id: String?, accepted: Bool, message: String, broadcast: RelayFixtureData.Entry?
   ) {
     let readableID = value.objectValue?["id"]?.stringValue.flatMap {
-      Hex.isLowercaseHex($0, length: 64) ? $0 : nil
+      NostrID($0)?.hex
     }
     func refuse(_ message: String) -> (String?, Bool, String, RelayFixtureData.Entry?) {
       (readableID, false, message, nil)

@@ -199,7 +199,7 @@ struct Tally {
       enrichment[source, default: 0] += 1
       if hostileIDs.contains(id) { fail("wake \(result.index): presented hostile event \(id)") }
       if !validMessages.contains(id) { fail("wake \(result.index): presented unknown event \(id)") }
-      if Hex.isLowercaseHex(title, length: 64) { fail("wake \(result.index): raw hex title") }
+      if NostrID(title) != nil { fail("wake \(result.index): raw hex title") }
       if title == "IMPOSTOR" || object["subtitle"]?.stringValue == "#IMPOSTOR" {
         fail("wake \(result.index): impostor channel name shown")
       }

@@ -171,7 +171,7 @@ public final class GatewayFixture: Sendable {
     relayPubkey: String, deviceToken: String, generation: Int64 = 1,
     ttlSeconds: Int64 = GatewayFixture.maxGrantTTLSeconds
   ) throws(RelayFixtureError) -> (grant: String, expiresAt: Int64) {
-    guard Hex.isLowercaseHex(relayPubkey, length: 64) else {
+    guard NostrID(relayPubkey) != nil else {
       throw RelayFixtureError(code: .invalidData, field: "relay_pubkey", message: "must be 64 lowercase hex")
     }
     guard Self.isDeviceToken(deviceToken) else {
