@@ -84,7 +84,7 @@ struct DemoPipeline {
     try await notify(secondWake, filters: filters)
 
     let started = ContinuousClock.now
-    let revoked = try await DemoFailure.at("revoked") { () async throws(EnrollmentFailure) in
+    let revoked = try await DemoFailure.at("revoked") { () async throws(CommandFailure) in
       try await self.enrollment.revoke()
     }
     guard revoked.result.accepted else { throw DemoFailure("revoked", revoked.result.message) }
@@ -104,7 +104,7 @@ struct DemoPipeline {
       throw DemoFailure("discovered", "the fixtures are not running")
     }
     var started = ContinuousClock.now
-    let descriptor = try await DemoFailure.at("discovered") { () async throws(EnrollmentFailure) in
+    let descriptor = try await DemoFailure.at("discovered") { () async throws(CommandFailure) in
       try await self.enrollment.discover()
     }
     emit(
@@ -117,7 +117,7 @@ struct DemoPipeline {
       since: started)
 
     started = .now
-    let (endpoint, expiresAt) = try await DemoFailure.at("granted") { () async throws(EnrollmentFailure) in
+    let (endpoint, expiresAt) = try await DemoFailure.at("granted") { () async throws(CommandFailure) in
       try await GrantSource.gateway(url: gatewayURL, deviceToken: Self.deviceToken).endpoint(for: descriptor)
     }
     emit(
@@ -125,7 +125,7 @@ struct DemoPipeline {
       "the gateway sealed an opaque endpoint grant for the device token", since: started)
 
     started = .now
-    let enrolled = try await DemoFailure.at("enrolled") { () async throws(EnrollmentFailure) in
+    let enrolled = try await DemoFailure.at("enrolled") { () async throws(CommandFailure) in
       try await self.enrollment.enroll(
         descriptor: descriptor, appProfile: Self.appProfile, transport: "apns", endpoint: endpoint,
         grantExpiresAt: expiresAt, joined: [channel], muted: [])
@@ -335,7 +335,7 @@ struct DemoFailure: Error {
   }
 
   /// Runs an app step, reporting its failure at `step`.
-  static func at<T>(_ step: String, _ body: () async throws(EnrollmentFailure) -> T) async throws(DemoFailure)
+  static func at<T>(_ step: String, _ body: () async throws(CommandFailure) -> T) async throws(DemoFailure)
     -> T
   {
     do {

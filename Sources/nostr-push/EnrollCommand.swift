@@ -48,14 +48,14 @@ enum EnrollCommand: CLICommand {
     case (nil, let gateway?, let token?): grant = .gateway(url: gateway, deviceToken: token)
     default: throw UsageError("give --endpoint, or --gateway with --device-token")
     }
-    return await Enrollment.answer { () async throws(EnrollmentFailure) -> EnrollmentOutcome in
-      let key = try EnrollmentFailure.lease { () throws(LeaseBuildError) in
+    return await Enrollment.answer { () async throws(CommandFailure) -> EnrollmentOutcome in
+      let key = try CommandFailure.reporting { () throws(LeaseBuildError) in
         try LeaseCommand.secretKey(keyFile)
       }
-      let joined = try EnrollmentFailure.lease { () throws(LeaseBuildError) in
+      let joined = try CommandFailure.reporting { () throws(LeaseBuildError) in
         try LeaseCommand.channelFile(reader.value("channels"), flag: "channels")
       }
-      let muted = try EnrollmentFailure.lease { () throws(LeaseBuildError) in
+      let muted = try CommandFailure.reporting { () throws(LeaseBuildError) in
         try LeaseCommand.channelFile(reader.value("muted"), flag: "muted")
       }
       return try await Enrollment(relay: relay, key: key, statePath: statePath, now: now).enroll(
@@ -84,8 +84,8 @@ enum RevokeCommand: CLICommand {
     let keyFile = try reader.required("secret-key-file")
     let statePath = try reader.required("state")
     let now = try reader.integer("now")
-    return await Enrollment.answer { () async throws(EnrollmentFailure) -> EnrollmentOutcome in
-      let key = try EnrollmentFailure.lease { () throws(LeaseBuildError) in
+    return await Enrollment.answer { () async throws(CommandFailure) -> EnrollmentOutcome in
+      let key = try CommandFailure.reporting { () throws(LeaseBuildError) in
         try LeaseCommand.secretKey(keyFile)
       }
       return try await Enrollment(relay: relay, key: key, statePath: statePath, now: now).revoke()
@@ -111,7 +111,7 @@ struct Enrollment: Sendable {
   /// Enrolls (or re-enrolls, reusing `d` with the next generation) for mentions and `joined`.
   func enroll(
     appProfile: String, transport: String, grant: GrantSource, joined: [String], muted: [String]
-  ) async throws(EnrollmentFailure) -> EnrollmentOutcome {
+  ) async throws(CommandFailure) -> EnrollmentOutcome {
     let descriptor = try await discover()
     try Self.profile(appProfile, transport: transport, in: descriptor)
     let (endpoint, grantExpiresAt) = try await grant.endpoint(for: descriptor)
@@ -126,9 +126,9 @@ struct Enrollment: Sendable {
     descriptor: PushDescriptor, appProfile: String, transport: String, endpoint: String,
     grantExpiresAt: Int64?,
     joined: [String], muted: [String]
-  ) async throws(EnrollmentFailure) -> EnrollmentOutcome {
+  ) async throws(CommandFailure) -> EnrollmentOutcome {
     let profile = try Self.profile(appProfile, transport: transport, in: descriptor)
-    let subscriptions = try EnrollmentFailure.lease { () throws(LeaseBuildError) in
+    let subscriptions = try CommandFailure.reporting { () throws(LeaseBuildError) in
       try SubscriptionPlanner(descriptor: descriptor).plan(
         for: key.publicKeyHex, joined: joined, muted: muted, mentionsOnly: joined.isEmpty)
     }
@@ -141,7 +141,7 @@ struct Enrollment: Sendable {
     let stamp = enrollment.next(now: now)
     state.set(enrollment)
     try save(state)
-    let event = try EnrollmentFailure.lease { () throws(LeaseBuildError) in
+    let event = try CommandFailure.reporting { () throws(LeaseBuildError) in
       try LeaseBuilder(descriptor: descriptor, appProfile: profile).active(
         endpoint: endpoint, subscriptions: subscriptions, generation: stamp.generation,
         createdAt: stamp.createdAt, installationID: enrollment.installationID,
@@ -155,30 +155,30 @@ struct Enrollment: Sendable {
   /// The advertised profile `id` with `transport`, else `invalid_app_profile`.
   @discardableResult
   static func profile(_ id: String, transport: String, in descriptor: PushDescriptor)
-    throws(EnrollmentFailure)
+    throws(CommandFailure)
     -> PushAppProfile
   {
     guard let profile = descriptor.appProfiles.first(where: { $0.id == id && $0.transport == transport })
     else {
-      throw EnrollmentFailure(
+      throw CommandFailure(
         "invalid_app_profile", "the relay does not advertise app profile \(id) for \(transport)")
     }
     return profile
   }
 
   /// Publishes the tombstone of the saved enrollment with its next generation.
-  func revoke() async throws(EnrollmentFailure) -> EnrollmentOutcome {
+  func revoke() async throws(CommandFailure) -> EnrollmentOutcome {
     let descriptor = try await discover()
     var state = try loadState()
     guard var enrollment = state.enrollment(origin: descriptor.origin, pubkey: key.publicKeyHex) else {
-      throw EnrollmentFailure(
+      throw CommandFailure(
         "not_enrolled", "no enrollment for \(descriptor.origin) and this account in \(statePath)")
     }
     let now = clock()
     let stamp = enrollment.next(now: now)
     state.set(enrollment)
     try save(state)
-    let event = try EnrollmentFailure.lease { () throws(LeaseBuildError) in
+    let event = try CommandFailure.reporting { () throws(LeaseBuildError) in
       try LeaseBuilder(descriptor: descriptor).tombstone(
         installationID: enrollment.installationID, generation: stamp.generation, createdAt: stamp.createdAt,
         now: now, signer: key)
@@ -189,8 +189,8 @@ struct Enrollment: Sendable {
   }
 
   /// Runs `step` and prints its line (exit 0), or the `{"error":…}` line (exit 1).
-  static func answer(_ step: () async throws(EnrollmentFailure) -> EnrollmentOutcome) async -> Int32 {
-    do throws(EnrollmentFailure) {
+  static func answer(_ step: () async throws(CommandFailure) -> EnrollmentOutcome) async -> Int32 {
+    do throws(CommandFailure) {
       CLIOutput.line(bytes: JSONWriter.bytes(try await step().line))
       return ExitCode.success
     } catch {
@@ -201,33 +201,33 @@ struct Enrollment: Sendable {
 
   /// The relay's push descriptor: `transport` when it cannot be fetched, `invalid_descriptor`
   /// when it gives no valid one.
-  func discover() async throws(EnrollmentFailure) -> PushDescriptor {
+  func discover() async throws(CommandFailure) -> PushDescriptor {
     do {
       return try await PushDiscovery().discover(relay: relay, timeout: Self.stepTimeout).push
     } catch {
-      if error.code == .transport { throw EnrollmentFailure("transport", "discovery: \(error.message)") }
-      throw EnrollmentFailure("invalid_descriptor", error.description)
+      if error.code == .transport { throw CommandFailure("transport", "discovery: \(error.message)") }
+      throw CommandFailure("invalid_descriptor", error.description)
     }
   }
 
-  private func loadState() throws(EnrollmentFailure) -> EnrollmentState {
+  private func loadState() throws(CommandFailure) -> EnrollmentState {
     do {
       return try EnrollmentState(path: statePath)
     } catch {
-      throw EnrollmentFailure("invalid_state", "\(statePath): \(error)")
+      throw CommandFailure("invalid_state", "\(statePath): \(error)")
     }
   }
 
-  private func save(_ state: EnrollmentState) throws(EnrollmentFailure) {
+  private func save(_ state: EnrollmentState) throws(CommandFailure) {
     do {
       try state.write(to: statePath)
     } catch {
-      throw EnrollmentFailure("invalid_state", "cannot write \(statePath): \(error)")
+      throw CommandFailure("invalid_state", "cannot write \(statePath): \(error)")
     }
   }
 
   /// Publishes the lease to the descriptor's `push.origin`, answering NIP-42 with the account key.
-  private func publish(_ lease: PreparedLease) async throws(EnrollmentFailure) -> PublishResult {
+  private func publish(_ lease: PreparedLease) async throws(CommandFailure) -> PublishResult {
     let deadline = ContinuousClock.now + Self.stepTimeout
     let (key, clock) = (self.key, self.clock)
     do throws(RelayConnectionError) {
@@ -244,7 +244,7 @@ struct Enrollment: Sendable {
       return result
     } catch {
       let code = error.code == .authFailed ? "auth_failed" : "transport"
-      throw EnrollmentFailure(code, "publish to \(lease.origin): \(error.code.rawValue): \(error.message)")
+      throw CommandFailure(code, "publish to \(lease.origin): \(error.code.rawValue): \(error.message)")
     }
   }
 }
@@ -291,7 +291,7 @@ enum GrantSource: Sendable {
   static let maxAnswerBytes = 16 * 1024
 
   /// The grant and its expiry (nil when given); `grant_failed` when the gateway refuses.
-  func endpoint(for descriptor: PushDescriptor) async throws(EnrollmentFailure) -> (
+  func endpoint(for descriptor: PushDescriptor) async throws(CommandFailure) -> (
     String, Int64?
   ) {
     switch self {
@@ -299,7 +299,7 @@ enum GrantSource: Sendable {
       return (endpoint, nil)
     case .gateway(let url, let deviceToken):
       guard let key = descriptor.currentKey else {
-        throw EnrollmentFailure("invalid_descriptor", "the descriptor names no current push key")
+        throw CommandFailure("invalid_descriptor", "the descriptor names no current push key")
       }
       let body = JSONWriter.bytes(
         .object(JSONObject(["relay_pubkey": .string(key.pubkey), "device_token": .string(deviceToken)])))
@@ -311,35 +311,15 @@ enum GrantSource: Sendable {
         response = try await URLSessionHTTPTransport.shared.send(
           request, deadline: .now + Enrollment.stepTimeout)
       } catch {
-        throw EnrollmentFailure("grant_failed", "the gateway did not answer: \(error)")
+        throw CommandFailure("grant_failed", "the gateway did not answer: \(error)")
       }
       let object = (try? JSONReader().read(response.body))?.objectValue
       guard response.status == 200, let grant = object?["endpoint_grant"]?.stringValue,
         let expiresAt = object?["expires_at"]?.integerValue
       else {
-        throw EnrollmentFailure("grant_failed", "the gateway answered HTTP \(response.status)")
+        throw CommandFailure("grant_failed", "the gateway answered HTTP \(response.status)")
       }
       return (grant, expiresAt)
-    }
-  }
-}
-
-/// A failure of `enroll` or `revoke`: the code and message of its `{"error":…}` line.
-struct EnrollmentFailure: Error {
-  let code: String
-  let message: String
-
-  init(_ code: String, _ message: String) {
-    self.code = code
-    self.message = message
-  }
-
-  /// Runs a lease step, reporting its `LeaseBuildError` under the lease's own code.
-  static func lease<T>(_ body: () throws(LeaseBuildError) -> T) throws(EnrollmentFailure) -> T {
-    do {
-      return try body()
-    } catch {
-      throw EnrollmentFailure(error.code.rawValue, error.message)
     }
   }
 }

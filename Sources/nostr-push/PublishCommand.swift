@@ -27,14 +27,14 @@ enum PublishCommand: CLICommand {
     let (relay, transport, deadline, clock) = (
       options.relay, options.transport, options.deadline, options.clock
     )
-    do throws(RelayExchange.Failure) {
+    do throws(CommandFailure) {
       let key = try RelayExchange.key(reader)
       let bytes = try readEvent(reader.value("event-file"))
       let event: Event
       do {
         event = try Event(json: bytes)
       } catch {
-        throw RelayExchange.Failure("invalid_event", error.message)
+        throw CommandFailure("invalid_event", error.message)
       }
       let result =
         transport == "websocket"
@@ -53,17 +53,17 @@ enum PublishCommand: CLICommand {
     }
   }
 
-  private static func readEvent(_ path: String?) throws(RelayExchange.Failure) -> [UInt8] {
+  private static func readEvent(_ path: String?) throws(CommandFailure) -> [UInt8] {
     if let path {
       do {
         return try BoundedFile.bytes(path, maxBytes: RelayExchange.maxEventFileBytes, what: "event file")
       } catch {
-        throw RelayExchange.Failure("invalid_event", "\(error)")
+        throw CommandFailure("invalid_event", "\(error)")
       }
     }
     let data = (try? FileHandle.standardInput.read(upToCount: RelayExchange.maxEventFileBytes + 1)) ?? Data()
     guard data.count <= RelayExchange.maxEventFileBytes else {
-      throw RelayExchange.Failure(
+      throw CommandFailure(
         "invalid_event", "standard input over \(RelayExchange.maxEventFileBytes) bytes")
     }
     return [UInt8](data)
@@ -72,7 +72,7 @@ enum PublishCommand: CLICommand {
   private static func overWebSocket(
     _ event: Event, relay: String, key: SecretKey, clock: @escaping RelayConnection.Clock,
     deadline: ContinuousClock.Instant
-  ) async throws(RelayExchange.Failure) -> PublishResult {
+  ) async throws(CommandFailure) -> PublishResult {
     do throws(RelayConnectionError) {
       let connection = try await RelayConnection.connect(
         to: relay, key: key, clock: clock, deadline: deadline)
@@ -88,26 +88,26 @@ enum PublishCommand: CLICommand {
       await connection.close()
       return result
     } catch {
-      throw RelayExchange.Failure(error)
+      throw CommandFailure(error)
     }
   }
 
   private static func overHTTP(
     _ body: [UInt8], relay: String, key: SecretKey, clock: RelayConnection.Clock,
     deadline: ContinuousClock.Instant
-  ) async throws(RelayExchange.Failure) -> PublishResult {
+  ) async throws(CommandFailure) -> PublishResult {
     let response = try await RelayExchange.post(
       body, path: "/events", relay: relay, key: key, clock: clock, deadline: deadline)
     if response.status == 401 {
-      throw RelayExchange.Failure("auth_failed", RelayExchange.errorText(response))
+      throw CommandFailure("auth_failed", RelayExchange.errorText(response))
     }
     guard response.status == 200 || response.status == 400 else {
-      throw RelayExchange.Failure("relay_error", RelayExchange.errorText(response))
+      throw CommandFailure("relay_error", RelayExchange.errorText(response))
     }
     guard let object = (try? JSONReader().read(response.body))?.objectValue,
       let accepted = object["accepted"]?.boolValue, let message = object["message"]?.stringValue
     else {
-      throw RelayExchange.Failure("invalid_response", "HTTP \(response.status) without an answer object")
+      throw CommandFailure("invalid_response", "HTTP \(response.status) without an answer object")
     }
     let id = object["id"]?.stringValue ?? ""
     return PublishResult(id: id, accepted: accepted, message: message)

@@ -27,14 +27,14 @@ enum QueryCommand: CLICommand {
     let (relay, transport, deadline, clock) = (
       options.relay, options.transport, options.deadline, options.clock
     )
-    do throws(RelayExchange.Failure) {
+    do throws(CommandFailure) {
       let key = try RelayExchange.key(reader)
       let filters: [Filter]
       if let path = reader.value("filters") {
         do {
           filters = try FilterFile.read(path)
         } catch {
-          throw RelayExchange.Failure("invalid_filters", "\(error)")
+          throw CommandFailure("invalid_filters", "\(error)")
         }
       } else {
         filters = [Filter(limit: 100)]
@@ -61,7 +61,7 @@ enum QueryCommand: CLICommand {
   private static func overWebSocket(
     _ filters: [Filter], relay: String, key: SecretKey, clock: @escaping RelayConnection.Clock,
     deadline: ContinuousClock.Instant
-  ) async throws(RelayExchange.Failure) -> ([Event], RelayCounters) {
+  ) async throws(CommandFailure) -> ([Event], RelayCounters) {
     do throws(RelayConnectionError) {
       let connection = try await RelayConnection.connect(
         to: relay, key: key, clock: clock, deadline: deadline)
@@ -78,22 +78,22 @@ enum QueryCommand: CLICommand {
       await connection.close()
       return (events, counters)
     } catch {
-      throw RelayExchange.Failure(error)
+      throw CommandFailure(error)
     }
   }
 
   private static func overHTTP(
     _ filters: [Filter], relay: String, key: SecretKey, clock: RelayConnection.Clock,
     deadline: ContinuousClock.Instant
-  ) async throws(RelayExchange.Failure) -> ([Event], RelayCounters) {
+  ) async throws(CommandFailure) -> ([Event], RelayCounters) {
     let body = JSONWriter.bytes(.array(filters.map(\.jsonValue)))
     let response = try await RelayExchange.post(
       body, path: "/query", relay: relay, key: key, clock: clock, deadline: deadline)
     guard (200..<300).contains(response.status) else {
-      throw RelayExchange.Failure("relay_error", RelayExchange.errorText(response))
+      throw CommandFailure("relay_error", RelayExchange.errorText(response))
     }
     guard let elements = (try? JSONReader().read(response.body))?.arrayValue else {
-      throw RelayExchange.Failure("invalid_response", "the answer is not a JSON array")
+      throw CommandFailure("invalid_response", "the answer is not a JSON array")
     }
     var counters = RelayCounters()
     var kept: [Event] = []

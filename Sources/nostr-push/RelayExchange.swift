@@ -15,19 +15,6 @@ enum RelayExchange {
   /// The largest event file read.
   static let maxEventFileBytes = 4 * 1024 * 1024
 
-  /// The failure printed as `{"error":<code>,"message":…}` with exit status 1.
-  struct Failure: Error {
-    var code: String
-    var message: String
-
-    init(_ code: String, _ message: String) {
-      self.code = code
-      self.message = message
-    }
-
-    init(_ error: RelayConnectionError) { self.init(error.code.rawValue, error.message) }
-  }
-
   /// The flags `publish` and `query` share, checked in their usage order: `--relay`, the key
   /// file's presence, `--transport` (one of `transports`, the first the default), `--timeout-ms`
   /// and `--now`.
@@ -66,16 +53,16 @@ enum RelayExchange {
   }
 
   /// The account key (as `resolve` reads it).
-  static func key(_ reader: ArgumentReader) throws(Failure) -> SecretKey {
+  static func key(_ reader: ArgumentReader) throws(CommandFailure) -> SecretKey {
     do {
       return try SecretKeyFile.read(try reader.required("secret-key-file"))
     } catch {
-      throw Failure("invalid_key", "\(error)")
+      throw CommandFailure("invalid_key", "\(error)")
     }
   }
 
   /// Prints the error line; returns exit status 1.
-  static func fail(_ failure: Failure) -> Int32 {
+  static func fail(_ failure: CommandFailure) -> Int32 {
     CLIOutput.line(
       JSONWriter.string(
         .object(JSONObject(["error": .string(failure.code), "message": .string(failure.message)]))))
@@ -86,19 +73,19 @@ enum RelayExchange {
   static func post(
     _ body: [UInt8], path: String, relay: String, key: SecretKey, clock: RelayConnection.Clock,
     deadline: ContinuousClock.Instant
-  ) async throws(Failure) -> HTTPTransportResponse {
+  ) async throws(CommandFailure) -> HTTPTransportResponse {
     let origin: RelayOrigin
     do {
       origin = try RelayOrigin(relay)
     } catch {
-      throw Failure("invalid_url", error.message)
+      throw CommandFailure("invalid_url", error.message)
     }
     let url = origin.url(path: path)
     let header: String
     do {
       header = try NIP98.authorizationHeader(url: url, method: "POST", body: body, key: key, now: clock())
     } catch {
-      throw Failure("invalid_key", "\(error)")
+      throw CommandFailure("invalid_key", "\(error)")
     }
     let request = HTTPTransportRequest(
       url: url, method: "POST", headers: ["Authorization": header, "Content-Type": "application/json"],
@@ -108,11 +95,11 @@ enum RelayExchange {
       return try await URLSessionHTTPTransport.shared.send(request, deadline: deadline)
     } catch {
       switch error.code {
-      case .unreachable: throw Failure("unreachable", error.message)
-      case .timeout: throw Failure("timeout", "HTTP \(path)")
-      case .cancelled: throw Failure("cancelled", "HTTP \(path)")
-      case .invalidURL: throw Failure("invalid_url", error.message)
-      default: throw Failure("invalid_response", error.message)
+      case .unreachable: throw CommandFailure("unreachable", error.message)
+      case .timeout: throw CommandFailure("timeout", "HTTP \(path)")
+      case .cancelled: throw CommandFailure("cancelled", "HTTP \(path)")
+      case .invalidURL: throw CommandFailure("invalid_url", error.message)
+      default: throw CommandFailure("invalid_response", error.message)
       }
     }
   }
