@@ -22,9 +22,9 @@ import NostrSQLite
 /// - A damaged file that still has a valid header is reported as `corrupt` by the operation that
 ///   meets it rather than checked at open (a full check would break the 5 ms open budget).
 ///
-/// `@unchecked Sendable`: the only mutable state is the connection and its statement cache, and
-/// every access to them happens inside `lock`; the other stored properties are immutable.
-public final class EnrichmentCache: @unchecked Sendable {
+/// The only mutable state — the connection, its statement cache and a failure count — is used
+/// only under one lock; the other stored properties are immutable.
+public final class EnrichmentCache: Sendable {
   /// The default size bound of the database (32 MiB).
   public static let defaultMaxBytes: Int64 = 32 * 1024 * 1024
   /// The default busy timeout (2 s); the resolver opens the cache with at most 250 ms.
@@ -45,10 +45,13 @@ public final class EnrichmentCache: @unchecked Sendable {
   /// The clock used where no `now` is passed (corrupt-file names, import fetch times).
   public let clock: @Sendable () -> Int64
 
-  private let lock = NSLock()
-  private let connection: CacheConnection
-  /// Guarded by `lock`.
-  private var transientFailures = 0
+  /// The connection, and how many calls on it failed `busy` or `locked`.
+  private struct Guarded {
+    let connection: CacheConnection
+    var transientFailures = 0
+  }
+
+  private let guarded: Locked<Guarded>
 
   /// The current unix time in seconds.
   public static let systemClock: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
@@ -68,12 +71,14 @@ public final class EnrichmentCache: @unchecked Sendable {
     let milliseconds =
       busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
     let timeout = Int32(clamping: max(0, milliseconds))
+    let connection: CacheConnection
     do {
       connection = try CacheOpener.open(path: path, busyTimeoutMilliseconds: timeout)
     } catch  where error.code == .corrupt {
       try CacheOpener.moveAside(path: path, now: clock())
       connection = try CacheOpener.open(path: path, busyTimeoutMilliseconds: timeout)
     }
+    guarded = Locked(Guarded(connection: connection))
   }
 
   // MARK: - Accounts
@@ -156,23 +161,19 @@ public final class EnrichmentCache: @unchecked Sendable {
 
   /// Runs `body` with the connection, holding the lock.
   func locked<T>(_ body: (CacheConnection) throws(CacheError) -> T) throws(CacheError) -> T {
-    lock.lock()
-    defer { lock.unlock() }
-    do {
-      return try body(connection)
-    } catch {
-      if error.isTransient { transientFailures += 1 }
-      throw error
+    try guarded.withLock { (guarded) throws(CacheError) -> T in
+      do throws(CacheError) {
+        return try body(guarded.connection)
+      } catch {
+        if error.isTransient { guarded.transientFailures += 1 }
+        throw error
+      }
     }
   }
 
   /// How many calls on this connection have failed `busy` or `locked` (each after waiting up to
   /// the busy timeout): lets a test see that a caller stops asking a locked cache.
-  package var transientFailureCount: Int {
-    lock.lock()
-    defer { lock.unlock() }
-    return transientFailures
-  }
+  package var transientFailureCount: Int { guarded.withLock { $0.transientFailures } }
 
   /// Runs a write for `account` in one `BEGIN IMMEDIATE` transaction: returns `discarded` when the
   /// account is removed, and enforces the size bound before committing.

@@ -151,21 +151,10 @@ struct CacheStore: EnrichmentStore {
 }
 
 /// Whether the cache answered busy or locked during this wake; once tripped it stays tripped.
-///
-/// `@unchecked Sendable`: `tripped` is read and written under `lock`.
-private final class CacheBreaker: @unchecked Sendable {
-  private let lock = NSLock()
-  private var tripped = false
+private final class CacheBreaker: Sendable {
+  private let tripped = Locked(false)
 
-  var isTripped: Bool {
-    lock.lock()
-    defer { lock.unlock() }
-    return tripped
-  }
+  var isTripped: Bool { tripped.current }
 
-  func trip() {
-    lock.lock()
-    tripped = true
-    lock.unlock()
-  }
+  func trip() { tripped.withLock { $0 = true } }
 }

@@ -236,22 +236,12 @@ public struct Resolution: Sendable {
 /// The moment the message was chosen, written by the resolving task and read when the outcome is
 /// returned (possibly by the deadline guard while the resolving task still runs).
 ///
-/// `@unchecked Sendable`: `value` is read and written only under `lock`.
-private final class ChosenInstant: @unchecked Sendable {
-  private let lock = NSLock()
-  private var value: ContinuousClock.Instant?
+private final class ChosenInstant: Sendable {
+  private let value = Locked<ContinuousClock.Instant?>(nil)
 
   var instant: ContinuousClock.Instant? {
-    get {
-      lock.lock()
-      defer { lock.unlock() }
-      return value
-    }
-    set {
-      lock.lock()
-      value = newValue
-      lock.unlock()
-    }
+    get { value.current }
+    set { value.withLock { $0 = newValue } }
   }
 }
 
@@ -261,37 +251,34 @@ private final class ChosenInstant: @unchecked Sendable {
 /// deadline calls ``close()``. Whichever comes first wins: a claim after the deadline is rolled
 /// back (the next wake presents the message), and a claim before it is presented even when the
 /// deadline cuts the enrichment short.
-///
-/// `@unchecked Sendable`: `state` is read and written only under `lock`.
-final class ClaimGate: @unchecked Sendable {
+final class ClaimGate: Sendable {
   private enum State {
     case open
     case admitted(Event)
     case closed
   }
 
-  private let lock = NSLock()
-  private var state = State.open
+  private let state = Locked(State.open)
 
   /// Records `message` as the wake's message unless the deadline closed the gate (or another
   /// message was admitted); true when it is the wake's message.
   func admit(_ message: Event) -> Bool {
-    lock.lock()
-    defer { lock.unlock() }
-    switch state {
-    case .open: state = .admitted(message)
-    case .admitted(let earlier): return earlier.id == message.id
-    case .closed: return false
+    state.withLock { state in
+      switch state {
+      case .open: state = .admitted(message)
+      case .admitted(let earlier): return earlier.id == message.id
+      case .closed: return false
+      }
+      return true
     }
-    return true
   }
 
   /// Closes the gate for good; returns the message admitted before, if any.
   func close() -> Event? {
-    lock.lock()
-    defer { lock.unlock() }
-    if case .admitted(let message) = state { return message }
-    state = .closed
-    return nil
+    state.withLock { state in
+      if case .admitted(let message) = state { return message }
+      state = .closed
+      return nil
+    }
   }
 }

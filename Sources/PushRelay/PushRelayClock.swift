@@ -22,15 +22,12 @@ public struct PushRelayClock: Sendable {
 }
 
 /// A clock that moves only when told: tests, and the fixture's `--now` mode.
-///
-/// `@unchecked Sendable` is sound because `now` is read and written only under `lock`.
-public final class ManualPushClock: @unchecked Sendable {
-  private let lock = NSLock()
-  private var now: Int64
+public final class ManualPushClock: Sendable {
+  private let now: Locked<Int64>
 
   /// A clock at `milliseconds` (Unix ms).
   public init(milliseconds: Int64) {
-    now = milliseconds
+    now = Locked(milliseconds)
   }
 
   /// A clock at Unix second `seconds`.
@@ -39,11 +36,7 @@ public final class ManualPushClock: @unchecked Sendable {
   }
 
   /// Now, in Unix milliseconds.
-  public var milliseconds: Int64 {
-    lock.lock()
-    defer { lock.unlock() }
-    return now
-  }
+  public var milliseconds: Int64 { now.current }
 
   /// Now, in Unix seconds (floor).
   public var seconds: Int64 { SQLiteWakeOutbox.seconds(milliseconds) }
@@ -52,9 +45,7 @@ public final class ManualPushClock: @unchecked Sendable {
   public func advance(by duration: Duration) {
     let components = duration.components
     let delta = components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
-    lock.lock()
-    now += delta
-    lock.unlock()
+    now.withLock { $0 += delta }
   }
 
   /// The `PushRelayClock` reading this clock.

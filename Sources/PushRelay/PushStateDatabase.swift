@@ -5,10 +5,10 @@ import NostrSQLite
 /// `SQLiteWakeOutbox`, every use of it under one lock.
 ///
 /// Leases and wakes live in one file so that accepting a lease and back-filling its wakes, or
-/// storing an event and enqueueing its wakes, are one transaction. `@unchecked Sendable` is sound
-/// because the connection is touched only inside `withConnection`, which holds `lock` throughout.
-/// The schema is an ordered list of migrations recorded in `PRAGMA user_version`.
-public final class PushStateDatabase: @unchecked Sendable {
+/// storing an event and enqueueing its wakes, are one transaction. The connection is touched only
+/// inside `withConnection`, which holds its lock throughout. The schema is an ordered list of
+/// migrations recorded in `PRAGMA user_version`.
+public final class PushStateDatabase: Sendable {
   /// The default busy timeout (5000 ms): how long a write waits for another process's lock.
   public static let defaultBusyTimeoutMilliseconds: Int32 = 5000
   /// The busy timeout the fixture uses (250 ms): nobody else opens its state file.
@@ -69,8 +69,7 @@ public final class PushStateDatabase: @unchecked Sendable {
     """,
   ]
 
-  private let lock = NSLock()
-  private let connection: PushStateConnection
+  private let connection: Locked<PushStateConnection>
   /// The file's path (`:memory:` is refused: the worker and the store must share one file).
   public let path: String
 
@@ -83,10 +82,11 @@ public final class PushStateDatabase: @unchecked Sendable {
     throws(PushRelayError)
   {
     self.path = path
-    connection = try PushStateConnection(statePath: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
-    _ = try connection.query("PRAGMA journal_mode = WAL") { $0.text(0) }
-    try connection.execute("PRAGMA synchronous = NORMAL")
-    try migrate()
+    let opened = try PushStateConnection(statePath: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+    _ = try opened.query("PRAGMA journal_mode = WAL") { $0.text(0) }
+    try opened.execute("PRAGMA synchronous = NORMAL")
+    try Self.migrate(opened)
+    connection = Locked(opened)
   }
 
   /// The schema version recorded in the file.
@@ -107,12 +107,10 @@ public final class PushStateDatabase: @unchecked Sendable {
   func withConnection<T>(_ body: (PushStateConnection) throws(PushRelayError) -> T) throws(PushRelayError)
     -> T
   {
-    lock.lock()
-    defer { lock.unlock() }
-    return try body(connection)
+    try connection.withLock { (connection) throws(PushRelayError) in try body(connection) }
   }
 
-  private func migrate() throws(PushRelayError) {
+  private static func migrate(_ connection: PushStateConnection) throws(PushRelayError) {
     try connection.immediateTransaction { () throws(PushRelayError) in
       let version = Int(try connection.query("PRAGMA user_version") { $0.integer(0) }.first ?? 0)
       guard version <= Self.migrations.count else {
