@@ -6,46 +6,49 @@ import FoundationNetworking
 
 /// The state of one request in flight: its cap, the bytes kept so far, and the one-time result.
 ///
-/// `@unchecked Sendable`: every mutable field is read and written under `lock`; the session
-/// delegate, the deadline timer and the cancellation handler all reach it from different threads.
-final class CappedExchange: @unchecked Sendable {
+/// The session delegate, the deadline timer and the cancellation handler all reach it from
+/// different threads; its mutable state is one `Locked` value.
+final class CappedExchange: Sendable {
   typealias Outcome = Result<HTTPTransportResponse, HTTPTransportError>
 
+  /// What arrived so far and how the exchange ended.
+  private struct State {
+    var body: [UInt8] = []
+    var response: HTTPURLResponse?
+    var outcome: Outcome?
+    var continuation: CheckedContinuation<Outcome, Never>?
+  }
+
   let cap: Int
-  private let lock = NSLock()
-  private var body: [UInt8] = []
-  private var response: HTTPURLResponse?
-  private var outcome: Outcome?
-  private var continuation: CheckedContinuation<Outcome, Never>?
+  private let state = Locked(State())
 
   init(cap: Int) { self.cap = cap }
 
   /// Hands over the waiting continuation; resumes it at once when the exchange already ended.
   func attach(_ continuation: CheckedContinuation<Outcome, Never>) {
-    lock.lock()
-    if let outcome {
-      lock.unlock()
-      continuation.resume(returning: outcome)
-      return
+    let ended = state.withLock { state -> Outcome? in
+      if let outcome = state.outcome { return outcome }
+      state.continuation = continuation
+      return nil
     }
-    self.continuation = continuation
-    lock.unlock()
+    if let ended { continuation.resume(returning: ended) }
   }
 
   /// Ends the exchange with `outcome` unless it already ended; true when this call ended it.
   @discardableResult
   func finish(_ outcome: Outcome) -> Bool {
-    lock.lock()
-    guard self.outcome == nil else {
-      lock.unlock()
-      return false
+    // Ended here: the continuation to resume (nil when none is attached yet); nil for the
+    // outer optional when the exchange had already ended.
+    let endedHere: CheckedContinuation<Outcome, Never>?? = state.withLock { state in
+      guard state.outcome == nil else { return nil }
+      state.outcome = outcome
+      state.body = []
+      let waiting = state.continuation
+      state.continuation = nil
+      return .some(waiting)
     }
-    self.outcome = outcome
-    body = []
-    let continuation = self.continuation
-    self.continuation = nil
-    lock.unlock()
-    continuation?.resume(returning: outcome)
+    guard let waiting = endedHere else { return false }
+    waiting?.resume(returning: outcome)
     return true
   }
 
@@ -58,38 +61,37 @@ final class CappedExchange: @unchecked Sendable {
             code: .tooLarge, message: "Content-Length over \(cap) bytes", detail: response.statusCode)))
       return false
     }
-    lock.lock()
-    self.response = response
-    let ended = outcome != nil
-    lock.unlock()
-    return !ended
+    return state.withLock { state in
+      state.response = response
+      return state.outcome == nil
+    }
   }
 
   /// Keeps `data` unless the exchange ended; false (and the exchange ended) past the cap.
   func receive(data: Data) -> Bool {
-    lock.lock()
-    guard outcome == nil else {
-      lock.unlock()
-      return false
+    enum Kept {
+      case kept, ended
+      case overCap(status: Int?)
     }
-    guard body.count + data.count <= cap else {
-      let status = response?.statusCode
-      lock.unlock()
+    let kept = state.withLock { state -> Kept in
+      guard state.outcome == nil else { return .ended }
+      guard state.body.count + data.count <= cap else { return .overCap(status: state.response?.statusCode) }
+      state.body.append(contentsOf: data)
+      return .kept
+    }
+    switch kept {
+    case .kept: return true
+    case .ended: return false
+    case .overCap(let status):
       finish(.failure(HTTPTransportError(code: .tooLarge, message: "body over \(cap) bytes", detail: status)))
       return false
     }
-    body.append(contentsOf: data)
-    lock.unlock()
-    return true
   }
 
   /// Ends the exchange from the task's completion; `taskResponse` is the task's final response,
   /// which a refused redirect delivers without a response callback.
   func complete(error: (any Error)?, taskResponse: HTTPURLResponse?) {
-    lock.lock()
-    let response = self.response ?? taskResponse
-    let body = self.body
-    lock.unlock()
+    let (response, body) = state.withLock { ($0.response ?? taskResponse, $0.body) }
     if let error {
       finish(.failure(Self.map(error, responseStarted: response != nil)))
       return
@@ -135,27 +137,21 @@ final class CappedExchange: @unchecked Sendable {
 /// redirect, and cancels a task the moment its exchange ends (a cancelled task on Linux may keep
 /// delivering data for a while; the ended exchange ignores it).
 ///
-/// `@unchecked Sendable`: the exchange table is guarded by `lock`.
+/// `@unchecked Sendable` only because `NSObject` is not `Sendable`; its one mutable field, the
+/// exchange table, is a `Locked` value.
 final class CappedResponseDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-  private let lock = NSLock()
-  private var exchanges: [Int: CappedExchange] = [:]
+  private let exchanges = Locked<[Int: CappedExchange]>([:])
 
   func register(_ exchange: CappedExchange, for task: Int) {
-    lock.lock()
-    exchanges[task] = exchange
-    lock.unlock()
+    exchanges.withLock { $0[task] = exchange }
   }
 
   func unregister(_ task: Int) {
-    lock.lock()
-    exchanges[task] = nil
-    lock.unlock()
+    exchanges.withLock { $0[task] = nil }
   }
 
   private func exchange(_ task: URLSessionTask) -> CappedExchange? {
-    lock.lock()
-    defer { lock.unlock() }
-    return exchanges[task.taskIdentifier]
+    exchanges.withLock { $0[task.taskIdentifier] }
   }
 
   func urlSession(

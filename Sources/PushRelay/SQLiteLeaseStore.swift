@@ -11,16 +11,26 @@ import PushLease
 /// never deleted. The live leases of an origin are cached, parsed, and reloaded whenever this
 /// store writes or `PRAGMA data_version` says another connection did. `Sendable` because the
 /// database is, and the cache has its own lock.
-public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
+public final class SQLiteLeaseStore: LeaseStore, Sendable {
   /// The state file.
   public let database: PushStateDatabase
   /// The matcher back-fill uses.
   public let matcher: PushMatcher
-  private let cacheLock = NSLock()
-  private var cache: [String: [StoredLease]] = [:]
-  private var indexes: [String: (generation: Int, index: LeaseIndex)] = [:]
-  private var cacheDataVersion: Int64 = -1
-  private var cacheGeneration = 0
+  /// The parsed live leases and match indexes per origin, valid for one `generation`.
+  private struct LeaseCache {
+    var leases: [String: [StoredLease]] = [:]
+    var indexes: [String: (generation: Int, index: LeaseIndex)] = [:]
+    var dataVersion: Int64 = -1
+    var generation = 0
+
+    mutating func clear() {
+      leases.removeAll()
+      indexes.removeAll()
+      generation += 1
+    }
+  }
+
+  private let cache = Locked(LeaseCache())
 
   /// A store on `database`; `matcher` judges back-fill candidates.
   public init(database: PushStateDatabase, matcher: PushMatcher = PushMatcher()) {
@@ -175,17 +185,15 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
   /// The active, enabled leases of `origin` indexed for matching (expiry is checked per event),
   /// cached until the lease set changes.
   public func liveIndex(origin: String) throws(PushRelayError) -> LeaseIndex {
-    cacheLock.lock()
-    let generation = cacheGeneration
-    cacheLock.unlock()
+    let generation = cache.withLock { $0.generation }
     let leases = try cachedLeases(origin: origin)
-    cacheLock.lock()
-    defer { cacheLock.unlock() }
-    guard generation == cacheGeneration else { return LeaseIndex(leases) }
-    if let cached = indexes[origin], cached.generation == generation { return cached.index }
-    let index = LeaseIndex(leases)
-    indexes[origin] = (generation, index)
-    return index
+    return cache.withLock { cache in
+      guard generation == cache.generation else { return LeaseIndex(leases) }
+      if let cached = cache.indexes[origin], cached.generation == generation { return cached.index }
+      let index = LeaseIndex(leases)
+      cache.indexes[origin] = (generation, index)
+      return index
+    }
   }
 
   /// The current event of each of `pubkey`'s addresses at `origin`, newest first (ties: lower id).
@@ -286,30 +294,21 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
   // MARK: Cache
 
   private func invalidate() {
-    cacheLock.lock()
-    cache.removeAll()
-    indexes.removeAll()
-    cacheGeneration += 1
-    cacheLock.unlock()
+    cache.withLock { $0.clear() }
   }
 
   private func cachedLeases(origin: String) throws(PushRelayError) -> [StoredLease] {
     let version = try database.withConnection { connection throws(PushRelayError) in
       try connection.query("PRAGMA data_version") { $0.integer(0) }.first ?? 0
     }
-    cacheLock.lock()
-    if version != cacheDataVersion {
-      cache.removeAll()
-      indexes.removeAll()
-      cacheGeneration += 1
-      cacheDataVersion = version
+    let (cached, generation) = cache.withLock { cache in
+      if version != cache.dataVersion {
+        cache.clear()
+        cache.dataVersion = version
+      }
+      return (cache.leases[origin], cache.generation)
     }
-    if let cached = cache[origin] {
-      cacheLock.unlock()
-      return cached
-    }
-    let generation = cacheGeneration
-    cacheLock.unlock()
+    if let cached { return cached }
     let leases = try database.withConnection { connection throws(PushRelayError) in
       let rows = try connection.query(
         "SELECT \(Self.columns) FROM push_lease WHERE origin = ? AND active = 1 AND endpoint_enabled = 1",
@@ -318,9 +317,9 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
       for row in rows { leases.append(try row.lease()) }
       return leases
     }
-    cacheLock.lock()
-    if generation == cacheGeneration { cache[origin] = leases }
-    cacheLock.unlock()
+    cache.withLock { cache in
+      if generation == cache.generation { cache.leases[origin] = leases }
+    }
     return leases
   }
 }
