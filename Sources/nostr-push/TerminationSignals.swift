@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import NostrPushCore
 
 #if canImport(Glibc)
 import Glibc
@@ -11,13 +12,16 @@ import Darwin
 ///
 /// A command arms before it prints its listening line, so a client that signals as soon as it
 /// reads the line never finds the default action (death by SIGTERM) still in place; a signal that
-/// arrives before `wait()` is remembered. `@unchecked Sendable` is sound because `sources`,
-/// `fired` and `waiter` are only touched with `lock` held.
-final class TerminationSignals: @unchecked Sendable {
-  private let lock = NSLock()
-  private var sources: [any DispatchSourceSignal] = []
-  private var fired = false
-  private var waiter: CheckedContinuation<Void, Never>?
+/// arrives before `wait()` is remembered.
+final class TerminationSignals: Sendable {
+  /// The signal sources, whether a signal came, and the command waiting for one.
+  private struct State {
+    var sources: [any DispatchSourceSignal] = []
+    var fired = false
+    var waiter: CheckedContinuation<Void, Never>?
+  }
+
+  private let state = Locked(State())
 
   private init() {}
 
@@ -27,13 +31,13 @@ final class TerminationSignals: @unchecked Sendable {
     signal(SIGTERM, SIG_IGN)
     signal(SIGPIPE, SIG_IGN)
     let signals = TerminationSignals()
-    signals.lock.lock()
-    defer { signals.lock.unlock() }
-    for number in [SIGINT, SIGTERM] {
-      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-      source.setEventHandler { [signals] in signals.fire() }
-      source.resume()
-      signals.sources.append(source)
+    signals.state.withLock { state in
+      for number in [SIGINT, SIGTERM] {
+        let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+        source.setEventHandler { [signals] in signals.fire() }
+        source.resume()
+        state.sources.append(source)
+      }
     }
     return signals
   }
@@ -41,31 +45,30 @@ final class TerminationSignals: @unchecked Sendable {
   /// Returns once SIGINT or SIGTERM has arrived (at once if one already did), then stops listening.
   func wait() async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      lock.lock()
-      if fired {
-        lock.unlock()
-        continuation.resume()
-      } else {
-        waiter = continuation
-        lock.unlock()
+      let fired = state.withLock { state in
+        if !state.fired { state.waiter = continuation }
+        return state.fired
       }
+      if fired { continuation.resume() }
     }
     disarm()
   }
 
   private func disarm() {
-    lock.lock()
-    defer { lock.unlock() }
-    for source in sources { source.cancel() }
-    sources.removeAll()
+    state.withLock { state in
+      for source in state.sources { source.cancel() }
+      state.sources.removeAll()
+    }
   }
 
   private func fire() {
-    lock.lock()
-    let continuation = fired ? nil : waiter
-    fired = true
-    waiter = nil
-    lock.unlock()
+    let continuation = state.withLock { state in
+      defer {
+        state.fired = true
+        state.waiter = nil
+      }
+      return state.fired ? nil : state.waiter
+    }
     continuation?.resume()
   }
 }
