@@ -27,25 +27,38 @@ public enum BatchVerifier {
 
   /// `transform` of every index in `0..<count`, in order, computed on at most `threads` workers.
   ///
-  /// The one pool behind every batch in the package; `nostr-push verify --jsonl` maps its
-  /// read-ahead batches of lines through it. With `threads` 1 it runs on the calling thread.
+  /// With `threads` 1 it runs on the calling thread.
   package static func map<Output: Sendable>(
     count: Int, threads: Int = activeCores, placeholder: Output,
     _ transform: @Sendable (Int) -> Output
   ) -> [Output] {
+    mapChunks(count: count, threads: threads, placeholder: [Output]()) { range in range.map(transform) }
+      .flatMap { $0 }
+  }
+
+  /// `transform` of consecutive ranges that together cover `0..<count`, in order, computed on at
+  /// most `threads` workers; each range goes to one worker, which can keep its own buffers for it.
+  ///
+  /// The one pool behind every batch in the package; `nostr-push verify --jsonl` maps its
+  /// read-ahead batches of lines through it. With `threads` 1 (or a small batch) it runs on the
+  /// calling thread as one range.
+  package static func mapChunks<Output: Sendable>(
+    count: Int, threads: Int = activeCores, placeholder: Output,
+    _ transform: @Sendable (Range<Int>) -> Output
+  ) -> [Output] {
     guard count > 0 else { return [] }
     let workers = max(1, min(threads, (count + minimumChunk - 1) / minimumChunk))
-    guard workers > 1 else { return (0..<count).map(transform) }
-    var results = [Output](repeating: placeholder, count: count)
+    guard workers > 1 else { return [transform(0..<count)] }
     let chunks = workers * 4
     let chunkSize = (count + chunks - 1) / chunks
+    var results = [Output](repeating: placeholder, count: chunks)
     results.withUnsafeMutableBufferPointer { output in
       let output = UnsafeSendableBuffer(buffer: output)
       DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
         let start = chunk * chunkSize
         let end = min(count, start + chunkSize)
         guard start < end else { return }
-        for index in start..<end { output.buffer[index] = transform(index) }
+        output.buffer[chunk] = transform(start..<end)
       }
     }
     return results

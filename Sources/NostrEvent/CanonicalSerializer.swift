@@ -171,3 +171,79 @@ enum CanonicalSerializer {
     cursor += count
   }
 }
+
+extension CanonicalSerializer {
+  /// Writes the serialization under `rule` of the event `reader` located as `fields`, straight
+  /// from the document's bytes, at `output`; `scratch` receives each escaped string while it is
+  /// decoded. The number of bytes written, or nil when a string's escapes or UTF-8 are invalid.
+  ///
+  /// The serialization is never longer than the document (names, quotes and whitespace go; an
+  /// escape is never written longer than it was read), so `output` needs room for the document's
+  /// size and `scratch` for its longest string. A string without escapes is copied as it is: it
+  /// holds no quote, backslash or control byte, so both rules write it unchanged.
+  static func write(
+    _ fields: EventFields, of reader: EventFastReader, rule: NostrStringEscaper.Rule,
+    to output: UnsafeMutableRawPointer, scratch: UnsafeMutableRawPointer
+  ) -> Int? {
+    var cursor = output
+    put(UInt8(ascii: "["), &cursor)
+    put(UInt8(ascii: "0"), &cursor)
+    put(UInt8(ascii: ","), &cursor)
+    put(UInt8(ascii: "\""), &cursor)
+    cursor.copyMemory(from: reader.bytes(StringSpan(start: fields.pubkey, count: 64)).baseAddress!, byteCount: 64)
+    cursor += 64
+    put(UInt8(ascii: "\""), &cursor)
+    put(UInt8(ascii: ","), &cursor)
+    writeInteger(fields.createdAt, &cursor)
+    put(UInt8(ascii: ","), &cursor)
+    writeInteger(Int64(fields.kind), &cursor)
+    put(UInt8(ascii: ","), &cursor)
+    put(UInt8(ascii: "["), &cursor)
+    var valid = true
+    var afterValue = false
+    reader.forEachTagElement(fields.tags) { element in
+      switch element {
+      case .open:
+        if afterValue { put(UInt8(ascii: ","), &cursor) }
+        put(UInt8(ascii: "["), &cursor)
+        afterValue = false
+      case .string(let span):
+        if afterValue { put(UInt8(ascii: ","), &cursor) }
+        valid = writeQuoted(span, of: reader, rule: rule, &cursor, scratch: scratch)
+        afterValue = true
+      case .close:
+        put(UInt8(ascii: "]"), &cursor)
+        afterValue = true
+      }
+      return valid
+    }
+    guard valid else { return nil }
+    put(UInt8(ascii: "]"), &cursor)
+    put(UInt8(ascii: ","), &cursor)
+    guard writeQuoted(fields.content, of: reader, rule: rule, &cursor, scratch: scratch) else { return nil }
+    put(UInt8(ascii: "]"), &cursor)
+    return cursor - output
+  }
+
+  private static func writeQuoted(
+    _ span: StringSpan, of reader: EventFastReader, rule: NostrStringEscaper.Rule,
+    _ cursor: inout UnsafeMutableRawPointer, scratch: UnsafeMutableRawPointer
+  ) -> Bool {
+    let raw = reader.bytes(span)
+    guard span.escaped else {
+      let base = raw.baseAddress!
+      guard ByteScan.isValidUTF8(base, count: raw.count) else { return false }
+      put(UInt8(ascii: "\""), &cursor)
+      cursor.copyMemory(from: base, byteCount: raw.count)
+      cursor += raw.count
+      put(UInt8(ascii: "\""), &cursor)
+      return true
+    }
+    guard case .success(let (_, count)) = JSONStringDecoder.decode(reader.documentBytes, from: span.start, into: scratch),
+      ByteScan.isValidUTF8(scratch, count: count)
+    else { return false }
+    cursor += NostrStringEscaper.writeQuoted(UnsafeRawBufferPointer(start: scratch, count: count), rule: rule, to: cursor)
+    return true
+  }
+
+}

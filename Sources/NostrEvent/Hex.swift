@@ -63,16 +63,20 @@ public enum Hex {
   /// `package` so that NIP44 decodes secret hex straight into memory it wipes.
   package static func decode(_ text: String, into output: UnsafeMutableRawBufferPointer) -> Bool {
     var text = text
-    return text.withUTF8 { utf8 in
-      guard utf8.count == output.count * 2 else { return false }
-      for index in 0..<output.count {
-        guard let high = value(of: utf8[2 * index]), let low = value(of: utf8[2 * index + 1]) else {
-          return false
-        }
-        output[index] = high << 4 | low
+    return text.withUTF8 { decode(utf8: UnsafeRawBufferPointer($0), into: output) }
+  }
+
+  /// Decodes the hex digits in `utf8` into `output` (exactly half as many bytes); false on a
+  /// bad character or length. The event verifier decodes ids and keys straight from the document.
+  package static func decode(utf8: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Bool {
+    guard utf8.count == output.count * 2 else { return false }
+    for index in 0..<output.count {
+      guard let high = value(of: utf8[2 &* index]), let low = value(of: utf8[2 &* index &+ 1]) else {
+        return false
       }
-      return true
+      output[index] = high << 4 | low
     }
+    return true
   }
 
   @inline(__always)

@@ -28,3 +28,55 @@ package enum ByteScan {
     return index
   }
 }
+
+extension ByteScan {
+  /// Whether the `count` bytes at `base` are well-formed UTF-8 (RFC 3629: no overlong forms, no
+  /// surrogates, nothing above U+10FFFF), checked without building a `String`.
+  ///
+  /// Every decoded JSON string is checked this way, so runs of ASCII are skipped a word at a time.
+  package static func isValidUTF8(_ base: UnsafeRawPointer, count: Int) -> Bool {
+    var index = 0
+    while index < count {
+      while index + 8 <= count,
+        base.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0
+      {
+        index += 8
+      }
+      guard index < count else { return true }
+      let lead = base.load(fromByteOffset: index, as: UInt8.self)
+      if lead < 0x80 {
+        index += 1
+        continue
+      }
+      let length: Int
+      var secondLow: UInt8 = 0x80
+      var secondHigh: UInt8 = 0xBF
+      switch lead {
+      case 0xC2...0xDF: length = 2
+      case 0xE0:
+        length = 3
+        secondLow = 0xA0
+      case 0xED:
+        length = 3
+        secondHigh = 0x9F
+      case 0xE1...0xEC, 0xEE...0xEF: length = 3
+      case 0xF0:
+        length = 4
+        secondLow = 0x90
+      case 0xF1...0xF3: length = 4
+      case 0xF4:
+        length = 4
+        secondHigh = 0x8F
+      default: return false
+      }
+      guard index + length <= count else { return false }
+      let second = base.load(fromByteOffset: index + 1, as: UInt8.self)
+      guard second >= secondLow, second <= secondHigh else { return false }
+      for offset in 2..<max(2, length) {
+        guard base.load(fromByteOffset: index + offset, as: UInt8.self) & 0xC0 == 0x80 else { return false }
+      }
+      index += length
+    }
+    return true
+  }
+}

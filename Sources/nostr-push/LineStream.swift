@@ -176,6 +176,12 @@ final class OutputBuffer {
     if bytes.count >= Self.flushThreshold { flush() }
   }
 
+  /// Appends bytes that already end in a newline (a batch of answer lines).
+  func append(_ lines: [UInt8]) {
+    bytes += lines
+    if bytes.count >= Self.flushThreshold { flush() }
+  }
+
   /// Writes everything waiting to standard output.
   func flush() {
     var offset = 0
