@@ -174,16 +174,16 @@ enum CanonicalSerializer {
 
 extension CanonicalSerializer {
   /// Writes the serialization under `rule` of the event `reader` located as `fields`, straight
-  /// from the document's bytes, at `output`; `scratch` receives each escaped string while it is
-  /// decoded. The number of bytes written, or nil when a string's escapes or UTF-8 are invalid.
+  /// from the document's bytes, at `output`; the number of bytes written, or nil when a string's
+  /// escapes or UTF-8 are invalid.
   ///
   /// The serialization is never longer than the document (names, quotes and whitespace go; an
   /// escape is never written longer than it was read), so `output` needs room for the document's
-  /// size and `scratch` for its longest string. A string without escapes is copied as it is: it
-  /// holds no quote, backslash or control byte, so both rules write it unchanged.
+  /// size. A string without escapes is copied as it is (it holds no quote, backslash or control
+  /// byte, so both rules write it unchanged); an escaped one is decoded and re-escaped in one pass.
   static func write(
     _ fields: EventFields, of reader: EventFastReader, rule: NostrStringEscaper.Rule,
-    to output: UnsafeMutableRawPointer, scratch: UnsafeMutableRawPointer
+    to output: UnsafeMutableRawPointer
   ) -> Int? {
     var cursor = output
     put(UInt8(ascii: "["), &cursor)
@@ -209,7 +209,7 @@ extension CanonicalSerializer {
         afterValue = false
       case .string(let span):
         if afterValue { put(UInt8(ascii: ","), &cursor) }
-        valid = writeQuoted(span, of: reader, rule: rule, &cursor, scratch: scratch)
+        valid = writeQuoted(span, of: reader, rule: rule, &cursor)
         afterValue = true
       case .close:
         put(UInt8(ascii: "]"), &cursor)
@@ -220,30 +220,30 @@ extension CanonicalSerializer {
     guard valid else { return nil }
     put(UInt8(ascii: "]"), &cursor)
     put(UInt8(ascii: ","), &cursor)
-    guard writeQuoted(fields.content, of: reader, rule: rule, &cursor, scratch: scratch) else { return nil }
+    guard writeQuoted(fields.content, of: reader, rule: rule, &cursor) else { return nil }
     put(UInt8(ascii: "]"), &cursor)
     return cursor - output
   }
 
   private static func writeQuoted(
     _ span: StringSpan, of reader: EventFastReader, rule: NostrStringEscaper.Rule,
-    _ cursor: inout UnsafeMutableRawPointer, scratch: UnsafeMutableRawPointer
+    _ cursor: inout UnsafeMutableRawPointer
   ) -> Bool {
     let raw = reader.bytes(span)
-    guard span.escaped else {
-      let base = raw.baseAddress!
-      guard ByteScan.isValidUTF8(base, count: raw.count) else { return false }
-      put(UInt8(ascii: "\""), &cursor)
-      cursor.copyMemory(from: base, byteCount: raw.count)
+    // The decoded text is valid UTF-8 exactly when its escaped form is (escapes are ASCII).
+    guard span.ascii || ByteScan.isValidUTF8(raw.baseAddress!, count: raw.count) else { return false }
+    put(UInt8(ascii: "\""), &cursor)
+    if span.escaped {
+      guard
+        case .success(let (_, count)) = JSONStringDecoder.decode(
+          reader.documentBytes, from: span.start, into: cursor, escaping: rule)
+      else { return false }
+      cursor += count
+    } else {
+      cursor.copyMemory(from: raw.baseAddress!, byteCount: raw.count)
       cursor += raw.count
-      put(UInt8(ascii: "\""), &cursor)
-      return true
     }
-    guard case .success(let (_, count)) = JSONStringDecoder.decode(reader.documentBytes, from: span.start, into: scratch),
-      ByteScan.isValidUTF8(scratch, count: count)
-    else { return false }
-    cursor += NostrStringEscaper.writeQuoted(UnsafeRawBufferPointer(start: scratch, count: count), rule: rule, to: cursor)
+    put(UInt8(ascii: "\""), &cursor)
     return true
   }
-
 }

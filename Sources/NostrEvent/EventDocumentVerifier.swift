@@ -41,8 +41,8 @@ package final class EventDocumentVerifier {
     guard document.count <= JSONReader.defaultMaxBytes, document.baseAddress != nil else { return .uncommonShape }
     var reader = EventFastReader(document)
     guard let fields = reader.readDocument() else { return .uncommonShape }
-    // The serialization is never longer than the document, nor the longest string's decoding.
-    let needed = 2 * document.count + 128
+    // The serialization is never longer than the document.
+    let needed = document.count + 256
     if needed <= buffer.count {
       return verify(fields, of: reader, in: buffer)
     }
@@ -55,29 +55,27 @@ package final class EventDocumentVerifier {
     _ fields: EventFields, of reader: EventFastReader, in buffer: UnsafeMutableRawBufferPointer
   ) -> Outcome {
     let document = reader.documentBytes
-    // [0, 32) id, [32, 64) key, [64, 128) signature, [128, 160) digest, then the serialization
-    // and, after room for the whole document, the decoding scratch.
+    // [0, 32) id, [32, 64) key, [64, 128) signature, [128, 160) digest, then the serialization.
     let base = buffer.baseAddress!
     let idBytes = UnsafeMutableRawBufferPointer(start: base, count: 32)
     let keyBytes = UnsafeMutableRawBufferPointer(start: base + 32, count: 32)
     let sigBytes = UnsafeMutableRawBufferPointer(start: base + 64, count: 64)
     let digest = UnsafeMutableRawBufferPointer(start: base + 128, count: 32)
     let output = base + 160
-    let scratch = output + document.count
     func hex(_ offset: Int, _ count: Int) -> UnsafeRawBufferPointer {
       UnsafeRawBufferPointer(rebasing: document[offset..<(offset + count)])
     }
     guard Hex.decode(utf8: hex(fields.id, 64), into: idBytes), Hex.decode(utf8: hex(fields.pubkey, 64), into: keyBytes),
       Hex.decode(utf8: hex(fields.sig, 128), into: sigBytes)
     else { return .uncommonShape }
-    guard let written = CanonicalSerializer.write(fields, of: reader, rule: .common, to: output, scratch: scratch)
+    guard let written = CanonicalSerializer.write(fields, of: reader, rule: .common, to: output)
     else { return .uncommonShape }
     var rule = NostrStringEscaper.Rule.common
     SHA256.hash(buffer: UnsafeRawBufferPointer(start: output, count: written), into: digest)
     if !digest.elementsEqual(idBytes) {
       // The literal form differs only when a string holds a control character without a short
       // escape; otherwise it hashes the same and the id still does not match.
-      guard let literal = CanonicalSerializer.write(fields, of: reader, rule: .literal, to: output, scratch: scratch)
+      guard let literal = CanonicalSerializer.write(fields, of: reader, rule: .literal, to: output)
       else { return .uncommonShape }
       SHA256.hash(buffer: UnsafeRawBufferPointer(start: output, count: literal), into: digest)
       guard digest.elementsEqual(idBytes) else { return .idMismatch(idOffset: fields.id) }

@@ -221,13 +221,20 @@ struct EventFastReader {
   }
 
   /// Steps over a JSON string (nil on a raw control byte or a missing closing quote); escapes
-  /// and UTF-8 are checked when the span is decoded.
+  /// and UTF-8 are checked when the span is used.
   mutating func readString() -> StringSpan? {
     guard take(UInt8(ascii: "\"")) else { return nil }
     let start = position
     var escaped = false
+    // The OR of every byte stepped over: no high bit set means ASCII, which needs no UTF-8 check.
+    var seen: UInt64 = 0
     while true {
-      position = ByteScan.skipOrdinary(base, from: position, to: end)
+      while position + 8 <= end {
+        let word = base.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+        guard !ByteScan.hasSpecialByte(word) else { break }
+        seen |= word
+        position += 8
+      }
       guard position < end else { return nil }
       let next = byte(at: position)
       if next == UInt8(ascii: "\"") { break }
@@ -237,10 +244,12 @@ struct EventFastReader {
         continue
       }
       if next < 0x20 { return nil }
+      seen |= UInt64(next)
       position += 1
     }
     position += 1
-    return StringSpan(start: start, count: position - 1 - start, escaped: escaped)
+    return StringSpan(
+      start: start, count: position - 1 - start, escaped: escaped, ascii: seen & 0x8080_8080_8080_8080 == 0)
   }
 
   // MARK: Building the event
@@ -282,7 +291,11 @@ struct EventFastReader {
 
   /// The decoded string of `span`, or nil on a bad escape or invalid UTF-8.
   func string(_ span: StringSpan) -> String? {
-    guard span.escaped else { return JSONStringDecoder.validatedString(bytes(span)) }
+    guard span.escaped else {
+      let raw = bytes(span)
+      guard span.ascii else { return JSONStringDecoder.validatedString(raw) }
+      return String(decoding: UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: raw.count), as: UTF8.self)
+    }
     // Decoded text is never longer than its escaped form.
     return withDecoded(span) { $0.flatMap(JSONStringDecoder.validatedString) }
   }
@@ -373,6 +386,8 @@ struct StringSpan {
   var count = 0
   /// Whether the bytes hold a backslash (so they must be decoded before use).
   var escaped = false
+  /// Whether every byte is ASCII (so the string is valid UTF-8 without a check).
+  var ascii = false
 }
 
 /// Where `EventFastReader.readFields` found each member of an event in its document.

@@ -37,15 +37,17 @@ extension ByteScan {
   package static func isValidUTF8(_ base: UnsafeRawPointer, count: Int) -> Bool {
     var index = 0
     while index < count {
-      while index + 8 <= count,
-        base.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0
-      {
-        index += 8
-      }
-      guard index < count else { return true }
       let lead = base.load(fromByteOffset: index, as: UInt8.self)
       if lead < 0x80 {
         index += 1
+        // After an ASCII byte, try whole words (text that is mostly ASCII skips ahead here;
+        // text that is mostly multibyte does not pay for a word test per character).
+        while index + 16 <= count {
+          let first = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+          let second = base.loadUnaligned(fromByteOffset: index + 8, as: UInt64.self)
+          guard (first | second) & 0x8080_8080_8080_8080 == 0 else { break }
+          index += 16
+        }
         continue
       }
       let length: Int
@@ -72,8 +74,11 @@ extension ByteScan {
       guard index + length <= count else { return false }
       let second = base.load(fromByteOffset: index + 1, as: UInt8.self)
       guard second >= secondLow, second <= secondHigh else { return false }
-      for offset in 2..<max(2, length) {
-        guard base.load(fromByteOffset: index + offset, as: UInt8.self) & 0xC0 == 0x80 else { return false }
+      if length > 2 {
+        guard base.load(fromByteOffset: index + 2, as: UInt8.self) & 0xC0 == 0x80 else { return false }
+        if length > 3 {
+          guard base.load(fromByteOffset: index + 3, as: UInt8.self) & 0xC0 == 0x80 else { return false }
+        }
       }
       index += length
     }

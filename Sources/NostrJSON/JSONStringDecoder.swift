@@ -44,9 +44,15 @@ package enum JSONStringDecoder {
   /// Decodes the string body starting at `start` into `output` (room for as many bytes as the
   /// body has, up to its closing quote or the end of the input); the index just after the
   /// closing quote and the number of bytes written, or the first fault. The bytes written are
-  /// not checked for UTF-8 (`ByteScan.isValidUTF8` does that).
+  /// not checked for UTF-8 (`ByteScan.isValidUTF8` does that: the body is valid UTF-8 exactly
+  /// when its escaped form is, as escapes are ASCII and decode to whole characters).
+  ///
+  /// With `escaping`, each byte an escape decodes to is written as `NostrStringEscaper` writes it
+  /// under that rule, and runs without escapes are copied unchanged (they hold nothing either
+  /// rule escapes): the body comes out re-escaped, without its quotes, never longer than it was.
   package static func decode(
-    _ bytes: UnsafeRawBufferPointer, from start: Int, into output: UnsafeMutableRawPointer
+    _ bytes: UnsafeRawBufferPointer, from start: Int, into output: UnsafeMutableRawPointer,
+    escaping rule: NostrStringEscaper.Rule? = nil
   ) -> Result<(end: Int, count: Int), Failure> {
     guard let base = bytes.baseAddress else { return .failure(.unterminated) }
     let end = bytes.count
@@ -109,17 +115,26 @@ package enum JSONStringDecoder {
           return .failure(.loneSurrogate(unit, offset: escapeOffset))
         }
         for unit in UTF8.encode(scalar)! {
-          (output + written).storeBytes(of: unit, as: UInt8.self)
-          written += 1
+          written += put(unit, at: output + written, escaping: rule)
         }
         continue
       default:
         return .failure(.invalidEscape(letter, offset: position - 1))
       }
-      (output + written).storeBytes(of: simple, as: UInt8.self)
-      written += 1
+      written += put(simple, at: output + written, escaping: rule)
     }
     return .failure(.unterminated)
+  }
+
+  @inline(__always)
+  private static func put(_ byte: UInt8, at output: UnsafeMutableRawPointer, escaping rule: NostrStringEscaper.Rule?)
+    -> Int
+  {
+    guard let rule else {
+      output.storeBytes(of: byte, as: UInt8.self)
+      return 1
+    }
+    return NostrStringEscaper.writeDecodedByte(byte, rule: rule, to: output)
   }
 
   /// The four hex digits at `start` (either case).
