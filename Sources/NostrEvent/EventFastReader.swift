@@ -230,9 +230,14 @@ struct EventFastReader {
     var seen: UInt64 = 0
     while true {
       while position + 8 <= end {
-        let word = base.loadUnaligned(fromByteOffset: position, as: UInt64.self)
-        guard !ByteScan.hasSpecialByte(word) else { break }
+        let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+        // Bytes after the special one are counted too: at worst a needless UTF-8 check.
         seen |= word
+        let special = ByteScan.specialBytes(word)
+        if special != 0 {
+          position += special.trailingZeroBitCount >> 3
+          break
+        }
         position += 8
       }
       guard position < end else { return nil }

@@ -4,9 +4,10 @@
 /// a whole 64-bit word at once skips ordinary text eight bytes per step. Public (and inlinable)
 /// so that NostrEvent's dedicated event reader scans strings the same way.
 package enum ByteScan {
-  /// Whether any of the eight bytes in `word` is below 0x20, `"` (0x22) or `\` (0x5C).
+  /// The high bit of every byte of `word` that is below 0x20, `"` (0x22) or `\` (0x5C); bytes
+  /// above the lowest flagged one may be flagged wrongly, the lowest never is.
   @inlinable @inline(__always)
-  package static func hasSpecialByte(_ word: UInt64) -> Bool {
+  package static func specialBytes(_ word: UInt64) -> UInt64 {
     let ones: UInt64 = 0x0101_0101_0101_0101
     let highBits: UInt64 = 0x8080_8080_8080_8080
     let control = (word &- ones &* 0x20) & ~word & highBits
@@ -14,15 +15,24 @@ package enum ByteScan {
     let quoteZero = (quote &- ones) & ~quote & highBits
     let backslash = word ^ (ones &* 0x5C)
     let backslashZero = (backslash &- ones) & ~backslash & highBits
-    return (control | quoteZero | backslashZero) != 0
+    return control | quoteZero | backslashZero
   }
 
-  /// The first index at or after `start` (before `end`) whose eight-byte word holds a special
-  /// byte, or the index where fewer than eight bytes remain.
+  /// Whether any of the eight bytes in `word` is below 0x20, `"` (0x22) or `\` (0x5C).
+  @inlinable @inline(__always)
+  package static func hasSpecialByte(_ word: UInt64) -> Bool {
+    specialBytes(word) != 0
+  }
+
+  /// The index of the first special byte at or after `start` (before `end`) when one lies in a
+  /// whole eight-byte word, else the index where fewer than eight bytes remain.
   @inlinable @inline(__always)
   package static func skipOrdinary(_ base: UnsafeRawPointer, from start: Int, to end: Int) -> Int {
     var index = start
-    while index + 8 <= end, !hasSpecialByte(base.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
+    while index + 8 <= end {
+      // Little-endian, so that the lowest flagged byte is the first one in memory.
+      let special = specialBytes(UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self)))
+      if special != 0 { return index + special.trailingZeroBitCount >> 3 }
       index += 8
     }
     return index
@@ -37,47 +47,39 @@ extension ByteScan {
   package static func isValidUTF8(_ base: UnsafeRawPointer, count: Int) -> Bool {
     var index = 0
     while index < count {
-      let lead = base.load(fromByteOffset: index, as: UInt8.self)
-      if lead < 0x80 {
-        index += 1
-        // After an ASCII byte, try whole words (text that is mostly ASCII skips ahead here;
-        // text that is mostly multibyte does not pay for a word test per character).
-        while index + 16 <= count {
-          let first = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-          let second = base.loadUnaligned(fromByteOffset: index + 8, as: UInt64.self)
-          guard (first | second) & 0x8080_8080_8080_8080 == 0 else { break }
-          index += 16
+      if index + 8 <= count {
+        // One word: skip its ASCII prefix at once (the first byte is the lowest, so the first
+        // byte with its high bit set is found from the trailing zeros).
+        let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+        let high = word & 0x8080_8080_8080_8080
+        guard high != 0 else {
+          index += 8
+          continue
         }
+        index += high.trailingZeroBitCount >> 3
+      } else if base.load(fromByteOffset: index, as: UInt8.self) < 0x80 {
+        index += 1
         continue
       }
-      let length: Int
-      var secondLow: UInt8 = 0x80
-      var secondHigh: UInt8 = 0xBF
-      switch lead {
-      case 0xC2...0xDF: length = 2
-      case 0xE0:
-        length = 3
-        secondLow = 0xA0
-      case 0xED:
-        length = 3
-        secondHigh = 0x9F
-      case 0xE1...0xEC, 0xEE...0xEF: length = 3
-      case 0xF0:
-        length = 4
-        secondLow = 0x90
-      case 0xF1...0xF3: length = 4
-      case 0xF4:
-        length = 4
-        secondHigh = 0x8F
-      default: return false
-      }
-      guard index + length <= count else { return false }
+      // A sequence starts at `index`; its length from the lead's leading ones: 2 to 4 for a
+      // lead byte, 1 for a continuation byte, more for bytes UTF-8 never uses.
+      let lead = base.load(fromByteOffset: index, as: UInt8.self)
+      let length = (~lead).leadingZeroBitCount
+      guard length >= 2, length <= 4, lead >= 0xC2, lead <= 0xF4, index + length <= count else { return false }
       let second = base.load(fromByteOffset: index + 1, as: UInt8.self)
-      guard second >= secondLow, second <= secondHigh else { return false }
-      if length > 2 {
-        guard base.load(fromByteOffset: index + 2, as: UInt8.self) & 0xC0 == 0x80 else { return false }
-        if length > 3 {
-          guard base.load(fromByteOffset: index + 3, as: UInt8.self) & 0xC0 == 0x80 else { return false }
+      // Overlong three- and four-byte forms, surrogates and code points above U+10FFFF.
+      let outOfRange =
+        (lead == 0xE0 && second < 0xA0) || (lead == 0xED && second > 0x9F) || (lead == 0xF0 && second < 0x90)
+        || (lead == 0xF4 && second > 0x8F)
+      guard !outOfRange else { return false }
+      if index + 4 <= count {
+        // Every continuation byte is 10xxxxxx: one test on the little-endian word of the sequence.
+        let word = UInt32(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt32.self))
+        let mask: UInt32 = length == 2 ? 0x0000_C000 : (length == 3 ? 0x00C0_C000 : 0xC0C0_C000)
+        guard word & mask == mask & 0x8080_8080 else { return false }
+      } else {
+        for offset in 1..<length {
+          guard base.load(fromByteOffset: index + offset, as: UInt8.self) & 0xC0 == 0x80 else { return false }
         }
       }
       index += length
