@@ -8,6 +8,8 @@ import NostrJSON
 public enum BatchVerifier {
   /// The fewest events one worker takes, so that tiny batches do not pay for scheduling.
   public static let minimumChunk = 64
+  /// The fewest items in one range of `mapChunks` (but the last).
+  static let minimumRange = 16
 
   /// The outcome of `Event.verify()` for each event, in order.
   public static func verify(_ events: [Event]) -> [EventVerification] {
@@ -49,8 +51,9 @@ public enum BatchVerifier {
     guard count > 0 else { return [] }
     let workers = max(1, min(threads, (count + minimumChunk - 1) / minimumChunk))
     guard workers > 1 else { return [transform(0..<count)] }
-    let chunks = workers * 4
-    let chunkSize = (count + chunks - 1) / chunks
+    // Many small ranges, so that the last ones even out the workers before the batch ends.
+    let chunkSize = max(Self.minimumRange, (count + workers * 16 - 1) / (workers * 16))
+    let chunks = (count + chunkSize - 1) / chunkSize
     var results = [Output](repeating: placeholder, count: chunks)
     results.withUnsafeMutableBufferPointer { output in
       let output = UnsafeSendableBuffer(buffer: output)

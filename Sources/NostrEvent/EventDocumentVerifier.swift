@@ -22,8 +22,9 @@ package final class EventDocumentVerifier {
     case uncommonShape
   }
 
-  /// The buffer kept between documents; a longer document takes a buffer of its own.
-  package static let retainedBytes = 256 * 1024
+  /// The buffer kept between documents (below malloc's mmap threshold, so that a verifier per
+  /// batch chunk costs no system call); a longer document takes a buffer of its own.
+  package static let retainedBytes = 64 * 1024
 
   private let buffer: UnsafeMutableRawBufferPointer
 

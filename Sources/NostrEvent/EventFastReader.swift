@@ -21,7 +21,7 @@ import Darwin
 /// the bytes (`EventFields`); then either `event(_:)` builds the `Event`, or `EventDocumentVerifier`
 /// writes the canonical serialization straight from the located bytes. String escapes are
 /// decoded by NostrJSON's `JSONStringDecoder`, the one implementation the general reader uses.
-struct EventFastReader {
+package struct EventFastReader {
   private let base: UnsafeRawPointer
   private let end: Int
   private(set) var position = 0

@@ -5,10 +5,11 @@ import Dispatch
 /// A batch is full at `maxLines` lines or `maxBytes` bytes of line data (a single line may be up
 /// to the 16 MiB line limit on its own), so read-ahead memory is bounded whatever the stream.
 struct LineBatch: Sendable {
-  /// The most lines in one batch: enough to keep every core busy between two batches.
-  static let maxLines = 1024
+  /// The most lines in one batch: enough to keep every core busy between two batches (two
+  /// batches are in flight at once, see `VerifyPipeline`).
+  static let maxLines = 512
   /// The line data after which a batch is full, whatever its line count.
-  static let maxBytes = 4 * 1024 * 1024
+  static let maxBytes = 2 * 1024 * 1024
   /// A buffer grown larger than this (by a long line) is released after use rather than kept.
   static let retainedCapacity = 2 * maxBytes
 
