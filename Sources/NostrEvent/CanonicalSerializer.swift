@@ -190,7 +190,8 @@ extension CanonicalSerializer {
     put(UInt8(ascii: "0"), &cursor)
     put(UInt8(ascii: ","), &cursor)
     put(UInt8(ascii: "\""), &cursor)
-    cursor.copyMemory(from: reader.bytes(StringSpan(start: fields.pubkey, count: 64)).baseAddress!, byteCount: 64)
+    cursor.copyMemory(
+      from: reader.bytes(StringSpan(start: fields.pubkey, count: 64)).baseAddress!, byteCount: 64)
     cursor += 64
     put(UInt8(ascii: "\""), &cursor)
     put(UInt8(ascii: ","), &cursor)

@@ -39,7 +39,9 @@ package final class EventDocumentVerifier {
 
   /// The outcome for the document in `document`.
   package func verify(_ document: UnsafeRawBufferPointer) -> Outcome {
-    guard document.count <= JSONReader.defaultMaxBytes, document.baseAddress != nil else { return .uncommonShape }
+    guard document.count <= JSONReader.defaultMaxBytes, document.baseAddress != nil else {
+      return .uncommonShape
+    }
     var reader = EventFastReader(document)
     guard let fields = reader.readDocument() else { return .uncommonShape }
     // The serialization is never longer than the document.
@@ -66,7 +68,8 @@ package final class EventDocumentVerifier {
     func hex(_ offset: Int, _ count: Int) -> UnsafeRawBufferPointer {
       UnsafeRawBufferPointer(rebasing: document[offset..<(offset + count)])
     }
-    guard Hex.decode(utf8: hex(fields.id, 64), into: idBytes), Hex.decode(utf8: hex(fields.pubkey, 64), into: keyBytes),
+    guard Hex.decode(utf8: hex(fields.id, 64), into: idBytes),
+      Hex.decode(utf8: hex(fields.pubkey, 64), into: keyBytes),
       Hex.decode(utf8: hex(fields.sig, 128), into: sigBytes)
     else { return .uncommonShape }
     guard let written = CanonicalSerializer.write(fields, of: reader, rule: .common, to: output)

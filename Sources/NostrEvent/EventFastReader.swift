@@ -291,7 +291,9 @@ package struct EventFastReader {
   }
 
   private func hexString(_ offset: Int, count: Int) -> String {
-    String(decoding: UnsafeBufferPointer(start: (base + offset).assumingMemoryBound(to: UInt8.self), count: count), as: UTF8.self)
+    String(
+      decoding: UnsafeBufferPointer(start: (base + offset).assumingMemoryBound(to: UInt8.self), count: count),
+      as: UTF8.self)
   }
 
   /// The decoded string of `span`, or nil on a bad escape or invalid UTF-8.
@@ -299,7 +301,9 @@ package struct EventFastReader {
     guard span.escaped else {
       let raw = bytes(span)
       guard span.ascii else { return JSONStringDecoder.validatedString(raw) }
-      return String(decoding: UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: raw.count), as: UTF8.self)
+      return String(
+        decoding: UnsafeBufferPointer(
+          start: raw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: raw.count), as: UTF8.self)
     }
     // Decoded text is never longer than its escaped form.
     return withDecoded(span) { $0.flatMap(JSONStringDecoder.validatedString) }
@@ -318,8 +322,12 @@ package struct EventFastReader {
   }
 
   /// The decoded bytes of `span` in `scratch` (room for `span.count` bytes), or nil on a bad escape.
-  private func decode(_ span: StringSpan, into scratch: UnsafeMutableRawBufferPointer) -> UnsafeRawBufferPointer? {
-    guard case .success(let (_, count)) = JSONStringDecoder.decode(documentBytes, from: span.start, into: scratch.baseAddress!)
+  private func decode(_ span: StringSpan, into scratch: UnsafeMutableRawBufferPointer)
+    -> UnsafeRawBufferPointer?
+  {
+    guard
+      case .success(let (_, count)) = JSONStringDecoder.decode(
+        documentBytes, from: span.start, into: scratch.baseAddress!)
     else { return nil }
     return UnsafeRawBufferPointer(rebasing: scratch[0..<count])
   }

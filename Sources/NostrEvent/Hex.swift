@@ -68,8 +68,10 @@ public enum Hex {
 
   /// Decodes the hex digits in `utf8` into `output` (exactly half as many bytes); false on a
   /// bad character or length. The event verifier decodes ids and keys straight from the document.
-  package static func decode(utf8: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Bool {
-    guard utf8.count == output.count * 2, let source = utf8.baseAddress, let target = output.baseAddress else {
+  package static func decode(utf8: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Bool
+  {
+    guard utf8.count == output.count * 2, let source = utf8.baseAddress, let target = output.baseAddress
+    else {
       return utf8.count == output.count * 2
     }
     // Branch-free per digit: every id, key and signature of a verification goes through here.

@@ -31,7 +31,8 @@ package enum ByteScan {
     var index = start
     while index + 8 <= end {
       // Little-endian, so that the lowest flagged byte is the first one in memory.
-      let special = specialBytes(UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self)))
+      let special = specialBytes(
+        UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self)))
       if special != 0 { return index + special.trailingZeroBitCount >> 3 }
       index += 8
     }
@@ -65,7 +66,9 @@ extension ByteScan {
       // lead byte, 1 for a continuation byte, more for bytes UTF-8 never uses.
       let lead = base.load(fromByteOffset: index, as: UInt8.self)
       let length = (~lead).leadingZeroBitCount
-      guard length >= 2, length <= 4, lead >= 0xC2, lead <= 0xF4, index + length <= count else { return false }
+      guard length >= 2, length <= 4, lead >= 0xC2, lead <= 0xF4, index + length <= count else {
+        return false
+      }
       let second = base.load(fromByteOffset: index + 1, as: UInt8.self)
       // Overlong three- and four-byte forms, surrogates and code points above U+10FFFF.
       let outOfRange =

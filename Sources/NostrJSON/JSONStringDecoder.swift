@@ -106,7 +106,9 @@ package enum JSONStringDecoder {
           case .failure(let failure): return .failure(failure)
           }
           position += 4
-          guard (0xDC00...0xDFFF).contains(low) else { return .failure(.loneSurrogate(unit, offset: escapeOffset)) }
+          guard (0xDC00...0xDFFF).contains(low) else {
+            return .failure(.loneSurrogate(unit, offset: escapeOffset))
+          }
           scalarValue = 0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(low) - 0xDC00)
         } else if (0xDC00...0xDFFF).contains(unit) {
           return .failure(.loneSurrogate(unit, offset: escapeOffset))
@@ -127,7 +129,9 @@ package enum JSONStringDecoder {
   }
 
   @inline(__always)
-  private static func put(_ byte: UInt8, at output: UnsafeMutableRawPointer, escaping rule: NostrStringEscaper.Rule?)
+  private static func put(
+    _ byte: UInt8, at output: UnsafeMutableRawPointer, escaping rule: NostrStringEscaper.Rule?
+  )
     -> Int
   {
     guard let rule else {
@@ -159,6 +163,8 @@ package enum JSONStringDecoder {
   package static func validatedString(_ bytes: UnsafeRawBufferPointer) -> String? {
     guard let base = bytes.baseAddress else { return "" }
     guard ByteScan.isValidUTF8(base, count: bytes.count) else { return nil }
-    return String(decoding: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: bytes.count), as: UTF8.self)
+    return String(
+      decoding: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: bytes.count),
+      as: UTF8.self)
   }
 }

@@ -91,7 +91,8 @@ enum VerifyCommand: CLICommand {
   /// Verifies every line of `batch` on up to `threads` workers, each with its own verifier and
   /// output buffer; the output lines in input order and whether every line was a valid event.
   static func verify(_ batch: LineBatch, threads: Int) -> (lines: [UInt8], valid: Bool) {
-    let chunks = BatchVerifier.mapChunks(count: batch.count, threads: threads, placeholder: ([UInt8](), true)) {
+    let chunks = BatchVerifier.mapChunks(count: batch.count, threads: threads, placeholder: ([UInt8](), true))
+    {
       range in
       let verifier = EventDocumentVerifier()
       var lines: [UInt8] = []
@@ -134,13 +135,18 @@ enum VerifyCommand: CLICommand {
     case .valid(let rule, let idOffset):
       lines += #"{"id":""#.utf8
       lines += id(idOffset)
-      lines += rule == .common ? #"","valid":true,"escaping":"common"}"#.utf8 : #"","valid":true,"escaping":"literal"}"#.utf8
+      lines +=
+        rule == .common
+        ? #"","valid":true,"escaping":"common"}"#.utf8 : #"","valid":true,"escaping":"literal"}"#.utf8
       lines.append(0x0A)
       return true
     case .idMismatch(let idOffset):
-      lines += failure(id: String(decoding: id(idOffset), as: UTF8.self), code: "id_mismatch", message: idMismatchMessage)
+      lines += failure(
+        id: String(decoding: id(idOffset), as: UTF8.self), code: "id_mismatch", message: idMismatchMessage)
     case .badSignature(let idOffset):
-      lines += failure(id: String(decoding: id(idOffset), as: UTF8.self), code: "bad_signature", message: badSignatureMessage)
+      lines += failure(
+        id: String(decoding: id(idOffset), as: UTF8.self), code: "bad_signature", message: badSignatureMessage
+      )
     case .uncommonShape:
       let (line, valid) = verdict(for: bytes)
       lines += line

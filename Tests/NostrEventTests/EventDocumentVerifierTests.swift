@@ -38,7 +38,9 @@ import Testing
       Issue.record("expected a valid event, got \(outcome)")
       return
     }
-    #expect(String(decoding: document[offset..<(offset + 64)], as: UTF8.self) == vector.event.objectValue?["id"]?.stringValue)
+    #expect(
+      String(decoding: document[offset..<(offset + 64)], as: UTF8.self)
+        == vector.event.objectValue?["id"]?.stringValue)
   }
 
   /// Signed events with every kind of text, spelled in random legal ways (escapes, `\u`, pairs,
@@ -94,7 +96,9 @@ import Testing
     }
     // "é" (C3 A9) with its second byte replaced: invalid UTF-8, raw and behind an escape.
     for content in [#""aé""#, #""\nabé""#] {
-      let invalidUTF8 = Array(EventParsingTests.document(content: content).utf8).map { $0 == 0xA9 ? 0x41 : $0 }
+      let invalidUTF8 = Array(EventParsingTests.document(content: content).utf8).map {
+        $0 == 0xA9 ? 0x41 : $0
+      }
       #expect(Self.generalOutcome(invalidUTF8) == nil)
       #expect(Self.verifierOutcome(verifier, invalidUTF8) == nil)
     }

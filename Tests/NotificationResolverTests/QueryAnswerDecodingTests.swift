@@ -31,7 +31,8 @@ import Testing
   }
 
   static let valid = [
-    signed("hello"), signed("line\nbreak \"quoted\" é 🎉", tags: [["e", String(repeating: "a", count: 64)], []]),
+    signed("hello"),
+    signed("line\nbreak \"quoted\" é 🎉", tags: [["e", String(repeating: "a", count: 64)], []]),
     signed("third", createdAt: 1_700_000_123),
   ]
 
@@ -44,7 +45,10 @@ import Testing
       ("three events", "[" + documents.joined(separator: ",") + "]"),
       ("whitespace", " [\n" + documents.joined(separator: " ,\n ") + "\n] "),
       ("empty", "[]"),
-      ("a forged event among good ones", "[" + [documents[0], forged, documents[2]].joined(separator: ",") + "]"),
+      (
+        "a forged event among good ones",
+        "[" + [documents[0], forged, documents[2]].joined(separator: ",") + "]"
+      ),
       ("an element with an extra member", "[" + documents[0] + "," + extra + "]"),
       ("an element that is not an event", "[" + documents[0] + ",{\"id\":7},[],\"x\"]"),
       ("not an array", documents[0]),
