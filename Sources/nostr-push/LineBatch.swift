@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 
 /// The `--jsonl` lines read ahead and verified together, copied into one reused buffer.
 ///
@@ -65,36 +66,60 @@ struct LineBatch: Sendable {
 /// the reading thread fills the next; answers are written in input order.
 ///
 /// Memory stays bounded by two batches (and their answers). With one thread everything runs on
-/// the calling thread, one batch at a time.
+/// the calling thread, one batch at a time. With more, one dedicated thread (not one of
+/// Dispatch's: the reading thread, blocked in `read` or waiting here, already holds one of those
+/// as far as Dispatch can tell) takes each batch and spreads it over the workers with
+/// `BatchVerifier`, so that every core verifies while the reading thread reads.
 final class VerifyPipeline {
-  /// One batch handed to the workers, and its answers once they are done.
-  private final class InFlight: @unchecked Sendable {
-    // `@unchecked Sendable`: the reading thread touches `batch` and `answer` only before
-    // handing it over and after `done` was signalled; the worker only in between.
-    var batch: LineBatch
+  /// The dedicated thread and the one batch it works on.
+  private final class Worker: @unchecked Sendable {
+    // `@unchecked Sendable`: the reading thread touches `batch` and `answer` only while the
+    // worker waits for `start` (before signalling it, after `done`); the worker only in between.
+    var batch = LineBatch()
     var answer: (lines: [UInt8], valid: Bool) = ([], true)
+    var stopping = false
+    let start = DispatchSemaphore(value: 0)
     let done = DispatchSemaphore(value: 0)
 
-    init(_ batch: LineBatch) {
-      self.batch = batch
+    init(threads: Int) {
+      let thread = Thread { [self] in
+        while true {
+          start.wait()
+          if stopping { return }
+          answer = VerifyCommand.verify(batch, threads: threads)
+          done.signal()
+        }
+      }
+      thread.name = "nostr-push verify"
+      thread.start()
+    }
+
+    func stop() {
+      stopping = true
+      start.signal()
     }
   }
 
   private let threads: Int
   private let output: OutputBuffer
   private var filling = LineBatch()
-  private var spare = LineBatch()
-  private var inFlight: InFlight?
+  private let worker: Worker?
+  private var busy = false
   /// Whether every line answered so far was a valid event.
   private(set) var allValid = true
 
   init(threads: Int, output: OutputBuffer) {
     self.threads = threads
     self.output = output
+    worker = threads > 1 ? Worker(threads: threads) : nil
+  }
+
+  deinit {
+    worker?.stop()
   }
 
   /// Whether lines were read that are not answered yet.
-  var hasPendingLines: Bool { !filling.isEmpty || inFlight != nil }
+  var hasPendingLines: Bool { !filling.isEmpty || busy }
 
   /// Adds a copy of one line; a full batch goes to the workers.
   func append(_ bytes: UnsafeRawBufferPointer) {
@@ -110,37 +135,31 @@ final class VerifyPipeline {
 
   /// Answers every line read so far (waiting for the batch in flight) and writes the answers.
   func drain() {
+    if !filling.isEmpty { dispatch() }
     finishInFlight()
-    guard !filling.isEmpty else { return }
-    write(VerifyCommand.verify(filling, threads: threads))
-    filling.removeAll()
   }
 
-  /// Starts the workers on the filled batch after writing the answers of the one before it.
+  /// Hands the filled batch to the worker after writing the answers of the one before it (on
+  /// the calling thread with one thread).
   private func dispatch() {
-    finishInFlight()
-    guard threads > 1 else {
-      drain()
+    guard let worker else {
+      write(VerifyCommand.verify(filling, threads: threads))
+      filling.removeAll()
       return
     }
-    let work = InFlight(filling)
-    filling = spare
-    spare = LineBatch()
-    let threads = self.threads
-    DispatchQueue.global().async {
-      work.answer = VerifyCommand.verify(work.batch, threads: threads)
-      work.done.signal()
-    }
-    inFlight = work
+    finishInFlight()
+    swap(&filling, &worker.batch)
+    busy = true
+    worker.start.signal()
   }
 
   private func finishInFlight() {
-    guard let work = inFlight else { return }
-    work.done.wait()
-    inFlight = nil
-    write(work.answer)
-    work.batch.removeAll()
-    spare = work.batch
+    guard let worker, busy else { return }
+    worker.done.wait()
+    busy = false
+    write(worker.answer)
+    worker.answer = ([], true)
+    worker.batch.removeAll()
   }
 
   private func write(_ answer: (lines: [UInt8], valid: Bool)) {
