@@ -168,7 +168,8 @@ enum VerifyCommand: CLICommand {
     return poll(&request, 1, 0) != 0
   }
 
-  /// The output line for one event document, and whether the event is valid.
+  /// The output line for one event document read the general way (strict reader, then
+  /// `Event(jsonValue:)`, so every error is the exact one), and whether the event is valid.
   static func verdict(for bytes: UnsafeRawBufferPointer) -> (line: [UInt8], valid: Bool) {
     switch verifiedEvent(bytes) {
     case .success(let (event, rule)):
