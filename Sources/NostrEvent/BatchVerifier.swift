@@ -9,7 +9,7 @@ public enum BatchVerifier {
   /// The fewest events one worker takes, so that tiny batches do not pay for scheduling.
   public static let minimumChunk = 64
   /// The fewest items in one range of `mapChunks` (but the last).
-  static let minimumRange = 16
+  static let minimumRange = 4
 
   /// The outcome of `Event.verify()` for each event, in order.
   public static func verify(_ events: [Event]) -> [EventVerification] {
@@ -52,7 +52,7 @@ public enum BatchVerifier {
     let workers = max(1, min(threads, (count + minimumChunk - 1) / minimumChunk))
     guard workers > 1 else { return [transform(0..<count)] }
     // Many small ranges, so that the last ones even out the workers before the batch ends.
-    let chunkSize = max(Self.minimumRange, (count + workers * 16 - 1) / (workers * 16))
+    let chunkSize = max(Self.minimumRange, (count + workers * 32 - 1) / (workers * 32))
     let chunks = (count + chunkSize - 1) / chunkSize
     var results = [Output](repeating: placeholder, count: chunks)
     results.withUnsafeMutableBufferPointer { output in
