@@ -100,6 +100,27 @@ extension BenchmarkRegistry {
         return Double(plain.count * rounds) / seconds / 1e6
       },
       passes: { _ in nil })
+    let swiftSHA = Benchmark(
+      module: "NostrEvent", name: "SHA-256 alone, 16 KiB blocks (Swift engine, as without SHA-NI)",
+      unit: "MB/s", baselineName: "the preferred engine (\(SHA256.implementationName))", target: "report",
+      baseline: {
+        let rounds = quick ? 2_000 : 10_000
+        var sink: UInt8 = 0
+        let seconds = Stopwatch.seconds { for _ in 0..<rounds { sink ^= SHA256.hash(plain)[0] } }
+        _ = sink
+        return Double(plain.count * rounds) / seconds / 1e6
+      },
+      measured: {
+        let rounds = quick ? 500 : 2_500
+        var digest = [UInt8](repeating: 0, count: 32)
+        let seconds = plain.withUnsafeBytes { block in
+          digest.withUnsafeMutableBytes { output in
+            Stopwatch.seconds { for _ in 0..<rounds { SHA256.hashWithSwiftEngine(buffer: block, into: output) } }
+          }
+        }
+        return Double(plain.count * rounds) / seconds / 1e6
+      },
+      passes: { _ in nil })
     let events = corpus.events
     let parseOnly = Benchmark(
       module: "NostrEvent", name: "breakdown: parse only (JSON bytes → Event), one core", unit: "events/s",
@@ -126,7 +147,7 @@ extension BenchmarkRegistry {
         return Double(count) / seconds
       },
       passes: { _ in nil })
-    return ([oneCore, oneCoreCPU, oneCoreEvents, parallel, parseOnly, idOnly, serialization, sha], notes)
+    return ([oneCore, oneCoreCPU, oneCoreEvents, parallel, parseOnly, idOnly, serialization, sha, swiftSHA], notes)
   }
 
   /// Full verification of every document as `nostr-push verify --jsonl` does it on one core:
