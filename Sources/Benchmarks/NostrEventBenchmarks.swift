@@ -115,7 +115,9 @@ extension BenchmarkRegistry {
         var digest = [UInt8](repeating: 0, count: 32)
         let seconds = plain.withUnsafeBytes { block in
           digest.withUnsafeMutableBytes { output in
-            Stopwatch.seconds { for _ in 0..<rounds { SHA256.hashWithSwiftEngine(buffer: block, into: output) } }
+            Stopwatch.seconds {
+              for _ in 0..<rounds { SHA256.hashWithSwiftEngine(buffer: block, into: output) }
+            }
           }
         }
         return Double(plain.count * rounds) / seconds / 1e6
@@ -147,7 +149,9 @@ extension BenchmarkRegistry {
         return Double(count) / seconds
       },
       passes: { _ in nil })
-    return ([oneCore, oneCoreCPU, oneCoreEvents, parallel, parseOnly, idOnly, serialization, sha, swiftSHA], notes)
+    return (
+      [oneCore, oneCoreCPU, oneCoreEvents, parallel, parseOnly, idOnly, serialization, sha, swiftSHA], notes
+    )
   }
 
   /// Full verification of every document as `nostr-push verify --jsonl` does it on one core:
