@@ -21,22 +21,31 @@ extension BenchmarkRegistry {
 
     let oneCore = Benchmark(
       module: "NostrEvent",
-      name: "full verification, one core (JSON → parse → serialize → SHA-256 → BIP-340)",
+      name: "full verification, one core (JSON → locate → serialize → SHA-256 → BIP-340, as verify --jsonl)",
       unit: "events/s", baselineName: "xonly_pubkey_parse + schnorrsig_verify on pre-decoded bytes",
-      target: "≥ 0.92 × baseline",
+      target: "≥ 0.93 × baseline",
       baseline: { Double(count) / Stopwatch.seconds { decoded.verifyAll() } },
       measured: { Double(count) / Stopwatch.seconds { verifyDocuments(documents) } },
-      passes: { summary in summary.ratio.map { $0 >= 0.92 } })
+      passes: { summary in summary.ratio.map { $0 >= 0.93 } })
 
     // The same pair timed by the thread's CPU clock: on a shared machine with more runnable
     // threads than cores, wall time also counts the time the thread waited for a core.
     let oneCoreCPU = Benchmark(
       module: "NostrEvent",
-      name: "full verification, one core, thread CPU time (report: robust to an oversubscribed machine)",
+      name: "full verification, one core, thread CPU time (robust to an oversubscribed machine)",
       unit: "events/s", baselineName: "the same baseline, thread CPU time",
-      target: "report (≥ 0.92 × baseline)",
+      target: "≥ 0.93 × baseline",
       baseline: { Double(count) / ThreadCPUClock.seconds { decoded.verifyAll() } },
       measured: { Double(count) / ThreadCPUClock.seconds { verifyDocuments(documents) } },
+      passes: { summary in summary.ratio.map { $0 >= 0.93 } })
+
+    // The public route, which builds an `Event` (strings, tag arrays) for every document.
+    let oneCoreEvents = Benchmark(
+      module: "NostrEvent",
+      name: "full verification through Event(json:) + verify(), one core, thread CPU time",
+      unit: "events/s", baselineName: "the same baseline, thread CPU time", target: "report",
+      baseline: { Double(count) / ThreadCPUClock.seconds { decoded.verifyAll() } },
+      measured: { Double(count) / ThreadCPUClock.seconds { verifyDocumentsAsEvents(documents) } },
       passes: { _ in nil })
 
     let oneCoreFigure = OneCoreFigure(documents: documents)
@@ -78,16 +87,35 @@ extension BenchmarkRegistry {
       passes: { _ in nil })
 
     let plain = [UInt8](repeating: 0x61, count: 16 * 1024)
+    // SHA-256 of 16 KiB blocks by the preferred engine, in MB/s.
+    let preferredSHA = {
+      let rounds = quick ? 2_000 : 10_000
+      var sink: UInt8 = 0
+      let seconds = Stopwatch.seconds { for _ in 0..<rounds { sink ^= SHA256.hash(plain)[0] } }
+      _ = sink
+      return Double(plain.count * rounds) / seconds / 1e6
+    }
     let sha = Benchmark(
       module: "NostrEvent", name: "SHA-256 alone, 16 KiB blocks (\(SHA256.implementationName))", unit: "MB/s",
       baselineName: opensslFigure == nil ? "openssl: n/a" : "openssl speed -evp sha256 (16 KiB)",
       target: "report the ratio",
       baseline: opensslFigure == nil ? nil : { OpenSSLSpeed.sha256MegabytesPerSecond() ?? 0 },
+      measured: preferredSHA,
+      passes: { _ in nil })
+    let swiftSHA = Benchmark(
+      module: "NostrEvent", name: "SHA-256 alone, 16 KiB blocks (Swift engine, as without SHA-NI)",
+      unit: "MB/s", baselineName: "the preferred engine (\(SHA256.implementationName))", target: "report",
+      baseline: preferredSHA,
       measured: {
-        let rounds = quick ? 2_000 : 10_000
-        var sink: UInt8 = 0
-        let seconds = Stopwatch.seconds { for _ in 0..<rounds { sink ^= SHA256.hash(plain)[0] } }
-        _ = sink
+        let rounds = quick ? 500 : 2_500
+        var digest = [UInt8](repeating: 0, count: 32)
+        let seconds = plain.withUnsafeBytes { block in
+          digest.withUnsafeMutableBytes { output in
+            Stopwatch.seconds {
+              for _ in 0..<rounds { SHA256.hashWithSwiftEngine(buffer: block, into: output) }
+            }
+          }
+        }
         return Double(plain.count * rounds) / seconds / 1e6
       },
       passes: { _ in nil })
@@ -117,10 +145,29 @@ extension BenchmarkRegistry {
         return Double(count) / seconds
       },
       passes: { _ in nil })
-    return ([oneCore, oneCoreCPU, parallel, parseOnly, idOnly, serialization, sha], notes)
+    return (
+      [oneCore, oneCoreCPU, oneCoreEvents, parallel, parseOnly, idOnly, serialization, sha, swiftSHA], notes
+    )
   }
 
+  /// Full verification of every document as `nostr-push verify --jsonl` does it on one core:
+  /// `EventDocumentVerifier` in place, `Event(json:)` + `verify()` for any other shape.
   static func verifyDocuments(_ documents: [[UInt8]]) {
+    let verifier = EventDocumentVerifier()
+    var valid = 0
+    for document in documents {
+      switch document.withUnsafeBytes({ verifier.verify($0) }) {
+      case .valid: valid += 1
+      case .idMismatch, .badSignature: break
+      case .uncommonShape:
+        if let event = try? Event(json: document), event.verify().isValid { valid += 1 }
+      }
+    }
+    precondition(valid == documents.count, "every corpus event must verify")
+  }
+
+  /// The same through the public `Event(json:)` + `verify()`, which builds every `Event`.
+  static func verifyDocumentsAsEvents(_ documents: [[UInt8]]) {
     var valid = 0
     for document in documents {
       if let event = try? Event(json: document), event.verify().isValid { valid += 1 }

@@ -8,6 +8,8 @@ import NostrJSON
 public enum BatchVerifier {
   /// The fewest events one worker takes, so that tiny batches do not pay for scheduling.
   public static let minimumChunk = 64
+  /// The fewest items in one range of `mapChunks` (but the last).
+  static let minimumRange = 4
 
   /// The outcome of `Event.verify()` for each event, in order.
   public static func verify(_ events: [Event]) -> [EventVerification] {
@@ -27,25 +29,39 @@ public enum BatchVerifier {
 
   /// `transform` of every index in `0..<count`, in order, computed on at most `threads` workers.
   ///
-  /// The one pool behind every batch in the package; `nostr-push verify --jsonl` maps its
-  /// read-ahead batches of lines through it. With `threads` 1 it runs on the calling thread.
+  /// With `threads` 1 it runs on the calling thread.
   package static func map<Output: Sendable>(
     count: Int, threads: Int = activeCores, placeholder: Output,
     _ transform: @Sendable (Int) -> Output
   ) -> [Output] {
+    mapChunks(count: count, threads: threads, placeholder: [Output]()) { range in range.map(transform) }
+      .flatMap { $0 }
+  }
+
+  /// `transform` of consecutive ranges that together cover `0..<count`, in order, computed on at
+  /// most `threads` workers; each range goes to one worker, which can keep its own buffers for it.
+  ///
+  /// The one pool behind every batch in the package; `nostr-push verify --jsonl` maps its
+  /// read-ahead batches of lines through it. With `threads` 1 (or a small batch) it runs on the
+  /// calling thread as one range.
+  package static func mapChunks<Output: Sendable>(
+    count: Int, threads: Int = activeCores, placeholder: Output,
+    _ transform: @Sendable (Range<Int>) -> Output
+  ) -> [Output] {
     guard count > 0 else { return [] }
     let workers = max(1, min(threads, (count + minimumChunk - 1) / minimumChunk))
-    guard workers > 1 else { return (0..<count).map(transform) }
-    var results = [Output](repeating: placeholder, count: count)
-    let chunks = workers * 4
-    let chunkSize = (count + chunks - 1) / chunks
+    guard workers > 1 else { return [transform(0..<count)] }
+    // Many small ranges, so that the last ones even out the workers before the batch ends.
+    let chunkSize = max(Self.minimumRange, (count + workers * 32 - 1) / (workers * 32))
+    let chunks = (count + chunkSize - 1) / chunkSize
+    var results = [Output](repeating: placeholder, count: chunks)
     results.withUnsafeMutableBufferPointer { output in
       let output = UnsafeSendableBuffer(buffer: output)
       DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
         let start = chunk * chunkSize
         let end = min(count, start + chunkSize)
         guard start < end else { return }
-        for index in start..<end { output.buffer[index] = transform(index) }
+        output.buffer[chunk] = transform(start..<end)
       }
     }
     return results

@@ -171,3 +171,80 @@ enum CanonicalSerializer {
     cursor += count
   }
 }
+
+extension CanonicalSerializer {
+  /// Writes the serialization under `rule` of the event `reader` located as `fields`, straight
+  /// from the document's bytes, at `output`; the number of bytes written, or nil when a string's
+  /// escapes or UTF-8 are invalid.
+  ///
+  /// The serialization is never longer than the document (names, quotes and whitespace go; an
+  /// escape is never written longer than it was read), so `output` needs room for the document's
+  /// size. A string without escapes is copied as it is (it holds no quote, backslash or control
+  /// byte, so both rules write it unchanged); an escaped one is decoded and re-escaped in one pass.
+  static func write(
+    _ fields: EventFields, of reader: EventFastReader, rule: NostrStringEscaper.Rule,
+    to output: UnsafeMutableRawPointer
+  ) -> Int? {
+    var cursor = output
+    put(UInt8(ascii: "["), &cursor)
+    put(UInt8(ascii: "0"), &cursor)
+    put(UInt8(ascii: ","), &cursor)
+    put(UInt8(ascii: "\""), &cursor)
+    cursor.copyMemory(
+      from: reader.bytes(StringSpan(start: fields.pubkey, count: 64)).baseAddress!, byteCount: 64)
+    cursor += 64
+    put(UInt8(ascii: "\""), &cursor)
+    put(UInt8(ascii: ","), &cursor)
+    writeInteger(fields.createdAt, &cursor)
+    put(UInt8(ascii: ","), &cursor)
+    writeInteger(Int64(fields.kind), &cursor)
+    put(UInt8(ascii: ","), &cursor)
+    put(UInt8(ascii: "["), &cursor)
+    var valid = true
+    var afterValue = false
+    reader.forEachTagElement(fields.tags) { element in
+      switch element {
+      case .open:
+        if afterValue { put(UInt8(ascii: ","), &cursor) }
+        put(UInt8(ascii: "["), &cursor)
+        afterValue = false
+      case .string(let span):
+        if afterValue { put(UInt8(ascii: ","), &cursor) }
+        valid = writeQuoted(span, of: reader, rule: rule, &cursor)
+        afterValue = true
+      case .close:
+        put(UInt8(ascii: "]"), &cursor)
+        afterValue = true
+      }
+      return valid
+    }
+    guard valid else { return nil }
+    put(UInt8(ascii: "]"), &cursor)
+    put(UInt8(ascii: ","), &cursor)
+    guard writeQuoted(fields.content, of: reader, rule: rule, &cursor) else { return nil }
+    put(UInt8(ascii: "]"), &cursor)
+    return cursor - output
+  }
+
+  private static func writeQuoted(
+    _ span: StringSpan, of reader: EventFastReader, rule: NostrStringEscaper.Rule,
+    _ cursor: inout UnsafeMutableRawPointer
+  ) -> Bool {
+    let raw = reader.bytes(span)
+    // The decoded text is valid UTF-8 exactly when its escaped form is (escapes are ASCII).
+    guard span.ascii || ByteScan.isValidUTF8(raw.baseAddress!, count: raw.count) else { return false }
+    put(UInt8(ascii: "\""), &cursor)
+    if span.escaped {
+      guard
+        case .success(let (_, count)) = JSONStringDecoder.decode(
+          reader.documentBytes, from: span.start, into: cursor, escaping: rule)
+      else { return false }
+      cursor += count
+    } else {
+      cursor.copyMemory(from: raw.baseAddress!, byteCount: raw.count)
+      cursor += raw.count
+    }
+    put(UInt8(ascii: "\""), &cursor)
+    return true
+  }
+}

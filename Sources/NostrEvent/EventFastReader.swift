@@ -6,34 +6,69 @@ import Glibc
 import Darwin
 #endif
 
-/// Reads the common shape of an event straight from JSON bytes into an `Event`, without
-/// building a `JSONValue` tree first.
+/// Reads the common shape of an event straight from JSON bytes, without building a `JSONValue`
+/// tree first.
 ///
 /// It accepts a strict subset of what `JSONReader` + `Event(jsonValue:)` accept and gives the
 /// same `Event` for it: one object holding exactly the seven NIP-01 members (each once, names
 /// written without escapes), hex fields of the right length, non-negative integers in range
 /// without fraction or exponent, tags as arrays of strings, strings with valid escapes and valid
 /// UTF-8, within the size bound. Anything else — an unknown member, a duplicate, an error of any
-/// kind — returns nil, and the caller reads the document the general way, which gives the exact
+/// kind — gives nil, and the caller reads the document the general way, which gives the exact
 /// error. So it changes speed, never an outcome.
-struct EventFastReader {
+///
+/// Reading happens in two steps: `readFields` checks the structure and locates every member in
+/// the bytes (`EventFields`); then either `event(_:)` builds the `Event`, or `EventDocumentVerifier`
+/// writes the canonical serialization straight from the located bytes. String escapes are
+/// decoded by NostrJSON's `JSONStringDecoder`, the one implementation the general reader uses.
+package struct EventFastReader {
   private let base: UnsafeRawPointer
   private let end: Int
-  private var position = 0
+  private(set) var position = 0
 
-  private init(base: UnsafeRawPointer, count: Int) {
-    self.base = base
-    self.end = count
+  init(_ buffer: UnsafeRawBufferPointer, at position: Int = 0) {
+    self.base = buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!
+    self.end = buffer.count
+    self.position = position
   }
+
+  /// The whole document being read.
+  var documentBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: end) }
 
   /// The event in `buffer`, or nil when the document is not in the common shape (or not valid).
   static func read(_ buffer: UnsafeRawBufferPointer) -> Event? {
-    guard buffer.count <= JSONReader.defaultMaxBytes, let base = buffer.baseAddress else { return nil }
-    var reader = EventFastReader(base: base, count: buffer.count)
-    return reader.readEvent()
+    guard buffer.count <= JSONReader.defaultMaxBytes, buffer.baseAddress != nil else { return nil }
+    var reader = EventFastReader(buffer)
+    guard let fields = reader.readDocument() else { return nil }
+    return reader.event(fields)
   }
 
-  // MARK: The object
+  /// The events of a JSON array of event objects, in order, or nil when the array or any of its
+  /// elements is not in the common shape (the caller then reads it the general way).
+  ///
+  /// `package` for NotificationResolver's `/query` answers; `maxBytes` is the caller's bound on
+  /// the whole array.
+  package static func readArray(_ buffer: UnsafeRawBufferPointer, maxBytes: Int) -> [Event]? {
+    guard buffer.count <= maxBytes, buffer.baseAddress != nil else { return nil }
+    var reader = EventFastReader(buffer)
+    reader.skipWhitespace()
+    guard reader.take(UInt8(ascii: "[")) else { return nil }
+    var events: [Event] = []
+    reader.skipWhitespace()
+    if !reader.take(UInt8(ascii: "]")) {
+      repeat {
+        reader.skipWhitespace()
+        guard let fields = reader.readFields(), let event = reader.event(fields) else { return nil }
+        events.append(event)
+        reader.skipWhitespace()
+      } while reader.take(UInt8(ascii: ","))
+      guard reader.take(UInt8(ascii: "]")) else { return nil }
+    }
+    reader.skipWhitespace()
+    return reader.position == reader.end ? events : nil
+  }
+
+  // MARK: Locating the members
 
   private enum Member: UInt8 {
     case id = 1
@@ -45,17 +80,19 @@ struct EventFastReader {
     case sig = 64
   }
 
-  private mutating func readEvent() -> Event? {
+  /// The whole input as one event object (whitespace around it allowed).
+  mutating func readDocument() -> EventFields? {
     skipWhitespace()
+    guard let fields = readFields() else { return nil }
+    skipWhitespace()
+    return position == end ? fields : nil
+  }
+
+  /// The event object at the reading position; the position is then just after its `}`.
+  mutating func readFields() -> EventFields? {
     guard take(UInt8(ascii: "{")) else { return nil }
     var seen: UInt8 = 0
-    var id: String?
-    var pubkey: String?
-    var createdAt: Int64 = 0
-    var kind = 0
-    var tags: [[String]]?
-    var content: String?
-    var sig: String?
+    var fields = EventFields()
     repeat {
       skipWhitespace()
       guard let member = readMemberName(), seen & member.rawValue == 0 else { return nil }
@@ -65,36 +102,33 @@ struct EventFastReader {
       skipWhitespace()
       switch member {
       case .id:
-        guard let value = readHex(count: 64) else { return nil }
-        id = value
+        guard let offset = readHex(count: 64) else { return nil }
+        fields.id = offset
       case .pubkey:
-        guard let value = readHex(count: 64) else { return nil }
-        pubkey = value
+        guard let offset = readHex(count: 64) else { return nil }
+        fields.pubkey = offset
       case .sig:
-        guard let value = readHex(count: 128) else { return nil }
-        sig = value
+        guard let offset = readHex(count: 128) else { return nil }
+        fields.sig = offset
       case .createdAt:
         guard let value = readInteger(maximum: Event.maxCreatedAt) else { return nil }
-        createdAt = value
+        fields.createdAt = value
       case .kind:
         guard let value = readInteger(maximum: Int64(Event.maxKind)) else { return nil }
-        kind = Int(value)
+        fields.kind = Int(value)
       case .tags:
-        guard let value = readTags() else { return nil }
-        tags = value
+        let start = position
+        guard let count = skipTags() else { return nil }
+        fields.tags = start..<position
+        fields.tagCount = count
       case .content:
-        guard let value = readString() else { return nil }
-        content = value
+        guard let span = readString() else { return nil }
+        fields.content = span
       }
       skipWhitespace()
     } while take(UInt8(ascii: ","))
-    guard take(UInt8(ascii: "}")) else { return nil }
-    skipWhitespace()
-    guard position == end, seen == 0x7F, let id, let pubkey, let tags, let content, let sig else {
-      return nil
-    }
-    return Event(
-      id: id, pubkey: pubkey, createdAt: createdAt, kind: kind, tags: tags, content: content, sig: sig)
+    guard take(UInt8(ascii: "}")), seen == 0x7F else { return nil }
+    return fields
   }
 
   /// One of the seven names, written without escapes; nil for anything else.
@@ -105,13 +139,12 @@ struct EventFastReader {
       position += 1
     }
     guard position < end, byte(at: position) == UInt8(ascii: "\"") else { return nil }
-    let name = UnsafeRawBufferPointer(start: base + start, count: position - start)
+    let count = position - start
     position += 1
     func matches(_ expected: StaticString) -> Bool {
-      name.count == expected.utf8CodeUnitCount
-        && memcmp(name.baseAddress!, expected.utf8Start, name.count) == 0
+      count == expected.utf8CodeUnitCount && memcmp(base + start, expected.utf8Start, count) == 0
     }
-    switch name.count {
+    switch count {
     case 2 where matches("id"): return .id
     case 3 where matches("sig"): return .sig
     case 4 where matches("kind"): return .kind
@@ -123,10 +156,8 @@ struct EventFastReader {
     }
   }
 
-  // MARK: Values
-
-  /// Exactly `count` lowercase hex digits between quotes.
-  private mutating func readHex(count: Int) -> String? {
+  /// Exactly `count` lowercase hex digits between quotes; the offset of the first digit.
+  private mutating func readHex(count: Int) -> Int? {
     guard take(UInt8(ascii: "\"")), position + count < end else { return nil }
     let start = position
     for index in start..<(start + count) {
@@ -137,8 +168,7 @@ struct EventFastReader {
     }
     position = start + count
     guard take(UInt8(ascii: "\"")) else { return nil }
-    return String(
-      decoding: Self.bytes(UnsafeRawBufferPointer(start: base + start, count: count)), as: UTF8.self)
+    return start
   }
 
   /// A non-negative JSON integer literal up to `maximum` (no sign, fraction or exponent).
@@ -165,44 +195,51 @@ struct EventFastReader {
     }
   }
 
-  /// An array of arrays of strings, at most `Event.maxTags` of them.
-  private mutating func readTags() -> [[String]]? {
+  /// Steps over an array of arrays of strings, at most `Event.maxTags` of them; their number.
+  private mutating func skipTags() -> Int? {
     guard take(UInt8(ascii: "[")) else { return nil }
-    var tags: [[String]] = []
     skipWhitespace()
-    if peekIsNot(UInt8(ascii: "]")) { tags.reserveCapacity(4) }
-    if take(UInt8(ascii: "]")) { return tags }
+    if take(UInt8(ascii: "]")) { return 0 }
+    var count = 0
     repeat {
       skipWhitespace()
-      guard tags.count < Event.maxTags, take(UInt8(ascii: "[")) else { return nil }
-      var tag: [String] = []
-      // Most tags hold two to four strings; one allocation instead of three growths.
-      tag.reserveCapacity(4)
+      guard count < Event.maxTags, take(UInt8(ascii: "[")) else { return nil }
       skipWhitespace()
       if !take(UInt8(ascii: "]")) {
         repeat {
           skipWhitespace()
-          guard let value = readString() else { return nil }
-          tag.append(value)
+          guard readString() != nil else { return nil }
           skipWhitespace()
         } while take(UInt8(ascii: ","))
         guard take(UInt8(ascii: "]")) else { return nil }
       }
-      tags.append(tag)
+      count += 1
       skipWhitespace()
     } while take(UInt8(ascii: ","))
     guard take(UInt8(ascii: "]")) else { return nil }
-    return tags
+    return count
   }
 
-  /// A JSON string: escapes decoded exactly, nil on a raw control byte, a bad escape, a lone
-  /// surrogate or invalid UTF-8.
-  private mutating func readString() -> String? {
+  /// Steps over a JSON string (nil on a raw control byte or a missing closing quote); escapes
+  /// and UTF-8 are checked when the span is used.
+  mutating func readString() -> StringSpan? {
     guard take(UInt8(ascii: "\"")) else { return nil }
     let start = position
     var escaped = false
+    // The OR of every byte stepped over: no high bit set means ASCII, which needs no UTF-8 check.
+    var seen: UInt64 = 0
     while true {
-      position = ByteScan.skipOrdinary(base, from: position, to: end)
+      while position + 8 <= end {
+        let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+        // Bytes after the special one are counted too: at worst a needless UTF-8 check.
+        seen |= word
+        let special = ByteScan.specialBytes(word)
+        if special != 0 {
+          position += special.trailingZeroBitCount >> 3
+          break
+        }
+        position += 8
+      }
       guard position < end else { return nil }
       let next = byte(at: position)
       if next == UInt8(ascii: "\"") { break }
@@ -212,136 +249,141 @@ struct EventFastReader {
         continue
       }
       if next < 0x20 { return nil }
+      seen |= UInt64(next)
       position += 1
     }
-    let raw = UnsafeRawBufferPointer(start: base + start, count: position - start)
     position += 1
-    guard escaped else { return Self.makeString(raw) }
+    return StringSpan(
+      start: start, count: position - 1 - start, escaped: escaped, ascii: seen & 0x8080_8080_8080_8080 == 0)
+  }
+
+  // MARK: Building the event
+
+  /// The `Event` of located fields, or nil when a string's escapes or UTF-8 are not valid.
+  func event(_ fields: EventFields) -> Event? {
+    guard let content = string(fields.content) else { return nil }
+    var tags: [[String]] = []
+    tags.reserveCapacity(fields.tagCount)
+    var tag: [String] = []
+    var failed = false
+    forEachTagElement(fields.tags) { element in
+      switch element {
+      case .open:
+        // Most tags hold two to four strings; one allocation instead of three growths.
+        tag = []
+        tag.reserveCapacity(4)
+      case .string(let span):
+        guard let value = string(span) else {
+          failed = true
+          return false
+        }
+        tag.append(value)
+      case .close:
+        tags.append(tag)
+      }
+      return true
+    }
+    guard !failed else { return nil }
+    return Event(
+      id: hexString(fields.id, count: 64), pubkey: hexString(fields.pubkey, count: 64),
+      createdAt: fields.createdAt, kind: fields.kind, tags: tags, content: content,
+      sig: hexString(fields.sig, count: 128))
+  }
+
+  private func hexString(_ offset: Int, count: Int) -> String {
+    String(
+      decoding: UnsafeBufferPointer(start: (base + offset).assumingMemoryBound(to: UInt8.self), count: count),
+      as: UTF8.self)
+  }
+
+  /// The decoded string of `span`, or nil on a bad escape or invalid UTF-8.
+  func string(_ span: StringSpan) -> String? {
+    guard span.escaped else {
+      let raw = bytes(span)
+      guard span.ascii else { return JSONStringDecoder.validatedString(raw) }
+      return String(
+        decoding: UnsafeBufferPointer(
+          start: raw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: raw.count), as: UTF8.self)
+    }
     // Decoded text is never longer than its escaped form.
-    if raw.count <= 4096 {
-      return withUnsafeTemporaryAllocation(byteCount: raw.count, alignment: 1) { scratch in
-        Self.decodeEscapes(raw, into: scratch).flatMap { Self.makeString($0) }
+    return withDecoded(span) { $0.flatMap(JSONStringDecoder.validatedString) }
+  }
+
+  /// Calls `body` with the decoded bytes of an escaped `span` (nil on a bad escape).
+  func withDecoded<Result>(_ span: StringSpan, _ body: (UnsafeRawBufferPointer?) -> Result) -> Result {
+    if span.count <= 1024 {
+      return withUnsafeTemporaryAllocation(byteCount: 1024, alignment: 1) { scratch in
+        body(decode(span, into: scratch))
       }
     }
-    let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: raw.count, alignment: 1)
+    let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: span.count, alignment: 1)
     defer { scratch.deallocate() }
-    return Self.decodeEscapes(raw, into: scratch).flatMap { Self.makeString($0) }
+    return body(decode(span, into: scratch))
   }
 
-  /// The string of valid UTF-8 `bytes`, or nil when they are not valid UTF-8.
-  private static func makeString(_ bytes: UnsafeRawBufferPointer) -> String? {
-    var string = String(decoding: Self.bytes(bytes), as: UTF8.self)
-    // `String(decoding:)` repairs invalid UTF-8; the input was valid exactly when nothing changed.
-    let unchanged = string.withUTF8 { decoded in
-      decoded.count == bytes.count
-        && (bytes.isEmpty || memcmp(decoded.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
-    }
-    return unchanged ? string : nil
+  /// The decoded bytes of `span` in `scratch` (room for `span.count` bytes), or nil on a bad escape.
+  private func decode(_ span: StringSpan, into scratch: UnsafeMutableRawBufferPointer)
+    -> UnsafeRawBufferPointer?
+  {
+    guard
+      case .success(let (_, count)) = JSONStringDecoder.decode(
+        documentBytes, from: span.start, into: scratch.baseAddress!)
+    else { return nil }
+    return UnsafeRawBufferPointer(rebasing: scratch[0..<count])
   }
 
-  /// Decodes the escapes of `raw` (the bytes between the quotes) into `output`; the decoded
-  /// bytes, or nil on an invalid escape or a lone surrogate.
-  private static func decodeEscapes(
-    _ raw: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
-  ) -> UnsafeRawBufferPointer? {
-    let source = raw.baseAddress!
-    let target = output.baseAddress!
-    var read = 0
-    var written = 0
-    while read < raw.count {
-      // Copy the run up to the next backslash at once.
-      let backslash = memchr(source + read, 0x5C, raw.count - read).map { UnsafeRawPointer($0) - source }
-      let runEnd = backslash ?? raw.count
-      (target + written).copyMemory(from: source + read, byteCount: runEnd - read)
-      written += runEnd - read
-      read = runEnd
-      guard read < raw.count else { break }
-      guard read + 1 < raw.count else { return nil }
-      let letter = raw[read + 1]
-      read += 2
-      let simple: UInt8
-      switch letter {
-      case UInt8(ascii: "\""): simple = 0x22
-      case UInt8(ascii: "\\"): simple = 0x5C
-      case UInt8(ascii: "/"): simple = 0x2F
-      case UInt8(ascii: "b"): simple = 0x08
-      case UInt8(ascii: "f"): simple = 0x0C
-      case UInt8(ascii: "n"): simple = 0x0A
-      case UInt8(ascii: "r"): simple = 0x0D
-      case UInt8(ascii: "t"): simple = 0x09
-      case UInt8(ascii: "u"):
-        guard let unit = hexQuad(raw, at: read) else { return nil }
-        read += 4
-        var scalarValue = UInt32(unit)
-        if (0xD800...0xDBFF).contains(unit) {
-          guard read + 6 <= raw.count, raw[read] == UInt8(ascii: "\\"), raw[read + 1] == UInt8(ascii: "u"),
-            let low = hexQuad(raw, at: read + 2), (0xDC00...0xDFFF).contains(low)
-          else { return nil }
-          read += 6
-          scalarValue = 0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(low) - 0xDC00)
-        } else if (0xDC00...0xDFFF).contains(unit) {
-          return nil
-        }
-        guard let scalar = Unicode.Scalar(scalarValue) else { return nil }
-        for unit in UTF8.encode(scalar)! {
-          output[written] = unit
-          written += 1
-        }
-        continue
+  /// The raw bytes between the quotes of `span`.
+  func bytes(_ span: StringSpan) -> UnsafeRawBufferPointer {
+    UnsafeRawBufferPointer(start: base + span.start, count: span.count)
+  }
+
+  /// The parts of a tags array located by `readFields`, in order.
+  enum TagElement {
+    /// The start of one tag.
+    case open
+    /// One string of the current tag.
+    case string(StringSpan)
+    /// The end of one tag.
+    case close
+  }
+
+  /// Walks the tags array in `range` (already checked by `readFields`), calling `body` for each
+  /// part until it returns false.
+  func forEachTagElement(_ range: Range<Int>, _ body: (TagElement) -> Bool) {
+    var walker = EventFastReader(documentBytes, at: range.lowerBound + 1)
+    let last = range.upperBound - 1
+    while walker.position < last {
+      switch walker.byte(at: walker.position) {
+      case UInt8(ascii: "["):
+        walker.position += 1
+        guard body(.open) else { return }
+      case UInt8(ascii: "]"):
+        walker.position += 1
+        guard body(.close) else { return }
+      case UInt8(ascii: "\""):
+        guard let span = walker.readString(), body(.string(span)) else { return }
       default:
-        return nil
+        walker.position += 1
       }
-      output[written] = simple
-      written += 1
     }
-    return UnsafeRawBufferPointer(rebasing: output[0..<written])
-  }
-
-  private static func hexQuad(_ raw: UnsafeRawBufferPointer, at start: Int) -> UInt16? {
-    guard start + 4 <= raw.count else { return nil }
-    var value: UInt16 = 0
-    for index in start..<(start + 4) {
-      let byte = raw[index]
-      let digit: UInt8
-      switch byte {
-      case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-      case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-      case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-      default: return nil
-      }
-      value = value << 4 | UInt16(digit)
-    }
-    return value
   }
 
   // MARK: Bytes
 
-  /// `raw` as typed bytes, so that `String(decoding:)` takes its specialized path.
   @inline(__always)
-  private static func bytes(_ raw: UnsafeRawBufferPointer) -> UnsafeBufferPointer<UInt8> {
-    UnsafeBufferPointer(start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: raw.count)
-  }
-
-  @inline(__always)
-  private func byte(at index: Int) -> UInt8 {
+  func byte(at index: Int) -> UInt8 {
     base.load(fromByteOffset: index, as: UInt8.self)
-  }
-
-  /// Whether the next byte exists and is not `byte`.
-  @inline(__always)
-  private func peekIsNot(_ byte: UInt8) -> Bool {
-    position < end && self.byte(at: position) != byte
   }
 
   /// Consumes `expected` when it is the next byte.
   @inline(__always)
-  private mutating func take(_ expected: UInt8) -> Bool {
+  mutating func take(_ expected: UInt8) -> Bool {
     guard position < end, byte(at: position) == expected else { return false }
     position += 1
     return true
   }
 
-  private mutating func skipWhitespace() {
+  mutating func skipWhitespace() {
     while position < end {
       switch byte(at: position) {
       case 0x20, 0x09, 0x0A, 0x0D: position += 1
@@ -349,4 +391,31 @@ struct EventFastReader {
       }
     }
   }
+}
+
+/// A JSON string located in a document: the bytes between its quotes.
+struct StringSpan {
+  var start = 0
+  var count = 0
+  /// Whether the bytes hold a backslash (so they must be decoded before use).
+  var escaped = false
+  /// Whether every byte is ASCII (so the string is valid UTF-8 without a check).
+  var ascii = false
+}
+
+/// Where `EventFastReader.readFields` found each member of an event in its document.
+struct EventFields {
+  /// The offset of the id's 64 lowercase hex digits.
+  var id = 0
+  /// The offset of the pubkey's 64 lowercase hex digits.
+  var pubkey = 0
+  /// The offset of the signature's 128 lowercase hex digits.
+  var sig = 0
+  var createdAt: Int64 = 0
+  var kind = 0
+  /// The tags array, brackets included.
+  var tags: Range<Int> = 0..<0
+  /// The number of tags.
+  var tagCount = 0
+  var content = StringSpan()
 }

@@ -50,6 +50,14 @@ public enum SHA256 {
     #endif
   }
 
+  /// The digest of `buffer` by the Swift rounds, whatever the CPU has: `package` so that the
+  /// benchmarks report the engine that CPUs without SHA instructions (and valgrind) run.
+  package static func hashWithSwiftEngine(
+    buffer: UnsafeRawBufferPointer, into digest: UnsafeMutableRawBufferPointer
+  ) {
+    portableHash(buffer: buffer, into: digest, engine: .swift)
+  }
+
   /// The implementation of every platform without CryptoKit, with the given block engine.
   static func portableHash(
     buffer: UnsafeRawBufferPointer, into digest: UnsafeMutableRawBufferPointer,

@@ -168,108 +168,49 @@ struct JSONScanner {
     guard position < bytes.count else {
       throw JSONError(code: .syntax, offset: start - 1, message: "unterminated string")
     }
-    var decoded: [UInt8] = []
-    decoded.reserveCapacity(2 * (position - start) + 16)
-    decoded.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<position]))
-    while position < bytes.count {
-      let byte = bytes[position]
-      switch byte {
-      case UInt8(ascii: "\""):
-        position += 1
-        return try decoded.withUnsafeBytes { buffer in
-          Result { () throws(JSONError) in try makeString(buffer, at: start) }
-        }.get()
-      case UInt8(ascii: "\\"):
-        try readEscape(into: &decoded)
-      case 0..<0x20:
-        throw controlCharacter(byte)
-      default:
-        // Copy the whole run up to the next quote, backslash or control byte at once.
-        let runStart = position
-        position += 1
-        position = ByteScan.skipOrdinary(bytes.baseAddress!, from: position, to: bytes.count)
-        while position < bytes.count {
-          let next = bytes[position]
-          if next == UInt8(ascii: "\"") || next == UInt8(ascii: "\\") || next < 0x20 { break }
-          position += 1
-        }
-        decoded.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart..<position]))
-      }
+    // Escapes: decode the body once into a buffer as long as its escaped form.
+    let capacity = (JSONStringDecoder.closingQuote(bytes, from: position) ?? bytes.count) - start
+    let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: max(capacity, 1), alignment: 1)
+    defer { scratch.deallocate() }
+    switch JSONStringDecoder.decode(bytes, from: start, into: scratch.baseAddress!) {
+    case .success(let (end, count)):
+      position = end
+      return try makeString(UnsafeRawBufferPointer(rebasing: scratch[0..<count]), at: start)
+    case .failure(let failure):
+      throw error(for: failure, stringStart: start)
     }
-    throw JSONError(code: .syntax, offset: start - 1, message: "unterminated string")
+  }
+
+  /// The reader's error for a string body that does not decode.
+  private mutating func error(for failure: JSONStringDecoder.Failure, stringStart start: Int) -> JSONError {
+    switch failure {
+    case .controlCharacter(let byte, let offset):
+      position = offset
+      return controlCharacter(byte)
+    case .unterminatedEscape(let offset):
+      position = offset
+      return syntaxError("unterminated escape")
+    case .invalidEscape(let letter, let offset):
+      position = offset
+      return syntaxError("invalid escape \\\(describe(letter))")
+    case .truncatedUnicodeEscape(let offset):
+      position = offset
+      return syntaxError("truncated \\u escape")
+    case .invalidHexDigit(let offset):
+      position = offset
+      return syntaxError("invalid hex digit in a \\u escape")
+    case .loneSurrogate(let unit, let offset):
+      return loneSurrogate(unit, at: offset)
+    case .unterminated:
+      return JSONError(code: .syntax, offset: start - 1, message: "unterminated string")
+    }
   }
 
   private func makeString(_ utf8: UnsafeRawBufferPointer, at offset: Int) throws(JSONError) -> String {
-    // `String(decoding:)` is specialized for byte buffers (the generic `String(validating:)` is
-    // not); it repairs bad UTF-8, so the input was valid exactly when nothing was repaired.
-    let bytes = UnsafeBufferPointer(
-      start: utf8.baseAddress?.assumingMemoryBound(to: UInt8.self), count: utf8.count)
-    var string = String(decoding: bytes, as: UTF8.self)
-    let unchanged = string.withUTF8 { decoded in
-      decoded.count == bytes.count
-        && (bytes.isEmpty || memcmp(decoded.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
-    }
-    guard unchanged else {
+    guard let string = JSONStringDecoder.validatedString(utf8) else {
       throw JSONError(code: .invalidUnicode, offset: offset, message: "string is not valid UTF-8")
     }
     return string
-  }
-
-  private mutating func readEscape(into decoded: inout [UInt8]) throws(JSONError) {
-    let escapeOffset = position
-    position += 1
-    guard position < bytes.count else { throw syntaxError("unterminated escape") }
-    let letter = bytes[position]
-    position += 1
-    switch letter {
-    case UInt8(ascii: "\""): decoded.append(0x22)
-    case UInt8(ascii: "\\"): decoded.append(0x5C)
-    case UInt8(ascii: "/"): decoded.append(0x2F)
-    case UInt8(ascii: "b"): decoded.append(0x08)
-    case UInt8(ascii: "f"): decoded.append(0x0C)
-    case UInt8(ascii: "n"): decoded.append(0x0A)
-    case UInt8(ascii: "r"): decoded.append(0x0D)
-    case UInt8(ascii: "t"): decoded.append(0x09)
-    case UInt8(ascii: "u"):
-      let unit = try readHexQuad()
-      var scalarValue = UInt32(unit)
-      if (0xD800...0xDBFF).contains(unit) {
-        guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
-          bytes[position + 1] == UInt8(ascii: "u")
-        else {
-          throw loneSurrogate(unit, at: escapeOffset)
-        }
-        position += 2
-        let low = try readHexQuad()
-        guard (0xDC00...0xDFFF).contains(low) else { throw loneSurrogate(unit, at: escapeOffset) }
-        scalarValue = 0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(low) - 0xDC00)
-      } else if (0xDC00...0xDFFF).contains(unit) {
-        throw loneSurrogate(unit, at: escapeOffset)
-      }
-      guard let scalar = Unicode.Scalar(scalarValue) else { throw loneSurrogate(unit, at: escapeOffset) }
-      decoded.append(contentsOf: UTF8.encode(scalar)!)
-    default:
-      position -= 1
-      throw syntaxError("invalid escape \\\(describe(letter))")
-    }
-  }
-
-  private mutating func readHexQuad() throws(JSONError) -> UInt16 {
-    guard position + 4 <= bytes.count else { throw syntaxError("truncated \\u escape") }
-    var value: UInt16 = 0
-    for _ in 0..<4 {
-      let byte = bytes[position]
-      let digit: UInt8
-      switch byte {
-      case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-      case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-      case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-      default: throw syntaxError("invalid hex digit in a \\u escape")
-      }
-      value = value << 4 | UInt16(digit)
-      position += 1
-    }
-    return value
   }
 
   private func loneSurrogate(_ unit: UInt16, at offset: Int) -> JSONError {

@@ -92,6 +92,24 @@ public enum NostrStringEscaper {
     return written + 1
   }
 
+  /// Writes one byte of decoded string text at `output` as `writeQuoted` would (escaped when
+  /// the rule escapes it, else as it is); returns the number of bytes written.
+  ///
+  /// `JSONStringDecoder` calls it for each byte an escape decodes to, so that an escaped JSON
+  /// string is re-escaped in the same pass that decodes it.
+  @inline(__always)
+  package static func writeDecodedByte(_ byte: UInt8, rule: Rule, to output: UnsafeMutableRawPointer) -> Int {
+    guard byte < 0x20 || byte == 0x22 || byte == 0x5C else {
+      output.storeBytes(of: byte, as: UInt8.self)
+      return 1
+    }
+    if rule == .literal, byte < 0x20, shortEscape(byte) == nil {
+      output.storeBytes(of: byte, as: UInt8.self)
+      return 1
+    }
+    return writeEscape(of: byte, to: output)
+  }
+
   private static func extraBytes(for control: UInt8, rule: Rule) -> Int {
     if shortEscape(control) != nil { return 1 }
     return rule == .common ? 5 : 0

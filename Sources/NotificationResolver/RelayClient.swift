@@ -77,7 +77,19 @@ public struct RelayClient: Sendable {
       ],
       body: body, maxResponseBytes: cap)
     let response = try await send(request, deadline: deadline)
-    guard case .array(let elements) = try Self.parse(response.body, cap: cap) else {
+    return try Self.verifiedEvents(in: response.body, cap: cap)
+  }
+
+  /// The events of a `/query` answer that parse and verify, in order; bad elements are dropped.
+  ///
+  /// An array of events in the common shape is read straight into events (`EventFastReader`,
+  /// the reader `verify --jsonl` uses); any other body goes through the strict reader and
+  /// `Event(jsonValue:)`, which give the same events and the exact failure.
+  static func verifiedEvents(in body: [UInt8], cap: Int) throws(RelayFailure) -> [Event] {
+    if let events = body.withUnsafeBytes({ EventFastReader.readArray($0, maxBytes: cap) }) {
+      return events.filter { $0.verify().isValid }
+    }
+    guard case .array(let elements) = try Self.parse(body, cap: cap) else {
       throw RelayFailure(.invalidResponse, "the body is not a JSON array")
     }
     var events: [Event] = []

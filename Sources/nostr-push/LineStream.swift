@@ -169,10 +169,9 @@ final class OutputBuffer {
     bytes.reserveCapacity(Self.flushThreshold + 1024)
   }
 
-  /// Appends `line` and a newline.
-  func appendLine(_ line: [UInt8]) {
-    bytes.append(contentsOf: line)
-    bytes.append(0x0A)
+  /// Appends bytes that already end in a newline (a batch of answer lines).
+  func append(_ lines: [UInt8]) {
+    bytes += lines
     if bytes.count >= Self.flushThreshold { flush() }
   }
 

@@ -47,31 +47,28 @@ enum VerifyCommand: CLICommand {
     do {
       if reader.has("jsonl") {
         let stream = LineStream(descriptor: descriptor, maxLineBytes: maxDocumentBytes)
-        var batch = LineBatch()
-        let verifyBatch = {
-          allValid = verify(batch, threads: threads, into: output) && allValid
-          batch.removeAll()
-        }
+        let pipeline = VerifyPipeline(threads: threads, output: output)
         let beforeRead = {
-          if !batch.isEmpty && !inputIsReady(descriptor) { verifyBatch() }
+          if pipeline.hasPendingLines && !inputIsReady(descriptor) { pipeline.drain() }
           output.flush()
         }
         try stream.forEachLine(beforeRead: beforeRead) { line in
           switch line {
           case .oversized:
-            batch.appendOversized()
+            pipeline.appendOversized()
           case .bytes(let bytes):
             guard !isBlank(bytes) else { return }
-            batch.append(bytes)
+            pipeline.append(bytes)
           }
-          if batch.isFull { verifyBatch() }
         }
-        if !batch.isEmpty { verifyBatch() }
+        pipeline.drain()
+        allValid = pipeline.allValid
       } else {
         let document = try CommandInput.readWhole(descriptor, limit: maxDocumentBytes)
-        let (text, valid) = document.withUnsafeBytes { verdict(for: $0) }
-        allValid = valid
-        output.appendLine(text)
+        let verifier = EventDocumentVerifier()
+        var line: [UInt8] = []
+        allValid = document.withUnsafeBytes { appendVerdict(for: $0, verifier: verifier, to: &line) }
+        output.append(line)
       }
     } catch {
       output.flush()
@@ -91,29 +88,77 @@ enum VerifyCommand: CLICommand {
     return count
   }
 
-  /// Verifies every line of `batch` on up to `threads` workers and appends the output lines in
-  /// input order; returns whether every line was a valid event.
-  private static func verify(_ batch: LineBatch, threads: Int, into output: OutputBuffer) -> Bool {
-    let verdicts = BatchVerifier.map(count: batch.count, threads: threads, placeholder: ([UInt8](), true)) {
-      index in
-      batch.withLine(index) { bytes in
-        guard let bytes else {
-          return (
-            failure(
+  /// Verifies every line of `batch` on up to `threads` workers, each with its own verifier and
+  /// output buffer; the output lines in input order and whether every line was a valid event.
+  static func verify(_ batch: LineBatch, threads: Int) -> (lines: [UInt8], valid: Bool) {
+    let chunks = BatchVerifier.mapChunks(count: batch.count, threads: threads, placeholder: ([UInt8](), true))
+    {
+      range in
+      let verifier = EventDocumentVerifier()
+      var lines: [UInt8] = []
+      lines.reserveCapacity(range.count * 112)
+      var valid = true
+      for index in range {
+        let lineValid = batch.withLine(index) { bytes in
+          guard let bytes else {
+            lines += failure(
               id: nil, code: "malformed_json",
-              message: "line is over the \(maxDocumentBytes)-byte limit and was skipped"), false
-          )
+              message: "line is over the \(maxDocumentBytes)-byte limit and was skipped")
+            lines.append(0x0A)
+            return false
+          }
+          return appendVerdict(for: bytes, verifier: verifier, to: &lines)
         }
-        return verdict(for: bytes)
+        valid = valid && lineValid
       }
+      return (lines, valid)
     }
-    var allValid = true
-    for (line, valid) in verdicts {
-      output.appendLine(line)
-      allValid = allValid && valid
+    guard chunks.count > 1 else { return chunks.first ?? ([], true) }
+    var lines: [UInt8] = []
+    lines.reserveCapacity(chunks.reduce(0) { $0 + $1.0.count })
+    var valid = true
+    for chunk in chunks {
+      lines += chunk.0
+      valid = valid && chunk.1
     }
-    return allValid
+    return (lines, valid)
   }
+
+  /// Appends the output line (with its newline) for one event document to `lines`; returns
+  /// whether the event is valid. Documents in the common shape are judged in place by
+  /// `verifier` and their line written straight into `lines`; any other goes through `verdict`.
+  static func appendVerdict(
+    for bytes: UnsafeRawBufferPointer, verifier: EventDocumentVerifier, to lines: inout [UInt8]
+  ) -> Bool {
+    let id = { (offset: Int) in UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + 64)]) }
+    switch verifier.verify(bytes) {
+    case .valid(let rule, let idOffset):
+      lines += #"{"id":""#.utf8
+      lines += id(idOffset)
+      lines +=
+        rule == .common
+        ? #"","valid":true,"escaping":"common"}"#.utf8 : #"","valid":true,"escaping":"literal"}"#.utf8
+      lines.append(0x0A)
+      return true
+    case .idMismatch(let idOffset):
+      lines += failure(
+        id: String(decoding: id(idOffset), as: UTF8.self), code: "id_mismatch", message: idMismatchMessage)
+    case .badSignature(let idOffset):
+      lines += failure(
+        id: String(decoding: id(idOffset), as: UTF8.self), code: "bad_signature", message: badSignatureMessage
+      )
+    case .uncommonShape:
+      let (line, valid) = verdict(for: bytes)
+      lines += line
+      lines.append(0x0A)
+      return valid
+    }
+    lines.append(0x0A)
+    return false
+  }
+
+  static let idMismatchMessage = "id is not the SHA-256 of the event's canonical serialization"
+  static let badSignatureMessage = "signature does not verify for the id and pubkey"
 
   /// Whether a read of `descriptor` would return at once (data or end of input waiting): when it
   /// would block, the lines read so far are verified and written first, so that an interactive
@@ -123,7 +168,8 @@ enum VerifyCommand: CLICommand {
     return poll(&request, 1, 0) != 0
   }
 
-  /// The output line for one event document, and whether the event is valid.
+  /// The output line for one event document read the general way (strict reader, then
+  /// `Event(jsonValue:)`, so every error is the exact one), and whether the event is valid.
   static func verdict(for bytes: UnsafeRawBufferPointer) -> (line: [UInt8], valid: Bool) {
     switch verifiedEvent(bytes) {
     case .success(let (event, rule)):
@@ -170,11 +216,11 @@ enum VerifyCommand: CLICommand {
       return .failure(
         Failure(
           id: givenID, code: "id_mismatch",
-          message: "id is not the SHA-256 of the event's canonical serialization"))
+          message: idMismatchMessage))
     case .badSignature:
       return .failure(
         Failure(
-          id: givenID, code: "bad_signature", message: "signature does not verify for the id and pubkey"))
+          id: givenID, code: "bad_signature", message: badSignatureMessage))
     }
   }
 

@@ -4,7 +4,7 @@ import Testing
 @testable import NostrEvent
 
 /// A small seeded generator, so that every run checks the same documents.
-private struct SeededRandom: RandomNumberGenerator {
+struct SeededRandom: RandomNumberGenerator {
   var state: UInt64
 
   mutating func next() -> UInt64 {
@@ -17,7 +17,7 @@ private struct SeededRandom: RandomNumberGenerator {
 }
 
 /// Random events written as JSON in many legal ways, then mutated byte by byte.
-private struct DocumentGenerator {
+struct DocumentGenerator {
   var random: SeededRandom
 
   static let pieces: [String] = [

@@ -128,4 +128,56 @@ import Testing
     #expect(run.stderr.contains("--threads must be an integer from 1 to 64"))
     #expect(run.stdout == "")
   }
+
+  #if os(Linux)
+  /// The peak resident set size of process `pid` in KiB (`VmHWM` in `/proc/<pid>/status`).
+  static func peakResidentKiB(_ pid: Int32) -> Int? {
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+      let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+    else { return nil }
+    return Int(line.split(separator: " ").dropFirst().first ?? "")
+  }
+
+  /// A stream that keeps sending one line without ever ending it: while it is still open, the
+  /// process has answered the line before it and its peak memory stays within the line limit,
+  /// however much of the endless line arrived; once the stream ends, the line gets one error.
+  @Test(arguments: ["1", "2"]) func keepsMemoryFlatWhileALineNeverEnds(threads: String) throws {
+    guard let binary = NostrPushBinary.url else { throw NostrPushBinary.MissingBinary() }
+    let outputPath = NSTemporaryDirectory() + "nostr-push-endless-\(UUID().uuidString).out"
+    _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+    defer { try? FileManager.default.removeItem(atPath: outputPath) }
+    let process = Process()
+    process.executableURL = binary
+    process.arguments = ["verify", "--jsonl", "--threads", threads]
+    let input = Pipe()
+    process.standardInput = input
+    process.standardOutput = FileHandle(forWritingAtPath: outputPath)
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let writer = input.fileHandleForWriting
+    writer.write(Data(Self.sampleLines[1].utf8 + [0x0A]))
+    // The answer to the first line comes before the stream goes on (the input would block).
+    let deadline = ContinuousClock.now + .seconds(30)
+    var answered = ""
+    while !answered.hasSuffix("\n"), ContinuousClock.now < deadline {
+      answered = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+      if !answered.hasSuffix("\n") { usleep(10_000) }
+    }
+    #expect(answered.contains("\"valid\":true"))
+    let baseline = try #require(Self.peakResidentKiB(process.processIdentifier))
+    let piece = Data(repeating: UInt8(ascii: "z"), count: 1 << 20)
+    let fed = 64
+    for _ in 0..<fed { writer.write(piece) }
+    let peak = try #require(Self.peakResidentKiB(process.processIdentifier))
+    // Without the bound the process would hold all 64 MiB; with it, at most the 16 MiB limit.
+    #expect(peak - baseline < (16 + 8) * 1024, "peak \(peak) KiB, baseline \(baseline) KiB")
+    #expect((try? String(contentsOfFile: outputPath, encoding: .utf8)) == answered)
+    try writer.close()
+    process.waitUntilExit()
+    let lines = ((try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "").split(separator: "\n")
+    #expect(lines.count == 2)
+    #expect(lines.last?.contains("line is over the 16777216-byte limit and was skipped") == true)
+    #expect(process.terminationStatus == 1)
+  }
+  #endif
 }
