@@ -35,9 +35,10 @@ package enum DeadlineRace {
 
 /// A continuation resumed by whichever caller comes first; later calls are ignored.
 ///
-/// `@unchecked Sendable`: `state` is read and written only under `lock`, so the continuation is
-/// resumed exactly once.
-package final class ResumeOnce<T: Sendable>: @unchecked Sendable {
+/// The one resume-once gate of the package: `DeadlineRace` races work against its deadline
+/// through it, and the CLI's signal wait uses it. Its state is one `Locked` value, so the
+/// continuation is resumed exactly once.
+package final class ResumeOnce<T: Sendable>: Sendable {
   private enum State {
     case empty
     case waiting(CheckedContinuation<T, Never>)
@@ -45,38 +46,38 @@ package final class ResumeOnce<T: Sendable>: @unchecked Sendable {
     case finished
   }
 
-  private let lock = NSLock()
-  private var state = State.empty
+  private let state = Locked(State.empty)
 
   /// Creates an empty gate.
   package init() {}
 
   /// Hands over the waiting continuation; resumes it at once when a value already arrived.
   package func attach(_ continuation: CheckedContinuation<T, Never>) {
-    lock.lock()
-    if case .done(let value) = state {
-      state = .finished
-      lock.unlock()
-      continuation.resume(returning: value)
-      return
+    let arrived = state.withLock { state -> T? in
+      if case .done(let value) = state {
+        state = .finished
+        return value
+      }
+      state = .waiting(continuation)
+      return nil
     }
-    state = .waiting(continuation)
-    lock.unlock()
+    if let arrived { continuation.resume(returning: arrived) }
   }
 
   /// Resumes the continuation with `value` unless it was resumed before.
   package func resume(with value: T) {
-    lock.lock()
-    switch state {
-    case .empty:
-      state = .done(value)
-      lock.unlock()
-    case .waiting(let continuation):
-      state = .finished
-      lock.unlock()
-      continuation.resume(returning: value)
-    case .done, .finished:
-      lock.unlock()
+    let waiting = state.withLock { state -> CheckedContinuation<T, Never>? in
+      switch state {
+      case .empty:
+        state = .done(value)
+        return nil
+      case .waiting(let continuation):
+        state = .finished
+        return continuation
+      case .done, .finished:
+        return nil
+      }
     }
+    waiting?.resume(returning: value)
   }
 }

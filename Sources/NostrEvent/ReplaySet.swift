@@ -4,9 +4,8 @@ import Foundation
 ///
 /// Bounded: entries older than the window are dropped, and when the set is full the oldest
 /// entry goes first. Ids are kept as 32 raw bytes, not hex strings, so a full set of 10 000 costs
-/// well under a megabyte and no allocation per id. `@unchecked Sendable`: all state is read and
-/// written under `lock`.
-final class ReplaySet: @unchecked Sendable {
+/// well under a megabyte and no allocation per id. All state is one `Locked` value.
+final class ReplaySet: Sendable {
   /// An event id as four machine words.
   struct Key: Hashable {
     var words: (UInt64, UInt64, UInt64, UInt64)
@@ -50,12 +49,52 @@ final class ReplaySet: @unchecked Sendable {
     }
   }
 
+  /// The ids seen, oldest first, and when; dropped entries are compacted away.
+  private struct Seen {
+    var seenAt: [Key: Int64] = [:]
+    var order: [(id: Key, time: Int64)] = []
+    var head = 0
+
+    mutating func insert(_ id: Key, now: Int64, window: Int64, capacity: Int) -> Bool {
+      expire(now: now, window: window)
+      if let previous = seenAt[id], now - previous <= window { return false }
+      while seenAt.count >= capacity, head < order.count {
+        drop(order[head])
+        head += 1
+      }
+      seenAt[id] = now
+      order.append((id, now))
+      compact()
+      return true
+    }
+
+    private mutating func expire(now: Int64, window: Int64) {
+      while head < order.count, now - order[head].time > window {
+        drop(order[head])
+        head += 1
+      }
+    }
+
+    /// Forgets `entry` unless its id was recorded again later.
+    private mutating func drop(_ entry: (id: Key, time: Int64)) {
+      if seenAt[entry.id] == entry.time { seenAt[entry.id] = nil }
+    }
+
+    /// Gives back the memory of dropped entries once they are the larger part.
+    private mutating func compact() {
+      if head > 1024, head * 2 > order.count {
+        order = Array(order[head...])
+        head = 0
+        if seenAt.capacity > 4 * max(1024, seenAt.count) {
+          seenAt = Dictionary(uniqueKeysWithValues: seenAt.map { ($0.key, $0.value) })
+        }
+      }
+    }
+  }
+
   private let window: Int64
   private let capacity: Int
-  private let lock = NSLock()
-  private var seenAt: [Key: Int64] = [:]
-  private var order: [(id: Key, time: Int64)] = []
-  private var head = 0
+  private let seen = Locked(Seen())
 
   init(window: Int64, capacity: Int) {
     self.window = window
@@ -66,47 +105,9 @@ final class ReplaySet: @unchecked Sendable {
   /// a 64-digit hex id (a verified event's id always is).
   func insert(_ id: String, now: Int64) -> Bool {
     guard let id = Key(hex: id) else { return false }
-    lock.lock()
-    defer { lock.unlock() }
-    expire(now: now)
-    if let previous = seenAt[id], now - previous <= window { return false }
-    while seenAt.count >= capacity, head < order.count {
-      drop(order[head])
-      head += 1
-    }
-    seenAt[id] = now
-    order.append((id, now))
-    compact()
-    return true
+    return seen.withLock { $0.insert(id, now: now, window: window, capacity: capacity) }
   }
 
   /// How many ids are remembered.
-  var count: Int {
-    lock.lock()
-    defer { lock.unlock() }
-    return seenAt.count
-  }
-
-  private func expire(now: Int64) {
-    while head < order.count, now - order[head].time > window {
-      drop(order[head])
-      head += 1
-    }
-  }
-
-  /// Forgets `entry` unless its id was recorded again later.
-  private func drop(_ entry: (id: Key, time: Int64)) {
-    if seenAt[entry.id] == entry.time { seenAt[entry.id] = nil }
-  }
-
-  /// Gives back the memory of dropped entries once they are the larger part.
-  private func compact() {
-    if head > 1024, head * 2 > order.count {
-      order = Array(order[head...])
-      head = 0
-      if seenAt.capacity > 4 * max(1024, seenAt.count) {
-        seenAt = Dictionary(uniqueKeysWithValues: seenAt.map { ($0.key, $0.value) })
-      }
-    }
-  }
+  var count: Int { seen.withLock { $0.seenAt.count } }
 }

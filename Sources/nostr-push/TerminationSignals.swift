@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import NostrEvent
 import NostrPushCore
 
 #if canImport(Glibc)
@@ -14,14 +15,9 @@ import Darwin
 /// reads the line never finds the default action (death by SIGTERM) still in place; a signal that
 /// arrives before `wait()` is remembered.
 final class TerminationSignals: Sendable {
-  /// The signal sources, whether a signal came, and the command waiting for one.
-  private struct State {
-    var sources: [any DispatchSourceSignal] = []
-    var fired = false
-    var waiter: CheckedContinuation<Void, Never>?
-  }
-
-  private let state = Locked(State())
+  private let sources = Locked<[any DispatchSourceSignal]>([])
+  /// Resumed by the first signal; remembers one that comes before `wait()`.
+  private let fired = ResumeOnce<Void>()
 
   private init() {}
 
@@ -31,12 +27,12 @@ final class TerminationSignals: Sendable {
     signal(SIGTERM, SIG_IGN)
     signal(SIGPIPE, SIG_IGN)
     let signals = TerminationSignals()
-    signals.state.withLock { state in
+    signals.sources.withLock { sources in
       for number in [SIGINT, SIGTERM] {
         let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-        source.setEventHandler { [signals] in signals.fire() }
+        source.setEventHandler { [signals] in signals.fired.resume(with: ()) }
         source.resume()
-        state.sources.append(source)
+        sources.append(source)
       }
     }
     return signals
@@ -44,31 +40,10 @@ final class TerminationSignals: Sendable {
 
   /// Returns once SIGINT or SIGTERM has arrived (at once if one already did), then stops listening.
   func wait() async {
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      let fired = state.withLock { state in
-        if !state.fired { state.waiter = continuation }
-        return state.fired
-      }
-      if fired { continuation.resume() }
+    await withCheckedContinuation { fired.attach($0) }
+    sources.withLock { sources in
+      for source in sources { source.cancel() }
+      sources.removeAll()
     }
-    disarm()
-  }
-
-  private func disarm() {
-    state.withLock { state in
-      for source in state.sources { source.cancel() }
-      state.sources.removeAll()
-    }
-  }
-
-  private func fire() {
-    let continuation = state.withLock { state in
-      defer {
-        state.fired = true
-        state.waiter = nil
-      }
-      return state.fired ? nil : state.waiter
-    }
-    continuation?.resume()
   }
 }
