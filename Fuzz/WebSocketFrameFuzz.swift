@@ -1,12 +1,30 @@
-// libFuzzer harness for the RFC 6455 frame decoder and message assembler in the server role
-// (module NostrWebSocket).
+// libFuzzer harness for the RFC 6455 frame decoder and message assembler (module
+// NostrWebSocket), built twice by Scripts/fuzz: `wsframe-client` in the client role and
+// `wsframe-server` (`-D FUZZ_SERVER_ROLE`) in the server role, where frames arrive masked.
 //
 // The first byte sets the chunk size the rest is fed in (1–256 bytes), so incremental decoding
 // is exercised at every split. Property: the decoder never crashes or hangs; once it reports a
 // violation it keeps reporting it; every frame it returns re-encodes to exactly the bytes it
-// consumed (lengths are minimal, the mask is the one sent); control frames are FIN and ≤ 125 bytes;
-// the assembler's text messages are valid UTF-8 within its bound.
+// consumed (lengths are minimal; in the server role the mask is the one sent); control frames are
+// FIN and ≤ 125 bytes; the assembler's text messages are valid UTF-8 within its bound.
 import NostrWebSocket
+
+#if FUZZ_SERVER_ROLE
+let role = WebSocketRole.server
+#else
+let role = WebSocketRole.client
+#endif
+
+/// The frame's bytes as the encoder writes them: in the server role with the mask read from
+/// `original` (the four bytes before the payload).
+func reencoded(_ frame: WebSocketFrame, original: [UInt8]) -> [UInt8] {
+  guard role == .server else {
+    return WebSocketFrameEncoder.frame(opcode: frame.opcode, payload: frame.payload, fin: frame.fin)
+  }
+  let maskStart = original.count - frame.payload.count - 4
+  let mask = (original[maskStart], original[maskStart + 1], original[maskStart + 2], original[maskStart + 3])
+  return WebSocketFrameEncoder.frame(opcode: frame.opcode, payload: frame.payload, fin: frame.fin, mask: mask)
+}
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
@@ -14,7 +32,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   let input = Array(UnsafeBufferPointer(start: data, count: size))
   let chunk = Int(input[0]) + 1
   let bytes = Array(input.dropFirst())
-  var decoder = WebSocketFrameDecoder(role: .server, maxFramePayloadBytes: 4096)
+  var decoder = WebSocketFrameDecoder(role: role, maxFramePayloadBytes: 4096)
   var assembler = WebSocketMessageAssembler(maxMessageBytes: 8192)
   var consumed = 0
   var fed = 0
@@ -38,13 +56,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         if failed { fatalError("a frame after a violation") }
         consumed = fed - decoder.bufferedCount
         let original = Array(bytes[before..<consumed])
-        let maskStart = original.count - frame.payload.count - 4
-        let mask = (
-          original[maskStart], original[maskStart + 1], original[maskStart + 2], original[maskStart + 3]
-        )
-        let encoded = WebSocketFrameEncoder.frame(
-          opcode: frame.opcode, payload: frame.payload, fin: frame.fin, mask: mask)
-        guard encoded == original else { fatalError("frame does not re-encode to its bytes") }
+        guard reencoded(frame, original: original) == original else {
+          fatalError("frame does not re-encode to its bytes")
+        }
         if frame.opcode.isControl, !frame.fin || frame.payload.count > 125 {
           fatalError("bad control frame accepted")
         }
