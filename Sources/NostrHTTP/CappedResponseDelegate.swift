@@ -1,4 +1,5 @@
 import Foundation
+import NostrEvent
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -11,45 +12,36 @@ import FoundationNetworking
 final class CappedExchange: Sendable {
   typealias Outcome = Result<HTTPTransportResponse, HTTPTransportError>
 
-  /// What arrived so far and how the exchange ended.
+  /// What arrived so far, and whether the exchange has ended.
   private struct State {
     var body: [UInt8] = []
     var response: HTTPURLResponse?
-    var outcome: Outcome?
-    var continuation: CheckedContinuation<Outcome, Never>?
+    var ended = false
   }
 
   let cap: Int
   private let state = Locked(State())
+  /// The one result, handed to the waiting caller once.
+  private let result = ResumeOnce<Outcome>()
 
   init(cap: Int) { self.cap = cap }
 
   /// Hands over the waiting continuation; resumes it at once when the exchange already ended.
   func attach(_ continuation: CheckedContinuation<Outcome, Never>) {
-    let ended = state.withLock { state -> Outcome? in
-      if let outcome = state.outcome { return outcome }
-      state.continuation = continuation
-      return nil
-    }
-    if let ended { continuation.resume(returning: ended) }
+    result.attach(continuation)
   }
 
   /// Ends the exchange with `outcome` unless it already ended; true when this call ended it.
   @discardableResult
   func finish(_ outcome: Outcome) -> Bool {
-    // Ended here: the continuation to resume (nil when none is attached yet); nil for the
-    // outer optional when the exchange had already ended.
-    let endedHere: CheckedContinuation<Outcome, Never>?? = state.withLock { state in
-      guard state.outcome == nil else { return nil }
-      state.outcome = outcome
+    let endedHere = state.withLock { state in
+      guard !state.ended else { return false }
+      state.ended = true
       state.body = []
-      let waiting = state.continuation
-      state.continuation = nil
-      return .some(waiting)
+      return true
     }
-    guard let waiting = endedHere else { return false }
-    waiting?.resume(returning: outcome)
-    return true
+    if endedHere { result.resume(with: outcome) }
+    return endedHere
   }
 
   /// Records the response head; false (and the exchange ended) when its length exceeds the cap.
@@ -63,7 +55,7 @@ final class CappedExchange: Sendable {
     }
     return state.withLock { state in
       state.response = response
-      return state.outcome == nil
+      return !state.ended
     }
   }
 
@@ -74,7 +66,7 @@ final class CappedExchange: Sendable {
       case overCap(status: Int?)
     }
     let kept = state.withLock { state -> Kept in
-      guard state.outcome == nil else { return .ended }
+      guard !state.ended else { return .ended }
       guard state.body.count + data.count <= cap else { return .overCap(status: state.response?.statusCode) }
       state.body.append(contentsOf: data)
       return .kept

@@ -133,11 +133,7 @@ enum VerifyCommand: CLICommand {
     let id = { (offset: Int) in UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + 64)]) }
     switch verifier.verify(bytes) {
     case .valid(let rule, let idOffset):
-      lines += #"{"id":""#.utf8
-      lines += id(idOffset)
-      lines +=
-        rule == .common
-        ? #"","valid":true,"escaping":"common"}"#.utf8 : #"","valid":true,"escaping":"literal"}"#.utf8
+      appendValidLine(id: id(idOffset), rule: rule, to: &lines)
       lines.append(0x0A)
       return true
     case .idMismatch(let idOffset):
@@ -157,6 +153,18 @@ enum VerifyCommand: CLICommand {
     return false
   }
 
+  /// Appends `{"id":"<id>","valid":true,"escaping":"<rule>"}` for a verified event's id (64
+  /// lowercase hex, so it needs no escaping): the one writer of the valid line, fast path or not.
+  private static func appendValidLine(
+    id: some Sequence<UInt8>, rule: NostrStringEscaper.Rule, to lines: inout [UInt8]
+  ) {
+    lines += #"{"id":""#.utf8
+    lines += id
+    lines +=
+      rule == .common
+      ? #"","valid":true,"escaping":"common"}"#.utf8 : #"","valid":true,"escaping":"literal"}"#.utf8
+  }
+
   static let idMismatchMessage = "id is not the SHA-256 of the event's canonical serialization"
   static let badSignatureMessage = "signature does not verify for the id and pubkey"
 
@@ -173,10 +181,9 @@ enum VerifyCommand: CLICommand {
   static func verdict(for bytes: UnsafeRawBufferPointer) -> (line: [UInt8], valid: Bool) {
     switch verifiedEvent(bytes) {
     case .success(let (event, rule)):
-      let object = JSONObject([
-        "id": .string(event.id), "valid": .bool(true), "escaping": .string(rule.rawValue),
-      ])
-      return (JSONWriter.bytes(.object(object)), true)
+      var line: [UInt8] = []
+      appendValidLine(id: event.id.utf8, rule: rule, to: &line)
+      return (line, true)
     case .failure(let failure):
       return (self.failure(id: failure.id, code: failure.code, message: failure.message), false)
     }
