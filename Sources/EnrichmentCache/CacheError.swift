@@ -55,8 +55,12 @@ extension DomainError where Domain == CacheErrorDomain {
   /// kept as `sqliteCode`.
   static func sqlite(_ failure: SQLiteFailure) -> CacheError {
     let code: Code =
-      failure.isBusy
-      ? (failure.status & 0xFF == 5 ? .busy : .locked) : failure.isCorrupt ? .corrupt : .storage
+      switch failure.kind {
+      case .busy: .busy
+      case .locked: .locked
+      case .corrupt: .corrupt
+      case .constraint, .other: .storage
+      }
     return CacheError(code: code, message: failure.message, detail: failure.status)
   }
 

@@ -10,10 +10,28 @@ package struct SQLiteFailure: Sendable {
   /// True when the database could not be opened at all.
   package let opening: Bool
 
-  /// True for `SQLITE_BUSY` and `SQLITE_LOCKED`: another connection holds the lock.
-  package var isBusy: Bool { status & 0xFF == 5 || status & 0xFF == 6 }
-  /// True for a constraint violation (`SQLITE_CONSTRAINT_*`).
-  package var isConstraint: Bool { status & 0xFF == 19 }
-  /// True when the file is damaged or not a database (`SQLITE_CORRUPT`, `SQLITE_NOTADB`).
-  package var isCorrupt: Bool { status & 0xFF == 11 || status & 0xFF == 26 }
+  /// What kind of failure the primary result code is.
+  package enum Kind: Sendable {
+    /// `SQLITE_BUSY`: another connection holds the lock past the busy timeout.
+    case busy
+    /// `SQLITE_LOCKED`: a table is locked within this process.
+    case locked
+    /// `SQLITE_CORRUPT` or `SQLITE_NOTADB`: the file is damaged or not a database.
+    case corrupt
+    /// `SQLITE_CONSTRAINT_*`: a constraint refused the write.
+    case constraint
+    /// Anything else.
+    case other
+  }
+
+  /// The kind of the primary result code (`status & 0xFF`).
+  package var kind: Kind {
+    switch status & 0xFF {
+    case 5: .busy
+    case 6: .locked
+    case 11, 26: .corrupt
+    case 19: .constraint
+    default: .other
+    }
+  }
 }

@@ -11,7 +11,7 @@ extension SQLiteConnection where Failure == PushRelayError {
     try self.init(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds) { failure in
       if failure.opening { return PushRelayError(code: .storage, field: "state", message: failure.message) }
       return PushRelayError(
-        code: .storage, field: failure.isConstraint ? "constraint" : nil,
+        code: .storage, field: failure.kind == .constraint ? "constraint" : nil,
         message: "SQLite \(failure.status): \(failure.message)")
     }
   }
