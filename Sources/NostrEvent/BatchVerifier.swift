@@ -13,13 +13,13 @@ public enum BatchVerifier {
 
   /// The outcome of `Event.verify()` for each event, in order.
   public static func verify(_ events: [Event]) -> [EventVerification] {
-    map(count: events.count, placeholder: EventVerification.idMismatch) { events[$0].verify() }
+    map(count: events.count) { events[$0].verify() }
   }
 
   /// Parses and verifies each JSON document, in order: a parse failure is the `EventError`, a
   /// parsed event the outcome of its verification.
   public static func verify(jsonDocuments: [[UInt8]]) -> [Result<EventVerification, EventError>] {
-    map(count: jsonDocuments.count, placeholder: .success(.idMismatch)) { index in
+    map(count: jsonDocuments.count) { index in
       Result { () throws(EventError) in try Event(json: jsonDocuments[index]).verify() }
     }
   }
@@ -31,8 +31,7 @@ public enum BatchVerifier {
   ///
   /// With `threads` 1 it runs on the calling thread.
   package static func map<Output: Sendable>(
-    count: Int, threads: Int = activeCores, placeholder: Output,
-    _ transform: @Sendable (Int) -> Output
+    count: Int, threads: Int = activeCores, _ transform: @Sendable (Int) -> Output
   ) -> [Output] {
     mapChunks(count: count, threads: threads, placeholder: [Output]()) { range in range.map(transform) }
       .flatMap { $0 }
