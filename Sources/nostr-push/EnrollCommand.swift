@@ -194,8 +194,7 @@ struct Enrollment: Sendable {
       CLIOutput.line(bytes: JSONWriter.bytes(try await step().line))
       return ExitCode.success
     } catch {
-      CLIOutput.line(bytes: LeaseCommand.errorLine(code: error.code, message: error.message))
-      return ExitCode.failure
+      return error.print()
     }
   }
 

@@ -58,7 +58,7 @@ enum LeaseCommand: CLICommand {
       CLIOutput.line(bytes: line)
       return ExitCode.success
     case .failure(let error):
-      CLIOutput.line(bytes: errorLine(code: error.code.rawValue, message: error.message))
+      CLIOutput.line(bytes: CommandFailure(error).line)
       return ExitCode.failure
     }
   }
@@ -313,9 +313,5 @@ enum LeaseCommand: CLICommand {
     } catch {
       throw LeaseBuildError(code: code, field: what, message: "the \(what) is not JSON: \(error.description)")
     }
-  }
-
-  static func errorLine(code: String, message: String) -> [UInt8] {
-    JSONWriter.bytes(.object(JSONObject(["error": .string(code), "message": .string(message)])))
   }
 }

@@ -80,9 +80,9 @@ struct Nip19Command: CLICommand {
   static let maxInputBytes = 16 * 1024 * 1024
 
   /// The answer to an input over `maxInputBytes`.
-  private static let tooLongLine = errorJSON(
-    code: Bech32Error.Code.invalidLength.rawValue,
-    message: "the input is over \(maxInputBytes) bytes and was skipped")
+  private static let tooLongLine = CommandFailure(
+    Bech32Error.Code.invalidLength.rawValue, "the input is over \(maxInputBytes) bytes and was skipped"
+  ).line
 
   /// The output line for one input, and whether it decoded.
   private static func decodeLine(_ input: [UInt8]) -> (json: [UInt8], valid: Bool) {
@@ -90,7 +90,7 @@ struct Nip19Command: CLICommand {
     do {
       return (JSONWriter.bytes(json(for: try NIP19Entity(decoding: text))), true)
     } catch {
-      return (errorJSON(code: error.code.rawValue, message: error.message), false)
+      return (CommandFailure(error).line, false)
     }
   }
 
@@ -125,11 +125,6 @@ struct Nip19Command: CLICommand {
         ]
       }
     return .object(JSONObject(object))
-  }
-
-  /// An error line: `{"error":"<code>","message":"…"}`.
-  private static func errorJSON(code: String, message: String) -> [UInt8] {
-    JSONWriter.bytes(.object(JSONObject(["error": .string(code), "message": .string(message)])))
   }
 
   // MARK: encode

@@ -59,8 +59,7 @@ struct Nip44Command: CLICommand {
       }
       return ExitCode.success
     } catch {
-      print(["error": .string(error.code.rawValue), "message": .string(error.message)])
-      return ExitCode.failure
+      return CommandFailure(error).print()
     }
   }
 

@@ -49,7 +49,7 @@ enum PublishCommand: CLICommand {
             ]))))
       return ExitCode.success
     } catch {
-      return RelayExchange.fail(error)
+      return error.print()
     }
   }
 

@@ -54,7 +54,7 @@ enum QueryCommand: CLICommand {
             ]))))
       return ExitCode.success
     } catch {
-      return RelayExchange.fail(error)
+      return error.print()
     }
   }
 

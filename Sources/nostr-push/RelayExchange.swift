@@ -61,14 +61,6 @@ enum RelayExchange {
     }
   }
 
-  /// Prints the error line; returns exit status 1.
-  static func fail(_ failure: CommandFailure) -> Int32 {
-    CLIOutput.line(
-      JSONWriter.string(
-        .object(JSONObject(["error": .string(failure.code), "message": .string(failure.message)]))))
-    return ExitCode.failure
-  }
-
   /// A NIP-98 signed `POST` of `body` to `path` of the relay's HTTP origin.
   static func post(
     _ body: [UInt8], path: String, relay: String, key: SecretKey, clock: RelayConnection.Clock,
