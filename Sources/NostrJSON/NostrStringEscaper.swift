@@ -19,21 +19,13 @@ public enum NostrStringEscaper {
     output.append(UInt8(ascii: "\""))
     var string = string
     string.withUTF8 { utf8 in
-      guard let base = utf8.baseAddress else { return }
       var runStart = 0
-      var index = 0
-      while index < utf8.count {
-        index = ByteScan.skipOrdinary(UnsafeRawPointer(base), from: index, to: utf8.count)
-        guard index < utf8.count else { break }
-        let byte = utf8[index]
-        index += 1
-        guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
-        if rule == .literal, byte < 0x20, shortEscape(byte) == nil { continue }
-        output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<(index - 1)]))
+      forEachEscapedByte(in: UnsafeRawBufferPointer(utf8), rule: rule) { index, byte in
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
         appendEscape(of: byte, to: &output)
-        runStart = index
+        runStart = index + 1
       }
-      output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+      output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
     }
     output.append(UInt8(ascii: "\""))
   }
@@ -43,18 +35,8 @@ public enum NostrStringEscaper {
   /// With `writeQuoted`, it lets a caller size one buffer exactly and fill it without growth checks.
   public static func quotedCount(_ utf8: UnsafeRawBufferPointer, rule: Rule = .common) -> Int {
     var total = utf8.count + 2
-    guard let base = utf8.baseAddress else { return total }
-    var index = 0
-    while index < utf8.count {
-      index = ByteScan.skipOrdinary(base, from: index, to: utf8.count)
-      guard index < utf8.count else { break }
-      let byte = utf8[index]
-      index += 1
-      if byte == 0x22 || byte == 0x5C {
-        total += 1
-      } else if byte < 0x20 {
-        total += extraBytes(for: byte, rule: rule)
-      }
+    forEachEscapedByte(in: utf8, rule: rule) { _, byte in
+      total += escapeLength(of: byte) - 1
     }
     return total
   }
@@ -68,28 +50,52 @@ public enum NostrStringEscaper {
   ) -> Int {
     output.storeBytes(of: 0x22, as: UInt8.self)
     var written = 1
-    if let base = utf8.baseAddress {
-      var runStart = 0
-      var index = 0
-      while index < utf8.count {
-        index = ByteScan.skipOrdinary(base, from: index, to: utf8.count)
-        guard index < utf8.count else { break }
-        let byte = utf8[index]
-        index += 1
-        guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
-        if rule == .literal, byte < 0x20, shortEscape(byte) == nil { continue }
-        let run = index - 1 - runStart
-        (output + written).copyMemory(from: base + runStart, byteCount: run)
-        written += run
-        written += writeEscape(of: byte, to: output + written)
-        runStart = index
-      }
-      let run = utf8.count - runStart
-      (output + written).copyMemory(from: base + runStart, byteCount: run)
-      written += run
+    var runStart = 0
+    forEachEscapedByte(in: utf8, rule: rule) { index, byte in
+      written += copyRun(utf8, from: runStart, to: index, at: output + written)
+      written += writeEscape(of: byte, to: output + written)
+      runStart = index + 1
     }
+    written += copyRun(utf8, from: runStart, to: utf8.count, at: output + written)
     (output + written).storeBytes(of: 0x22, as: UInt8.self)
     return written + 1
+  }
+
+  /// Calls `body` with the index and value of each byte of `utf8` that `rule` escapes, in order:
+  /// the one scan behind `appendQuoted`, `quotedCount` and `writeQuoted`.
+  ///
+  /// Ordinary bytes are skipped eight at a time (`ByteScan.skipOrdinary`); the bytes between two
+  /// calls are written verbatim by every caller.
+  @inline(__always)
+  private static func forEachEscapedByte(
+    in utf8: UnsafeRawBufferPointer, rule: Rule, _ body: (_ index: Int, _ byte: UInt8) -> Void
+  ) {
+    guard let base = utf8.baseAddress else { return }
+    var index = 0
+    while index < utf8.count {
+      index = ByteScan.skipOrdinary(base, from: index, to: utf8.count)
+      guard index < utf8.count else { return }
+      let byte = utf8[index]
+      if escapes(byte, rule: rule) { body(index, byte) }
+      index += 1
+    }
+  }
+
+  /// Whether `rule` writes `byte` as an escape rather than as itself.
+  @inline(__always)
+  private static func escapes(_ byte: UInt8, rule: Rule) -> Bool {
+    guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { return false }
+    return rule == .common || byte >= 0x20 || shortEscape(byte) != nil
+  }
+
+  /// Copies `utf8[start..<end]` to `output`; returns the number of bytes copied.
+  @inline(__always)
+  private static func copyRun(
+    _ utf8: UnsafeRawBufferPointer, from start: Int, to end: Int, at output: UnsafeMutableRawPointer
+  ) -> Int {
+    guard let base = utf8.baseAddress, end > start else { return 0 }
+    output.copyMemory(from: base + start, byteCount: end - start)
+    return end - start
   }
 
   /// Writes one byte of decoded string text at `output` as `writeQuoted` would (escaped when
@@ -99,20 +105,16 @@ public enum NostrStringEscaper {
   /// string is re-escaped in the same pass that decodes it.
   @inline(__always)
   package static func writeDecodedByte(_ byte: UInt8, rule: Rule, to output: UnsafeMutableRawPointer) -> Int {
-    guard byte < 0x20 || byte == 0x22 || byte == 0x5C else {
-      output.storeBytes(of: byte, as: UInt8.self)
-      return 1
-    }
-    if rule == .literal, byte < 0x20, shortEscape(byte) == nil {
+    guard escapes(byte, rule: rule) else {
       output.storeBytes(of: byte, as: UInt8.self)
       return 1
     }
     return writeEscape(of: byte, to: output)
   }
 
-  private static func extraBytes(for control: UInt8, rule: Rule) -> Int {
-    if shortEscape(control) != nil { return 1 }
-    return rule == .common ? 5 : 0
+  /// The length of the escape of a byte that `escapes`: `\n` and the like, else `\u00xx`.
+  private static func escapeLength(of byte: UInt8) -> Int {
+    shortEscape(byte) == nil ? 6 : 2
   }
 
   private static func writeEscape(of byte: UInt8, to output: UnsafeMutableRawPointer) -> Int {
@@ -157,14 +159,9 @@ public enum NostrStringEscaper {
   }
 
   private static func appendEscape(of byte: UInt8, to output: inout [UInt8]) {
-    output.append(UInt8(ascii: "\\"))
-    if let letter = shortEscape(byte) {
-      output.append(letter)
-      return
+    withUnsafeTemporaryAllocation(byteCount: 6, alignment: 1) { escape in
+      let length = writeEscape(of: byte, to: escape.baseAddress!)
+      output.append(contentsOf: escape[..<length])
     }
-    let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-    output.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-    output.append(hexDigits[Int(byte >> 4)])
-    output.append(hexDigits[Int(byte & 0x0F)])
   }
 }
