@@ -67,11 +67,7 @@ struct JSONScanner {
     var members: [JSONMember] = []
     var seen: Set<String>? = nil
     skipWhitespace()
-    if peek() == UInt8(ascii: "}") {
-      position += 1
-      depth -= 1
-      return JSONObject(members)
-    }
+    if closes(at: UInt8(ascii: "}")) { return JSONObject(members) }
     while true {
       skipWhitespace()
       guard peek() == UInt8(ascii: "\"") else { throw syntaxError("expected a member name") }
@@ -95,18 +91,30 @@ struct JSONScanner {
         throw error.prefixed(with: .key(key))
       }
       members.append(JSONMember(key: key, value: value))
-      skipWhitespace()
-      switch peek() {
-      case UInt8(ascii: ","):
-        position += 1
-      case UInt8(ascii: "}"):
-        position += 1
-        depth -= 1
-        return JSONObject(members)
-      default:
-        throw syntaxError("expected ',' or '}' in an object")
-      }
+      if try endsAfterElement(closing: UInt8(ascii: "}"), in: "an object") { return JSONObject(members) }
     }
+  }
+
+  /// Leaves the container when the next byte is its `closing` one.
+  private mutating func closes(at closing: UInt8) -> Bool {
+    guard peek() == closing else { return false }
+    position += 1
+    depth -= 1
+    return true
+  }
+
+  /// After an element of a container: consumes `,` (false: another element follows) or the
+  /// `closing` byte (true); anything else is a syntax error.
+  private mutating func endsAfterElement(closing: UInt8, in container: String) throws(JSONError) -> Bool {
+    skipWhitespace()
+    if peek() == UInt8(ascii: ",") {
+      position += 1
+      return false
+    }
+    guard closes(at: closing) else {
+      throw syntaxError("expected ',' or '\(Character(Unicode.Scalar(closing)))' in \(container)")
+    }
+    return true
   }
 
   private func duplicate(_ key: String, at offset: Int) -> JSONError {
@@ -120,11 +128,7 @@ struct JSONScanner {
     position += 1
     var elements: [JSONValue] = []
     skipWhitespace()
-    if peek() == UInt8(ascii: "]") {
-      position += 1
-      depth -= 1
-      return elements
-    }
+    if closes(at: UInt8(ascii: "]")) { return elements }
     while true {
       skipWhitespace()
       do {
@@ -132,17 +136,7 @@ struct JSONScanner {
       } catch {
         throw error.prefixed(with: .index(elements.count))
       }
-      skipWhitespace()
-      switch peek() {
-      case UInt8(ascii: ","):
-        position += 1
-      case UInt8(ascii: "]"):
-        position += 1
-        depth -= 1
-        return elements
-      default:
-        throw syntaxError("expected ',' or ']' in an array")
-      }
+      if try endsAfterElement(closing: UInt8(ascii: "]"), in: "an array") { return elements }
     }
   }
 
