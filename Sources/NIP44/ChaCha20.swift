@@ -82,21 +82,22 @@ package enum ChaCha20 {
     let r24 = rotations.right[2]
     let r25 = rotations.right[3]
     @inline(__always)
+    func addXorRotate(
+      _ sum: inout SIMD4<UInt32>, _ addend: SIMD4<UInt32>, _ target: inout SIMD4<UInt32>, _ left: UInt32,
+      _ right: UInt32
+    ) {
+      sum &+= addend
+      target ^= sum
+      target = target &<< left | target &>> right
+    }
+    @inline(__always)
     func quarterRound(
       _ a: inout SIMD4<UInt32>, _ b: inout SIMD4<UInt32>, _ c: inout SIMD4<UInt32>, _ d: inout SIMD4<UInt32>
     ) {
-      a &+= b
-      d ^= a
-      d = d &<< l16 | d &>> r16
-      c &+= d
-      b ^= c
-      b = b &<< l12 | b &>> r20
-      a &+= b
-      d ^= a
-      d = d &<< l8 | d &>> r24
-      c &+= d
-      b ^= c
-      b = b &<< l7 | b &>> r25
+      addXorRotate(&a, b, &d, l16, r16)
+      addXorRotate(&c, d, &b, l12, r20)
+      addXorRotate(&a, b, &d, l8, r24)
+      addXorRotate(&c, d, &b, l7, r25)
     }
     let counters = SIMD4<UInt32>(input[12], input[12] &+ 1, input[12] &+ 2, input[12] &+ 3)
     var x0 = SIMD4(repeating: input[0])
