@@ -108,11 +108,7 @@ struct PushDescriptorValidator {
 
   private func keys(_ value: JSONValue, maxIdLength: Int) throws(PushDescriptorError) -> [PushKey] {
     let field = "push.keys"
-    let elements = try nonEmptyArray(value, field: field)
-    var keys: [PushKey] = []
-    keys.reserveCapacity(elements.count)
-    for (index, element) in elements.enumerated() {
-      let path = "\(field)[\(index)]"
+    let keys = try array(value, field: field) { element, path, keys throws(PushDescriptorError) -> PushKey in
       let object = try memberObject(element, field: path, allowed: ["id", "pubkey", "current", "retiring"])
       let id = try nonEmptyString(object["id"], field: "\(path).id")
       if keys.contains(where: { $0.id == id }) {
@@ -128,7 +124,7 @@ struct PushDescriptorValidator {
       }
       let current = try optionalBool(object["current"], field: "\(path).current")
       let retiring = try optionalBool(object["retiring"], field: "\(path).retiring")
-      keys.append(PushKey(id: id, pubkey: pubkey, current: current, retiring: retiring))
+      return PushKey(id: id, pubkey: pubkey, current: current, retiring: retiring)
     }
     let currentIndices = keys.indices.filter { keys[$0].isCurrent }
     guard currentIndices.count == 1, let currentIndex = currentIndices.first else {
@@ -143,11 +139,8 @@ struct PushDescriptorValidator {
 
   private func appProfiles(_ value: JSONValue) throws(PushDescriptorError) -> [PushAppProfile] {
     let field = "push.app_profiles"
-    let elements = try nonEmptyArray(value, field: field)
-    var profiles: [PushAppProfile] = []
-    profiles.reserveCapacity(elements.count)
-    for (index, element) in elements.enumerated() {
-      let path = "\(field)[\(index)]"
+    let profiles = try array(value, field: field) {
+      element, path, profiles throws(PushDescriptorError) -> PushAppProfile in
       let object = try memberObject(element, field: path, allowed: ["id", "transport"])
       let id = try nonEmptyString(object["id"], field: "\(path).id")
       if profiles.contains(where: { $0.id == id }) {
@@ -155,7 +148,7 @@ struct PushDescriptorValidator {
           code: .duplicate, field: "\(path).id", message: "app profile id \"\(id)\" appears twice")
       }
       let transport = try nonEmptyString(object["transport"], field: "\(path).transport")
-      profiles.append(PushAppProfile(id: id, transport: transport))
+      return PushAppProfile(id: id, transport: transport)
     }
     if let requiredAppProfile {
       guard let listed = profiles.first(where: { $0.id == requiredAppProfile.id }) else {
@@ -173,13 +166,10 @@ struct PushDescriptorValidator {
 
   private func pushKinds(_ value: JSONValue) throws(PushDescriptorError) -> [Int] {
     let field = "push.push_kinds"
-    let elements = try nonEmptyArray(value, field: field)
-    var kinds: [Int] = []
-    kinds.reserveCapacity(elements.count)
-    for (index, element) in elements.enumerated() {
-      let kind = try integer(element, field: "\(field)[\(index)]")
-      guard kind >= 0 else { throw invalid("\(field)[\(index)]", "a kind must not be negative") }
-      kinds.append(kind)
+    let kinds = try array(value, field: field) { element, path, _ throws(PushDescriptorError) in
+      let kind = try integer(element, field: path)
+      guard kind >= 0 else { throw invalid(path, "a kind must not be negative") }
+      return kind
     }
     for required in PushDescriptor.requiredPushKinds where !kinds.contains(required) {
       throw invalid(field, "push_kinds must include kind \(required)")
@@ -189,17 +179,11 @@ struct PushDescriptorValidator {
 
   private func urgentKinds(_ value: JSONValue, pushKinds: [Int]) throws(PushDescriptorError) -> [Int] {
     let field = "push.urgent_kinds"
-    guard case .array(let elements) = value else { throw wrongType(field, expected: "an array", value) }
-    var kinds: [Int] = []
-    kinds.reserveCapacity(elements.count)
-    for (index, element) in elements.enumerated() {
-      let kind = try integer(element, field: "\(field)[\(index)]")
-      guard pushKinds.contains(kind) else {
-        throw invalid("\(field)[\(index)]", "urgent kind \(kind) is not in push_kinds")
-      }
-      kinds.append(kind)
+    return try array(value, field: field, mayBeEmpty: true) { element, path, _ throws(PushDescriptorError) in
+      let kind = try integer(element, field: path)
+      guard pushKinds.contains(kind) else { throw invalid(path, "urgent kind \(kind) is not in push_kinds") }
+      return kind
     }
-    return kinds
   }
 
   private func hGrammar(_ value: JSONValue) throws(PushDescriptorError) -> String {
@@ -216,16 +200,12 @@ struct PushDescriptorValidator {
     guard case .object(let object) = value else { throw wrongType(field, expected: "an object", value) }
     let apnsField = "\(field).apns"
     guard let apnsValue = object["apns"] else { throw missing(apnsField) }
-    let elements = try nonEmptyArray(apnsValue, field: apnsField)
-    var classes: [PushClass] = []
-    classes.reserveCapacity(elements.count)
-    for (index, element) in elements.enumerated() {
-      let path = "\(apnsField)[\(index)]"
+    let classes = try array(apnsValue, field: apnsField) { element, path, _ throws(PushDescriptorError) in
       guard case .string(let name) = element else { throw wrongType(path, expected: "a string", element) }
       guard let pushClass = PushClass(rawValue: name) else {
         throw invalid(path, "\"\(name)\" is not one of silent, default, time_sensitive, urgent")
       }
-      classes.append(pushClass)
+      return pushClass
     }
     guard classes.contains(.default) else {
       throw invalid(apnsField, "class_support.apns must include default")
@@ -236,10 +216,20 @@ struct PushDescriptorValidator {
 
   // MARK: Shapes
 
-  private func nonEmptyArray(_ value: JSONValue, field: String) throws(PushDescriptorError) -> [JSONValue] {
+  /// The array at `field`, each element read by `read` with its path (`field[i]`) and the
+  /// elements read before it (for duplicate checks); empty only when `mayBeEmpty`.
+  private func array<Element>(
+    _ value: JSONValue, field: String, mayBeEmpty: Bool = false,
+    _ read: (_ element: JSONValue, _ path: String, _ before: [Element]) throws(PushDescriptorError) -> Element
+  ) throws(PushDescriptorError) -> [Element] {
     guard case .array(let elements) = value else { throw wrongType(field, expected: "an array", value) }
-    guard !elements.isEmpty else { throw invalid(field, "\(field) must not be empty") }
-    return elements
+    guard mayBeEmpty || !elements.isEmpty else { throw invalid(field, "\(field) must not be empty") }
+    var result: [Element] = []
+    result.reserveCapacity(elements.count)
+    for (index, element) in elements.enumerated() {
+      result.append(try read(element, "\(field)[\(index)]", result))
+    }
+    return result
   }
 
   private func memberObject(
