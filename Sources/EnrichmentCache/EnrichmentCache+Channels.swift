@@ -170,42 +170,39 @@ extension EnrichmentCache {
       if old.id == id { return .renewed }
       return Self.replaces(createdAt, id, old.createdAt, old.id) ? .stored : .ignoredOlder
     }
-    var result = ChannelStoreOutcome(metadata: nil, membership: nil)
-    if let metadata {
-      let decision = outcome(oldMetadata, metadata.createdAt, metadata.eventID)
-      result.metadata = decision
+    // One half: renew its fetch time, or replace it and drop the other half when it came alone.
+    func storeHalf(
+      in table: String, old: Stored?, columns: String, values: [SQLiteValue], signer: String, eventID: String,
+      createdAt: Int64, otherTable: String, otherGiven: Bool
+    ) throws(CacheError) -> StoreOutcome {
+      let decision = outcome(old, createdAt, eventID)
       if decision == .renewed {
-        try db.run("UPDATE channels SET fetched_at = ? \(whereKey)", [.integer(now)] + key)
+        try db.run("UPDATE \(table) SET fetched_at = ? \(whereKey)", [.integer(now)] + key)
       } else if decision == .stored {
         try db.run(
           """
-          INSERT OR REPLACE INTO channels(account, relay, channel_id, name, type, signer, event_id, created_at,
+          INSERT OR REPLACE INTO \(table)(account, relay, channel_id, \(columns), signer, event_id, created_at,
             fetched_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
           """,
-          key + [
-            .text(metadata.name), .text(metadata.type?.rawValue), .text(metadata.signer),
-            .text(metadata.eventID), .integer(metadata.createdAt), .integer(now),
-          ])
-        if roster == nil { try db.run("DELETE FROM memberships \(whereKey)", key) }
+          key + values + [.text(signer), .text(eventID), .integer(createdAt), .integer(now)])
+        if !otherGiven { try db.run("DELETE FROM \(otherTable) \(whereKey)", key) }
       }
+      return decision
+    }
+    var result = ChannelStoreOutcome(metadata: nil, membership: nil)
+    if let metadata {
+      result.metadata = try storeHalf(
+        in: "channels", old: oldMetadata, columns: "name, type",
+        values: [.text(metadata.name), .text(metadata.type?.rawValue)], signer: metadata.signer,
+        eventID: metadata.eventID, createdAt: metadata.createdAt, otherTable: "memberships",
+        otherGiven: roster != nil)
     }
     if let roster {
-      let decision = outcome(oldRoster, roster.createdAt, roster.eventID)
-      result.membership = decision
-      if decision == .renewed {
-        try db.run("UPDATE memberships SET fetched_at = ? \(whereKey)", [.integer(now)] + key)
-      } else if decision == .stored {
-        try db.run(
-          """
-          INSERT OR REPLACE INTO memberships(account, relay, channel_id, members, member_count, signer, event_id,
-            created_at, fetched_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-          """,
-          key + [
-            .blob(roster.packedMembers), .integer(Int64(roster.count)), .text(roster.signer),
-            .text(roster.eventID), .integer(roster.createdAt), .integer(now),
-          ])
-        if metadata == nil { try db.run("DELETE FROM channels \(whereKey)", key) }
-      }
+      result.membership = try storeHalf(
+        in: "memberships", old: oldRoster, columns: "members, member_count",
+        values: [.blob(roster.packedMembers), .integer(Int64(roster.count))], signer: roster.signer,
+        eventID: roster.eventID, createdAt: roster.createdAt, otherTable: "channels",
+        otherGiven: metadata != nil)
     }
     return result
   }

@@ -321,26 +321,24 @@ final class ImportWorker: @unchecked Sendable {
       profiles.append(record)
     }
     var position = batch.profiles.count
+    // One half of a pair: nil unless it verified, has `kind`, is signed by the relay and parses.
+    func half<Record>(
+      _ event: Event, kind: Int, _ parse: (Event) throws(CacheError) -> Record
+    ) -> Record? {
+      defer { position += 1 }
+      guard valid[position], event.kind == kind, event.pubkey == batch.relayKey else { return nil }
+      return try? parse(event)
+    }
     var pairs: [PairRecord] = []
     for pair in batch.channels {
       var record = PairRecord()
       var usable = true
       if let metadata = pair.metadata {
-        defer { position += 1 }
-        if valid[position], metadata.kind == EventRecords.channelMetadataKind,
-          metadata.pubkey == batch.relayKey
-        {
-          record.metadata = try? EventRecords.channelMetadata(metadata)
-        }
+        record.metadata = half(metadata, kind: EventRecords.channelMetadataKind, EventRecords.channelMetadata)
         usable = usable && record.metadata != nil
       }
       if let membership = pair.membership {
-        defer { position += 1 }
-        if valid[position], membership.kind == EventRecords.membershipKind,
-          membership.pubkey == batch.relayKey
-        {
-          record.roster = try? EventRecords.roster(membership)
-        }
+        record.roster = half(membership, kind: EventRecords.membershipKind, EventRecords.roster)
         usable = usable && record.roster != nil
       }
       if let metadata = record.metadata, let roster = record.roster, metadata.channelID != roster.channelID {
