@@ -81,20 +81,7 @@ public struct RelayFault: Sendable, Hashable {
 
   /// Parses the `faults.json` format documented on the type.
   public static func parseList(_ bytes: [UInt8]) throws(RelayFixtureError) -> [RelayFault] {
-    let value: JSONValue
-    do {
-      value = try JSONReader().read(bytes)
-    } catch {
-      throw RelayFixtureError(code: .invalidData, field: "faults.json", message: "not JSON: \(error)")
-    }
-    guard let entries = value.arrayValue else {
-      throw RelayFixtureError(code: .invalidData, field: "faults.json", message: "must be a JSON array")
-    }
-    var faults: [RelayFault] = []
-    for (index, entry) in entries.enumerated() {
-      faults.append(try parse(entry, field: "faults.json[\(index)]"))
-    }
-    return faults
+    try FixtureJSONArray.parse(bytes, field: "faults.json", entry: parse)
   }
 
   private static func parse(_ value: JSONValue, field: String) throws(RelayFixtureError) -> RelayFault {

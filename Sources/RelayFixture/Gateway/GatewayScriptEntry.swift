@@ -42,20 +42,7 @@ public struct GatewayScriptEntry: Sendable, Hashable {
   ///
   /// Errors name the entry (`script[2].status`).
   public static func parse(json bytes: [UInt8]) throws(RelayFixtureError) -> [GatewayScriptEntry] {
-    let value: JSONValue
-    do {
-      value = try JSONReader(maxDepth: 4).read(bytes)
-    } catch {
-      throw RelayFixtureError(code: .invalidData, field: "script", message: "not JSON: \(error)")
-    }
-    guard let array = value.arrayValue else {
-      throw RelayFixtureError(code: .invalidData, field: "script", message: "must be a JSON array")
-    }
-    var entries: [GatewayScriptEntry] = []
-    for (index, element) in array.enumerated() {
-      entries.append(try entry(element, field: "script[\(index)]"))
-    }
-    return entries
+    try FixtureJSONArray.parse(bytes, field: "script", maxDepth: 4, entry: entry)
   }
 
   private static func entry(_ value: JSONValue, field: String) throws(RelayFixtureError) -> GatewayScriptEntry
