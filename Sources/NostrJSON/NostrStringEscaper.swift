@@ -33,7 +33,7 @@ public enum NostrStringEscaper {
   /// The number of bytes `writeQuoted` writes for the UTF-8 bytes in `utf8` under `rule`.
   ///
   /// With `writeQuoted`, it lets a caller size one buffer exactly and fill it without growth checks.
-  public static func quotedCount(_ utf8: UnsafeRawBufferPointer, rule: Rule = .common) -> Int {
+  package static func quotedCount(_ utf8: UnsafeRawBufferPointer, rule: Rule = .common) -> Int {
     var total = utf8.count + 2
     forEachEscapedByte(in: utf8, rule: rule) { _, byte in
       total += escapeLength(of: byte) - 1
