@@ -1,27 +1,43 @@
 import NostrEvent
 import PushLease
 
-/// A lease's replaceable address within one relay: origin, author and `d`.
+/// A lease's replaceable address within one relay: the tenant origin and the lease's own
+/// `30350:<pubkey>:<d>` address.
 ///
 /// Every rule of the store (staleness, generation, quota, endpoint uniqueness) is per origin, so
 /// one database can hold several tenants.
 public struct LeaseAddress: Sendable, Hashable, CustomStringConvertible {
   /// The tenant origin (`push.origin`).
   public var origin: String
-  /// The author's pubkey (64 lowercase hex).
-  public var pubkey: String
-  /// The `d` tag.
-  public var d: String
+  /// The address within the tenant: author and `d`.
+  public var lease: OpenedLease.Address
 
   /// Creates an address.
   public init(origin: String, pubkey: String, d: String) {
     self.origin = origin
-    self.pubkey = pubkey
-    self.d = d
+    self.lease = OpenedLease.Address(pubkey: pubkey, d: d)
+  }
+
+  /// The address of `lease` under `origin`.
+  public init(origin: String, lease: OpenedLease.Address) {
+    self.origin = origin
+    self.lease = lease
+  }
+
+  /// The author's pubkey (64 lowercase hex).
+  public var pubkey: String {
+    get { lease.pubkey }
+    set { lease.pubkey = newValue }
+  }
+
+  /// The `d` tag.
+  public var d: String {
+    get { lease.d }
+    set { lease.d = newValue }
   }
 
   /// `30350:<pubkey>:<d>` at the origin.
-  public var description: String { "\(origin) 30350:\(pubkey):\(d)" }
+  public var description: String { "\(origin) \(lease)" }
 }
 
 /// One stored lease row: the current event of an address, lease or tombstone, with what the

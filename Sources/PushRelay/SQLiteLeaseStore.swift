@@ -48,7 +48,7 @@ public final class SQLiteLeaseStore: LeaseStore, Sendable {
   public func accept(
     _ lease: OpenedLease, event: Event, maxLeases: Int, recent: [Event], roster: any RosterSource, now: Int64
   ) throws(PushRelayError) -> LeaseAcceptance {
-    let address = LeaseAddress(origin: lease.origin, pubkey: lease.address.pubkey, d: lease.address.d)
+    let address = LeaseAddress(origin: lease.origin, lease: lease.address)
     let answer = try database.withConnection { connection throws(PushRelayError) -> LeaseAcceptance in
       do throws(PushRelayError) {
         return try connection.immediateTransaction { () throws(PushRelayError) -> LeaseAcceptance in
