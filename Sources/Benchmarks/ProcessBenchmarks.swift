@@ -293,31 +293,16 @@ final class ResolveFixture {
 
   deinit {
     let server = self.server
-    let done = DispatchSemaphore(value: 0)
-    Task {
-      await server.stop()
-      done.signal()
-    }
-    done.wait()
+    try? blockingRun { await server.stop() }
   }
 
   private static func startServer(_ data: RelayFixtureData) throws -> (RelayFixtureServer, String) {
     for port in [demoPort, 0] {
       let server = RelayFixtureServer(
         data: data, configuration: RelayFixtureConfiguration(port: port, now: now))
-      let started = StartResult()
-      let done = DispatchSemaphore(value: 0)
-      Task {
-        do {
-          _ = try await server.start()
-          started.error = nil
-        } catch {
-          started.error = error
-        }
-        done.signal()
-      }
-      done.wait()
-      if let error = started.error {
+      do {
+        _ = try blockingRun { try await server.start() }
+      } catch {
         if port == 0 || (error as? RelayFixtureError)?.code != .addressInUse { throw error }
         continue
       }
@@ -363,11 +348,6 @@ final class ResolveFixture {
       throw ProcessProbe.Failure(description: "\(what) did not resolve as expected: \(output.prefix(400))")
     }
   }
-}
-
-/// The outcome of starting the relay from a synchronous context.
-private final class StartResult: @unchecked Sendable {
-  var error: (any Error)?
 }
 
 /// The JSON Lines corpora of the `verify --jsonl` memory row, written once and reused.
