@@ -255,17 +255,16 @@ enum OpenSSLSpeed {
     guard let path = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
       return nil
     }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = ["speed", "-evp", algorithm, "-bytes", "16384", "-seconds", "1", "-mr"]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    do { try process.run() } catch { return nil }
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
+    let outPath = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "nostrpush-openssl-\(UUID().uuidString).out"
+    ).path
+    defer { try? FileManager.default.removeItem(atPath: outPath) }
+    let argv = [path, "speed", "-evp", algorithm, "-bytes", "16384", "-seconds", "1", "-mr"]
+    guard (try? ChildProcess.run(argv, stdout: outPath, stderr: nil)) != nil,
+      let text = try? String(contentsOfFile: outPath, encoding: .utf8)
+    else { return nil }
     // Machine-readable output: a line "+F:<n>:<algorithm>:<bytes per second>".
-    for line in String(decoding: data, as: UTF8.self).split(separator: "\n") where line.hasPrefix("+F:") {
+    for line in text.split(separator: "\n") where line.hasPrefix("+F:") {
       if let value = line.split(separator: ":").last.flatMap({ Double($0) }) { return value / 1e6 }
     }
     return nil
