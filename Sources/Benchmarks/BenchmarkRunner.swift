@@ -93,8 +93,34 @@ struct BenchmarkRunner {
 enum Stopwatch {
   /// Seconds taken by `body`.
   static func seconds(_ body: () throws -> Void) rethrows -> Double {
-    let start = DispatchTime.now().uptimeNanoseconds
+    let start = mark()
     try body()
-    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    return seconds(since: start)
   }
+
+  /// Now, for `seconds(since:)`: times a phase that awaits, which `seconds(_:)` cannot wrap.
+  static func mark() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+  /// Seconds from `start` (a `mark()`) to now.
+  static func seconds(since start: UInt64) -> Double {
+    Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+  }
+}
+
+/// Runs `body` to completion from synchronous code (the rows, a `deinit`, a `defer`): the one
+/// bridge from the benchmarks' synchronous rows to the async fixtures and libraries.
+func blockingRun<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+  let semaphore = DispatchSemaphore(value: 0)
+  let box = ResultBox<T>()
+  Task {
+    do { box.result = .success(try await body()) } catch { box.result = .failure(error) }
+    semaphore.signal()
+  }
+  semaphore.wait()
+  return try box.result!.get()
+}
+
+/// A result handed from a task to the waiting thread; the semaphore orders the write before the read.
+final class ResultBox<T>: @unchecked Sendable {
+  var result: Result<T, any Error>?
 }

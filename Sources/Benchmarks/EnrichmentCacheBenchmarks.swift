@@ -272,27 +272,11 @@ private struct ImportFigures {
   /// Blocks until the import is written (outside the timed part).
   private func waitBlocking(_ ticket: ImportTicket) throws {
     let importer = importer
-    let done = DispatchSemaphore(value: 0)
-    let outcome = ImportOutcomeBox()
-    Task {
-      do throws(CacheError) {
-        outcome.failure = try await importer.wait(for: ticket, timeout: .seconds(30)).failure?.error
-      } catch {
-        outcome.failure = error
-      }
-      done.signal()
+    let failure = try blockingRun {
+      try await importer.wait(for: ticket, timeout: .seconds(30)).failure?.error
     }
-    done.wait()
-    if let failure = outcome.failure { throw failure }
+    if let failure { throw failure }
   }
-}
-
-/// Carries the outcome of a waited-for import back to the blocked benchmark thread.
-///
-/// `@unchecked Sendable`: written once by the waiting task before it signals the semaphore, read
-/// only after the semaphore was signalled.
-private final class ImportOutcomeBox: @unchecked Sendable {
-  var failure: CacheError?
 }
 
 private func randomHex() -> String {

@@ -97,4 +97,19 @@ extension LoadMessages {
       wakes.allSatisfy { $0.state == .delivered && $0.attempts == 1 }, "a wake did not deliver first time")
     return delivered
   }
+
+  /// Checks the rule (`checkDeliveries`) and words what was checked, as both runs' notes go on
+  /// after their title: `<n> messages against <n> leases: <n> wakes expected, <n> delivered once
+  /// each, none unexpected; enroll <rate> leases/s`; and how many were delivered.
+  static func checkedSummary(
+    _ deliveries: [GatewayDelivery], wakes: [Wake], expected: Set<String>, messages: Int, accounts: Int,
+    enrollSeconds: Double
+  ) -> (text: String, delivered: Int) {
+    let delivered = checkDeliveries(deliveries, wakes: wakes, expected: expected)
+    let text = String(
+      format:
+        "%d messages against %d leases: %d wakes expected, %d delivered once each, none unexpected; enroll %.0f leases/s",
+      messages, accounts, expected.count, delivered.count, Double(accounts) / enrollSeconds)
+    return (text, delivered.count)
+  }
 }

@@ -73,15 +73,12 @@ extension BenchmarkRegistry {
       },
       passes: { _ in nil })
 
-    let opensslFigure = OpenSSLSpeed.chacha20MegabytesPerSecond()
+    let openssl = OpenSSLBaseline(evp: "chacha20")
     var buffer = [UInt8](repeating: 0x5A, count: 16_384)
     let key = [UInt8](repeating: 7, count: 32)
     let nonce = [UInt8](repeating: 9, count: 12)
-    let chacha = Benchmark(
-      module: "NIP44", name: "ChaCha20 over 16 KiB", unit: "MB/s",
-      baselineName: opensslFigure == nil ? "openssl: n/a" : "openssl speed -evp chacha20 (16 KiB)",
-      target: "report the ratio",
-      baseline: opensslFigure == nil ? nil : { OpenSSLSpeed.chacha20MegabytesPerSecond() ?? 0 },
+    let chacha = openssl.row(
+      module: "NIP44", name: "ChaCha20 over 16 KiB",
       measured: {
         let seconds = fastest(chachaPerBatch) {
           buffer.withUnsafeMutableBytes { data in
@@ -91,13 +88,12 @@ extension BenchmarkRegistry {
           }
         }
         return 16_384 / seconds / 1e6
-      },
-      passes: { _ in nil })
+      })
 
     let notes = [
       "nip44: each repetition is the fastest of \(batches) batches (\(roundTripsPerBatch) round trips, "
         + "\(ecdhPerBatch) ECDH calls, \(chachaPerBatch) ChaCha20 passes); SHA-256 engine \(SHA256.implementationName)",
-      opensslFigure == nil
+      !openssl.isAvailable
         ? "nip44: openssl n/a (no openssl on PATH, or its output was not understood)"
         : "nip44: openssl speed -evp chacha20 -bytes 16384 -seconds 1: read once per repetition",
     ]

@@ -66,16 +66,13 @@ extension BenchmarkRegistry {
     let big = try bigEvent()
     let bigBytes = big.canonicalBytes().count
     let rounds = quick ? 200 : 1_000
-    let opensslFigure = OpenSSLSpeed.sha256MegabytesPerSecond()
+    let openssl = OpenSSLBaseline(evp: "sha256")
     notes.append(
-      opensslFigure == nil
+      !openssl.isAvailable
         ? "openssl: n/a (no openssl on PATH, or its output was not understood)"
         : "openssl speed -evp sha256 -bytes 16384 -seconds 1: read once per repetition")
-    let serialization = Benchmark(
-      module: "NostrEvent", name: "canonical serialization + SHA-256, 64 KiB content event", unit: "MB/s",
-      baselineName: opensslFigure == nil ? "openssl: n/a" : "openssl speed -evp sha256 (16 KiB)",
-      target: "report the ratio",
-      baseline: opensslFigure == nil ? nil : { OpenSSLSpeed.sha256MegabytesPerSecond() ?? 0 },
+    let serialization = openssl.row(
+      module: "NostrEvent", name: "canonical serialization + SHA-256, 64 KiB content event",
       measured: {
         var sink: UInt8 = 0
         let seconds = Stopwatch.seconds {
@@ -83,8 +80,7 @@ extension BenchmarkRegistry {
         }
         _ = sink
         return Double(bigBytes * rounds) / seconds / 1e6
-      },
-      passes: { _ in nil })
+      })
 
     let plain = [UInt8](repeating: 0x61, count: 16 * 1024)
     // SHA-256 of 16 KiB blocks by the preferred engine, in MB/s.
@@ -95,13 +91,9 @@ extension BenchmarkRegistry {
       _ = sink
       return Double(plain.count * rounds) / seconds / 1e6
     }
-    let sha = Benchmark(
-      module: "NostrEvent", name: "SHA-256 alone, 16 KiB blocks (\(SHA256.implementationName))", unit: "MB/s",
-      baselineName: opensslFigure == nil ? "openssl: n/a" : "openssl speed -evp sha256 (16 KiB)",
-      target: "report the ratio",
-      baseline: opensslFigure == nil ? nil : { OpenSSLSpeed.sha256MegabytesPerSecond() ?? 0 },
-      measured: preferredSHA,
-      passes: { _ in nil })
+    let sha = openssl.row(
+      module: "NostrEvent", name: "SHA-256 alone, 16 KiB blocks (\(SHA256.implementationName))",
+      measured: preferredSHA)
     let swiftSHA = Benchmark(
       module: "NostrEvent", name: "SHA-256 alone, 16 KiB blocks (Swift engine, as without SHA-NI)",
       unit: "MB/s", baselineName: "the preferred engine (\(SHA256.implementationName))", target: "report",
@@ -256,31 +248,57 @@ enum ThreadCPUClock {
 
 /// Reads `openssl speed -evp <algorithm>` at 16 KiB, when openssl is installed.
 enum OpenSSLSpeed {
-  /// SHA-256 in MB/s (10^6 bytes per second), or nil when openssl is missing or its output unexpected.
-  static func sha256MegabytesPerSecond() -> Double? { megabytesPerSecond(evp: "sha256") }
-
-  /// ChaCha20 (the bare cipher) in MB/s, or nil as above.
-  static func chacha20MegabytesPerSecond() -> Double? { megabytesPerSecond(evp: "chacha20") }
-
-  /// `openssl speed -evp algorithm -bytes 16384 -seconds 1` in MB/s, or nil as above.
+  /// `openssl speed -evp algorithm -bytes 16384 -seconds 1` in MB/s (10^6 bytes per second), or
+  /// nil when openssl is missing or its output unexpected.
   static func megabytesPerSecond(evp algorithm: String) -> Double? {
     let candidates = ["/usr/bin/openssl", "/usr/local/bin/openssl", "/opt/homebrew/bin/openssl"]
     guard let path = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
       return nil
     }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = ["speed", "-evp", algorithm, "-bytes", "16384", "-seconds", "1", "-mr"]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    do { try process.run() } catch { return nil }
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
+    let outPath = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "nostrpush-openssl-\(UUID().uuidString).out"
+    ).path
+    defer { try? FileManager.default.removeItem(atPath: outPath) }
+    let argv = [path, "speed", "-evp", algorithm, "-bytes", "16384", "-seconds", "1", "-mr"]
+    guard (try? ChildProcess.run(argv, stdout: outPath, stderr: nil)) != nil,
+      let text = try? String(contentsOfFile: outPath, encoding: .utf8)
+    else { return nil }
     // Machine-readable output: a line "+F:<n>:<algorithm>:<bytes per second>".
-    for line in String(decoding: data, as: UTF8.self).split(separator: "\n") where line.hasPrefix("+F:") {
+    for line in text.split(separator: "\n") where line.hasPrefix("+F:") {
       if let value = line.split(separator: ":").last.flatMap({ Double($0) }) { return value / 1e6 }
     }
     return nil
+  }
+}
+
+/// The `openssl speed -evp <algorithm>` baseline of a row (SHA-256, ChaCha20): probed once when
+/// the rows are built, then read again each repetition; `openssl: n/a` and no baseline without it.
+struct OpenSSLBaseline {
+  /// The `-evp` algorithm (`sha256`, `chacha20`).
+  let algorithm: String
+  /// Whether the first probe gave a figure.
+  let isAvailable: Bool
+
+  init(evp algorithm: String) {
+    self.algorithm = algorithm
+    isAvailable = OpenSSLSpeed.megabytesPerSecond(evp: algorithm) != nil
+  }
+
+  /// The baseline's name in the report.
+  var name: String { isAvailable ? "openssl speed -evp \(algorithm) (16 KiB)" : "openssl: n/a" }
+
+  /// A report-only MB/s row of `module` against this baseline (`report the ratio`): SHA-256 and
+  /// serialization against `sha256`, ChaCha20 against `chacha20`.
+  func row(module: String, name: String, measured: @escaping () throws -> Double) -> Benchmark {
+    Benchmark(
+      module: module, name: name, unit: "MB/s", baselineName: self.name, target: "report the ratio",
+      baseline: baseline, measured: measured, passes: { _ in nil })
+  }
+
+  /// One repetition of the baseline in MB/s, nil without openssl.
+  var baseline: (() throws -> Double)? {
+    guard isAvailable else { return nil }
+    let algorithm = algorithm
+    return { OpenSSLSpeed.megabytesPerSecond(evp: algorithm) ?? 0 }
   }
 }

@@ -164,29 +164,8 @@ enum ProcessProbe {
       try? FileManager.default.removeItem(atPath: outPath)
       try? FileManager.default.removeItem(atPath: errPath)
     }
-    // posix_spawn + waitpid rather than Foundation's Process, whose waitUntilExit polls and would
-    // add tens of milliseconds to the monotonic figure.
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(
-      &actions, 1, keepOutput ? outPath : "/dev/null", O_WRONLY | O_TRUNC | O_CREAT, 0o600)
-    posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_TRUNC | O_CREAT, 0o600)
-    let argv = ([timePath, "-v", binary] + arguments).map { strdup($0) } + [nil]
-    defer { for pointer in argv { free(pointer) } }
-    var pid: pid_t = 0
-    var status: Int32 = 0
-    var spawnError: Int32 = 0
-    let clock =
-      Stopwatch.seconds {
-        spawnError = posix_spawn(&pid, timePath, &actions, nil, argv, environ)
-        if spawnError == 0 {
-          while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        }
-      } * 1000
-    guard spawnError == 0 else { throw Failure(description: "posix_spawn \(timePath): errno \(spawnError)") }
-    let exitCode = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    let (exitCode, clock) = try ChildProcess.run(
+      [timePath, "-v", binary] + arguments, stdout: keepOutput ? outPath : nil, stderr: errPath)
     let report = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
     let output = keepOutput ? ((try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "") : ""
     guard exitCode == 0, let wall = elapsedMilliseconds(report), let rss = maxRSS(report)
@@ -217,6 +196,42 @@ enum ProcessProbe {
       let field = line.split(separator: " ").last
     else { return nil }
     return Double(field)
+  }
+}
+
+/// The benchmarks' one process launcher: `posix_spawn` + `waitpid` rather than Foundation's
+/// `Process`, whose `waitUntilExit` polls and would add tens of milliseconds to a timed run.
+enum ChildProcess {
+  /// Runs `argv` (`argv[0]` the executable's path) with standard input from `/dev/null` and
+  /// standard output and error to the files `stdout` and `stderr` (`/dev/null` when nil), and
+  /// waits for it; its exit status (128 + the signal when killed) and the monotonic milliseconds
+  /// from spawning it to its exit.
+  static func run(_ argv: [String], stdout: String?, stderr: String?) throws -> (
+    exitCode: Int32, milliseconds: Double
+  ) {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, stdout ?? "/dev/null", O_WRONLY | O_TRUNC | O_CREAT, 0o600)
+    posix_spawn_file_actions_addopen(&actions, 2, stderr ?? "/dev/null", O_WRONLY | O_TRUNC | O_CREAT, 0o600)
+    let arguments = argv.map { strdup($0) } + [nil]
+    defer { for pointer in arguments { free(pointer) } }
+    var pid: pid_t = 0
+    var status: Int32 = 0
+    var spawnError: Int32 = 0
+    let milliseconds =
+      Stopwatch.seconds {
+        spawnError = posix_spawn(&pid, argv[0], &actions, nil, arguments, environ)
+        if spawnError == 0 {
+          while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        }
+      } * 1000
+    guard spawnError == 0 else {
+      throw ProcessProbe.Failure(description: "posix_spawn \(argv[0]): errno \(spawnError)")
+    }
+    let exitCode = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    return (exitCode, milliseconds)
   }
 }
 
@@ -293,31 +308,16 @@ final class ResolveFixture {
 
   deinit {
     let server = self.server
-    let done = DispatchSemaphore(value: 0)
-    Task {
-      await server.stop()
-      done.signal()
-    }
-    done.wait()
+    try? blockingRun { await server.stop() }
   }
 
   private static func startServer(_ data: RelayFixtureData) throws -> (RelayFixtureServer, String) {
     for port in [demoPort, 0] {
       let server = RelayFixtureServer(
         data: data, configuration: RelayFixtureConfiguration(port: port, now: now))
-      let started = StartResult()
-      let done = DispatchSemaphore(value: 0)
-      Task {
-        do {
-          _ = try await server.start()
-          started.error = nil
-        } catch {
-          started.error = error
-        }
-        done.signal()
-      }
-      done.wait()
-      if let error = started.error {
+      do {
+        _ = try blockingRun { try await server.start() }
+      } catch {
         if port == 0 || (error as? RelayFixtureError)?.code != .addressInUse { throw error }
         continue
       }
@@ -363,11 +363,6 @@ final class ResolveFixture {
       throw ProcessProbe.Failure(description: "\(what) did not resolve as expected: \(output.prefix(400))")
     }
   }
-}
-
-/// The outcome of starting the relay from a synchronous context.
-private final class StartResult: @unchecked Sendable {
-  var error: (any Error)?
 }
 
 /// The JSON Lines corpora of the `verify --jsonl` memory row, written once and reused.

@@ -57,19 +57,16 @@ struct PushFixtureLoadRun: Sendable {
     try await server.start()
     let origin = server.origin!
     defer {
-      let finished = DispatchSemaphore(value: 0)
-      Task {
+      try? blockingRun {
         await server.stop()
         await gateway.stop()
-        finished.signal()
       }
-      finished.wait()
     }
     let descriptor = server.pushDescriptor!
     let planner = SubscriptionPlanner(descriptor: descriptor)
     let builder = LeaseBuilder(descriptor: descriptor, appProfile: descriptor.appProfiles[0])
     let session = URLSession(configuration: .ephemeral)
-    let enrollStart = DispatchTime.now().uptimeNanoseconds
+    let enrollStart = Stopwatch.mark()
     for (index, key) in population.keys.enumerated() {
       let lease = try population.lease(
         index, gateway: gateway, relayKey: relayKey, planner: planner, builder: builder, now: now)
@@ -87,31 +84,33 @@ struct PushFixtureLoadRun: Sendable {
         (response as? HTTPURLResponse)?.statusCode == 200,
         "lease \(index): \(String(decoding: data, as: UTF8.self))")
     }
-    let enrollSeconds = Double(DispatchTime.now().uptimeNanoseconds - enrollStart) / 1e9
+    let enrollSeconds = Stopwatch.seconds(since: enrollStart)
     let (events, expected) = try LoadMessages.make(
       count: messages, seed: 0x4649_5854, population: population, now: now)
     let connection = try await RelayConnection.connect(
       to: "ws" + origin.dropFirst("http".count), clock: { now }, deadline: .now + .seconds(10))
-    let publishStart = DispatchTime.now().uptimeNanoseconds
+    let publishStart = Stopwatch.mark()
     for event in events {
       let answer = try await connection.publish(event, deadline: .now + .seconds(30))
       precondition(answer.accepted, "message \(event.id): \(answer.message)")
     }
-    let publishSeconds = Double(DispatchTime.now().uptimeNanoseconds - publishStart) / 1e9
+    let publishSeconds = Stopwatch.seconds(since: publishStart)
     await connection.close()
     let drained = await Polling.eventually(within: Self.drainTimeout, every: .milliseconds(50)) {
       gateway.deliveries().count >= expected.count
         && ((try? server.wakes().allSatisfy { $0.state != .pending && $0.state != .sending }) ?? false)
     }
-    let drainSeconds = Double(DispatchTime.now().uptimeNanoseconds - publishStart) / 1e9
+    let drainSeconds = Stopwatch.seconds(since: publishStart)
     precondition(drained, "the outbox did not drain within \(Self.drainTimeout)")
-    let delivered = LoadMessages.checkDeliveries(
-      gateway.deliveries(), wakes: try server.wakes(), expected: expected)
-    return String(
-      format:
-        "PushRelay load through the fixture relay: %d messages against %d leases: %d wakes expected, %d delivered once each, none unexpected; enroll %.0f leases/s (POST /events), publish %.0f messages/s (one WebSocket, match+enqueue before OK), publish to last delivery %.1f s (in-process worker, %d ms sweeps, 16 per claim)",
-      messages, accounts, expected.count, delivered.count, Double(accounts) / enrollSeconds,
-      Double(messages) / publishSeconds, drainSeconds,
-      Int(Self.sweepInterval.components.attoseconds / 1_000_000_000_000_000))
+    let checked = LoadMessages.checkedSummary(
+      gateway.deliveries(), wakes: try server.wakes(), expected: expected, messages: messages,
+      accounts: accounts,
+      enrollSeconds: enrollSeconds)
+    return "PushRelay load through the fixture relay: " + checked.text
+      + String(
+        format:
+          " (POST /events), publish %.0f messages/s (one WebSocket, match+enqueue before OK), publish to last delivery %.1f s (in-process worker, %d ms sweeps, 16 per claim)",
+        Double(messages) / publishSeconds, drainSeconds,
+        Int(Self.sweepInterval.components.attoseconds / 1_000_000_000_000_000))
   }
 }

@@ -25,23 +25,6 @@ extension BenchmarkRegistry {
   }
 }
 
-/// Runs `body` to completion from synchronous code.
-func blockingRun<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-  let semaphore = DispatchSemaphore(value: 0)
-  let box = ResultBox<T>()
-  Task {
-    do { box.result = .success(try await body()) } catch { box.result = .failure(error) }
-    semaphore.signal()
-  }
-  semaphore.wait()
-  return try box.result!.get()
-}
-
-/// A result handed from a task to the waiting thread; the semaphore orders the write before the read.
-final class ResultBox<T>: @unchecked Sendable {
-  var result: Result<T, any Error>?
-}
-
 /// One load run: accounts each leasing one device and joining one channel of two members,
 /// messages by random accounts in random channels (a third also mentioning someone).
 struct PushLoadRun: Sendable {
@@ -74,39 +57,41 @@ struct PushLoadRun: Sendable {
       clock: PushRelayClock { now * 1000 })
     let planner = SubscriptionPlanner(descriptor: descriptor)
     let builder = LeaseBuilder(descriptor: descriptor, appProfile: descriptor.appProfiles[0])
-    let enrollStart = DispatchTime.now().uptimeNanoseconds
+    let enrollStart = Stopwatch.mark()
     for (index, key) in population.keys.enumerated() {
       let lease = try population.lease(
         index, gateway: gateway, relayKey: relayKey, planner: planner, builder: builder, now: now)
       let answer = try ingest.ingest(lease, identity: key.publicKeyHex, recent: [])
       precondition(answer.accepted, "lease \(index): \(answer.message)")
     }
-    let enrollSeconds = Double(DispatchTime.now().uptimeNanoseconds - enrollStart) / 1e9
+    let enrollSeconds = Stopwatch.seconds(since: enrollStart)
     let (events, expected) = try LoadMessages.make(
       count: messages, seed: 0x4C4F_4144, population: population, now: now)
-    let matchStart = DispatchTime.now().uptimeNanoseconds
+    let matchStart = Stopwatch.mark()
     for event in events {
       let index = try store.liveIndex(origin: origin)
       let candidates = matcher.candidates(for: event, index: index, roster: roster, origin: origin, now: now)
       _ = try outbox.enqueue(candidates, nowMilliseconds: now * 1000)
     }
-    let matchSeconds = Double(DispatchTime.now().uptimeNanoseconds - matchStart) / 1e9
+    let matchSeconds = Stopwatch.seconds(since: matchStart)
     let client = try GatewayClient(
       baseURL: base, transport: URLSessionHTTPTransport(), timeout: .milliseconds(10_000))
     let worker = DeliveryWorker(
       store: store, outbox: outbox, client: client, pushKeys: ["load": relayKey], roster: roster,
       clock: PushRelayClock { now * 1000 })
-    let deliverStart = DispatchTime.now().uptimeNanoseconds
+    let deliverStart = Stopwatch.mark()
     while try await !worker.runOnce().isEmpty {}
-    let deliverSeconds = Double(DispatchTime.now().uptimeNanoseconds - deliverStart) / 1e9
+    let deliverSeconds = Stopwatch.seconds(since: deliverStart)
     await gateway.stop()
-    let delivered = LoadMessages.checkDeliveries(
-      gateway.deliveries(), wakes: try outbox.wakes(), expected: expected)
-    return String(
-      format:
-        "PushRelay load: %d messages against %d leases: %d wakes expected, %d delivered once each, none unexpected; enroll %.0f leases/s, match+enqueue %.0f messages/s, deliver %.0f wakes/s (loopback gateway fixture, 16 per claim)",
-      messages, accounts, expected.count, delivered.count, Double(accounts) / enrollSeconds,
-      Double(messages) / matchSeconds, Double(delivered.count) / deliverSeconds)
+    let checked = LoadMessages.checkedSummary(
+      gateway.deliveries(), wakes: try outbox.wakes(), expected: expected, messages: messages,
+      accounts: accounts,
+      enrollSeconds: enrollSeconds)
+    return "PushRelay load: " + checked.text
+      + String(
+        format:
+          ", match+enqueue %.0f messages/s, deliver %.0f wakes/s (loopback gateway fixture, 16 per claim)",
+        Double(messages) / matchSeconds, Double(checked.delivered) / deliverSeconds)
   }
 
   static func document(origin: String, pubkey: String) -> String {

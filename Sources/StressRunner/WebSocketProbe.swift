@@ -58,13 +58,9 @@ enum WebSocketProbe {
   }
 
   private static func sample() -> String {
-    let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
-    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-    func field(_ name: String) -> String {
-      status.split(separator: "\n").first { $0.hasPrefix(name) }?.split(separator: ":").last?
-        .trimmingCharacters(in: .whitespaces) ?? "?"
-    }
+    let process = ProcessSample()
     return
-      "fds \(descriptors), threads \(field("Threads")), rss \(field("VmRSS")), heap \(heapInUseKiB()) KiB"
+      "fds \(process.descriptors), threads \(process.field("Threads") ?? "?"), "
+      + "rss \(process.field("VmRSS") ?? "?"), heap \(process.heapKiB) KiB"
   }
 }

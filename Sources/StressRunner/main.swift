@@ -221,19 +221,9 @@ struct Tally {
   }
 
   mutating func sample(wakes: Int) {
-    let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
-    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-    func field(_ name: String) -> Int {
-      status.split(separator: "\n").first { $0.hasPrefix(name) }
-        .flatMap { $0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first }
-        .flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? -1
-    }
-    let rss = field("VmRSS:")
-    let threads =
-      Int(
-        status.split(separator: "\n").first { $0.hasPrefix("Threads:") }?.split(separator: "\t").last ?? "")
-      ?? -1
-    let heap = heapInUseKiB()
+    let process = ProcessSample()
+    let (descriptors, heap) = (process.descriptors, process.heapKiB)
+    let (rss, threads) = (process.number("VmRSS"), process.number("Threads"))
     samples.append((wakes, descriptors, rss, heap, threads))
     log(
       "stress: after \(wakes) wakes: fds \(descriptors), rss \(rss) KiB, heap in use \(heap) KiB, threads \(threads), "

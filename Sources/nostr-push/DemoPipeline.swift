@@ -187,16 +187,13 @@ struct DemoPipeline {
     let result: PublishResult
     do throws(RelayConnectionError) {
       let clock = self.clock
-      let connection = try await RelayConnection.connect(
-        to: "ws" + (relay.origin ?? "").dropFirst("http".count), key: sender,
-        clock: { clock?() ?? Int64(Date().timeIntervalSince1970) }, deadline: deadline)
-      do throws(RelayConnectionError) {
-        result = try await connection.publish(event, deadline: deadline)
-      } catch {
-        await connection.close()
-        throw error
+      let senderClock: RelayConnection.Clock = { clock?() ?? Int64(Date().timeIntervalSince1970) }
+      result = try await RelayExchange.withConnection(
+        to: "ws" + (relay.origin ?? "").dropFirst("http".count), key: sender, clock: senderClock,
+        deadline: deadline
+      ) { connection throws(RelayConnectionError) in
+        try await connection.publish(event, deadline: deadline)
       }
-      await connection.close()
     } catch {
       throw DemoFailure("published", "\(error)")
     }

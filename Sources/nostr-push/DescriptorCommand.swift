@@ -27,6 +27,14 @@ struct DescriptorCommand: CLICommand {
   /// The transports `--transport` accepts.
   static let transports: Set<String> = ["apns", "fcm"]
 
+  /// Refuses a `--transport` outside `transports` as a usage error; `descriptor`, `lease build`
+  /// and `enroll` check the flag through it, so all three word the refusal alike.
+  static func checkTransport(_ transport: String) throws {
+    guard transports.contains(transport) else {
+      throw UsageError("--transport must be apns or fcm, got '\(transport)'")
+    }
+  }
+
   static func run(_ arguments: [String]) async throws -> Int32 {
     let reader = try ArgumentReader(arguments, valueFlags: ["extension", "app-profile", "transport"])
     let positionals = try reader.positionals(atMost: 1)
@@ -81,9 +89,7 @@ struct DescriptorCommand: CLICommand {
       return nil
     case (let id?, let transport?):
       guard !id.isEmpty else { throw UsageError("--app-profile must not be empty") }
-      guard transports.contains(transport) else {
-        throw UsageError("--transport must be apns or fcm, got '\(transport)'")
-      }
+      try checkTransport(transport)
       return PushAppProfile(id: id, transport: transport)
     case (nil, _?):
       throw UsageError("--transport needs --app-profile")

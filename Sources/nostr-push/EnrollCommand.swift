@@ -39,9 +39,7 @@ enum EnrollCommand: CLICommand {
     let now = try reader.integer("now")
     let appProfile = try reader.required("app-profile")
     let transport = try reader.required("transport")
-    guard DescriptorCommand.transports.contains(transport) else {
-      throw UsageError("--transport must be apns or fcm, got '\(transport)'")
-    }
+    try DescriptorCommand.checkTransport(transport)
     let grant: GrantSource
     switch (reader.value("endpoint"), reader.value("gateway"), reader.value("device-token")) {
     case (let endpoint?, nil, nil): grant = .given(endpoint)
@@ -229,18 +227,13 @@ struct Enrollment: Sendable {
   private func publish(_ lease: PreparedLease) async throws(CommandFailure) -> PublishResult {
     let deadline = ContinuousClock.now + Self.stepTimeout
     let (key, clock) = (self.key, self.clock)
+    let accountClock: RelayConnection.Clock = { clock() }
     do throws(RelayConnectionError) {
-      let connection = try await RelayConnection.connect(
-        to: lease.origin, key: key, clock: { clock() }, deadline: deadline)
-      let result: PublishResult
-      do throws(RelayConnectionError) {
-        result = try await connection.publish(lease.event, deadline: deadline)
-      } catch {
-        await connection.close()
-        throw error
+      return try await RelayExchange.withConnection(
+        to: lease.origin, key: key, clock: accountClock, deadline: deadline
+      ) { connection throws(RelayConnectionError) in
+        try await connection.publish(lease.event, deadline: deadline)
       }
-      await connection.close()
-      return result
     } catch {
       let code = error.code == .authFailed ? "auth_failed" : "transport"
       throw CommandFailure(code, "publish to \(lease.origin): \(error.code.rawValue): \(error.message)")

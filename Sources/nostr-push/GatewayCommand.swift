@@ -57,24 +57,10 @@ enum GatewayCommand: CLICommand {
       return ExitCode.failure
     }
     gateway.script(script)
-    let signals = TerminationSignals.arm()
-    let url: URL
-    do {
-      url = try await gateway.start()
-    } catch {
-      CLIOutput.error("nostr-push gateway: \(error)")
-      return ExitCode.failure
-    }
-    CLIOutput.line(
+    return await TerminationSignals.serve(name, gateway, start: gateway.start) { url in
       JSONWriter.string(
-        .object(
-          JSONObject([
-            JSONMember(key: "listening", value: .string(url.absoluteString)),
-            JSONMember(key: "pubkey", value: .string(gateway.pubkey)),
-          ]))))
-    await signals.wait()
-    await gateway.stop()
-    return ExitCode.success
+        .object(JSONObject(["listening": .string(url.absoluteString), "pubkey": .string(gateway.pubkey)])))
+    }
   }
 
   /// Whether `host` is a dotted-quad IPv4 literal in 127.0.0.0/8.

@@ -79,9 +79,7 @@ enum LeaseCommand: CLICommand {
     let profileID = try reader.required("app-profile")
     let transport = try reader.required("transport")
     let generationText = try reader.required("generation")
-    guard DescriptorCommand.transports.contains(transport) else {
-      throw UsageError("--transport must be apns or fcm, got '\(transport)'")
-    }
+    try DescriptorCommand.checkTransport(transport)
     let subscriptionsPath = reader.value("subscriptions")
     if subscriptionsPath != nil,
       reader.has("mentions-only") || reader.value("channels") != nil || reader.value("muted") != nil

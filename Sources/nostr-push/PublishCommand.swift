@@ -21,25 +21,19 @@ enum PublishCommand: CLICommand {
     """
 
   static func run(_ arguments: [String]) async throws -> Int32 {
-    let reader = try ArgumentReader(
-      arguments, valueFlags: ["relay", "secret-key-file", "transport", "event-file", "timeout-ms", "now"])
-    let options = try RelayExchange.Options(reader, transports: ["websocket", "http"])
-    let (relay, transport, deadline, clock) = (
-      options.relay, options.transport, options.deadline, options.clock
-    )
-    do throws(CommandFailure) {
-      let key = try RelayExchange.key(reader)
+    try await RelayExchange.run(arguments, commandFlags: ["event-file"], transports: ["websocket", "http"]) {
+      reader, options, key throws(CommandFailure) in
       let bytes = try readEvent(reader.value("event-file"))
       let event: Event
-      do {
+      do throws(EventError) {
         event = try Event(json: bytes)
       } catch {
         throw CommandFailure("invalid_event", error.message)
       }
       let result =
-        transport == "websocket"
-        ? try await overWebSocket(event, relay: relay, key: key, clock: clock, deadline: deadline)
-        : try await overHTTP(bytes, relay: relay, key: key, clock: clock, deadline: deadline)
+        options.transport == "websocket"
+        ? try await overWebSocket(event, options, key: key)
+        : try await overHTTP(bytes, options, key: key)
       CLIOutput.line(
         JSONWriter.string(
           .object(
@@ -48,8 +42,6 @@ enum PublishCommand: CLICommand {
               "message": .string(result.message),
             ]))))
       return ExitCode.success
-    } catch {
-      return error.print()
     }
   }
 
@@ -70,34 +62,24 @@ enum PublishCommand: CLICommand {
   }
 
   private static func overWebSocket(
-    _ event: Event, relay: String, key: SecretKey, clock: @escaping RelayConnection.Clock,
-    deadline: ContinuousClock.Instant
+    _ event: Event, _ options: RelayExchange.Options, key: SecretKey
   ) async throws(CommandFailure) -> PublishResult {
     do throws(RelayConnectionError) {
-      let connection = try await RelayConnection.connect(
-        to: relay, key: key, clock: clock, deadline: deadline)
-      let result: PublishResult
-      do throws(RelayConnectionError) {
-        result = try await connection.publish(event, deadline: deadline)
-      } catch {
-        await printNotices(connection)
-        await connection.close()
-        throw error
+      return try await RelayExchange.withConnection(
+        to: options.relay, key: key, clock: options.clock, deadline: options.deadline,
+        beforeClose: RelayExchange.printNotices
+      ) { connection throws(RelayConnectionError) in
+        try await connection.publish(event, deadline: options.deadline)
       }
-      await printNotices(connection)
-      await connection.close()
-      return result
     } catch {
       throw CommandFailure(error)
     }
   }
 
   private static func overHTTP(
-    _ body: [UInt8], relay: String, key: SecretKey, clock: RelayConnection.Clock,
-    deadline: ContinuousClock.Instant
+    _ body: [UInt8], _ options: RelayExchange.Options, key: SecretKey
   ) async throws(CommandFailure) -> PublishResult {
-    let response = try await RelayExchange.post(
-      body, path: "/events", relay: relay, key: key, clock: clock, deadline: deadline)
+    let response = try await RelayExchange.post(body, path: "/events", options, key: key)
     if response.status == 401 {
       throw CommandFailure("auth_failed", RelayExchange.errorText(response))
     }
@@ -111,10 +93,5 @@ enum PublishCommand: CLICommand {
     }
     let id = object["id"]?.stringValue ?? ""
     return PublishResult(id: id, accepted: accepted, message: message)
-  }
-
-  /// Writes each kept NOTICE to standard error as `notice: <text>`.
-  static func printNotices(_ connection: RelayConnection) async {
-    for notice in await connection.notices { CLIOutput.error("notice: \(notice)") }
   }
 }

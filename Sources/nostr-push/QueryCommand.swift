@@ -21,14 +21,9 @@ enum QueryCommand: CLICommand {
 
   static func run(_ arguments: [String]) async throws -> Int32 {
     let start = ContinuousClock.now
-    let reader = try ArgumentReader(
-      arguments, valueFlags: ["relay", "secret-key-file", "filters", "transport", "timeout-ms", "now"])
-    let options = try RelayExchange.Options(reader, transports: ["websocket", "query"])
-    let (relay, transport, deadline, clock) = (
-      options.relay, options.transport, options.deadline, options.clock
-    )
-    do throws(CommandFailure) {
-      let key = try RelayExchange.key(reader)
+    return try await RelayExchange.run(
+      arguments, commandFlags: ["filters"], transports: ["websocket", "query"]
+    ) { reader, options, key throws(CommandFailure) in
       let filters: [Filter]
       if let path = reader.value("filters") {
         do {
@@ -40,9 +35,9 @@ enum QueryCommand: CLICommand {
         filters = [Filter(limit: 100)]
       }
       let (events, counters) =
-        transport == "websocket"
-        ? try await overWebSocket(filters, relay: relay, key: key, clock: clock, deadline: deadline)
-        : try await overHTTP(filters, relay: relay, key: key, clock: clock, deadline: deadline)
+        options.transport == "websocket"
+        ? try await overWebSocket(filters, options, key: key)
+        : try await overHTTP(filters, options, key: key)
       for event in events { CLIOutput.line(bytes: event.jsonBytes()) }
       let elapsed = start.duration(to: .now).wholeMilliseconds
       CLIOutput.error(
@@ -53,42 +48,30 @@ enum QueryCommand: CLICommand {
               "notices": .integer(Int64(counters.notices)), "elapsed_ms": .integer(elapsed),
             ]))))
       return ExitCode.success
-    } catch {
-      return error.print()
     }
   }
 
   private static func overWebSocket(
-    _ filters: [Filter], relay: String, key: SecretKey, clock: @escaping RelayConnection.Clock,
-    deadline: ContinuousClock.Instant
+    _ filters: [Filter], _ options: RelayExchange.Options, key: SecretKey
   ) async throws(CommandFailure) -> ([Event], RelayCounters) {
     do throws(RelayConnectionError) {
-      let connection = try await RelayConnection.connect(
-        to: relay, key: key, clock: clock, deadline: deadline)
-      let events: [Event]
-      do throws(RelayConnectionError) {
-        events = try await connection.query(filters, deadline: deadline)
-      } catch {
-        await PublishCommand.printNotices(connection)
-        await connection.close()
-        throw error
+      return try await RelayExchange.withConnection(
+        to: options.relay, key: key, clock: options.clock, deadline: options.deadline,
+        beforeClose: RelayExchange.printNotices
+      ) { connection throws(RelayConnectionError) in
+        let events = try await connection.query(filters, deadline: options.deadline)
+        return (events, await connection.counters)
       }
-      await PublishCommand.printNotices(connection)
-      let counters = await connection.counters
-      await connection.close()
-      return (events, counters)
     } catch {
       throw CommandFailure(error)
     }
   }
 
   private static func overHTTP(
-    _ filters: [Filter], relay: String, key: SecretKey, clock: RelayConnection.Clock,
-    deadline: ContinuousClock.Instant
+    _ filters: [Filter], _ options: RelayExchange.Options, key: SecretKey
   ) async throws(CommandFailure) -> ([Event], RelayCounters) {
     let body = JSONWriter.bytes(.array(filters.map(\.jsonValue)))
-    let response = try await RelayExchange.post(
-      body, path: "/query", relay: relay, key: key, clock: clock, deadline: deadline)
+    let response = try await RelayExchange.post(body, path: "/query", options, key: key)
     guard (200..<300).contains(response.status) else {
       throw CommandFailure("relay_error", RelayExchange.errorText(response))
     }

@@ -1,15 +1,8 @@
-import Dispatch
 import Foundation
 import NostrEvent
 import NostrJSON
 import PushRelay
 import RelayFixture
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// `nostr-push relay`: serves a data folder on loopback until SIGINT or SIGTERM.
 enum RelayCommand: CLICommand {
@@ -63,21 +56,12 @@ enum RelayCommand: CLICommand {
       CLIOutput.error("nostr-push relay: events.jsonl line \(problem.line) skipped: \(problem.message)")
     }
     let server = RelayFixtureServer(data: data, configuration: configuration)
-    let signals = TerminationSignals.arm()
-    let url: URL
-    do {
-      url = try await server.start()
-    } catch {
-      CLIOutput.error("nostr-push relay: \(error)")
-      return ExitCode.failure
+    return await TerminationSignals.serve(name, server, start: server.start) { url in
+      let origin = url.absoluteString
+      let webSocket = "ws" + origin.dropFirst("http".count)
+      return JSONWriter.string(
+        .object(JSONObject(["listening": .string(origin), "websocket": .string(webSocket)])))
     }
-    let origin = url.absoluteString
-    let webSocket = "ws" + origin.dropFirst("http".count)
-    CLIOutput.line(
-      JSONWriter.string(.object(JSONObject(["listening": .string(origin), "websocket": .string(webSocket)]))))
-    await signals.wait()
-    await server.stop()
-    return ExitCode.success
   }
 
   /// The push flags, checked as usage (exit 2): the others need `--push-key-file`, which needs

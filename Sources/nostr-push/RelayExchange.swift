@@ -6,7 +6,8 @@ import NostrWebSocket
 import NotificationResolver
 
 /// What `publish` and `query` share: the `--timeout-ms` and `--now` flags, the error line, and
-/// the HTTP leg (`POST /events`, `POST /query`) with NIP-98.
+/// the HTTP leg (`POST /events`, `POST /query`) with NIP-98; and the WebSocket session every
+/// command that talks to a relay (`publish`, `query`, `enroll`, `revoke`, `demo`) opens and closes.
 enum RelayExchange {
   /// The longest `--timeout-ms` (one minute).
   static let maxTimeoutMilliseconds: Int64 = 60_000
@@ -19,6 +20,9 @@ enum RelayExchange {
   /// file's presence, `--transport` (one of `transports`, the first the default), `--timeout-ms`
   /// and `--now`.
   struct Options {
+    /// The flags every `publish` and `query` takes, besides its own.
+    static let flags: Set<String> = ["relay", "secret-key-file", "transport", "timeout-ms", "now"]
+
     let relay: String
     let transport: String
     let deadline: ContinuousClock.Instant
@@ -35,6 +39,46 @@ enum RelayExchange {
       deadline = try RelayExchange.deadline(reader)
       clock = try RelayExchange.clock(reader)
     }
+  }
+
+  /// Runs a `publish` or `query` invocation: reads `Options.flags` and `commandFlags` and checks
+  /// the options (usage errors, exit 2), reads the key, and prints a `CommandFailure` of the key
+  /// or of `body` as the error line (exit 1).
+  static func run(
+    _ arguments: [String], commandFlags: Set<String>, transports: [String],
+    _ body: (ArgumentReader, Options, SecretKey) async throws(CommandFailure) -> Int32
+  ) async throws -> Int32 {
+    let reader = try ArgumentReader(arguments, valueFlags: Options.flags.union(commandFlags))
+    let options = try Options(reader, transports: transports)
+    do throws(CommandFailure) {
+      return try await body(reader, options, try key(reader))
+    } catch {
+      return error.print()
+    }
+  }
+
+  /// Connects to `relay` over WebSocket, runs `body` on the connection, then `beforeClose` and
+  /// `close()` whether `body` threw or not, so no command leaves a connection open on failure.
+  static func withConnection<Value>(
+    to relay: String, key: SecretKey, clock: @escaping RelayConnection.Clock,
+    deadline: ContinuousClock.Instant, beforeClose: (RelayConnection) async -> Void = { _ in },
+    _ body: (RelayConnection) async throws(RelayConnectionError) -> Value
+  ) async throws(RelayConnectionError) -> Value {
+    let connection = try await RelayConnection.connect(to: relay, key: key, clock: clock, deadline: deadline)
+    let result: Result<Value, RelayConnectionError>
+    do throws(RelayConnectionError) {
+      result = .success(try await body(connection))
+    } catch {
+      result = .failure(error)
+    }
+    await beforeClose(connection)
+    await connection.close()
+    return try result.get()
+  }
+
+  /// Writes each NOTICE the connection kept to standard error as `notice: <text>`.
+  static func printNotices(_ connection: RelayConnection) async {
+    for notice in await connection.notices { CLIOutput.error("notice: \(notice)") }
   }
 
   /// `--timeout-ms` as a deadline from now.
@@ -63,19 +107,19 @@ enum RelayExchange {
 
   /// A NIP-98 signed `POST` of `body` to `path` of the relay's HTTP origin.
   static func post(
-    _ body: [UInt8], path: String, relay: String, key: SecretKey, clock: RelayConnection.Clock,
-    deadline: ContinuousClock.Instant
+    _ body: [UInt8], path: String, _ options: Options, key: SecretKey
   ) async throws(CommandFailure) -> HTTPTransportResponse {
     let origin: RelayOrigin
     do {
-      origin = try RelayOrigin(relay)
+      origin = try RelayOrigin(options.relay)
     } catch {
       throw CommandFailure("invalid_url", error.message)
     }
     let url = origin.url(path: path)
     let header: String
     do {
-      header = try NIP98.authorizationHeader(url: url, method: "POST", body: body, key: key, now: clock())
+      header = try NIP98.authorizationHeader(
+        url: url, method: "POST", body: body, key: key, now: options.clock())
     } catch {
       throw CommandFailure("invalid_key", "\(error)")
     }
@@ -84,7 +128,7 @@ enum RelayExchange {
       body: body,
       maxResponseBytes: maxResponseBytes)
     do throws(HTTPTransportError) {
-      return try await URLSessionHTTPTransport.shared.send(request, deadline: deadline)
+      return try await URLSessionHTTPTransport.shared.send(request, deadline: options.deadline)
     } catch {
       switch error.code {
       case .unreachable: throw CommandFailure("unreachable", error.message)

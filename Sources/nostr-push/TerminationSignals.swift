@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import NostrEvent
 import NostrPushCore
+import RelayFixture
 
 #if canImport(Glibc)
 import Glibc
@@ -45,5 +46,28 @@ final class TerminationSignals: Sendable {
       for source in sources { source.cancel() }
       sources.removeAll()
     }
+  }
+}
+
+extension TerminationSignals {
+  /// The life of a serving command (`relay`, `gateway`): arms the signals, starts `fixture`,
+  /// prints `listening(url)` on standard output, serves until SIGINT or SIGTERM, then stops it
+  /// (exit 0); a start that fails prints `nostr-push <command>: <error>` on standard error (exit 1).
+  static func serve(
+    _ command: String, _ fixture: some LoopbackFixture, start: () async throws -> URL,
+    listening: (URL) -> String
+  ) async -> Int32 {
+    let signals = arm()
+    let url: URL
+    do {
+      url = try await start()
+    } catch {
+      CLIOutput.error("nostr-push \(command): \(error)")
+      return ExitCode.failure
+    }
+    CLIOutput.line(listening(url))
+    await signals.wait()
+    await fixture.stop()
+    return ExitCode.success
   }
 }
