@@ -36,7 +36,7 @@ extension BenchmarkRegistry {
             try await PipelineRun(demo: demo, messages: messages, sweepInterval: sweep).run()
           })
       }
-      let label = "\(sweep.components.attoseconds / 1_000_000_000_000_000) ms sweep"
+      let label = "\(sweep.wholeMilliseconds) ms sweep"
       let module = "pipeline (\(label))"
       for (figure, samples) in [
         ("published → wake", \PipelineSamples.wake), ("wake → notification", \PipelineSamples.notification),

@@ -111,6 +111,6 @@ struct PushFixtureLoadRun: Sendable {
         format:
           " (POST /events), publish %.0f messages/s (one WebSocket, match+enqueue before OK), publish to last delivery %.1f s (in-process worker, %d ms sweeps, 16 per claim)",
         Double(messages) / publishSeconds, drainSeconds,
-        Int(Self.sweepInterval.components.attoseconds / 1_000_000_000_000_000))
+        Int(Self.sweepInterval.wholeMilliseconds))
   }
 }

@@ -68,9 +68,7 @@ public final class EnrichmentCache: Sendable {
     self.path = path
     self.maxBytes = maxBytes
     self.clock = clock
-    let milliseconds =
-      busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
-    let timeout = Int32(clamping: max(0, milliseconds))
+    let timeout = Int32(clamping: max(0, busyTimeout.wholeMilliseconds))
     let connection: CacheConnection
     do {
       connection = try CacheOpener.open(path: path, busyTimeoutMilliseconds: timeout)

@@ -69,17 +69,11 @@ package enum PosixSocket {
     return (descriptors[0], descriptors[1])
   }
 
-  /// Whole milliseconds in `duration`, rounded down.
-  package static func milliseconds(_ duration: Duration) -> Int64 {
-    let (seconds, attoseconds) = duration.components
-    return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-  }
-
   /// A `poll()` timeout that wakes at `deadline` (rounded up; 0 when it has passed).
   package static func pollTimeout(until deadline: ContinuousClock.Instant) -> Int32 {
     let now = ContinuousClock.now
     guard deadline > now else { return 0 }
-    return Int32(clamping: milliseconds(now.duration(to: deadline)) + 1)
+    return Int32(clamping: now.duration(to: deadline).wholeMilliseconds + 1)
   }
 
   /// The addresses of `host` for a TCP connection to `port` (blocking name lookup), or the

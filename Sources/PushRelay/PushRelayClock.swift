@@ -43,8 +43,7 @@ public final class ManualPushClock: Sendable {
 
   /// Moves the clock forward by `duration`.
   public func advance(by duration: Duration) {
-    let components = duration.components
-    let delta = components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+    let delta = duration.wholeMilliseconds
     now.withLock { $0 += delta }
   }
 

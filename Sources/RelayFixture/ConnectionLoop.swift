@@ -86,7 +86,7 @@ final class ConnectionLoop {
         wake = min(wake ?? connection.deadline, connection.deadline)
       }
       let timeout =
-        wake.map { max(0, Int32(clamping: PosixSocket.milliseconds(now.duration(to: $0)) + 1)) } ?? -1
+        wake.map { max(0, Int32(clamping: now.duration(to: $0).wholeMilliseconds + 1)) } ?? -1
       let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
       if ready < 0 {
         if errno == EINTR { continue }

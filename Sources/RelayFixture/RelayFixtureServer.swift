@@ -209,8 +209,7 @@ public final class RelayFixtureServer: Sendable {
   /// expiry and the delivery worker's backoff all read it. Without a fixed clock it does nothing,
   /// since the system clock cannot be moved.
   public func advanceClock(by duration: Duration) {
-    let components = duration.components
-    let delta = components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+    let delta = duration.wholeMilliseconds
     state.withLock { state in
       if let now = state.nowMilliseconds { state.nowMilliseconds = now + delta }
     }

@@ -127,13 +127,9 @@ struct WakeContext: Sendable {
       queryTimeout: queryTimeout, avatarDirectory: avatarDirectory)
     let resolution = await NotificationResolver(configuration: configuration, cache: cache).resolve()
     let elapsed = begin.duration(to: .now)
-    let line = ResolveLine.text(resolution.outcome, elapsedMilliseconds: milliseconds(elapsed))
+    let line = ResolveLine.text(resolution.outcome, elapsedMilliseconds: elapsed.wholeMilliseconds)
     return WakeResult(index: index, elapsed: elapsed, line: line, unreachable: unreachableRelay)
   }
-}
-
-func milliseconds(_ duration: Duration) -> Int64 {
-  duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
 }
 
 /// What one wake produced.

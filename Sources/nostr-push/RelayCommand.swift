@@ -86,7 +86,7 @@ enum RelayCommand: CLICommand {
         )
       }
       let milliseconds = try reader.integer(
-        "gateway-timeout-ms", default: GatewayClient.defaultTimeout.components.seconds * 1000)
+        "gateway-timeout-ms", default: GatewayClient.defaultTimeout.wholeMilliseconds)
       guard let milliseconds, GatewayClient.timeoutRange.contains(.milliseconds(milliseconds)) else {
         throw UsageError("--gateway-timeout-ms must be in 100...10000")
       }

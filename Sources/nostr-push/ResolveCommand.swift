@@ -161,11 +161,3 @@ enum BoundedFile {
     return text
   }
 }
-
-extension Duration {
-  /// The duration in whole milliseconds, rounded down.
-  var wholeMilliseconds: Int64 {
-    let parts = components
-    return parts.seconds * 1000 + parts.attoseconds / 1_000_000_000_000_000
-  }
-}
