@@ -37,6 +37,9 @@ struct WebSocketScenario: LoopbackFixture {
     url = "ws://" + origin.absoluteString.dropFirst("http://".count)
   }
 
+  /// The fixture's loopback port.
+  var port: Int { Int(url.split(separator: ":").last!)! }
+
   func stop() async { await server.stop() }
 
   func connect(key: SecretKey? = nil) async throws -> RelayConnection {
@@ -251,9 +254,8 @@ struct WebSocketScenario: LoopbackFixture {
 
   @Test func sendsStoredEventsToOpenSubscriptionsOfOtherClients() async throws {
     try await withStarted(try await WebSocketScenario()) { scenario in
-      let port = Int(scenario.url.split(separator: ":").last!)!
-      let peer = try LoopbackPeer.connect(port: port)
-      #expect(await peer.clientHandshake(port: port))
+      let peer = try LoopbackPeer.connect(port: scenario.port)
+      #expect(await peer.clientHandshake(port: scenario.port))
       #expect(await peer.readFrame(as: .client)?.payload.starts(with: Array("[\"AUTH\"".utf8)) == true)
       peer.send(
         WebSocketFrameEncoder.textMessage(Array("[\"REQ\",\"live\",{\"kinds\":[1]}]".utf8), role: .client)[0])
@@ -274,7 +276,7 @@ struct WebSocketScenario: LoopbackFixture {
 /// The fixture's side of the frame and NIP-42 rules, driven by a raw client.
 @Suite(.timeLimit(.minutes(1))) struct FixtureWebSocketTests {
   static func rawClient(_ scenario: WebSocketScenario) async throws -> (LoopbackPeer, challenge: String) {
-    let port = Int(scenario.url.split(separator: ":").last!)!
+    let port = scenario.port
     let peer = try LoopbackPeer.connect(port: port)
     #expect(await peer.clientHandshake(port: port))
     let auth = await peer.readFrame(as: .client)
@@ -283,6 +285,17 @@ struct WebSocketScenario: LoopbackFixture {
       return (peer, "")
     }
     return (peer, challenge)
+  }
+
+  /// A raw connection that has sent a WebSocket upgrade request for `version` and read nothing.
+  static func rawUpgrade(_ scenario: WebSocketScenario, version: Int) throws -> LoopbackPeer {
+    let peer = try LoopbackPeer.connect(port: scenario.port)
+    peer.send(
+      Array(
+        ("GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+          + "Sec-WebSocket-Version: \(version)\r\nSec-WebSocket-Key: \(WebSocketHandshake.makeKey())\r\n\r\n")
+          .utf8))
+    return peer
   }
 
   static func send(_ text: String, to peer: LoopbackPeer) {
@@ -362,12 +375,7 @@ struct WebSocketScenario: LoopbackFixture {
 
   @Test func refusesAnUpgradeWithAnotherVersion() async throws {
     try await withStarted(try await WebSocketScenario()) { scenario in
-      let port = Int(scenario.url.split(separator: ":").last!)!
-      let peer = try LoopbackPeer.connect(port: port)
-      peer.send(
-        Array(
-          ("GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 8\r\n"
-            + "Sec-WebSocket-Key: \(WebSocketHandshake.makeKey())\r\n\r\n").utf8))
+      let peer = try Self.rawUpgrade(scenario, version: 8)
       let head = await peer.readHead()
       #expect(head?.hasPrefix("HTTP/1.1 426") == true)
       #expect(head?.contains("Sec-WebSocket-Version: 13") == true)
@@ -421,8 +429,7 @@ struct WebSocketScenario: LoopbackFixture {
   ])
   func checksTheUpgradeRequest(request: String, status: Int) async throws {
     try await withStarted(try await WebSocketScenario()) { scenario in
-      let port = Int(scenario.url.split(separator: ":").last!)!
-      let peer = try LoopbackPeer.connect(port: port)
+      let peer = try LoopbackPeer.connect(port: scenario.port)
       peer.send(Array(request.utf8))
       let head = await peer.readHead()
       #expect(head?.hasPrefix("HTTP/1.1 \(status) ") == true, "\(String(describing: head))")
@@ -446,12 +453,7 @@ struct WebSocketScenario: LoopbackFixture {
     try await withStarted(try await WebSocketScenario()) { scenario in
       var open: [LoopbackPeer] = []
       for _ in 0..<64 { open.append(try await Self.rawClient(scenario).0) }
-      let port = Int(scenario.url.split(separator: ":").last!)!
-      let extra = try LoopbackPeer.connect(port: port)
-      extra.send(
-        Array(
-          ("GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
-            + "Sec-WebSocket-Key: \(WebSocketHandshake.makeKey())\r\n\r\n").utf8))
+      let extra = try Self.rawUpgrade(scenario, version: 13)
       let head = await extra.readHead()
       #expect(head?.hasPrefix("HTTP/1.1 503 ") == true)
       #expect(open.count == 64)
