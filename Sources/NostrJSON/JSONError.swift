@@ -2,6 +2,8 @@
 
 /// Why the strict reader refused a document, and where.
 ///
+/// `field` is the dotted path of the failing value (`push.keys[1].id`), nil at the top level; a
+/// member whose name is empty is written `""` in it, so that name never reads as "no path".
 /// Equality compares the `code` and the `field` (the path) only, so a test can match a failure
 /// without depending on the human-readable message or the exact byte offset.
 public typealias JSONError = DomainError<JSONErrorDomain>
@@ -58,10 +60,12 @@ extension DomainError where Domain == JSONErrorDomain {
     var copy = self
     let path = field ?? ""
     switch component {
-    case .key(let key):
-      copy.field = path.isEmpty || path.hasPrefix("[") ? key + path : key + "." + path
-    case .index(let index):
-      copy.field = path.isEmpty || path.hasPrefix("[") ? "[\(index)]" + path : "[\(index)]." + path
+    case .key:
+      let name = component.text
+      copy.field = path.isEmpty || path.hasPrefix("[") ? name + path : name + "." + path
+    case .index:
+      let name = component.text
+      copy.field = path.isEmpty || path.hasPrefix("[") ? name + path : name + "." + path
     }
     return copy
   }
@@ -71,4 +75,13 @@ extension DomainError where Domain == JSONErrorDomain {
 enum JSONPathComponent {
   case key(String)
   case index(Int)
+
+  /// The component as `JSONError.field` writes it: a member name as it is (`""` when empty), an
+  /// index in brackets.
+  var text: String {
+    switch self {
+    case .key(let key): key.isEmpty ? "\"\"" : key
+    case .index(let index): "[\(index)]"
+    }
+  }
 }

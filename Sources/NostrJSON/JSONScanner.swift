@@ -119,7 +119,8 @@ struct JSONScanner {
 
   private func duplicate(_ key: String, at offset: Int) -> JSONError {
     JSONError(
-      code: .duplicateKey, field: key, offset: offset, message: "duplicate member name \"\(key)\"",
+      code: .duplicateKey, field: JSONPathComponent.key(key).text, offset: offset,
+      message: "duplicate member name \"\(key)\"",
       duplicateKey: key)
   }
 

@@ -3,8 +3,7 @@ import NostrJSON
 /// Reads the bytes of a relay information document into its root object.
 ///
 /// Every reader failure becomes a `PushDescriptorError`: a duplicate member name is `duplicate`
-/// at the reader's path (`document` when that path is empty: the name `""` twice at the top
-/// level), anything else that is not a JSON object is `document`/`wrong_type`.
+/// at the reader's path, anything else that is not a JSON object is `document`/`wrong_type`.
 enum DocumentReader {
   /// The largest document read from bytes: the suite's 16 MiB cap on a single JSON document.
   static let maxDocumentBytes = JSONReader.defaultMaxBytes
@@ -29,8 +28,7 @@ extension PushDescriptorError {
   /// The error for a document the strict reader refused.
   init(json error: JSONError) {
     if error.code == .duplicateKey, let path = error.field, !path.hasPrefix("[") {
-      let field = path.isEmpty ? PushDescriptorError.documentField : path
-      self.init(code: .duplicate, field: field, message: error.message)
+      self.init(code: .duplicate, field: path, message: error.message)
     } else {
       self.init(
         code: .wrongType, field: PushDescriptorError.documentField,

@@ -34,6 +34,14 @@ import Testing
     #expect(error?.field == "a.b.c[0]")
   }
 
+  @Test(arguments: [
+    (#"{"":1,"":2}"#, #""""#), (#"[{"":1,"":2}]"#, #"[0]."""#), (#"{"a":{"":{"x":1,"x":2}}}"#, #"a."".x"#),
+  ])
+  func writesAnEmptyMemberNameAsQuotesInThePath(document: String, path: String) throws {
+    let error = #expect(throws: JSONError.self) { try reader.read(document) }
+    #expect(error?.field == path)
+  }
+
   @Test func reportsDuplicateKeysInLargeObjects() throws {
     let members = (0..<40).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
     let error = #expect(throws: JSONError.self) { try reader.read("{\(members),\"k7\":0}") }

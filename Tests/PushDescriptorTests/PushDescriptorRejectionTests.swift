@@ -307,13 +307,13 @@ struct RejectionCase: Sendable, CustomTestStringConvertible {
     RejectionCase(
       "duplicate top-level member", replacing: "\"name\":", with: "\"name\":\"a\",\"name\":", "name",
       .duplicate),
-    // The empty name's path is empty: the document itself is named (found by the descriptor fuzzer).
+    // The empty name is written `""` in the path (found by the descriptor fuzzer).
     RejectionCase(
-      "duplicate empty top-level name", replacing: "\"name\":", with: "\"\":1,\"\":2,\"name\":", "document",
+      "duplicate empty top-level name", replacing: "\"name\":", with: "\"\":1,\"\":2,\"name\":", "\"\"",
       .duplicate),
     RejectionCase(
-      "duplicate empty name in push", replacing: "\"origin\":", with: "\"\":1,\"\":2,\"origin\":", "push",
-      .duplicate),
+      "duplicate empty name in push", replacing: "\"origin\":", with: "\"\":1,\"\":2,\"origin\":",
+      "push.\"\"", .duplicate),
   ]
 
   @Test(arguments: cases)
