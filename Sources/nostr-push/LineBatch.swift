@@ -76,7 +76,7 @@ final class VerifyPipeline {
     // `@unchecked Sendable`: the reading thread touches `batch` and `answer` only while the
     // worker waits for `start` (before signalling it, after `done`); the worker only in between.
     var batch = LineBatch()
-    var answer: (lines: [UInt8], valid: Bool) = ([], true)
+    var answer: (chunks: [[UInt8]], valid: Bool) = ([], true)
     var stopping = false
     let start = DispatchSemaphore(value: 0)
     let done = DispatchSemaphore(value: 0)
@@ -162,8 +162,8 @@ final class VerifyPipeline {
     worker.batch.removeAll()
   }
 
-  private func write(_ answer: (lines: [UInt8], valid: Bool)) {
-    output.append(answer.lines)
+  private func write(_ answer: (chunks: [[UInt8]], valid: Bool)) {
+    for chunk in answer.chunks { output.append(chunk) }
     allValid = allValid && answer.valid
   }
 }

@@ -89,8 +89,9 @@ enum VerifyCommand: CLICommand {
   }
 
   /// Verifies every line of `batch` on up to `threads` workers, each with its own verifier and
-  /// output buffer; the output lines in input order and whether every line was a valid event.
-  static func verify(_ batch: LineBatch, threads: Int) -> (lines: [UInt8], valid: Bool) {
+  /// output buffer; each worker's output lines (in input order, chunk after chunk) and whether
+  /// every line was a valid event. The chunks are written as they are, never joined.
+  static func verify(_ batch: LineBatch, threads: Int) -> (chunks: [[UInt8]], valid: Bool) {
     let chunks = BatchVerifier.mapChunks(count: batch.count, threads: threads, placeholder: ([UInt8](), true))
     {
       range in
@@ -113,15 +114,7 @@ enum VerifyCommand: CLICommand {
       }
       return (lines, valid)
     }
-    guard chunks.count > 1 else { return chunks.first ?? ([], true) }
-    var lines: [UInt8] = []
-    lines.reserveCapacity(chunks.reduce(0) { $0 + $1.0.count })
-    var valid = true
-    for chunk in chunks {
-      lines += chunk.0
-      valid = valid && chunk.1
-    }
-    return (lines, valid)
+    return (chunks.map(\.0), chunks.allSatisfy(\.1))
   }
 
   /// Appends the output line (with its newline) for one event document to `lines`; returns
