@@ -108,6 +108,11 @@ package struct URLAuthority: Sendable {
   /// Path and query as given.
   package let rest: String
 
+  /// The host as a socket address or name resolver takes it: an IPv6 literal without brackets.
+  package var bareHost: String {
+    host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+  }
+
   /// The URL in canonical form: `scheme://host[:port]rest`, the port kept as written.
   package var canonical: String { "\(scheme)://\(host)" + (port.map { ":\($0)" } ?? "") + rest }
 

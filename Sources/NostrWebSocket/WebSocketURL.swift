@@ -60,7 +60,7 @@ public struct WebSocketURL: Sendable, Hashable, CustomStringConvertible {
     }
     self.text = text
     self.isSecure = url.scheme == "wss"
-    self.host = url.host.hasPrefix("[") ? String(url.host.dropFirst().dropLast()) : url.host
+    self.host = url.bareHost
     self.port = url.port
     self.requestTarget = url.rest.isEmpty ? "/" : (url.rest.hasPrefix("?") ? "/" + url.rest : url.rest)
   }
