@@ -1,4 +1,5 @@
 import Foundation
+import NostrPushTestSupport
 import NotificationResolver
 import Testing
 
@@ -11,9 +12,7 @@ import Testing
   ]
 
   private static func regressionInputs() throws -> [(name: String, bytes: [UInt8])] {
-    var folder = URL(fileURLWithPath: #filePath)
-    for _ in 0..<3 { folder.deleteLastPathComponent() }
-    folder.appendPathComponent("Fuzz/Regressions/preview")
+    let folder = PackageRoot.appending("Fuzz/Regressions/preview")
     let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
     return try names.map { name in
       (name, [UInt8](try Data(contentsOf: folder.appendingPathComponent(name))))
