@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import NostrEvent
 
 /// The `--jsonl` lines read ahead and verified together, copied into one reused buffer.
 ///
@@ -65,8 +66,9 @@ struct LineBatch: Sendable {
 /// Batches `--jsonl` lines and keeps two batches in flight: while the workers verify one batch,
 /// the reading thread fills the next; answers are written in input order.
 ///
-/// Memory stays bounded by two batches (and their answers). With one thread everything runs on
-/// the calling thread, one batch at a time. With more, one dedicated thread (not one of
+/// Memory stays bounded by two batches (and their answers). With one thread there is no batch:
+/// each line is verified on the calling thread where `LineStream` hands it over, and its answer
+/// written straight into the output buffer, so no line is copied. With more, one dedicated thread (not one of
 /// Dispatch's: the reading thread, blocked in `read` or waiting here, already holds one of those
 /// as far as Dispatch can tell) takes each batch and spreads it over the workers with
 /// `BatchVerifier`, so that every core verifies while the reading thread reads.
@@ -100,18 +102,19 @@ final class VerifyPipeline {
     }
   }
 
-  private let threads: Int
   private let output: OutputBuffer
   private var filling = LineBatch()
   private let worker: Worker?
+  /// The verifier of the one-thread path (nil with more threads: each worker has its own).
+  private let verifier: EventDocumentVerifier?
   private var busy = false
   /// Whether every line answered so far was a valid event.
   private(set) var allValid = true
 
   init(threads: Int, output: OutputBuffer) {
-    self.threads = threads
     self.output = output
     worker = threads > 1 ? Worker(threads: threads) : nil
+    verifier = threads > 1 ? nil : EventDocumentVerifier()
   }
 
   deinit {
@@ -121,16 +124,25 @@ final class VerifyPipeline {
   /// Whether lines were read that are not answered yet.
   var hasPendingLines: Bool { !filling.isEmpty || busy }
 
-  /// Adds a copy of one line; a full batch goes to the workers.
+  /// Adds a copy of one line; a full batch goes to the workers. With one thread the line is
+  /// answered at once instead.
   func append(_ bytes: UnsafeRawBufferPointer) {
+    if let verifier { return answer(bytes, with: verifier) }
     filling.append(bytes)
     if filling.isFull { dispatch() }
   }
 
   /// Adds a line that was over the limit and skipped.
   func appendOversized() {
+    if let verifier { return answer(nil, with: verifier) }
     filling.appendOversized()
     if filling.isFull { dispatch() }
+  }
+
+  /// The one-thread path: verifies `line` (nil when oversized) and writes its answer.
+  private func answer(_ line: UnsafeRawBufferPointer?, with verifier: EventDocumentVerifier) {
+    let valid = output.appending { VerifyCommand.appendAnswer(for: line, verifier: verifier, to: &$0) }
+    allValid = allValid && valid
   }
 
   /// Answers every line read so far (waiting for the batch in flight) and writes the answers.
@@ -139,14 +151,9 @@ final class VerifyPipeline {
     finishInFlight()
   }
 
-  /// Hands the filled batch to the worker after writing the answers of the one before it (on
-  /// the calling thread with one thread).
+  /// Hands the filled batch to the worker after writing the answers of the one before it.
   private func dispatch() {
-    guard let worker else {
-      write(VerifyCommand.verify(filling, threads: threads))
-      filling.removeAll()
-      return
-    }
+    guard let worker else { return }
     finishInFlight()
     swap(&filling, &worker.batch)
     busy = true

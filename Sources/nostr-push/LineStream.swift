@@ -171,8 +171,15 @@ final class OutputBuffer {
 
   /// Appends bytes that already end in a newline (a batch of answer lines).
   func append(_ lines: [UInt8]) {
-    bytes += lines
+    appending { $0 += lines }
+  }
+
+  /// Lets `body` append whole lines straight into the waiting bytes (no copy in between), then
+  /// writes them out once the threshold is reached.
+  func appending<Result>(_ body: (inout [UInt8]) -> Result) -> Result {
+    let result = body(&bytes)
     if bytes.count >= Self.flushThreshold { flush() }
+    return result
   }
 
   /// Writes everything waiting to standard output.

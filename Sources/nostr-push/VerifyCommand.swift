@@ -100,21 +100,27 @@ enum VerifyCommand: CLICommand {
       lines.reserveCapacity(range.count * 112)
       var valid = true
       for index in range {
-        let lineValid = batch.withLine(index) { bytes in
-          guard let bytes else {
-            lines += failure(
-              id: nil, code: "malformed_json",
-              message: "line is over the \(maxDocumentBytes)-byte limit and was skipped")
-            lines.append(0x0A)
-            return false
-          }
-          return appendVerdict(for: bytes, verifier: verifier, to: &lines)
-        }
+        let lineValid = batch.withLine(index) { appendAnswer(for: $0, verifier: verifier, to: &lines) }
         valid = valid && lineValid
       }
       return (lines, valid)
     }
     return (chunks.map(\.0), chunks.allSatisfy(\.1))
+  }
+
+  /// Appends the output line (with its newline) for one `--jsonl` line, nil for a line that was
+  /// over the limit and skipped; returns whether it was a valid event.
+  static func appendAnswer(
+    for line: UnsafeRawBufferPointer?, verifier: EventDocumentVerifier, to lines: inout [UInt8]
+  ) -> Bool {
+    guard let line else {
+      lines += failure(
+        id: nil, code: "malformed_json",
+        message: "line is over the \(maxDocumentBytes)-byte limit and was skipped")
+      lines.append(0x0A)
+      return false
+    }
+    return appendVerdict(for: line, verifier: verifier, to: &lines)
   }
 
   /// Appends the output line (with its newline) for one event document to `lines`; returns
