@@ -229,17 +229,8 @@ package struct EventFastReader {
     // The OR of every byte stepped over: no high bit set means ASCII, which needs no UTF-8 check.
     var seen: UInt64 = 0
     while true {
-      while position + 8 <= end {
-        let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: position, as: UInt64.self))
-        // Bytes after the special one are counted too: at worst a needless UTF-8 check.
-        seen |= word
-        let special = ByteScan.specialBytes(word)
-        if special != 0 {
-          position += special.trailingZeroBitCount >> 3
-          break
-        }
-        position += 8
-      }
+      // Bytes after the special one are counted too: at worst a needless UTF-8 check.
+      position = ByteScan.skipOrdinary(base, from: position, to: end, seen: &seen)
       guard position < end else { return nil }
       let next = byte(at: position)
       if next == UInt8(ascii: "\"") { break }
