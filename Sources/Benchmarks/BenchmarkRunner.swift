@@ -8,18 +8,21 @@ struct BenchmarkRunner {
 
   var repetitions: Int
 
-  /// Runs `benchmark`, alternating baseline and measured repetitions.
+  /// Runs `benchmark`, alternating baseline and measured repetitions (the baseline first, so
+  /// that each measured repetition pairs with the baseline run just before it).
   func run(_ benchmark: Benchmark) throws -> BenchmarkSummary {
     var measured: [Double] = []
     var baseline: [Double] = []
-    for _ in 0..<max(repetitions, Self.minimumRepetitions) {
+    let count = max(repetitions, benchmark.minimumRepetitions ?? Self.minimumRepetitions)
+    for _ in 0..<count {
       if let run = benchmark.baseline { baseline.append(try run()) }
       measured.append(try benchmark.measured())
     }
+    let paired = baseline.isEmpty ? [] : zip(measured, baseline).compactMap { $1 > 0 ? $0 / $1 : nil }
     var summary = BenchmarkSummary(
       benchmark: benchmark, repetitions: measured.count, median: Self.median(measured),
       minimum: measured.min() ?? 0, maximum: measured.max() ?? 0,
-      baselineMedian: baseline.isEmpty ? nil : Self.median(baseline))
+      baselineMedian: baseline.isEmpty ? nil : Self.median(baseline), pairedRatios: paired)
     summary.met = benchmark.passes(summary)
     return summary
   }
@@ -74,6 +77,8 @@ struct BenchmarkRunner {
           "baseline": .string(benchmark.baselineName),
           "baseline_median": summary.baselineMedian.map { .float($0) } ?? .null,
           "ratio": summary.ratio.map { .float($0) } ?? .null,
+          "ratio_of_medians": summary.ratioOfMedians.map { .float($0) } ?? .null,
+          "paired_ratios": .array(summary.pairedRatios.map { .float($0) }),
           "target": .string(benchmark.target),
           "met": summary.met.map { .bool($0) } ?? .null,
         ]))

@@ -78,9 +78,18 @@ extension BenchmarkRegistry {
       passes: { summary in summary.baselineMedian.map { summary.median <= $0 + 4 } })
 
     let throughputCount = quick ? 2_000 : 20_000
+    // Each pair (raw loop, then the process) takes about two seconds; nine of them let the
+    // median set aside the repetitions that a burst of the host's noise hit on one side.
+    let throughputRepetitions = 9
     let throughputFile = try VerifyCorpus.file(count: throughputCount)
     let raw = try DecodedSignatures(jsonLinesFile: throughputFile)
     let cores = Double(BatchVerifier.activeCores)
+    let rawOneCore = { Double(throughputCount) / Stopwatch.seconds { raw.verifyAll() } }
+    let rawAllCores = { Double(throughputCount) / Stopwatch.seconds { raw.verifyOnAllCores() } }
+    let verifyRun = { (extra: [String]) in
+      let run = try ProcessProbe.run(nostrPush, ["verify", "--jsonl"] + extra + [throughputFile])
+      return Double(throughputCount) / (run.clockMilliseconds / 1000)
+    }
     let throughput = [
       (label: "--threads 1", extra: ["--threads", "1"], factor: 0.90), ("all cores", [], 0.85 * cores),
     ]
@@ -89,13 +98,26 @@ extension BenchmarkRegistry {
         module: module, name: "verify --jsonl (\(variant.label)), \(throughputCount) events: whole process",
         unit: "events/s", baselineName: "raw libsecp256k1 loop on the same events, one core",
         target: "≥ \(variant.factor) × baseline",
-        baseline: { Double(throughputCount) / Stopwatch.seconds { raw.verifyAll() } },
-        measured: {
-          let run = try ProcessProbe.run(nostrPush, ["verify", "--jsonl"] + variant.extra + [throughputFile])
-          return Double(throughputCount) / (run.clockMilliseconds / 1000)
-        },
-        passes: { summary in summary.ratio.map { $0 >= variant.factor } })
+        baseline: rawOneCore, measured: { try verifyRun(variant.extra) },
+        passes: { summary in summary.ratio.map { $0 >= variant.factor } },
+        minimumRepetitions: throughputRepetitions)
     }
+    // What the all-cores target stands on: how much this machine's cores give together (on a
+    // shared host a second busy core can run markedly slower than one alone), and the process
+    // against that.
+    let platform = Benchmark(
+      module: module, name: "raw libsecp256k1 loop on all cores at once, \(throughputCount) events",
+      unit: "events/s",
+      baselineName: "the same loop, one core", target: "report (what the cores give together)",
+      baseline: rawOneCore, measured: rawAllCores, passes: { _ in nil },
+      minimumRepetitions: throughputRepetitions)
+    let againstAllCores = Benchmark(
+      module: module, name: "verify --jsonl (all cores), \(throughputCount) events: whole process",
+      unit: "events/s",
+      baselineName: "raw libsecp256k1 loop on all cores at once",
+      target: "report (the all-cores row asks 0.85)",
+      baseline: rawAllCores, measured: { try verifyRun([]) }, passes: { _ in nil },
+      minimumRepetitions: throughputRepetitions)
 
     let notes = [
       "process rows: \(ProcessProbe.timePath) -v (\"Elapsed (wall clock)\", 10 ms resolution; \"Maximum "
@@ -105,7 +127,10 @@ extension BenchmarkRegistry {
         + "path each run; baseline = \(baselineBinary) GET \(fixture.origin)/",
       "verify rows: corpora \(small) and \(large) (written once by --write-corpus, then reused)",
     ]
-    return ([warmWall, warmRSS, warmClock, coldWall, coldRSS, verify] + throughput, notes)
+    return (
+      [warmWall, warmRSS, warmClock, coldWall, coldRSS, verify] + throughput + [platform, againstAllCores],
+      notes
+    )
   }
 }
 

@@ -52,5 +52,8 @@ if asJSON {
   print(BenchmarkRunner.json(summaries, notes: notes))
 } else {
   print(BenchmarkRunner.table(summaries))
+  print(
+    "note: ratio = the median of the repetitions' ratios, each measured figure over the baseline run "
+      + "just before it (--json also gives ratio_of_medians and every paired ratio)")
   for note in notes { print("note: \(note)") }
 }
