@@ -112,9 +112,10 @@ extension BenchmarkRegistry {
       baseline: rawOneCore, measured: rawAllCores, passes: { _ in nil },
       minimumRepetitions: throughputRepetitions)
     let againstAllCores = Benchmark(
-      module: module, name: "verify --jsonl (all cores), \(throughputCount) events: whole process",
-      unit: "events/s",
-      baselineName: "raw libsecp256k1 loop on all cores at once",
+      module: module,
+      name:
+        "verify --jsonl (all cores) against the raw loop on all cores, \(throughputCount) events: whole process",
+      unit: "events/s", baselineName: "raw libsecp256k1 loop on all cores at once",
       target: "report (the all-cores row asks 0.85)",
       baseline: rawAllCores, measured: { try verifyRun([]) }, passes: { _ in nil },
       minimumRepetitions: throughputRepetitions)

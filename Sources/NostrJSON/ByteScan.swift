@@ -28,15 +28,8 @@ package enum ByteScan {
   /// whole eight-byte word, else the index where fewer than eight bytes remain.
   @inlinable @inline(__always)
   package static func skipOrdinary(_ base: UnsafeRawPointer, from start: Int, to end: Int) -> Int {
-    var index = start
-    while index + 8 <= end {
-      // Little-endian, so that the lowest flagged byte is the first one in memory.
-      let special = specialBytes(
-        UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self)))
-      if special != 0 { return index + special.trailingZeroBitCount >> 3 }
-      index += 8
-    }
-    return index
+    var seen: UInt64 = 0
+    return skipOrdinary(base, from: start, to: end, seen: &seen)
   }
 
   /// `skipOrdinary`, also OR-ing into `seen` every word it loads (the one holding the special
@@ -48,6 +41,7 @@ package enum ByteScan {
   ) -> Int {
     var index = start
     while index + 8 <= end {
+      // Little-endian, so that the lowest flagged byte is the first one in memory.
       let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
       seen |= word
       let special = specialBytes(word)
