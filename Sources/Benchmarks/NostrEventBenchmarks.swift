@@ -200,6 +200,8 @@ struct DecodedSignatures {
   let count: Int
 
   init(_ events: [Event]) {
+    // Once, here, as the library does once per process: never inside a timed loop.
+    secp256k1_selftest()
     count = events.count
     for event in events {
       ids += Hex.decode(event.id)!
@@ -222,7 +224,6 @@ struct DecodedSignatures {
 
   /// Checks the signatures of the events in `range`.
   func verify(_ range: Range<Int>) {
-    secp256k1_selftest()
     let context = nostrpushkit_context_static()!
     var valid = 0
     ids.withUnsafeBufferPointer { ids in

@@ -36,8 +36,8 @@ extension BenchmarkRegistry {
     let fixture = try ResolveFixture(nostrPush: nostrPush, baseline: baselineBinary, demo: demo)
     let module = "nostr-push (process)"
 
-    let warm = ProcessSamples()
-    let cold = ProcessSamples()
+    let warm = ProcessSamples<ProcessFigures>()
+    let cold = ProcessSamples<ProcessFigures>()
     let warmWall = Benchmark(
       module: module, name: "resolve, warm cache: wall time of the whole process", unit: "ms",
       baselineName: "Foundation + one loopback URLSession GET", target: "≤ baseline + 40 ms",
@@ -90,26 +90,38 @@ extension BenchmarkRegistry {
       let run = try ProcessProbe.run(nostrPush, ["verify", "--jsonl"] + extra + [throughputFile])
       return Double(throughputCount) / (run.clockMilliseconds / 1000)
     }
+    // The all-cores rows read one set of runs: each repetition runs the raw loop on one core,
+    // the process on all cores, then the raw loop on all cores, so every row pairs two runs
+    // made one after the other, and no run is made twice.
+    let allCores = ProcessSamples<Double>()
     let throughput = [
       (label: "--threads 1", extra: ["--threads", "1"], factor: 0.90), ("all cores", [], 0.85 * cores),
     ]
     .map { variant in
-      Benchmark(
+      let allCoresRun = variant.extra.isEmpty
+      return Benchmark(
         module: module, name: "verify --jsonl (\(variant.label)), \(throughputCount) events: whole process",
         unit: "events/s", baselineName: "raw libsecp256k1 loop on the same events, one core",
         target: "≥ \(variant.factor) × baseline",
-        baseline: rawOneCore, measured: { try verifyRun(variant.extra) },
+        baseline: { allCoresRun ? try allCores.run("raw, one core", rawOneCore) : rawOneCore() },
+        measured: {
+          guard allCoresRun else { return try verifyRun(variant.extra) }
+          let figure = try allCores.run("process", { try verifyRun([]) })
+          _ = try allCores.run("raw, all cores", rawAllCores)
+          return figure
+        },
         passes: { summary in summary.ratio.map { $0 >= variant.factor } },
         minimumRepetitions: throughputRepetitions)
     }
     // What the all-cores target stands on: how much this machine's cores give together (on a
     // shared host a second busy core can run markedly slower than one alone), and the process
-    // against that.
+    // against that; both from the all-cores row's runs.
     let platform = Benchmark(
       module: module, name: "raw libsecp256k1 loop on all cores at once, \(throughputCount) events",
       unit: "events/s",
       baselineName: "the same loop, one core", target: "report (what the cores give together)",
-      baseline: rawOneCore, measured: rawAllCores, passes: { _ in nil },
+      baseline: { try allCores.next("raw, one core", reader: "platform") },
+      measured: { try allCores.next("raw, all cores", reader: "platform") }, passes: { _ in nil },
       minimumRepetitions: throughputRepetitions)
     let againstAllCores = Benchmark(
       module: module,
@@ -117,7 +129,8 @@ extension BenchmarkRegistry {
         "verify --jsonl (all cores) against the raw loop on all cores, \(throughputCount) events: whole process",
       unit: "events/s", baselineName: "raw libsecp256k1 loop on all cores at once",
       target: "report (the all-cores row asks 0.85)",
-      baseline: rawAllCores, measured: { try verifyRun([]) }, passes: { _ in nil },
+      baseline: { try allCores.next("raw, all cores", reader: "process") },
+      measured: { try allCores.next("process", reader: "process") }, passes: { _ in nil },
       minimumRepetitions: throughputRepetitions)
 
     let notes = [
@@ -261,41 +274,43 @@ enum ChildProcess {
   }
 }
 
-/// Figures of several rows taken from the same processes: the first row runs them, the others
-/// read the figures they recorded, in the same order (each reader keeps its own position).
-final class ProcessSamples {
-  private var baselines: [ProcessFigures] = []
-  private var measured: [ProcessFigures] = []
+/// Figures of several rows taken from the same runs: the first row runs them and records each
+/// figure in a named stream, the others read the recorded figures, in the same order (each
+/// reader keeps its own position in each stream).
+final class ProcessSamples<Figure> {
+  private var streams: [String: [Figure]] = [:]
   private var positions: [String: Int] = [:]
 
-  func runBaseline(_ run: () throws -> ProcessFigures) throws -> ProcessFigures {
-    let figures = try run()
-    baselines.append(figures)
-    return figures
+  /// Runs `body` and records its figure in `stream`.
+  func run(_ stream: String, _ body: () throws -> Figure) throws -> Figure {
+    let figure = try body()
+    streams[stream, default: []].append(figure)
+    return figure
   }
 
-  func runMeasured(_ run: () throws -> ProcessFigures) throws -> ProcessFigures {
-    let figures = try run()
-    measured.append(figures)
-    return figures
+  /// The next figure recorded in `stream` for `reader`.
+  func next(_ stream: String, reader: String) throws -> Figure {
+    let key = stream + " " + reader
+    let recorded = streams[stream, default: []]
+    let position = positions[key, default: 0]
+    guard position < recorded.count else {
+      throw ProcessProbe.Failure(description: "no recorded run for \(key)")
+    }
+    positions[key] = position + 1
+    return recorded[position]
   }
+
+  /// Runs one baseline repetition and records it.
+  func runBaseline(_ body: () throws -> Figure) throws -> Figure { try run("baseline", body) }
+
+  /// Runs one measured repetition and records it.
+  func runMeasured(_ body: () throws -> Figure) throws -> Figure { try run("measured", body) }
 
   /// The next recorded baseline for `reader`.
-  func nextBaseline(_ reader: String) throws -> ProcessFigures {
-    try next(baselines, key: "baseline " + reader)
-  }
+  func nextBaseline(_ reader: String) throws -> Figure { try next("baseline", reader: reader) }
 
   /// The next recorded measured run for `reader`.
-  func nextMeasured(_ reader: String) throws -> ProcessFigures {
-    try next(measured, key: "measured " + reader)
-  }
-
-  private func next(_ list: [ProcessFigures], key: String) throws -> ProcessFigures {
-    let position = positions[key, default: 0]
-    guard position < list.count else { throw ProcessProbe.Failure(description: "no recorded run for \(key)") }
-    positions[key] = position + 1
-    return list[position]
-  }
+  func nextMeasured(_ reader: String) throws -> Figure { try next("measured", reader: reader) }
 }
 
 /// The fixture relay on `Fixtures/demo` and the cache files of the `resolve` rows.
