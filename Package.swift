@@ -1,224 +1,166 @@
 // swift-tools-version: 6.0
 // NostrPushKit: small, independent libraries that turn a content-free Nostr push wake into a
 // verified, enriched notification, plus the relay-side pieces a relay can vendor.
+//
+// Layout: `Sources/` holds the libraries only; the command-line tool and the demo-fixture
+// generator live under `Tools/`, the benchmark, the stress runner and the bare-URLSession baseline
+// under `Benchmarks/`, shared test support and the tests' child processes under `Tests/`.
 import PackageDescription
 
-/// Upcoming features every target is built with (see `../shared/spec/style.md`).
+/// Upcoming features every target is built with.
 let strictSettings: [SwiftSetting] = [
   .enableUpcomingFeature("ExistentialAny"),
   .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// A library target under `Sources/<name>` in Swift 6 mode with the package's settings.
+func library(_ name: String, _ dependencies: [Target.Dependency] = []) -> Target {
+  .target(name: name, dependencies: dependencies, swiftSettings: strictSettings)
+}
+
+/// A test target under `Tests/<name>`; every test target may use the shared test support.
+func tests(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+  .testTarget(
+    name: name, dependencies: dependencies + ["NostrPushTestSupport"], swiftSettings: strictSettings)
+}
+
+/// An executable outside `Sources/`, at `path`.
+func executable(_ name: String, path: String, _ dependencies: [Target.Dependency]) -> Target {
+  .executableTarget(name: name, dependencies: dependencies, path: path, swiftSettings: strictSettings)
+}
+
+/// The libraries an app, an extension or a relay imports, each its own product.
+let libraries = [
+  "NostrPushCore", "NostrJSON", "Bech32", "NostrEvent", "NostrHTTP", "NIP44", "NostrWebSocket",
+  "PushDescriptor", "PushLease", "EnrichmentCache", "NotificationResolver", "PushRelay",
+  "NostrPushTesting",
+]
+
 let package = Package(
   name: "NostrPushKit",
   platforms: [.macOS(.v13), .iOS(.v16)],
-  products: [
-    .library(name: "NostrPushCore", targets: ["NostrPushCore"]),
-    .library(name: "NostrJSON", targets: ["NostrJSON"]),
-    .library(name: "Bech32", targets: ["Bech32"]),
-    .library(name: "NostrEvent", targets: ["NostrEvent"]),
-    .library(name: "NostrHTTP", targets: ["NostrHTTP"]),
-    .library(name: "PushDescriptor", targets: ["PushDescriptor"]),
-    .library(name: "EnrichmentCache", targets: ["EnrichmentCache"]),
-    .library(name: "NotificationResolver", targets: ["NotificationResolver"]),
-    .library(name: "PushRelay", targets: ["PushRelay"]),
-    .library(name: "NostrWebSocket", targets: ["NostrWebSocket"]),
-    .library(name: "RelayFixture", targets: ["RelayFixture"]),
-    .library(name: "NIP44", targets: ["NIP44"]),
-    .library(name: "PushLease", targets: ["PushLease"]),
-    .executable(name: "nostr-push", targets: ["nostr-push"]),
-    .executable(name: "nostr-push-bench", targets: ["Benchmarks"]),
-    .executable(name: "URLSessionBaseline", targets: ["URLSessionBaseline"]),
-    .executable(name: "nostr-push-stress", targets: ["StressRunner"]),
+  products: libraries.map { .library(name: $0, targets: [$0]) } + [
+    .executable(name: "nostr-push", targets: ["nostr-push"])
   ],
   targets: [
+    // System libraries (apt: libsecp256k1-dev, libsqlite3-dev; `bash Scripts/setup`).
     .systemLibrary(
-      name: "CSecp256k1",
-      pkgConfig: "libsecp256k1",
-      providers: [.apt(["libsecp256k1-dev"]), .brew(["secp256k1"])]
-    ),
+      name: "CSecp256k1", pkgConfig: "libsecp256k1",
+      providers: [.apt(["libsecp256k1-dev"]), .brew(["secp256k1"])]),
     .systemLibrary(
-      name: "CSQLite",
-      pkgConfig: "sqlite3",
-      providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
-    ),
-    // The package's one error shape (`NostrPushError`), under every module.
-    .target(name: "NostrPushCore", swiftSettings: strictSettings),
-    .target(name: "NostrJSON", dependencies: ["NostrPushCore"], swiftSettings: strictSettings),
-    // The one SQLite wrapper (connection, statements, rows) under EnrichmentCache and PushRelay.
-    .target(name: "NostrSQLite", dependencies: ["CSQLite"], swiftSettings: strictSettings),
-    .target(name: "Bech32", dependencies: ["NostrPushCore"], swiftSettings: strictSettings),
+      name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
     // SHA-256 blocks on the CPU's SHA extensions (x86-64 SHA-NI); NostrEvent falls back to Swift.
     .target(name: "CSHA256"),
-    .target(
-      name: "NostrEvent",
-      dependencies: ["NostrPushCore", "NostrJSON", "Bech32", "CSecp256k1", "CSHA256"],
-      swiftSettings: strictSettings
-    ),
-    .target(
-      name: "NIP44", dependencies: ["NostrPushCore", "NostrEvent", "CSecp256k1"],
-      swiftSettings: strictSettings),
-    // The package's one HTTP seam (cap, deadline, no redirects, identity encoding) over URLSession.
-    .target(name: "NostrHTTP", dependencies: ["NostrPushCore", "NostrEvent"], swiftSettings: strictSettings),
-    .target(
-      name: "PushDescriptor",
-      dependencies: ["NostrPushCore", "NostrJSON", "Bech32", "NostrEvent", "NostrHTTP"],
-      swiftSettings: strictSettings),
-    .target(
-      name: "PushLease",
-      dependencies: ["NostrPushCore", "NostrJSON", "NostrEvent", "NIP44", "PushDescriptor"],
-      swiftSettings: strictSettings
-    ),
-    .target(
-      name: "EnrichmentCache",
-      dependencies: ["NostrPushCore", "NostrSQLite", "NostrJSON", "NostrEvent"],
-      swiftSettings: strictSettings
-    ),
-    .target(
-      name: "NostrWebSocket", dependencies: ["NostrPushCore", "NostrJSON", "NostrEvent"],
-      swiftSettings: strictSettings),
-    .target(
-      name: "PushRelay",
-      dependencies: ["NostrPushCore", "NostrJSON", "NostrEvent", "NostrHTTP", "PushLease", "PushDescriptor", "NostrSQLite"],
-      swiftSettings: strictSettings
-    ),
-    .target(
-      name: "RelayFixture",
-      dependencies: ["NostrPushCore", "NostrJSON", "NostrEvent", "NIP44", "PushDescriptor", "PushLease", "PushRelay", "NostrWebSocket"],
-      swiftSettings: strictSettings
-    ),
-    .target(
-      name: "NotificationResolver",
-      dependencies: [
-        "NostrPushCore", "NostrJSON", "Bech32", "NostrEvent", "NostrHTTP", "EnrichmentCache", "NostrWebSocket",
-      ],
-      swiftSettings: strictSettings
-    ),
-    .executableTarget(
-      name: "nostr-push",
-      dependencies: [
-        "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
-        "NotificationResolver", "RelayFixture", "NIP44", "NostrWebSocket", "NostrHTTP", "NostrPushCore", "PushLease", "PushRelay",
-      ],
-      swiftSettings: strictSettings
-    ),
-    .executableTarget(
-      name: "Benchmarks",
-      dependencies: [
-        "CSecp256k1", "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
-        "NotificationResolver", "RelayFixture", "NostrHTTP", "NostrPushTestSupport", "NIP44", "PushLease", "PushRelay",
+
+    // The primitives every module shares: the error shape, `Locked`, the deadline race, hex,
+    // the canonical relay origin.
+    library("NostrPushCore"),
+    library("NostrJSON", ["NostrPushCore"]),
+    library("Bech32", ["NostrPushCore"]),
+    library("NostrEvent", ["NostrPushCore", "NostrJSON", "Bech32", "CSecp256k1", "CSHA256"]),
+    // The one HTTP seam (cap, deadline, no redirects, identity encoding); links no crypto.
+    library("NostrHTTP", ["NostrPushCore"]),
+    library("NIP44", ["NostrPushCore", "NostrEvent", "CSecp256k1"]),
+    library("NostrWebSocket", ["NostrPushCore", "NostrJSON", "NostrEvent"]),
+    library("PushDescriptor", ["NostrPushCore", "NostrJSON", "Bech32", "NostrEvent", "NostrHTTP"]),
+    library("PushLease", ["NostrPushCore", "NostrJSON", "NostrEvent", "NIP44", "PushDescriptor"]),
+    // Internal: the one SQLite wrapper and migrator under EnrichmentCache and PushRelay.
+    library("_NostrSQLite", ["CSQLite"]),
+    library("EnrichmentCache", ["NostrPushCore", "_NostrSQLite", "NostrJSON", "NostrEvent"]),
+    library(
+      "NotificationResolver",
+      [
+        "NostrPushCore", "NostrJSON", "Bech32", "NostrEvent", "NostrHTTP", "EnrichmentCache",
         "NostrWebSocket",
-      ],
-      swiftSettings: strictSettings
-    ),
-    // The whole-process baseline of the `resolve` benchmark rows: Foundation + one loopback request.
-    .executableTarget(name: "URLSessionBaseline", swiftSettings: strictSettings),
-    // `Scripts/stress`: thousands of in-process wakes against the fixture relay with random faults.
-    .executableTarget(
-      name: "StressRunner",
-      dependencies: [
-        "CSQLite", "NostrJSON", "NostrEvent", "EnrichmentCache", "NotificationResolver", "RelayFixture",
-        "NostrHTTP", "NostrPushTestSupport", "NostrWebSocket",
-      ],
-      swiftSettings: strictSettings
-    ),
-    .executableTarget(
-      name: "DemoFixtureGenerator",
-      dependencies: ["NostrEvent", "NostrJSON"],
-      swiftSettings: strictSettings
-    ),
-    // Test-only helper process for EnrichmentCacheTests (two writers at once, SIGKILL mid-write); not a
-    // product. `swift build` / `swift test` build it next to the test bundle.
-    .executableTarget(
-      name: "CacheStressHelper", dependencies: ["EnrichmentCache", "NostrEvent"],
-      swiftSettings: strictSettings),
-    // Test-only helper process for PushRelayTests (a delivery sweep to SIGKILL mid-request); not a product.
-    .executableTarget(
-      name: "PushRelayCrashHelper", dependencies: ["PushRelay", "NostrEvent", "NotificationResolver", "NostrHTTP"],
-      swiftSettings: strictSettings),
-    // Test support written once: the seeded generator, a raw loopback HTTP responder, polling,
-    // and the scoped fixtures (`withStarted`, `withRelay`, `withGateway`) that await `stop()`.
-    .target(
-      name: "NostrPushTestSupport", dependencies: ["RelayFixture"], path: "Tests/NostrPushTestSupport",
-      swiftSettings: strictSettings),
-    .testTarget(
-      name: "NostrJSONTests", dependencies: ["NostrJSON", "NostrPushTestSupport"],
-      swiftSettings: strictSettings),
-    .testTarget(
-      name: "Bech32Tests", dependencies: ["Bech32", "NostrPushTestSupport"], swiftSettings: strictSettings),
-    .testTarget(
-      name: "NostrHTTPTests", dependencies: ["NostrHTTP", "NostrPushTestSupport"],
-      swiftSettings: strictSettings),
-    .testTarget(
-      name: "NostrPushCoreTests",
-      dependencies: ["NostrPushCore", "NIP44", "NostrEvent", "NostrJSON", "NostrHTTP", "EnrichmentCache"],
-      swiftSettings: strictSettings),
-    .testTarget(
-      name: "NIP44Tests", dependencies: ["NIP44", "NostrEvent", "NostrJSON", "NostrPushTestSupport"],
-      swiftSettings: strictSettings),
-    .testTarget(
-      name: "NostrEventTests",
-      dependencies: ["NostrEvent", "NostrJSON", "Bech32", "CSecp256k1", "NostrPushTestSupport"],
-      swiftSettings: strictSettings),
-    .testTarget(
-      name: "PushDescriptorTests",
-      dependencies: [
-        "PushDescriptor", "NostrJSON", "RelayFixture", "NostrEvent", "NostrHTTP", "NostrPushTestSupport",
-      ],
-      swiftSettings: strictSettings
-    ),
-    .testTarget(
-      name: "PushLeaseTests",
-      dependencies: ["PushLease", "PushDescriptor", "NostrEvent", "NostrJSON", "NIP44", "NostrPushTestSupport"],
-      swiftSettings: strictSettings
-    ),
-    .testTarget(
-      name: "EnrichmentCacheTests",
-      dependencies: ["EnrichmentCache", "NostrEvent", "NostrJSON", "CSQLite", "NostrPushTestSupport"],
-      swiftSettings: strictSettings
-    ),
-    .testTarget(
-      name: "NostrWebSocketTests",
-      dependencies: ["NostrWebSocket", "RelayFixture", "NostrEvent", "NostrJSON", "NostrPushTestSupport"],
-      swiftSettings: strictSettings
-    ),
-    .testTarget(
-      name: "RelayFixtureTests",
-      dependencies: ["RelayFixture", "NostrEvent", "NostrJSON", "PushDescriptor", "NostrPushTestSupport"],
-      swiftSettings: strictSettings
-    ),
-    .testTarget(
-      name: "PushRelayTests",
-      dependencies: [
-        "PushRelay", "RelayFixture", "NostrEvent", "NostrJSON", "PushDescriptor", "NotificationResolver", "CSQLite",
-        "NostrHTTP", "PushLease", "NostrWebSocket", "NostrPushTestSupport",
-      ],
-      swiftSettings: strictSettings
-    ),
-    .testTarget(
-      name: "NotificationResolverTests",
-      dependencies: [
-        "NotificationResolver", "RelayFixture", "EnrichmentCache", "NostrEvent", "NostrJSON", "Bech32",
-        "NostrHTTP", "CSQLite", "NostrPushTestSupport",
-      ],
-      swiftSettings: strictSettings
-    ),
-    .testTarget(
-      name: "ReadmeExamplesTests",
-      dependencies: [
+      ]),
+    library(
+      "PushRelay",
+      [
+        "NostrPushCore", "NostrJSON", "NostrEvent", "NostrHTTP", "PushLease", "PushDescriptor",
+        "_NostrSQLite",
+      ]),
+    // The loopback fixture relay and gateway, for tests, the demo and benchmarks.
+    library(
+      "NostrPushTesting",
+      [
+        "NostrPushCore", "NostrJSON", "NostrEvent", "NIP44", "PushDescriptor", "PushLease", "PushRelay",
+        "NostrWebSocket",
+      ]),
+
+    // Tools.
+    executable(
+      "nostr-push", path: "Tools/nostr-push",
+      [
         "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache", "NotificationResolver",
-        "RelayFixture", "NIP44", "NostrWebSocket", "PushLease", "PushRelay", "NostrHTTP", "NostrPushTestSupport",
-      ],
-      swiftSettings: strictSettings
-    ),
-    .testTarget(
-      name: "NostrPushCLITests",
-      dependencies: [
-        "nostr-push", "NostrEvent", "NostrJSON", "Bech32", "RelayFixture", "EnrichmentCache", "NotificationResolver",
-        "PushRelay", "NostrPushTestSupport",
-      ],
-      swiftSettings: strictSettings
-    ),
+        "NostrPushTesting", "NIP44", "NostrWebSocket", "NostrHTTP", "NostrPushCore", "PushLease", "PushRelay",
+      ]),
+    executable("DemoFixtureGenerator", path: "Tools/DemoFixtureGenerator", ["NostrEvent", "NostrJSON"]),
+
+    // Benchmarks (`swift run -c release nostr-push-bench`), the stress runner and the
+    // whole-process baseline of the `resolve` rows (Foundation + one loopback request).
+    executable(
+      "nostr-push-bench", path: "Benchmarks/nostr-push-bench",
+      [
+        "CSecp256k1", "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
+        "NotificationResolver", "NostrPushTesting", "NostrHTTP", "NostrPushTestSupport", "NIP44", "PushLease",
+        "PushRelay", "NostrWebSocket",
+      ]),
+    executable(
+      "nostr-push-stress", path: "Benchmarks/nostr-push-stress",
+      [
+        "CSQLite", "NostrJSON", "NostrEvent", "EnrichmentCache", "NotificationResolver", "NostrPushTesting",
+        "NostrHTTP", "NostrPushTestSupport", "NostrWebSocket",
+      ]),
+    executable("URLSessionBaseline", path: "Benchmarks/URLSessionBaseline", []),
+
+    // Test support written once, and the child processes tests start and kill.
+    .target(
+      name: "NostrPushTestSupport", dependencies: ["NostrPushTesting"], path: "Tests/Support",
+      swiftSettings: strictSettings),
+    executable(
+      "CacheStressHelper", path: "Tests/Helpers/CacheStressHelper", ["EnrichmentCache", "NostrEvent"]),
+    executable(
+      "PushRelayCrashHelper", path: "Tests/Helpers/PushRelayCrashHelper",
+      ["PushRelay", "NostrEvent", "NotificationResolver", "NostrHTTP"]),
+
+    tests(
+      "NostrPushCoreTests",
+      ["NostrPushCore", "NIP44", "NostrEvent", "NostrJSON", "NostrHTTP", "EnrichmentCache"]),
+    tests("NostrJSONTests", ["NostrJSON"]),
+    tests("Bech32Tests", ["Bech32"]),
+    tests("NostrEventTests", ["NostrEvent", "NostrJSON", "Bech32", "CSecp256k1"]),
+    tests("NostrHTTPTests", ["NostrHTTP"]),
+    tests("NIP44Tests", ["NIP44", "NostrEvent", "NostrJSON"]),
+    tests("NostrWebSocketTests", ["NostrWebSocket", "NostrPushTesting", "NostrEvent", "NostrJSON"]),
+    tests(
+      "PushDescriptorTests", ["PushDescriptor", "NostrJSON", "NostrPushTesting", "NostrEvent", "NostrHTTP"]),
+    tests("PushLeaseTests", ["PushLease", "PushDescriptor", "NostrEvent", "NostrJSON", "NIP44"]),
+    tests("EnrichmentCacheTests", ["EnrichmentCache", "NostrEvent", "NostrJSON", "CSQLite"]),
+    tests(
+      "NotificationResolverTests",
+      [
+        "NotificationResolver", "NostrPushTesting", "EnrichmentCache", "NostrEvent", "NostrJSON", "Bech32",
+        "NostrHTTP", "CSQLite",
+      ]),
+    tests(
+      "PushRelayTests",
+      [
+        "PushRelay", "NostrPushTesting", "NostrEvent", "NostrJSON", "PushDescriptor", "NotificationResolver",
+        "CSQLite", "NostrHTTP", "PushLease", "NostrWebSocket",
+      ]),
+    tests("NostrPushTestingTests", ["NostrPushTesting", "NostrEvent", "NostrJSON", "PushDescriptor"]),
+    tests(
+      "ReadmeExamplesTests",
+      [
+        "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache", "NotificationResolver",
+        "NostrPushTesting", "NIP44", "NostrWebSocket", "PushLease", "PushRelay", "NostrHTTP",
+      ]),
+    tests(
+      "NostrPushCLITests",
+      [
+        "nostr-push", "NostrEvent", "NostrJSON", "Bech32", "NostrPushTesting", "EnrichmentCache",
+        "NotificationResolver", "PushRelay",
+      ]),
   ],
   swiftLanguageModes: [.v6]
 )

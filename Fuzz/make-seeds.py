@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the seed corpora under Fuzz/Corpus/<harness>/ from ../shared/vectors and Fixtures/.
+"""Writes the seed corpora under Fuzz/Corpus/<harness>/ from Fixtures/vectors and the other Fixtures/.
 
 Run from anywhere: `python3 Fuzz/make-seeds.py`. It replaces Fuzz/Corpus/ as a whole; the output
 is deterministic (sorted inputs, no randomness), so running it again only changes files when the
@@ -14,10 +14,7 @@ import shutil
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-VECTORS = next(
-    (p for p in (os.path.join(ROOT, "..", "shared", "vectors"), "/work/shared/vectors") if os.path.isdir(p)),
-    None,
-)
+VECTORS = os.path.join(ROOT, "Fixtures", "vectors")
 CORPUS = os.path.join(ROOT, "Fuzz", "Corpus")
 MAX_LEN = {"json": 4096, "event": 4096, "filter": 4096, "nip19": 2048, "descriptor": 8192, "preview": 4096, "nip44": 4096}
 
@@ -188,8 +185,8 @@ def nip44_seeds():
 
 
 def main():
-    if VECTORS is None:
-        sys.exit("make-seeds: ../shared/vectors not found")
+    if not os.path.isdir(VECTORS):
+        sys.exit("make-seeds: Fixtures/vectors not found")
     shutil.rmtree(CORPUS, ignore_errors=True)
     real, generated, sample = events()
     json_seeds(real, generated)

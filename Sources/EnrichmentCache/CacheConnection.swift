@@ -1,4 +1,4 @@
-import NostrSQLite
+import _NostrSQLite
 
 /// The cache file's SQLite connection: the package's one wrapper, failing with `CacheError`
 /// (`busy`, `locked`, `corrupt`, else `storage`, with the SQLite result code as `sqliteCode`).

@@ -1,5 +1,5 @@
 @_exported import NostrPushCore
-import NostrSQLite
+import _NostrSQLite
 
 /// Why the enrichment cache refused an input or an operation failed.
 ///

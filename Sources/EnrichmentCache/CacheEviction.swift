@@ -1,4 +1,4 @@
-import NostrSQLite
+import _NostrSQLite
 
 /// Keeps the database under its size bound: avatars least recently used first, then the oldest
 /// profiles and channels.

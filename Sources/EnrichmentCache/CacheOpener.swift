@@ -1,5 +1,5 @@
 import Foundation
-import NostrSQLite
+import _NostrSQLite
 
 /// Opens the cache file: refuses a newer schema, switches to WAL and migrates forward.
 enum CacheOpener {

@@ -1,5 +1,5 @@
 import NostrEvent
-import NostrSQLite
+import _NostrSQLite
 
 extension EnrichmentCache {
   /// The stored avatar of `pubkey`, only while its URL is still the profile's picture.

@@ -1,6 +1,6 @@
 import Foundation
 import NostrEvent
-import NostrSQLite
+import _NostrSQLite
 
 extension EnrichmentCache {
   /// The cached metadata of a channel, marked fresh or stale.

@@ -1,5 +1,5 @@
 import NostrEvent
-import NostrSQLite
+import _NostrSQLite
 
 extension EnrichmentCache {
   /// Claims an event for delivery, atomically: true for the first claim, false when it was

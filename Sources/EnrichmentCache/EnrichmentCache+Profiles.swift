@@ -1,5 +1,5 @@
 import NostrEvent
-import NostrSQLite
+import _NostrSQLite
 
 extension EnrichmentCache {
   /// The cached profile of `pubkey` as seen by `account` on `relay`, marked fresh or stale.

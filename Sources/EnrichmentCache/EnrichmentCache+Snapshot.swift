@@ -1,5 +1,5 @@
 import NostrEvent
-import NostrSQLite
+import _NostrSQLite
 
 extension EnrichmentCache {
   /// The sender's profile and, when `channelID` is given, the channel's metadata and roster

@@ -1,6 +1,6 @@
 import Foundation
 import NostrEvent
-import NostrSQLite
+import _NostrSQLite
 
 /// The SQLite cache of sender profiles, channel metadata and rosters, avatars and delivery claims
 /// that a notification extension reads to name a message's sender and channel.

@@ -1,5 +1,5 @@
 import Foundation
-import NostrEvent
+import NostrPushCore
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,4 +1,4 @@
-import NostrSQLite
+import _NostrSQLite
 
 /// The push state file's SQLite connection: the package's one wrapper, failing with
 /// `PushRelayError.storage` (field `state` when the file cannot be opened, `constraint` for a

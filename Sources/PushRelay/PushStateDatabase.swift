@@ -1,5 +1,5 @@
 import Foundation
-import NostrSQLite
+import _NostrSQLite
 
 /// The relay's push state file: one SQLite connection (WAL) shared by `SQLiteLeaseStore` and
 /// `SQLiteWakeOutbox`, every use of it under one lock.

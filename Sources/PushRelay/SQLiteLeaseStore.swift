@@ -1,7 +1,7 @@
 import Foundation
 import NostrEvent
-import NostrSQLite
 import PushLease
+import _NostrSQLite
 
 /// The `push_lease` table of a `PushStateDatabase`: the SQLite `LeaseStore`.
 ///

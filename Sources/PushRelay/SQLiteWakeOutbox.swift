@@ -1,4 +1,4 @@
-import NostrSQLite
+import _NostrSQLite
 
 /// The `push_wake` table of a `PushStateDatabase`: the SQLite `WakeOutbox`.
 ///

@@ -1,11 +1,10 @@
 import Foundation
 import NostrPushTestSupport
 
-/// Finds and reads the shared conformance vectors (`../shared/vectors` next to the repository).
+/// Finds and reads the conformance vectors the repository keeps (`Fixtures/vectors`).
 enum VectorFiles {
-  /// The vectors folder: `../shared/vectors` from the folder holding Package.swift, else the
-  /// fixed path of the shared copy on the development machine.
-  static var directory: URL { PackageRoot.sharedVectors }
+  /// The vectors folder, `Fixtures/vectors` under the package root.
+  static var directory: URL { PackageRoot.vectors }
 
   /// Decodes the JSON file `name` from the vectors folder.
   static func load<T: Decodable>(_ name: String, as type: T.Type = T.self) throws -> T {

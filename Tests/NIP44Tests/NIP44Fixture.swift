@@ -2,14 +2,14 @@ import Foundation
 import NostrJSON
 import NostrPushTestSupport
 
-/// The official NIP-44 vector file as copied into `Fixtures/nip44`, found from this file's path.
+/// The official NIP-44 vector file as copied into `Fixtures/vectors/nip44`, found from this file's path.
 enum NIP44Fixture {
   /// The folder holding Package.swift.
   static var packageRoot: URL { PackageRoot.url }
 
-  /// The bytes of `Fixtures/nip44/nip44.vectors.json`.
+  /// The bytes of `Fixtures/vectors/nip44/nip44.vectors.json`.
   static let bytes: [UInt8] = {
-    let url = packageRoot.appendingPathComponent("Fixtures/nip44/nip44.vectors.json")
+    let url = packageRoot.appendingPathComponent("Fixtures/vectors/nip44/nip44.vectors.json")
     guard let data = FileManager.default.contents(atPath: url.path) else {
       fatalError("missing \(url.path)")
     }

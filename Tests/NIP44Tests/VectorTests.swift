@@ -4,7 +4,7 @@ import Testing
 
 @testable import NIP44
 
-/// Every case of the official NIP-44 vector file (`Fixtures/nip44/nip44.vectors.json`, `v2`).
+/// Every case of the official NIP-44 vector file (`Fixtures/vectors/nip44/nip44.vectors.json`, `v2`).
 @Suite struct VectorTests {
   @Test func pinsTheVectorFile() {
     #expect(

@@ -28,7 +28,7 @@ import Testing
     "wss://" + String(repeating: "a", count: 64) + ".example",
   ])
   func refusesOtherRelayURLs(input: String) {
-    let error = #expect(throws: EventError.self) { try RelayOrigin(input) }
+    let error = #expect(throws: RelayOriginError.self) { try RelayOrigin(input) }
     #expect(error?.code == .invalidField)
     #expect(error?.field == "relay")
   }

@@ -2,10 +2,10 @@ import Foundation
 import NostrJSON
 import NostrPushTestSupport
 
-/// Finds and reads the shared conformance vectors (`../shared/vectors` beside the package).
+/// Finds and reads the conformance vectors the repository keeps (`Fixtures/vectors`).
 enum VectorFiles {
-  /// The vectors folder: `../shared/vectors` from the package root, else `/work/shared/vectors`.
-  static var directory: URL { PackageRoot.sharedVectors }
+  /// The vectors folder, `Fixtures/vectors` under the package root.
+  static var directory: URL { PackageRoot.vectors }
 
   /// The bytes of the vector file `name`.
   static func bytes(_ name: String) -> [UInt8] {

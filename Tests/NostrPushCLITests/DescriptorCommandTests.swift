@@ -1,6 +1,6 @@
 import Foundation
 import NostrPushTestSupport
-import RelayFixture
+import NostrPushTesting
 import Testing
 
 /// Runs the built `nostr-push descriptor` on fixtures and compares its exact output.

@@ -1,7 +1,7 @@
 import Foundation
 import NostrEvent
 import NostrJSON
-import RelayFixture
+import NostrPushTesting
 import Testing
 
 /// `enroll` and `revoke` against the fixture relay serving the demo descriptor, whose

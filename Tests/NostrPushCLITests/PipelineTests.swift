@@ -2,9 +2,9 @@ import EnrichmentCache
 import Foundation
 import NostrEvent
 import NostrJSON
+import NostrPushTesting
 import NotificationResolver
 import PushRelay
-import RelayFixture
 import Testing
 
 @testable import nostr_push

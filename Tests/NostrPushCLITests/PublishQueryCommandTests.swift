@@ -2,7 +2,7 @@ import Foundation
 import NostrEvent
 import NostrJSON
 import NostrPushTestSupport
-import RelayFixture
+import NostrPushTesting
 import Testing
 
 /// `nostr-push publish` and `query` (`relay-connection.md` §6) against an in-process fixture.

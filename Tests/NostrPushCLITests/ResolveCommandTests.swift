@@ -2,7 +2,7 @@ import Bech32
 import Foundation
 import NostrEvent
 import NostrJSON
-import RelayFixture
+import NostrPushTesting
 import Testing
 
 /// Runs the built `nostr-push resolve` against the fixture relay serving `Fixtures/demo`.

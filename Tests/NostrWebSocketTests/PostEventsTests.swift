@@ -2,8 +2,8 @@ import Foundation
 import NostrEvent
 import NostrJSON
 import NostrPushTestSupport
+import NostrPushTesting
 import NostrWebSocket
-import RelayFixture
 import Testing
 
 #if canImport(FoundationNetworking)

@@ -2,8 +2,8 @@ import Foundation
 import NostrEvent
 import NostrJSON
 import NostrPushTestSupport
+import NostrPushTesting
 import NostrWebSocket
-import RelayFixture
 import Testing
 
 /// A fixture relay with a few signed events, and connections to its WebSocket endpoint.

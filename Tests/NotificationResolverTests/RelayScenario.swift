@@ -2,8 +2,8 @@ import EnrichmentCache
 import Foundation
 import NostrEvent
 import NostrJSON
+import NostrPushTesting
 import NotificationResolver
-import RelayFixture
 
 /// A relay, an account, a sender and a channel with real keys and real signatures, served by the
 /// loopback fixture relay; the building block of the resolver's behaviour tests.

@@ -1,6 +1,6 @@
 import NostrEvent
+import NostrPushTesting
 import NotificationResolver
-import RelayFixture
 import Testing
 
 @Suite(.timeLimit(.minutes(2))) struct ResolverDeliveryTests {

@@ -1,8 +1,8 @@
 import EnrichmentCache
 import NostrEvent
 import NostrPushTestSupport
+import NostrPushTesting
 import NotificationResolver
-import RelayFixture
 import Testing
 
 @Suite(.timeLimit(.minutes(2))) struct ResolverFailureTests {

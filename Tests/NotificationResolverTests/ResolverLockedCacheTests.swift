@@ -3,8 +3,8 @@ import EnrichmentCache
 import Foundation
 import NostrEvent
 import NostrPushTestSupport
+import NostrPushTesting
 import NotificationResolver
-import RelayFixture
 import Testing
 
 /// Another process holding the cache's write lock must never stop a wake: it is enriched without

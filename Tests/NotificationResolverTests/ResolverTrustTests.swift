@@ -2,8 +2,8 @@ import Bech32
 import Foundation
 import NostrEvent
 import NostrJSON
+import NostrPushTesting
 import NotificationResolver
-import RelayFixture
 import Testing
 
 @Suite(.timeLimit(.minutes(2))) struct ResolverTrustTests {

@@ -1,8 +1,8 @@
 import Foundation
 import NostrJSON
 import NostrPushTestSupport
+import NostrPushTesting
 import PushDescriptor
-import RelayFixture
 import Testing
 
 /// Discovery against the real fixture relay on loopback.

@@ -8,8 +8,8 @@ enum TestSupport {
   /// The folder holding Package.swift.
   static var packageRoot: URL { PackageRoot.url }
 
-  /// `../shared/vectors` next to the repository, else the shared copy on the build machine.
-  static var vectorsFolder: URL { PackageRoot.sharedVectors }
+  /// The conformance vectors the repository keeps (`Fixtures/vectors`).
+  static var vectorsFolder: URL { PackageRoot.vectors }
 
   /// The NIP-11 vector folder.
   static let nip11Folder = vectorsFolder.appendingPathComponent("nip11")

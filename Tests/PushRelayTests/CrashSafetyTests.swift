@@ -1,9 +1,9 @@
 import Foundation
 import NostrEvent
 import NostrPushTestSupport
+import NostrPushTesting
 import PushLease
 import PushRelay
-import RelayFixture
 import Testing
 
 /// The `PushRelayCrashHelper` executable built next to the test bundle.

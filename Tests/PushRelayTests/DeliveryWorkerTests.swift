@@ -2,9 +2,9 @@ import Foundation
 import NostrEvent
 import NostrHTTP
 import NostrPushTestSupport
+import NostrPushTesting
 import PushLease
 import PushRelay
-import RelayFixture
 import Testing
 
 /// The worker's reaction to every gateway answer, with the attempts and times of `push-relay.md`,

@@ -2,11 +2,11 @@ import Foundation
 import NostrEvent
 import NostrJSON
 import NostrPushTestSupport
+import NostrPushTesting
 import NostrWebSocket
 import PushDescriptor
 import PushLease
 import PushRelay
-import RelayFixture
 import Testing
 
 #if canImport(FoundationNetworking)

@@ -3,11 +3,11 @@ import NostrEvent
 import NostrHTTP
 import NostrJSON
 import NostrPushTestSupport
+import NostrPushTesting
 import NotificationResolver
 import PushDescriptor
 import PushLease
 import PushRelay
-import RelayFixture
 
 /// A roster from a dictionary: channel → members.
 struct TestRoster: RosterSource {

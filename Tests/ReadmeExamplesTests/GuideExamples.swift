@@ -2,8 +2,8 @@ import EnrichmentCache
 import Foundation
 import NostrEvent
 import NostrJSON
+import NostrPushTesting
 import PushDescriptor
-import RelayFixture
 import Testing
 
 /// The compiled examples of the guides in `Docs/`, checked against them by `DocumentationDriftTests`

@@ -1,11 +1,11 @@
 import Foundation
 import NostrEvent
 import NostrHTTP
+import NostrPushTesting
 import NostrWebSocket
 import PushDescriptor
 import PushLease
 import PushRelay
-import RelayFixture
 import Testing
 
 /// A relay's channel rosters for the matcher: who may be woken by an event of a channel.

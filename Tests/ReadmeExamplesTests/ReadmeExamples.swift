@@ -4,10 +4,10 @@ import Foundation
 import NIP44
 import NostrEvent
 import NostrJSON
+import NostrPushTesting
 import NostrWebSocket
 import NotificationResolver
 import PushDescriptor
-import RelayFixture
 import Testing
 
 #if canImport(FoundationNetworking)

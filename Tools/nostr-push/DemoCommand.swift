@@ -1,0 +1,124 @@
+import EnrichmentCache
+import Foundation
+import NostrEvent
+import NostrJSON
+import NostrPushTesting
+import NotificationResolver
+
+/// `nostr-push demo`: the main job on embedded defaults — the whole pipeline of `pipeline.md` on
+/// loopback, the gateway fixture and the fixture relay in-process (`DemoPipeline` plays the rest).
+enum DemoCommand: CLICommand {
+  static let name = "demo"
+  static let summary = "run the whole NIP-PL pipeline on loopback: enroll, match, wake, resolve, revoke"
+  static let usage = """
+    usage: nostr-push demo
+
+    Starts the gateway fixture and the fixture relay in push mode on 127.0.0.1 with Fixtures/demo/,
+    then plays the app, a second user and the extension through the libraries: discover the push
+    descriptor, obtain a grant, enroll a NIP-44 lease over WebSocket with NIP-42, publish two
+    messages (each matched, delivered to the gateway as a content-free wake and resolved into a
+    notification), revoke, and show that a last message wakes nothing. One JSON line per step on
+    standard output, a sentence per step with its milliseconds on standard error. Exit 0 only if
+    every step happened.
+    """
+
+  /// The demo data's port: its profile's avatar URL points there.
+  static let demoPort = 48111
+
+  static func run(_ arguments: [String]) async throws -> Int32 {
+    _ = try ArgumentReader(arguments, valueFlags: []).positionals(atMost: 0)
+    guard let folder = DemoData.locate() else {
+      CLIOutput.error("nostr-push demo: cannot find Fixtures/demo (run from the package or its build folder)")
+      return ExitCode.failure
+    }
+    let workspace = NSTemporaryDirectory() + "nostr-push-demo-" + UUID().uuidString
+    let gateway: GatewayFixture
+    let relay: RelayFixtureServer
+    let account: SecretKey
+    let sender: SecretKey
+    let channel: String
+    do {
+      try FileManager.default.createDirectory(atPath: workspace, withIntermediateDirectories: true)
+      account = try SecretKeyFile.read(folder.appendingPathComponent("account.key").path)
+      (sender, channel) = try DemoData.senderAndChannel(in: folder)
+      gateway = try GatewayFixture()
+      _ = try await gateway.start()
+      let push = RelayFixturePushMode(
+        pushKey: SecretKey.generate(), gatewayURL: gateway.baseURL?.absoluteString,
+        statePath: workspace + "/relay-state.sqlite")
+      relay = try await startRelay(try RelayFixtureData.load(folder: folder), push: push)
+    } catch {
+      CLIOutput.line(
+        bytes: JSONWriter.bytes(
+          .object(
+            JSONObject(["step": .string("failed"), "at": .string("start"), "message": .string("\(error)")]))))
+      return ExitCode.failure
+    }
+    CLIOutput.error(
+      "demo: relay \(relay.origin ?? "?") (push mode), gateway \(gateway.baseURL?.absoluteString ?? "?"), "
+        + "state, cache and avatars in \(workspace)")
+    let pipeline = DemoPipeline(
+      relay: relay, gateway: gateway, account: account, sender: sender, channel: channel, workspace: workspace
+    )
+    let succeeded = await pipeline.run()
+    await relay.stop()
+    await gateway.stop()
+    return succeeded ? ExitCode.success : ExitCode.failure
+  }
+
+  /// The relay on the demo port (its avatar URL's), else on a free one.
+  private static func startRelay(_ data: RelayFixtureData, push: RelayFixturePushMode) async throws
+    -> RelayFixtureServer
+  {
+    let preferred = RelayFixtureServer(
+      data: data, configuration: RelayFixtureConfiguration(port: demoPort, push: push))
+    do {
+      _ = try await preferred.start()
+      return preferred
+    } catch {
+      guard error.code == .addressInUse else { throw error }
+    }
+    CLIOutput.error("demo: port \(demoPort) is taken; using a free port (the avatar URL will not resolve)")
+    let fallback = RelayFixtureServer(
+      data: data, configuration: RelayFixtureConfiguration(port: 0, push: push))
+    _ = try await fallback.start()
+    return fallback
+  }
+}
+
+/// Finds the demo's data folder: `Fixtures/demo` under the current directory, else next to the
+/// `Package.swift` found by walking up from the executable.
+enum DemoData {
+  /// The second user (`alice` of `keys.json`, a test key) and the demo channel (`manifest.json`).
+  static func senderAndChannel(in folder: URL) throws -> (SecretKey, String) {
+    let keys = try BoundedFile.bytes(
+      folder.appendingPathComponent("keys.json").path, maxBytes: 65536, what: "keys")
+    let manifest = try BoundedFile.bytes(
+      folder.appendingPathComponent("manifest.json").path, maxBytes: 65536, what: "manifest")
+    guard
+      let hex = try JSONReader().read(keys).objectValue?["alice"]?.objectValue?["secret_key"]?.stringValue,
+      let channel = try JSONReader().read(manifest).objectValue?["channel_id"]?.stringValue
+    else { throw StateFileError("Fixtures/demo lacks keys.json's alice or manifest.json's channel_id") }
+    return (try SecretKey(hex: hex), channel)
+  }
+
+  /// How many parent folders of the executable are searched for `Package.swift`.
+  static let maxLevels = 8
+
+  static func locate() -> URL? {
+    let manager = FileManager.default
+    let relative = "Fixtures/demo"
+    let current = URL(fileURLWithPath: manager.currentDirectoryPath).appendingPathComponent(relative)
+    if manager.fileExists(atPath: current.appendingPathComponent("events.jsonl").path) { return current }
+    let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    var folder = executable.deletingLastPathComponent()
+    for _ in 0..<maxLevels {
+      if manager.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
+        let candidate = folder.appendingPathComponent(relative)
+        return manager.fileExists(atPath: candidate.path) ? candidate : nil
+      }
+      folder = folder.deletingLastPathComponent()
+    }
+    return nil
+  }
+}

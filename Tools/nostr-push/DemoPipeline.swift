@@ -1,0 +1,344 @@
+import Bech32
+import EnrichmentCache
+import Foundation
+import NostrEvent
+import NostrJSON
+import NostrPushTesting
+import NostrWebSocket
+import NotificationResolver
+import PushDescriptor
+import PushLease
+import PushRelay
+
+/// The script of `pipeline.md`'s demo, every hop real on loopback: the app enrolls, a second user
+/// posts, the relay matches and asks the gateway for a wake, the extension resolves it; then the
+/// app revokes and a last message wakes nothing.
+///
+/// Each step prints one JSON line (`step`, then its fields) on standard output and a sentence on
+/// standard error; the first step that does not happen as it should ends the run with a
+/// `{"step":"failed","at":…,"message":…}` line.
+struct DemoPipeline {
+  /// The demo's device token (a test value; the gateway fixture never reaches APNs).
+  static let deviceToken = "a1b2c3d4e5f60718293a4b5c6d7e8f90"
+  /// The app profile the demo descriptor advertises.
+  static let appProfile = "org.nostrpushkit.demo"
+  /// How long a wake may take to reach the gateway before the step fails.
+  static let wakeTimeout: Duration = .seconds(10)
+  /// How long the demo waits to show that a message after revocation wakes nothing.
+  static let silenceWindow: Duration = .seconds(1)
+  /// How long the demo lets late enrichment reach the cache after a notification.
+  static let lingerLimit: Duration = .seconds(3)
+
+  let relay: RelayFixtureServer
+  let gateway: GatewayFixture
+  let account: SecretKey
+  let sender: SecretKey
+  let channel: String
+  let workspace: String
+  /// The clock every party reads; nil is the system clock (the demo). Tests pass the fixtures'
+  /// fixed clock, shared with the relay, the gateway and the resolver.
+  var clock: (@Sendable () -> Int64)? = nil
+  /// Where step lines go (standard output in the demo).
+  var output: @Sendable ([UInt8]) -> Void = { CLIOutput.line(bytes: $0) }
+  /// Where sentences go (standard error in the demo).
+  var log: @Sendable (String) -> Void = { CLIOutput.error($0) }
+  /// Called while a wake is awaited: a test moves its fixed clock here (a retry's backoff).
+  var whileWaiting: @Sendable () async -> Void = {}
+
+  /// The time every party agrees on, in Unix seconds.
+  func now() -> Int64 { clock?() ?? Int64(Date().timeIntervalSince1970) }
+
+  /// The app's side for the demo account at the relay.
+  var enrollment: Enrollment {
+    Enrollment(
+      relay: relay.origin ?? "", key: account, statePath: workspace + "/enrollment.json",
+      now: clock.map { $0() })
+  }
+
+  /// Runs every step; true when all happened as listed.
+  func run() async -> Bool {
+    do throws(DemoFailure) {
+      try await script()
+      return true
+    } catch {
+      output(
+        JSONWriter.bytes(
+          .object(
+            JSONObject([
+              "step": .string("failed"), "at": .string(error.step), "message": .string(error.message),
+            ]))))
+      log("demo: failed at \(error.step): \(error.message)")
+      return false
+    }
+  }
+
+  private func script() async throws(DemoFailure) {
+    let filters = try await enrollForTheDemoChannel()
+
+    let first = try await publishMention()
+    let firstWake = try await wake(for: first)
+    try await notify(firstWake, filters: filters)
+
+    let reply = try await publishReply(to: first)
+    let secondWake = try await wake(for: reply)
+    try await notify(secondWake, filters: filters)
+
+    let started = ContinuousClock.now
+    let revoked = try await DemoFailure.at("revoked") { () async throws(CommandFailure) in
+      try await self.enrollment.revoke()
+    }
+    guard revoked.result.accepted else { throw DemoFailure("revoked", revoked.result.message) }
+    emit(
+      "revoked", ["generation": .integer(revoked.lease.generation)],
+      "the tombstone (generation \(revoked.lease.generation)) replaced the lease", since: started)
+
+    let last = try await publishMention(text: "Anyone still here?")
+    try await expectSilence(after: last)
+  }
+
+  /// Enrolls the account for mentions and the demo channel through the gateway fixture's grant
+  /// route (the `discovered`, `granted` and `enrolled` steps); the lease's filters, which are what
+  /// the extension asks the relay for.
+  func enrollForTheDemoChannel() async throws(DemoFailure) -> [Filter] {
+    guard let gatewayURL = gateway.baseURL?.absoluteString else {
+      throw DemoFailure("discovered", "the fixtures are not running")
+    }
+    var started = ContinuousClock.now
+    let descriptor = try await DemoFailure.at("discovered") { () async throws(CommandFailure) in
+      try await self.enrollment.discover()
+    }
+    emit(
+      "discovered",
+      [
+        "origin": .string(descriptor.origin), "exec": .string(descriptor.currentKey?.id ?? ""),
+        "push_kinds": .array(descriptor.pushKinds.map { .integer(Int64($0)) }),
+      ],
+      "the relay's NIP-11 document carries a valid push descriptor (origin \(descriptor.origin))",
+      since: started)
+
+    started = .now
+    let (endpoint, expiresAt) = try await DemoFailure.at("granted") { () async throws(CommandFailure) in
+      try await GrantSource.gateway(url: gatewayURL, deviceToken: Self.deviceToken).endpoint(for: descriptor)
+    }
+    emit(
+      "granted", ["expires_at": .integer(expiresAt ?? 0)],
+      "the gateway sealed an opaque endpoint grant for the device token", since: started)
+
+    started = .now
+    let enrolled = try await DemoFailure.at("enrolled") { () async throws(CommandFailure) in
+      try await self.enrollment.enroll(
+        descriptor: descriptor, appProfile: Self.appProfile, transport: "apns", endpoint: endpoint,
+        grantExpiresAt: expiresAt, joined: [channel], muted: [])
+    }
+    guard enrolled.result.accepted else { throw DemoFailure("enrolled", enrolled.result.message) }
+    emit(
+      "enrolled",
+      [
+        "d": .string(enrolled.lease.event.tagValues("d").first ?? ""),
+        "generation": .integer(enrolled.lease.generation),
+        "subscriptions": .integer(Int64(enrolled.lease.subscriptions.count)),
+        "event_id": .string(enrolled.lease.event.id),
+      ],
+      "the NIP-44 lease (kind 30350) was accepted over WebSocket with NIP-42", since: started)
+    return try leaseFilters(enrolled.lease.subscriptions)
+  }
+
+  /// A channel message mentioning the account.
+  func publishMention(text: String = "Lunch in the demo channel?") async throws(DemoFailure) -> Published {
+    try await publish(
+      content: "\(text) nostr:\(npub(account))", tags: [["h", channel], ["p", account.publicKeyHex]])
+  }
+
+  /// A thread reply to `root` in the demo channel.
+  func publishReply(to root: Published) async throws(DemoFailure) -> Published {
+    try await publish(
+      content: "Replying in the thread: noon works.",
+      tags: [["h", channel], ["e", root.event.id, "", "root"]])
+  }
+
+  // MARK: Steps
+
+  /// A message the sender published, and when it was accepted.
+  struct Published {
+    let event: Event
+    let acceptedAt: ContinuousClock.Instant
+  }
+
+  /// A wake the gateway recorded, and when.
+  struct RecordedWake {
+    let delivery: GatewayDelivery
+    let eventID: String
+    let recordedAt: ContinuousClock.Instant
+  }
+
+  private func publish(content: String, tags: [[String]]) async throws(DemoFailure) -> Published {
+    let now = self.now()
+    let started = ContinuousClock.now
+    let event: Event
+    do {
+      event = try UnsignedEvent(
+        pubkey: sender.publicKeyHex, createdAt: now, kind: 9, tags: tags,
+        content: content
+      ).signed(with: sender)
+    } catch {
+      throw DemoFailure("published", "cannot sign the message: \(error)")
+    }
+    let deadline = ContinuousClock.now + Enrollment.stepTimeout
+    let result: PublishResult
+    do throws(RelayConnectionError) {
+      let clock = self.clock
+      let senderClock: RelayConnection.Clock = { clock?() ?? Int64(Date().timeIntervalSince1970) }
+      result = try await RelayExchange.withConnection(
+        to: "ws" + (relay.origin ?? "").dropFirst("http".count), key: sender, clock: senderClock,
+        deadline: deadline
+      ) { connection throws(RelayConnectionError) in
+        try await connection.publish(event, deadline: deadline)
+      }
+    } catch {
+      throw DemoFailure("published", "\(error)")
+    }
+    guard result.accepted else { throw DemoFailure("published", result.message) }
+    let acceptedAt = ContinuousClock.now
+    emit(
+      "published", ["event_id": .string(event.id), "kind": .integer(9), "author": .string(npub(sender))],
+      "the second user's message was accepted", since: started)
+    return Published(event: event, acceptedAt: acceptedAt)
+  }
+
+  /// The gateway's next recorded APNs request, checked to be for `message` by the relay's outbox.
+  func wake(for message: Published) async throws(DemoFailure) -> RecordedWake {
+    let known = Set(gateway.deliveries().map(\.requestID))
+    let deadline = ContinuousClock.now + Self.wakeTimeout
+    while ContinuousClock.now < deadline {
+      if let delivery = gateway.deliveries().first(where: { !known.contains($0.requestID) }) {
+        let recordedAt = ContinuousClock.now
+        let outbox = (try? relay.wakes()) ?? []
+        guard let row = outbox.first(where: { $0.requestID == delivery.requestID }) else {
+          throw DemoFailure("wake", "the relay's outbox has no wake \(delivery.requestID)")
+        }
+        guard row.candidate.eventID == message.event.id else {
+          throw DemoFailure("wake", "the wake was for \(row.candidate.eventID), not \(message.event.id)")
+        }
+        emit(
+          "wake",
+          [
+            "request_id": .string(delivery.requestID),
+            "apns_push_type": .string(delivery.headers["apns-push-type"] ?? ""),
+            "apns_priority": .integer(Int64(delivery.headers["apns-priority"] ?? "") ?? 0),
+            "payload": .string(delivery.body), "event_id": .string(row.candidate.eventID),
+          ],
+          "match → gateway: the relay matched the lease and the gateway recorded a content-free APNs request",
+          since: message.acceptedAt)
+        return RecordedWake(delivery: delivery, eventID: row.candidate.eventID, recordedAt: recordedAt)
+      }
+      await whileWaiting()
+      try? await Task.sleep(for: .milliseconds(10))
+    }
+    throw DemoFailure("wake", "no wake reached the gateway within \(Self.wakeTimeout)")
+  }
+
+  /// What the extension does with a wake: resolve it with the lease's filters and the shared
+  /// cache, on the pipeline's clock.
+  func resolveWake(filters: [Filter]) async throws(DemoFailure) -> Resolution {
+    let configuration: ResolverConfiguration
+    let cache: EnrichmentCache?
+    do {
+      configuration = try ResolverConfiguration(
+        relay: RelayOrigin(relay.origin ?? ""), secretKey: account, filters: filters,
+        avatarDirectory: workspace + "/avatars")
+      // As an extension does: a cache that cannot be opened (locked, corrupt) means enriching
+      // without it, never no notification.
+      cache = try? EnrichmentCache(path: workspace + "/cache.sqlite", busyTimeout: .milliseconds(250))
+    } catch {
+      throw DemoFailure("notification", "cannot set up the extension: \(error)")
+    }
+    let clock = self.clock
+    let unixClock = UnixClock { clock?() ?? Int64(Date().timeIntervalSince1970) }
+    return await NotificationResolver(configuration: configuration, cache: cache, clock: unixClock).resolve()
+  }
+
+  private func notify(_ wake: RecordedWake, filters: [Filter]) async throws(DemoFailure) {
+    let resolution = try await resolveWake(filters: filters)
+    guard case .resolved(let notification) = resolution.outcome else {
+      throw DemoFailure("notification", "the extension fell back: \(resolution.outcome)")
+    }
+    guard notification.target.eventID == wake.eventID else {
+      throw DemoFailure(
+        "notification", "presented \(notification.target.eventID), the wake was for \(wake.eventID)")
+    }
+    guard
+      case .object(var line) = ResolveLine.json(
+        resolution.outcome, elapsedMilliseconds: resolution.elapsed.wholeMilliseconds)
+    else { throw DemoFailure("notification", "no notification line") }
+    line["request_id"] = .string(wake.delivery.requestID)
+    output(
+      JSONWriter.bytes(
+        .object(JSONObject([JSONMember(key: "step", value: .string("notification"))] + line.members))))
+    log(
+      "demo: notification — gateway → resolved in \((ContinuousClock.now - wake.recordedAt).wholeMilliseconds) ms: "
+        + "\"\(notification.title)\" \(notification.subtitle ?? "") (\(notification.enrichment.rawValue))")
+    await resolution.lingering.wait(until: .now + Self.lingerLimit)
+  }
+
+  private func expectSilence(after message: Published) async throws(DemoFailure) {
+    let known = gateway.deliveries().count
+    try? await Task.sleep(for: Self.silenceWindow)
+    let woke = ((try? relay.wakes()) ?? []).contains { $0.candidate.eventID == message.event.id }
+    guard gateway.deliveries().count == known, !woke else {
+      throw DemoFailure("silent", "a message after revocation caused a wake")
+    }
+    emit(
+      "silent", ["event_id": .string(message.event.id)],
+      "no wake within \(Self.silenceWindow) after revocation", since: message.acceptedAt)
+  }
+
+  // MARK: Helpers
+
+  private func emit(
+    _ step: String, _ fields: KeyValuePairs<String, JSONValue>, _ sentence: String,
+    since: ContinuousClock.Instant
+  ) {
+    let members =
+      [JSONMember(key: "step", value: .string(step))]
+      + fields.map { JSONMember(key: $0.key, value: $0.value) }
+    output(JSONWriter.bytes(.object(JSONObject(members))))
+    log("demo: \(step) — \(sentence) (\((ContinuousClock.now - since).wholeMilliseconds) ms)")
+  }
+
+  /// The lease's filters as NIP-01 filters: what the extension asks the relay for.
+  private func leaseFilters(_ subscriptions: [LeaseSubscription]) throws(DemoFailure) -> [Filter] {
+    do {
+      return try subscriptions.map { subscription throws(EventError) in
+        try Filter(jsonValue: subscription.filter.jsonValue)
+      }
+    } catch {
+      throw DemoFailure("enrolled", "a lease filter is not a NIP-01 filter: \(error)")
+    }
+  }
+
+  private func npub(_ key: SecretKey) -> String {
+    CompactNpub.canonicalNpub(key.publicKeyHex) ?? key.publicKeyHex
+  }
+}
+
+/// The step the demo stopped at and why.
+struct DemoFailure: Error {
+  let step: String
+  let message: String
+
+  init(_ step: String, _ message: String) {
+    self.step = step
+    self.message = message
+  }
+
+  /// Runs an app step, reporting its failure at `step`.
+  static func at<T>(_ step: String, _ body: () async throws(CommandFailure) -> T) async throws(DemoFailure)
+    -> T
+  {
+    do {
+      return try await body()
+    } catch {
+      throw DemoFailure(step, "\(error.code): \(error.message)")
+    }
+  }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import NostrEvent
+import NostrJSON
+import NostrPushTesting
+import PushRelay
+
+/// `nostr-push relay`: serves a data folder on loopback until SIGINT or SIGTERM.
+enum RelayCommand: CLICommand {
+  static let name = "relay"
+  static let summary = "Serve a fixture data folder as a loopback relay (NIP-11, /query, /media)"
+  static let usage = """
+    usage: nostr-push relay --data DIR [--port 0] [--host 127.0.0.1] [--now UNIX]
+                            [--push-key-file FILE [--gateway URL] [--state FILE] [--gateway-timeout-ms 2000]]
+
+    Serves DIR (nip11.json, events.jsonl, media/, faults.json) as in relay-fixture.md and prints
+    {"listening":"http://127.0.0.1:<port>","websocket":"ws://127.0.0.1:<port>"} once it accepts connections. Runs until SIGINT or
+    SIGTERM. Only loopback hosts (127.0.0.0/8, ::1, localhost) are accepted. --now fixes the
+    relay's clock for NIP-98 checks; --port 0 picks a free port.
+
+    --push-key-file (64 hex or nsec1…) turns on push mode (push-relay.md): nip11.json must hold a
+    valid push descriptor, served with push.origin = the relay's ws:// origin and the current key's
+    pubkey = the push key; kind 30350 leases are ingested, and events stored over WebSocket or
+    POST /events are matched into the wake outbox of --state (default: a temporary SQLite file).
+    --gateway sends those wakes to a gateway (http only on loopback) with --gateway-timeout-ms
+    (100-10000) per request. Push mode binds IPv4 loopback (127.0.0.0/8) only.
+    """
+
+  static func run(_ arguments: [String]) async throws -> Int32 {
+    let reader = try ArgumentReader(
+      arguments,
+      valueFlags: ["data", "port", "host", "now", "push-key-file", "gateway", "state", "gateway-timeout-ms"])
+    _ = try reader.positionals(atMost: 0)
+    let folder = try reader.required("data")
+    guard let port = try reader.integer("port", default: 0), (0...65535).contains(port) else {
+      throw UsageError("--port must be in 0...65535")
+    }
+    let now = try reader.integer("now")
+    let host = reader.value("host") ?? "127.0.0.1"
+    let pushOptions = try PushOptions(reader, host: host)
+    // Nothing can read the request log of a relay run from the command line, so it keeps none.
+    var configuration = RelayFixtureConfiguration(
+      host: host, port: Int(port), now: now, requestLogCapacity: 0)
+    let data: RelayFixtureData
+    do {
+      data = try RelayFixtureData.load(folder: URL(fileURLWithPath: folder, isDirectory: true))
+      if let pushOptions {
+        configuration.push = RelayFixturePushMode(
+          pushKey: try SecretKeyFile.read(pushOptions.keyFile), gatewayURL: pushOptions.gateway,
+          statePath: pushOptions.state, gatewayTimeout: pushOptions.timeout)
+      }
+    } catch {
+      CLIOutput.error("nostr-push relay: \(error)")
+      return ExitCode.failure
+    }
+    for problem in data.problems {
+      CLIOutput.error("nostr-push relay: events.jsonl line \(problem.line) skipped: \(problem.message)")
+    }
+    let server = RelayFixtureServer(data: data, configuration: configuration)
+    return await TerminationSignals.serve(name, server, start: server.start) { url in
+      let origin = url.absoluteString
+      let webSocket = "ws" + origin.dropFirst("http".count)
+      return JSONWriter.string(
+        .object(JSONObject(["listening": .string(origin), "websocket": .string(webSocket)])))
+    }
+  }
+
+  /// The push flags, checked as usage (exit 2): the others need `--push-key-file`, which needs
+  /// an IPv4 loopback host; a malformed `--gateway` or timeout is a usage error too.
+  struct PushOptions {
+    var keyFile: String
+    var gateway: String?
+    var state: String?
+    var timeout: Duration
+
+    /// nil without `--push-key-file`.
+    init?(_ reader: ArgumentReader, host: String) throws {
+      guard let keyFile = reader.value("push-key-file") else {
+        for flag in ["gateway", "state", "gateway-timeout-ms"] where reader.value(flag) != nil {
+          throw UsageError("--\(flag) needs --push-key-file")
+        }
+        return nil
+      }
+      guard GatewayCommand.isIPv4Loopback(host) || host.lowercased() == "localhost" else {
+        throw UsageError(
+          "--host must be an IPv4 loopback address (127.0.0.0/8) with --push-key-file: FoundationNetworking on Linux cannot fetch a URL with an IPv6 literal"
+        )
+      }
+      let milliseconds = try reader.integer(
+        "gateway-timeout-ms", default: GatewayClient.defaultTimeout.wholeMilliseconds)
+      guard let milliseconds, GatewayClient.timeoutRange.contains(.milliseconds(milliseconds)) else {
+        throw UsageError("--gateway-timeout-ms must be in 100...10000")
+      }
+      self.keyFile = keyFile
+      self.gateway = reader.value("gateway")
+      self.state = reader.value("state")
+      self.timeout = .milliseconds(milliseconds)
+      if let gateway {
+        do {
+          _ = try GatewayClient(baseURL: gateway, timeout: timeout)
+        } catch {
+          throw UsageError("--gateway: \(error.message)")
+        }
+      }
+    }
+  }
+}
