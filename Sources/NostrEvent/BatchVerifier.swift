@@ -1,10 +1,12 @@
 import Dispatch
+import Foundation
 import NostrJSON
+import NostrPushCore
 
 /// Verifies many events at once, spreading the work over every core.
 ///
 /// Signature checks dominate the cost and share nothing but the immutable verification
-/// context, so chunks of the batch run in parallel with `DispatchQueue.concurrentPerform`.
+/// context, so chunks of the batch run in parallel on a fixed number of worker threads.
 public enum BatchVerifier {
   /// The fewest events one worker takes, so that tiny batches do not pay for scheduling.
   public static let minimumChunk = 64
@@ -31,21 +33,26 @@ public enum BatchVerifier {
   ///
   /// With `threads` 1 it runs on the calling thread.
   package static func map<Output: Sendable>(
-    count: Int, threads: Int = activeCores, _ transform: @Sendable (Int) -> Output
+    count: Int, threads: Int = activeCores, _ transform: @escaping @Sendable (Int) -> Output
   ) -> [Output] {
     mapChunks(count: count, threads: threads, placeholder: [Output]()) { range in range.map(transform) }
       .flatMap { $0 }
   }
 
-  /// `transform` of consecutive ranges that together cover `0..<count`, in order, computed on at
-  /// most `threads` workers; each range goes to one worker, which can keep its own buffers for it.
+  /// `transform` of consecutive ranges that together cover `0..<count`, in order, computed by
+  /// exactly `min(threads, count / minimumChunk)` workers (at least one); each range goes to one
+  /// worker, which can keep its own buffers for it.
   ///
   /// The one pool behind every batch in the package; `nostr-push verify --jsonl` maps its
-  /// read-ahead batches of lines through it. With `threads` 1 (or a small batch) it runs on the
-  /// calling thread as one range.
+  /// read-ahead batches of lines through it. The calling thread is one worker and starts the
+  /// others as threads of their own, so `threads` bounds the verifications running at once on any
+  /// machine (Dispatch's `concurrentPerform` would spread the ranges over every core whatever
+  /// `threads` says). The workers take the next range from a shared counter until none is left,
+  /// so a slow range does not hold the others up. With `threads` 1 (or a small batch) it runs on
+  /// the calling thread as one range.
   package static func mapChunks<Output: Sendable>(
     count: Int, threads: Int = activeCores, placeholder: Output,
-    _ transform: @Sendable (Range<Int>) -> Output
+    _ transform: @escaping @Sendable (Range<Int>) -> Output
   ) -> [Output] {
     guard count > 0 else { return [] }
     let workers = max(1, min(threads, (count + minimumChunk - 1) / minimumChunk))
@@ -56,12 +63,29 @@ public enum BatchVerifier {
     var results = [Output](repeating: placeholder, count: chunks)
     results.withUnsafeMutableBufferPointer { output in
       let output = UnsafeSendableBuffer(buffer: output)
-      DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-        let start = chunk * chunkSize
-        let end = min(count, start + chunkSize)
-        guard start < end else { return }
-        output.buffer[chunk] = transform(start..<end)
+      let next = Locked(0)
+      let work: @Sendable () -> Void = {
+        while true {
+          let chunk = next.withLock { value -> Int in
+            defer { value += 1 }
+            return value
+          }
+          guard chunk < chunks else { return }
+          let start = chunk * chunkSize
+          output.buffer[chunk] = transform(start..<min(count, start + chunkSize))
+        }
       }
+      let finished = DispatchSemaphore(value: 0)
+      for _ in 1..<workers {
+        let thread = Thread {
+          work()
+          finished.signal()
+        }
+        thread.name = "BatchVerifier worker"
+        thread.start()
+      }
+      work()
+      for _ in 1..<workers { finished.wait() }
     }
     return results
   }
@@ -70,7 +94,7 @@ public enum BatchVerifier {
 /// A buffer whose disjoint ranges are written by different workers.
 ///
 /// `@unchecked Sendable`: every index is written by exactly one worker, and the buffer outlives
-/// `concurrentPerform`, which returns only when all workers are done.
+/// the workers: `mapChunks` returns only when all of them are done.
 private struct UnsafeSendableBuffer<Element>: @unchecked Sendable {
   let buffer: UnsafeMutableBufferPointer<Element>
 }
