@@ -29,6 +29,29 @@ func executable(_ name: String, path: String, _ dependencies: [Target.Dependency
   .executableTarget(name: name, dependencies: dependencies, path: path, swiftSettings: strictSettings)
 }
 
+// secp256k1 is chosen by the host this manifest is evaluated on. On Linux it is the system
+// library (apt `libsecp256k1-dev`) and no remote package is declared, so a Linux build resolves
+// nothing from the network. Apple SDKs ship no libsecp256k1 and a system-library target cannot
+// reach an XCFramework, so on an Apple host NostrEvent and NIP44 link the `libsecp256k1` product
+// of swift-secp256k1 (its default traits enable ECDH and Schnorr signatures; extrakeys always),
+// pinned to a minor version. Sources import `CSecp256k1` where it exists, else `libsecp256k1`:
+// the C calls are the same. The Apple path is not compiled on the project's Linux machines.
+#if canImport(Darwin)
+let secp256k1: Target.Dependency = .product(name: "libsecp256k1", package: "swift-secp256k1")
+let secp256k1Packages: [Package.Dependency] = [
+  .package(url: "https://github.com/21-DOT-DEV/swift-secp256k1", .upToNextMinor(from: "0.23.2"))
+]
+let secp256k1Targets: [Target] = []
+#else
+let secp256k1: Target.Dependency = "CSecp256k1"
+let secp256k1Packages: [Package.Dependency] = []
+let secp256k1Targets: [Target] = [
+  .systemLibrary(
+    name: "CSecp256k1", pkgConfig: "libsecp256k1",
+    providers: [.apt(["libsecp256k1-dev"]), .brew(["secp256k1"])])
+]
+#endif
+
 /// The libraries an app, an extension or a relay imports, each its own product.
 let libraries = [
   "NostrPushCore", "NostrJSON", "Bech32", "NostrEvent", "NostrHTTP", "NIP44", "NostrWebSocket",
@@ -42,11 +65,9 @@ let package = Package(
   products: libraries.map { .library(name: $0, targets: [$0]) } + [
     .executable(name: "nostr-push", targets: ["nostr-push"])
   ],
-  targets: [
-    // System libraries (apt: libsecp256k1-dev, libsqlite3-dev; `bash Scripts/setup`).
-    .systemLibrary(
-      name: "CSecp256k1", pkgConfig: "libsecp256k1",
-      providers: [.apt(["libsecp256k1-dev"]), .brew(["secp256k1"])]),
+  dependencies: secp256k1Packages,
+  targets: secp256k1Targets + [
+    // System libraries (apt: libsqlite3-dev; `bash Scripts/setup`).
     .systemLibrary(
       name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
     // SHA-256 blocks on the CPU's SHA extensions (x86-64 SHA-NI); NostrEvent falls back to Swift.
@@ -57,10 +78,10 @@ let package = Package(
     library("NostrPushCore"),
     library("NostrJSON", ["NostrPushCore"]),
     library("Bech32", ["NostrPushCore"]),
-    library("NostrEvent", ["NostrPushCore", "NostrJSON", "Bech32", "CSecp256k1", "CSHA256"]),
+    library("NostrEvent", ["NostrPushCore", "NostrJSON", "Bech32", secp256k1, "CSHA256"]),
     // The one HTTP seam (cap, deadline, no redirects, identity encoding); links no crypto.
     library("NostrHTTP", ["NostrPushCore"]),
-    library("NIP44", ["NostrPushCore", "NostrEvent", "CSecp256k1"]),
+    library("NIP44", ["NostrPushCore", "NostrEvent", secp256k1]),
     library("NostrWebSocket", ["NostrPushCore", "NostrJSON", "NostrEvent"]),
     library("PushDescriptor", ["NostrPushCore", "NostrJSON", "Bech32", "NostrEvent", "NostrHTTP"]),
     library("PushLease", ["NostrPushCore", "NostrJSON", "NostrEvent", "NIP44", "PushDescriptor"]),
@@ -101,7 +122,7 @@ let package = Package(
     executable(
       "nostr-push-bench", path: "Benchmarks/nostr-push-bench",
       [
-        "CSecp256k1", "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
+        secp256k1, "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
         "NotificationResolver", "NostrPushTesting", "NostrHTTP", "NostrPushTestSupport", "NIP44", "PushLease",
         "PushRelay", "NostrWebSocket",
       ]),
@@ -128,7 +149,7 @@ let package = Package(
       ["NostrPushCore", "NIP44", "NostrEvent", "NostrJSON", "NostrHTTP", "EnrichmentCache"]),
     tests("NostrJSONTests", ["NostrJSON"]),
     tests("Bech32Tests", ["Bech32"]),
-    tests("NostrEventTests", ["NostrEvent", "NostrJSON", "Bech32", "CSecp256k1"]),
+    tests("NostrEventTests", ["NostrEvent", "NostrJSON", "Bech32", secp256k1]),
     tests("NostrHTTPTests", ["NostrHTTP"]),
     tests("NIP44Tests", ["NIP44", "NostrEvent", "NostrJSON"]),
     tests("NostrWebSocketTests", ["NostrWebSocket", "NostrPushTesting", "NostrEvent", "NostrJSON"]),

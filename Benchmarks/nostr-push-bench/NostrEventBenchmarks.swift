@@ -1,4 +1,8 @@
+#if canImport(CSecp256k1)
 import CSecp256k1
+#else
+import libsecp256k1
+#endif
 import Dispatch
 import Foundation
 import NostrEvent
