@@ -59,13 +59,40 @@ import Testing
     }
     #expect(
       Set(tests).isSuperset(of: [
-        "readsJSONStrictly", "decodesAnNpubAndCompactsIt", "signsVerifiesAndAuthenticatesAnHTTPRequest",
+        "canonicalisesARelayOrigin", "readsJSONStrictly", "decodesAnNpubAndCompactsIt",
+        "signsVerifiesAndAuthenticatesAnHTTPRequest",
         "parsesAPushDescriptorStrictly", "storesAndLooksUpAVerifiedProfile",
         "queriesAFixtureRelayOverLoopback", "resolvesAWakeAgainstAFixtureRelay",
         "encryptsAndDecryptsANIP44Payload",
         "queriesAndPublishesOverWebSocket",
         "enrollsADeviceAndTheRelayOpensTheLease",
       ]))
+  }
+}
+
+/// Keeps the README and the guides about this repository alone: links that resolve inside it,
+/// and no path of the machine they were written on.
+@Suite struct DocumentationLinkTests {
+  @Test(arguments: MarkdownFile.all)
+  func relativeLinksNameFilesOfThePackage(_ file: MarkdownFile) throws {
+    let folder = packageRoot.appendingPathComponent(file.name).deletingLastPathComponent()
+    for link in try file.relativeLinks() {
+      let path = String(link.prefix { $0 != "#" })
+      guard !path.isEmpty else { continue }
+      let target = folder.appendingPathComponent(path).standardizedFileURL.path
+      #expect(
+        FileManager.default.fileExists(atPath: target), "\(file.name): the link \(link) names no file")
+      #expect(
+        target.hasPrefix(packageRoot.standardizedFileURL.path), "\(file.name): \(link) leaves the package")
+    }
+  }
+
+  @Test(arguments: MarkdownFile.all)
+  func namesNoPathOfTheWritingMachine(_ file: MarkdownFile) throws {
+    let text = try String(contentsOf: packageRoot.appendingPathComponent(file.name), encoding: .utf8)
+    for fragment in ["/work/", "../shared", "/home/", "/Users/"] {
+      #expect(!text.contains(fragment), "\(file.name) names \(fragment)")
+    }
   }
 }
 
@@ -103,6 +130,22 @@ struct MarkdownFile: Sendable, CustomTestStringConvertible {
     var imports: [String]
     /// The rest of the block, joined with newlines.
     var code: String
+  }
+
+  /// The targets of its Markdown links that are neither URLs nor in-page anchors.
+  func relativeLinks() throws -> [String] {
+    let text = try String(contentsOf: packageRoot.appendingPathComponent(name), encoding: .utf8)
+    var links: [String] = []
+    var rest = text[...]
+    while let open = rest.range(of: "](") {
+      rest = rest[open.upperBound...]
+      guard let close = rest.firstIndex(of: ")") else { break }
+      let target = String(rest[..<close])
+      rest = rest[close...]
+      if target.contains("://") || target.hasPrefix("#") || target.hasPrefix("mailto:") { continue }
+      links.append(target)
+    }
+    return links
   }
 
   /// Every ```swift block, in order.

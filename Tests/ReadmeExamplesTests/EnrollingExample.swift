@@ -15,28 +15,23 @@ import Testing
     let relayPushKey = try SecretKey(hex: "8d959b54ec6a9ebef76c4edb67c6c8e3216db81cb5255ffe1f2fac4e67ba4098")
     let now: Int64 = 1_767_225_600
     // README example: begin
-    // The app: the relay's descriptor (discovered, then validated strictly) sizes everything.
-    let relay = try RelayDocument(bytes: nip11).push
-    let app = PushAppProfile(id: "org.nostrpushkit.demo", transport: "apns")
-
-    // Once per (origin, account): a fresh installation id. The app stores this value.
+    let relay = try RelayDocument(bytes: nip11).push  // validated strictly; its limits size everything
+    // The app keeps one enrollment per (origin, account): a fresh installation id.
     var enrollment = LeaseEnrollment(origin: relay.origin, pubkey: accountKey.publicKeyHex)
-
-    // Every publish: take the next generation and created_at, save the enrollment, then sign.
-    let stamp = enrollment.next(now: now)
+    let stamp = enrollment.next(now: now)  // save the enrollment, then sign: no generation is reused
     let subscriptions = try SubscriptionPlanner(descriptor: relay).plan(
-      for: accountKey.publicKeyHex, joined: ["3f2a1b4c-5d6e-4f70-8a9b-0c1d2e3f4a5b"],
-      muted: [], mentionsOnly: false)
+      for: accountKey.publicKeyHex, joined: ["3f2a1b4c-5d6e-4f70-8a9b-0c1d2e3f4a5b"])  // channel ids
+    let app = PushAppProfile(id: "org.nostrpushkit.demo", transport: "apns")
     let lease = try LeaseBuilder(descriptor: relay, appProfile: app).active(
       endpoint: "gateway-grant-7f3a", subscriptions: subscriptions, generation: stamp.generation,
       createdAt: stamp.createdAt, installationID: enrollment.installationID,
       grantExpiresAt: now + 86_400, now: now, signer: accountKey)
-    // lease: kind 30350, tags d / expiration / exec, content NIP-44 to the relay's current key
-
-    // The relay: it holds its push key by id and judges the event (after checking its signature).
+    // kind 30350: d, expiration and exec tags public, the rest NIP-44 to the relay's current push key
+    // The relay holds its push keys by id and judges the event (after checking its signature).
     let validator = try LeaseValidator(descriptor: relay, pushKeys: ["demo-2026-01": relayPushKey])
     let opened = try validator.open(lease, tenantOrigin: relay.origin, now: now)
-    // opened.address: 30350:<account pubkey>:<installation id>; opened.generation == 1
+    // opened.address: 30350:<account pubkey>:<installation id>; a refusal is the relay's "invalid: …" text
+    // README example: end
 
     // Revoking: the next stamp (never a reused generation or created_at), then a tombstone.
     let revoke = enrollment.next(now: now)
@@ -50,7 +45,6 @@ import Testing
     } catch {
       refusal = error  // message "invalid: origin mismatch", the relay's OK text
     }
-    // README example: end
     #expect(opened.generation == 1)
     #expect(opened.address.description == "30350:\(accountKey.publicKeyHex):\(enrollment.installationID)")
     #expect(opened.isActive)

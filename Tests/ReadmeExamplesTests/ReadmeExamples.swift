@@ -3,7 +3,9 @@ import EnrichmentCache
 import Foundation
 import NIP44
 import NostrEvent
+import NostrHTTP
 import NostrJSON
+import NostrPushCore
 import NostrPushTesting
 import NostrWebSocket
 import NotificationResolver
@@ -17,28 +19,43 @@ import FoundationNetworking
 /// The README's examples, one per module, compiled and run.
 ///
 /// The code between `README example: begin` and `README example: end` is the README's ```swift
-/// block, character for character (`ReadmeDriftTests` checks it); the lines after it assert what
+/// block, character for character (`DocumentationDriftTests` checks it); the lines after it assert what
 /// the README's comments promise.
 @Suite(.timeLimit(.minutes(2))) struct ReadmeExamples {
+  @Test func canonicalisesARelayOrigin() throws {
+    // README example: begin
+    let origin = try RelayOrigin("WSS://Relay.Example:443/")
+    // origin.description == "https://relay.example", origin.webSocketURL == "wss://relay.example"
+    // RelayOrigin("wss://relay.example/chat") throws RelayOriginError: code .invalidField, field "relay"
+    // README example: end
+    var refusal: RelayOriginError?
+    do throws(RelayOriginError) {
+      _ = try RelayOrigin("wss://relay.example/chat")
+    } catch {
+      refusal = error
+    }
+    #expect(origin.description == "https://relay.example")
+    #expect(origin.webSocketURL == "wss://relay.example")
+    #expect(origin == (try RelayOrigin("https://relay.example")))
+    #expect(refusal?.code == .invalidField)
+    #expect(refusal?.field == "relay")
+  }
+
   @Test func readsJSONStrictly() throws {
     // README example: begin
-    let reader = JSONReader()
-    let value = try reader.read(#"{"kind":9,"ratio":1.0,"seen":true,"tags":[["h","general"]]}"#)
-    let object = value.objectValue
-    let kind = object?["kind"]?.integerValue  // 9: an integer stays an integer
-    let ratio = object?["ratio"]  // .float(1.0): never 1, never true
-    let keys = object?.keys  // ["kind", "ratio", "seen", "tags"]: document order kept
-
+    let value = try JSONReader().read(#"{"kind":9,"ratio":1.0,"tags":[["h","general"]]}"#)
+    let kind = value.objectValue?["kind"]?.integerValue  // 9; "ratio" stays .float(1.0), never 1 or true
+    let keys = value.objectValue?.keys  // ["kind", "ratio", "tags"]: document order kept
     var refusal: JSONError?
     do throws(JSONError) {
-      _ = try reader.read(#"{"name":"a","name":"b"}"#)
+      _ = try JSONReader().read(#"{"name":"a","name":"b"}"#)
     } catch {
-      refusal = error  // code .duplicateKey at path "name": no "last one wins"
+      refusal = error  // code .duplicateKey, field "name": no "last one wins"
     }
     // README example: end
     #expect(kind == 9)
-    #expect(ratio == .float(1.0))
-    #expect(keys == ["kind", "ratio", "seen", "tags"])
+    #expect(value.objectValue?["ratio"] == .float(1.0))
+    #expect(keys == ["kind", "ratio", "tags"])
     #expect(refusal?.code == .duplicateKey)
     #expect(refusal?.field == "name")
   }
@@ -47,13 +64,10 @@ import FoundationNetworking
     // README example: begin
     let entity = try NIP19Entity(
       decoding: "nostr:npub1yh4uueqa9gzg9rchfu45wrd9r3u450vn9ghm2yzsspgl0udga66qzrftlu")
-    guard case .npub(let pubkey) = entity else { return }
-    // pubkey == "25ebce641d2a04828f174f2b470da51c795a3d932a2fb510508051f7f1a8eeb4"
+    guard case .npub(let pubkey) = entity else { return }  // 64 lowercase hex
     let title = CompactNpub.display(for: pubkey)  // "npub1yh4…ftlu"
     let fallback = CompactNpub.display(for: "not a key")  // "Someone": raw input never reaches a title
-
     let link = try NIP19Entity.nprofile(pubkey: pubkey, relays: ["wss://relay.example"]).encoded()
-    // link starts with "nprofile1"; decoding it gives the same pubkey and relay back
     // README example: end
     #expect(pubkey == "25ebce641d2a04828f174f2b470da51c795a3d932a2fb510508051f7f1a8eeb4")
     #expect(title == "npub1yh4…ftlu")
@@ -66,29 +80,24 @@ import FoundationNetworking
     // README example: begin
     let key = SecretKey.generate()
     let message = try UnsignedEvent(
-      pubkey: key.publicKeyHex, createdAt: 1_767_225_600, kind: 9, tags: [["h", "general"]],
-      content: "hello"
+      pubkey: key.publicKeyHex, createdAt: 1_767_225_600, kind: 9, tags: [["h", "general"]], content: "hello"
     ).signed(with: key)
-
-    let received = try Event(json: message.jsonBytes())  // parse: every field type- and length-checked
+    let received = try Event(json: message.jsonBytes())  // every field type- and length-checked
     let verification = received.verify()  // .valid(.common): id recomputed, then BIP-340
-
-    // NIP-98: the client signs the request; the server checks it (and refuses a replay).
+    // NIP-98 (HTTP auth): NIP98.authorizationHeader signs a request, NIP98Verifier checks it.
+    // README example: end
     let url = "https://relay.example/query"
     let body = Array(#"[{"kinds":[9],"limit":10}]"#.utf8)
     let header = try NIP98.authorizationHeader(
       url: url, method: "POST", body: body, key: key, now: 1_767_225_600)
     let verifier = NIP98Verifier()
     let auth = try verifier.verify(header: header, url: url, method: "POST", body: body, now: 1_767_225_630)
-    // auth.pubkey == key.publicKeyHex: the request comes from this account
-
     var replay: NIP98Error?
     do throws(NIP98Error) {
       _ = try verifier.verify(header: header, url: url, method: "POST", body: body, now: 1_767_225_631)
     } catch {
-      replay = error  // code .replayed
+      replay = error
     }
-    // README example: end
     #expect(received == message)
     #expect(verification == .valid(.common))
     #expect(header.hasPrefix("Nostr "))
@@ -101,92 +110,72 @@ import FoundationNetworking
     // README example: begin
     let account = SecretKey.generate()
     let relay = SecretKey.generate()
-
-    // The sender: its secret key and the other party's x-only public key give the conversation key.
+    // Each side: its own secret key and the other's x-only public key give the same conversation key.
     let sealing = try NIP44.ConversationKey(secretKey: account, publicKey: relay.publicKeyHex)
-    let payload = try NIP44.encrypt("wake me for #general", conversationKey: sealing)
-    // payload: base64 of 0x02 ‖ nonce ‖ ciphertext ‖ MAC, with a fresh random nonce on every call
-
-    // The receiver derives the same key from its side (a caller may cache it per key pair).
+    let payload = try NIP44.encrypt("wake me for #general", conversationKey: sealing)  // a fresh nonce
     let opening = try NIP44.ConversationKey(secretKey: relay, publicKey: account.publicKeyHex)
     let plaintext = try NIP44.decrypt(payload, conversationKey: opening)  // "wake me for #general"
-
+    // with any other key: NIP44Error code .invalidMAC, checked before anything is decrypted
+    // README example: end
+    #expect(plaintext == "wake me for #general")
+    #expect(Data(base64Encoded: payload)?.first == 2)  // the version byte
+    #expect(try NIP44.encrypt("wake me for #general", conversationKey: sealing) != payload)
     var refusal: NIP44Error?
     do throws(NIP44Error) {
       let stranger = try NIP44.ConversationKey(secretKey: SecretKey.generate(), publicKey: relay.publicKeyHex)
       _ = try NIP44.decrypt(payload, conversationKey: stranger)
     } catch {
-      refusal = error  // code .invalidMAC: checked before anything is decrypted
+      refusal = error
     }
-    // README example: end
-    #expect(plaintext == "wake me for #general")
-    #expect(Data(base64Encoded: payload)?.first == 2)  // the version byte
-    #expect(try NIP44.encrypt("wake me for #general", conversationKey: sealing) != payload)
     #expect(refusal?.code == .invalidMAC)
   }
 
   @Test func parsesAPushDescriptorStrictly() throws {
+    let nip11 = Array(
+      try Data(contentsOf: packageRoot.appendingPathComponent("Fixtures/nip11/push-descriptor.json")))
+    let broken = Array(
+      try Data(contentsOf: packageRoot.appendingPathComponent("Fixtures/nip11/push-descriptor-invalid.json")))
     // README example: begin
-    let document = #"""
-      {"name":"relay.example","supported_extensions":["nip-pl"],"software_commit":"abc",
-       "push":{"origin":"wss://relay.example",
-        "keys":[{"id":"2026-01","pubkey":"5be6446aa8a31c11b3b453bf8dafc9b346ff328d1fa11a0fa02a1e6461f6a9b1",
-                 "current":true}],
-        "app_profiles":[{"id":"com.example.chat","transport":"apns"}],
-        "push_kinds":[9,40002,45001,45003],"h_grammar":"uuid-v4-lowercase",
-        "class_support":{"apns":["silent","default","time_sensitive"]},
-        "limitation":{"max_lease_ttl":2592000,"max_leases_per_pubkey":8,"max_subscriptions_per_lease":4,
-          "max_kinds":16,"max_authors":256,"max_h":64,"max_tag_values":64,"max_ignore":128,
-          "max_content_len":8192,"max_plaintext_len":4096,"max_endpoint_len":512,"max_string_len":256}}}
-      """#
+    // nip11, broken: Fixtures/nip11/push-descriptor.json and push-descriptor-invalid.json
     let relay = try RelayDocument(
-      bytes: Array(document.utf8),
-      requiredAppProfile: PushAppProfile(id: "com.example.chat", transport: "apns"))
-    let currentKey = relay.push.currentKey?.id  // "2026-01"
-    // Unknown top-level members are kept and listed, never fatal:
-    let ignored = relay.ignoredTopLevelKeys  // ["software_commit"]
-
-    // The push part is strict: the first failed check names its field.
-    let broken = document.replacingOccurrences(of: #""max_ignore":128"#, with: #""max_ignore":"128""#)
+      bytes: nip11, requiredAppProfile: PushAppProfile(id: "com.example.chat", transport: "apns"))
+    let currentKey = relay.push.currentKey?.id  // "2026-12"
+    let ignored = relay.ignoredTopLevelKeys  // ["read_state_snapshot", …]: unknown members kept, never fatal
     var refusal: PushDescriptorError?
     do throws(PushDescriptorError) {
-      _ = try RelayDocument(bytes: Array(broken.utf8))
+      _ = try RelayDocument(bytes: broken)
     } catch {
-      refusal = error  // field "push.limitation.max_ignore", code .wrongType
+      refusal = error  // the first failed check: field "push.limitation.max_ignore", code .wrongType
     }
     // README example: end
-    #expect(relay.information.name == "relay.example")
-    #expect(currentKey == "2026-01")
-    #expect(ignored == ["software_commit"])
-    #expect(relay.push.limitation.maxIgnore == 128)
+    #expect(relay.information.name == "push.example")
+    #expect(currentKey == "2026-12")
+    #expect(ignored == ["read_state_snapshot", "software_commit", "software_commit_count"])
     #expect(refusal?.field == "push.limitation.max_ignore")
     #expect(refusal?.code == .wrongType)
   }
 
   @Test func storesAndLooksUpAVerifiedProfile() throws {
-    // README example: begin
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    let cache = try EnrichmentCache(path: folder.appendingPathComponent("cache.sqlite").path)
-
-    let account = SecretKey.generate().publicKeyHex  // the user of the app
-    let relay = try RelayOrigin("wss://relay.example")  // stored as "https://relay.example"
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("\(UUID()).sqlite").path
     let now: Int64 = 1_767_225_600
+    // README example: begin
+    let cache = try EnrichmentCache(path: path)  // one file, shared by the app and its extension
+    let account = SecretKey.generate().publicKeyHex  // the user of the app
+    let relay = try RelayOrigin("wss://relay.example")
     try cache.registerAccount(account, now: now)
-
     let alice = SecretKey.generate()
     let profile = try UnsignedEvent(
       pubkey: alice.publicKeyHex, createdAt: now - 60, kind: 0, tags: [],
-      content: #"{"name":"alice","display_name":"Alice Martin"}"#
+      content: #"{"display_name":"Alice Martin"}"#
     ).signed(with: alice)
+    // .stored: verified first (an unsigned or forged event throws)
     let outcome = try cache.storeProfile(event: profile, account: account, relay: relay, now: now)
-    // outcome == .stored (the event was verified first; an unsigned or forged one throws)
-
     let cached = try cache.lookupProfile(account: account, relay: relay, pubkey: alice.publicKeyHex, now: now)
     // cached?.value.displayName == "Alice Martin", cached?.isFresh == true
     // README example: end
-    defer { try? FileManager.default.removeItem(at: folder) }
-    #expect(relay.description == "https://relay.example")
+    defer {
+      for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
     #expect(outcome == .stored)
     #expect(cached?.value.displayName == "Alice Martin")
     #expect(cached?.value.eventID == profile.id)
@@ -194,45 +183,36 @@ import FoundationNetworking
   }
 
   @Test func queriesAFixtureRelayOverLoopback() async throws {
-    // README example: begin
     let now: Int64 = 1_767_225_600
+    // README example: begin
     let alice = SecretKey.generate()
     let message = try UnsignedEvent(
       pubkey: alice.publicKeyHex, createdAt: now - 10, kind: 9, tags: [], content: "hello"
     ).signed(with: alice)
     let server = RelayFixtureServer(
-      data: RelayFixtureData(events: [message]),
-      configuration: RelayFixtureConfiguration(port: 0, now: now))  // port 0: a free port
-    let origin = try await server.start()  // http://127.0.0.1:<port>
-
-    let url = origin.appendingPathComponent("query")
+      data: RelayFixtureData(events: [message]), configuration: RelayFixtureConfiguration(now: now))
+    let origin = try await server.start()  // http://127.0.0.1:<a free port>
+    // A NIP-98 signed query through NostrHTTP's seam (conform to HTTPTransport to bring your own).
+    let url = origin.appendingPathComponent("query").absoluteString
     let body = Array(#"[{"kinds":[9],"limit":10}]"#.utf8)
-    var request = URLRequest(url: url)
-    request.httpMethod = "POST"
-    request.httpBody = Data(body)
-    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-    let account = SecretKey.generate()
-    request.setValue(
-      try NIP98.authorizationHeader(
-        url: url.absoluteString, method: "POST", body: body, key: account, now: now),
-      forHTTPHeaderField: "Authorization")
-    let (data, response) = try await URLSession.shared.data(for: request)
+    let auth = try NIP98.authorizationHeader(url: url, method: "POST", body: body, key: alice, now: now)
+    let response = try await URLSessionHTTPTransport.shared.send(
+      HTTPTransportRequest(
+        url: url, method: "POST", headers: ["Authorization": auth], body: body, maxResponseBytes: 1 << 20),
+      deadline: .now + .seconds(5))  // a body over the cap throws .tooLarge; redirects are not followed
     await server.stop()
-
-    let status = (response as? HTTPURLResponse)?.statusCode  // 200
-    let events = try (JSONReader().read(data).arrayValue ?? []).map { try Event(jsonValue: $0) }
-    // events.map(\.id) == [message.id]; server.requestCount(path: "/query") == 1
+    let events = try (JSONReader().read(response.body).arrayValue ?? []).map { try Event(jsonValue: $0) }
+    // response.status == 200, events.map(\.id) == [message.id]; server.requests() logs who asked what
     // README example: end
-    #expect(url.absoluteString.hasPrefix("http://127.0.0.1:"))
-    #expect(status == 200)
+    #expect(url.hasPrefix("http://127.0.0.1:"))
+    #expect(response.status == 200)
     #expect(events.map(\.id) == [message.id])
     #expect(events.first?.verify().isValid == true)
     #expect(server.requestCount(path: "/query") == 1)
-    #expect(server.requests().first?.authorizedPubkey == account.publicKeyHex)
+    #expect(server.requests().first?.authorizedPubkey == alice.publicKeyHex)
   }
 
   @Test func queriesAndPublishesOverWebSocket() async throws {
-    // README example: begin
     let now: Int64 = 1_767_225_600
     let alice = SecretKey.generate()
     let message = try UnsignedEvent(
@@ -240,29 +220,29 @@ import FoundationNetworking
     ).signed(with: alice)
     let server = RelayFixtureServer(
       data: RelayFixtureData(events: [message]), configuration: RelayFixtureConfiguration(now: now))
-    let origin = try await server.start()  // http://127.0.0.1:<port>; ws:// on the same port
-    let url = "ws://" + origin.absoluteString.dropFirst("http://".count)
-
-    // One connection, several operations; the key answers the relay's NIP-42 challenge.
+    // README example: begin
+    let origin = try await server.start()  // ws:// on the same port as http://
+    // One connection for several operations; the key answers the relay's NIP-42 challenge.
     let connection = try await RelayConnection.connect(
-      to: url, key: alice, clock: { now }, deadline: .now + .seconds(5))
+      to: "ws://" + origin.absoluteString.dropFirst("http://".count), key: alice, clock: { now },
+      deadline: .now + .seconds(5))
     let events = try await connection.query([Filter(kinds: [9])], deadline: .now + .seconds(5))
-    // events.map(\.id) == [message.id]: parsed strictly, verified, matched, de-duplicated
+    // events.map(\.id) == [message.id]: parsed strictly, verified, matched, de-duplicated;
+    // connection.publish(event, deadline:) sends EVENT and returns the relay's OK
+    // README example: end
     let reply = try UnsignedEvent(
       pubkey: alice.publicKeyHex, createdAt: now, kind: 9, tags: [["e", message.id]], content: "again"
     ).signed(with: alice)
     let answer = try await connection.publish(reply, deadline: .now + .seconds(5))
-    // answer == PublishResult(id: reply.id, accepted: true, message: "")
     await connection.close()  // close 1000, then the socket
     await server.stop()
-    // README example: end
     #expect(events.map(\.id) == [message.id])
     #expect(answer == PublishResult(id: reply.id, accepted: true, message: ""))
   }
 
   @Test func resolvesAWakeAgainstAFixtureRelay() async throws {
-    // README example: begin
     let now: Int64 = 1_767_225_600
+    let cachePath = FileManager.default.temporaryDirectory.appendingPathComponent("\(UUID()).sqlite").path
     let account = SecretKey.generate()  // the app's user; the extension reads it from the keychain
     let alice = SecretKey.generate()
     let profile = try UnsignedEvent(
@@ -276,22 +256,19 @@ import FoundationNetworking
     let relay = RelayFixtureServer(
       data: RelayFixtureData(events: [profile, message]), configuration: RelayFixtureConfiguration(now: now))
     let origin = try await relay.start()
-
-    // What one wake does, in the extension or here:
+    // README example: begin
+    // What one wake does in the extension: query, verify, select, claim, enrich.
     let configuration = try ResolverConfiguration(
       relay: try RelayOrigin(origin.absoluteString), secretKey: account)
-    let cachePath = FileManager.default.temporaryDirectory.appendingPathComponent("\(UUID()).sqlite").path
     let cache = try EnrichmentCache(path: cachePath, busyTimeout: .milliseconds(250))
     let resolver = NotificationResolver(configuration: configuration, cache: cache, clock: .fixed(now))
-    let first = await resolver.resolve()
-    // first.outcome: .resolved — title "Alice Martin" (profile fetched: enrichment .refreshed),
-    // body "Lunch at noon? [link]", target.eventID == message.id
-    await first.lingering.wait()  // let late enrichment reach the cache
-
-    let second = await resolver.resolve()  // another wake for the same message
-    // second.outcome == .fallback(.alreadyDelivered): a message is presented once
-    await relay.stop()
+    let first = await resolver.resolve()  // never throws: a failure is .fallback(reason), on time
+    // first.outcome: .resolved, title "Alice Martin" (profile fetched: .refreshed), body "Lunch at noon? [link]";
+    // another wake for the same message gives .fallback(.alreadyDelivered): a message is presented once
     // README example: end
+    await first.lingering.wait()  // let late enrichment reach the cache
+    let second = await resolver.resolve()
+    await relay.stop()
     for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: cachePath + suffix) }
     guard case .resolved(let notification) = first.outcome else {
       Issue.record("expected a resolved notification, got \(first.outcome)")
