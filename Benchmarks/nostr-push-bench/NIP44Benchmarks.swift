@@ -1,11 +1,11 @@
+import NIP44
+import NostrEvent
+import NostrPushTestSupport
 #if canImport(CSecp256k1)
 import CSecp256k1
 #else
 import libsecp256k1
 #endif
-import NIP44
-import NostrEvent
-import NostrPushTestSupport
 
 extension BenchmarkRegistry {
   /// The NIP44 rows of `nip44.md`: a 4 KiB round trip (a fresh conversation key on each side,

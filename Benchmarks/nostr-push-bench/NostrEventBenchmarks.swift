@@ -1,11 +1,11 @@
+import Dispatch
+import Foundation
+import NostrEvent
 #if canImport(CSecp256k1)
 import CSecp256k1
 #else
 import libsecp256k1
 #endif
-import Dispatch
-import Foundation
-import NostrEvent
 
 extension BenchmarkRegistry {
   /// The NostrEvent rows of `performance.md`: full verification against direct libsecp256k1,

@@ -1,9 +1,9 @@
+import NostrEvent
 #if canImport(CSecp256k1)
 import CSecp256k1
 #else
 import libsecp256k1
 #endif
-import NostrEvent
 
 extension NIP44 {
   /// The 32-byte key two parties share for NIP-44 v2: HKDF-extract of their ECDH x coordinate.

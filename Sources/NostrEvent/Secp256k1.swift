@@ -1,9 +1,9 @@
+import Foundation
 #if canImport(CSecp256k1)
 import CSecp256k1
 #else
 import libsecp256k1
 #endif
-import Foundation
 
 /// BIP-340 Schnorr signatures through libsecp256k1, with one context per job for the process.
 ///
