@@ -46,7 +46,7 @@ extension ErrorCode where Domain == CacheErrorDomain {
 
 extension DomainError where Domain == CacheErrorDomain {
   /// The SQLite result code behind a storage failure, when there is one.
-  public var sqliteCode: Int32? { detail }
+  package var sqliteCode: Int32? { detail }
 
   /// True for `busy` and `locked`: another connection holds the lock, and a later try may work.
   public var isTransient: Bool { code == .busy || code == .locked }

@@ -27,11 +27,11 @@ import NostrJSON
 /// (default `application/json`) for `body`. Any other member is an error.
 public struct RelayFault: Sendable, Hashable {
   /// The largest padding body `oversizedBody` may stream (1 GiB), so a typo cannot run forever.
-  public static let maxOversizedBytes = 1 << 30
+  package static let maxOversizedBytes = 1 << 30
   /// The padding size used when `bytes` is not given (4 MiB, over every response cap of the suite).
-  public static let defaultOversizedBytes = 4 * 1024 * 1024
+  package static let defaultOversizedBytes = 4 * 1024 * 1024
   /// The longest delay a fault may ask for (10 minutes).
-  public static let maxDelayMilliseconds = 600_000
+  package static let maxDelayMilliseconds = 600_000
 
   /// What the fault does to the answer.
   public enum Action: Sendable, Hashable {
@@ -80,7 +80,7 @@ public struct RelayFault: Sendable, Hashable {
   }
 
   /// Parses the `faults.json` format documented on the type.
-  public static func parseList(_ bytes: [UInt8]) throws(RelayFixtureError) -> [RelayFault] {
+  package static func parseList(_ bytes: [UInt8]) throws(RelayFixtureError) -> [RelayFault] {
     try FixtureJSONArray.parse(bytes, field: "faults.json", entry: parse)
   }
 

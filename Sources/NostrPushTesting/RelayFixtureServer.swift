@@ -34,9 +34,9 @@ import Darwin
 /// end), and a stop pipe is polled with the sockets, so a deadline or `stop()` acts at once.
 public final class RelayFixtureServer: Sendable {
   /// The stack size of the serving thread (1 MiB): enough for the bounded JSON reader.
-  public static let threadStackBytes = 1024 * 1024
+  package static let threadStackBytes = 1024 * 1024
   /// The listen backlog: connections waiting for a free slot queue here.
-  public static let listenBacklog: Int32 = 1024
+  package static let listenBacklog: Int32 = 1024
   private struct State {
     var nip11: [UInt8]?
     var store: EventStore
@@ -201,7 +201,7 @@ public final class RelayFixtureServer: Sendable {
   }
 
   /// The lease store of push mode (nil without it), for tests that inspect lease rows.
-  public var leaseStore: SQLiteLeaseStore? {
+  package var leaseStore: SQLiteLeaseStore? {
     state.withLock { $0.push?.store }
   }
 

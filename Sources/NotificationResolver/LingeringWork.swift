@@ -10,7 +10,7 @@ public struct LingeringWork: Sendable {
   init(_ tasks: [Task<Void, Never>]) { self.tasks = tasks }
 
   /// No lingering work.
-  public static let none = LingeringWork([])
+  package static let none = LingeringWork([])
 
   /// This work and `task` after it.
   func adding(_ task: Task<Void, Never>) -> LingeringWork { LingeringWork(tasks + [task]) }

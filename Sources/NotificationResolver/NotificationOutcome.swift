@@ -36,7 +36,7 @@ public struct ResolvedNotification: Sendable, Hashable {
   public var enrichment: EnrichmentSource
 
   /// Creates a notification.
-  public init(
+  package init(
     title: String, subtitle: String?, body: String, threadIdentifier: String, target: MessageTarget,
     senderPubkey: String, senderNpub: String, kind: Int, recipientCount: Int?, avatarFile: String?,
     enrichment: EnrichmentSource

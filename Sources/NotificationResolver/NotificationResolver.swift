@@ -25,7 +25,7 @@ public struct NotificationResolver: Sendable {
   /// The slack on top of query timeout + budget within which every resolution ends.
   public static let deadlineSlack: Duration = .seconds(1)
   /// The most candidates tried for the delivery claim before giving up.
-  public static let maxClaimAttempts = 64
+  package static let maxClaimAttempts = 64
 
   private let configuration: ResolverConfiguration
   private let store: (any EnrichmentStore)?

@@ -73,7 +73,7 @@ public struct ResolverConfiguration: Sendable {
   }
 
   /// The lease filter used when none is configured: eligible kinds tagging the account.
-  public static func defaultFilter(account: String) -> Filter {
+  package static func defaultFilter(account: String) -> Filter {
     Filter(kinds: MessageSelector.eligibleKinds.sorted(), tags: ["p": [account]], limit: 10)
   }
 }
