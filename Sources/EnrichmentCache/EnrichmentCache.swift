@@ -93,7 +93,8 @@ public final class EnrichmentCache: Sendable {
 
   // MARK: - Accounts
 
-  /// Registers an account and clears its removal tombstone, if any.
+  /// Registers an account and clears its removal tombstone, if any: what the app calls when the
+  /// user signs in (a wake calls `registerAccount(_:now:)`, which never revives).
   public func addAccount(_ account: String, now: Int64) throws(CacheError) {
     try HexKey.check(account, field: "account")
     try locked { db throws(CacheError) in

@@ -33,7 +33,8 @@ public struct RelayFault: Sendable, Hashable {
   /// The longest delay a fault may ask for (10 minutes).
   package static let maxDelayMilliseconds = 600_000
 
-  /// What the fault does to the answer.
+  /// What the fault does to the answer: the relay or network misbehaviour a client's test wants
+  /// to meet (a status, a delay, a cut connection, a body of its choosing).
   public enum Action: Sendable, Hashable {
     /// Waits this long before answering (the answer is otherwise unchanged).
     case delay(milliseconds: Int)
@@ -57,12 +58,14 @@ public struct RelayFault: Sendable, Hashable {
   public var path: String
   /// For `/query`: the fault applies only when a filter asks for this kind; nil applies always.
   public var kind: Int?
-  /// What happens.
+  /// What happens to a matching request's answer.
   public var action: Action
   /// How many matching requests the fault applies to; nil for every one.
   public var times: Int?
 
-  /// Creates a fault.
+  /// Creates a fault for requests to `path` (optionally only those asking for `kind`, and only
+  /// the first `times`); install it with `RelayFixtureServer.setFaults(_:)` or in
+  /// `RelayFixtureData.faults`.
   public init(path: String, kind: Int? = nil, action: Action, times: Int? = nil) {
     self.path = path
     self.kind = kind

@@ -58,7 +58,8 @@ public struct RelayFixtureData: Sendable {
     self.entries = events.map { Entry(event: $0, json: $0.jsonBytes()) }
   }
 
-  /// Adds an event, served as its compact JSON.
+  /// Adds an event before the server starts, served as its compact JSON (a running server takes
+  /// events through `RelayFixtureServer.add(_:)`).
   public mutating func add(_ event: Event) {
     entries.append(Entry(event: event, json: event.jsonBytes()))
   }

@@ -15,7 +15,8 @@ public struct LingeringWork: Sendable {
   /// This work and `task` after it.
   func adding(_ task: Task<Void, Never>) -> LingeringWork { LingeringWork(tasks + [task]) }
 
-  /// Waits until every request has finished.
+  /// Waits until every request has finished: for a process that outlives the notification (a
+  /// test, the CLI); an extension prefers `wait(until:)`.
   public func wait() async {
     for task in tasks { await task.value }
   }

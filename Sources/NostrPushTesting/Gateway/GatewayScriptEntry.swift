@@ -26,7 +26,8 @@ public struct GatewayScriptEntry: Sendable, Hashable {
   /// How many attempts this entry answers (at least 1).
   public var times: Int
 
-  /// Creates an entry; `deviceToken` is lower-cased.
+  /// Creates an entry answering `status` (with `body`, after `delayMilliseconds`) to the next
+  /// `times` attempts for `deviceToken` (nil: any token); `deviceToken` is lower-cased.
   public init(
     deviceToken: String? = nil, status: Int, body: String? = nil, delayMilliseconds: Int = 0, times: Int = 1
   ) {
