@@ -116,9 +116,9 @@ public final class GatewayFixture: Sendable {
           "the gateway fixture binds IPv4 loopback only (127.0.0.0/8): FoundationNetworking on Linux cannot fetch a URL with an IPv6 literal"
       )
     }
-    let settings = RelayFixtureConfiguration(
-      host: configuration.host, port: configuration.port, maxBodyBytes: Self.httpBodyLimit,
-      requestLogCapacity: 0)
+    var settings = RelayFixtureConfiguration(
+      host: configuration.host, port: configuration.port, requestLogCapacity: 0)
+    settings.maxBodyBytes = Self.httpBodyLimit
     let origin = try host.start(address: address, configuration: settings) { [self] request, origin in
       respond(to: request, origin: origin)
     }
