@@ -45,8 +45,9 @@ extension ErrorCode where Domain == CacheErrorDomain {
 }
 
 extension DomainError where Domain == CacheErrorDomain {
-  /// The SQLite result code behind a storage failure, when there is one.
-  package var sqliteCode: Int32? { detail }
+  /// The SQLite result code behind a storage failure, when there is one: what an app logs to
+  /// tell a full disk from a damaged file.
+  public var sqliteCode: Int32? { detail }
 
   /// True for `busy` and `locked`: another connection holds the lock, and a later try may work.
   public var isTransient: Bool { code == .busy || code == .locked }
