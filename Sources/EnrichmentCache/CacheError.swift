@@ -29,11 +29,11 @@ extension ErrorCode where Domain == CacheErrorDomain {
   /// The event is of another kind than the operation stores.
   public static var wrongKind: Self { "wrong_kind" }
   /// The event is not signed by the expected key.
-  public static var wrongSigner: Self { "wrong_signer" }
+  package static var wrongSigner: Self { "wrong_signer" }
   /// A field of the event or argument is missing or malformed; `field` names it.
   public static var invalidField: Self { "invalid_field" }
   /// Avatar bytes are not PNG, JPEG, GIF or WebP, or exceed the size bound.
-  public static var invalidImage: Self { "invalid_image" }
+  package static var invalidImage: Self { "invalid_image" }
   /// The account was removed; only an explicit add clears it.
   public static var accountRemoved: Self { "account_removed" }
   /// The import queue already holds its maximum number of pending batches.
@@ -45,7 +45,8 @@ extension ErrorCode where Domain == CacheErrorDomain {
 }
 
 extension DomainError where Domain == CacheErrorDomain {
-  /// The SQLite result code behind a storage failure, when there is one.
+  /// The SQLite result code behind a storage failure, when there is one: what an app logs to
+  /// tell a full disk from a damaged file.
   public var sqliteCode: Int32? { detail }
 
   /// True for `busy` and `locked`: another connection holds the lock, and a later try may work.

@@ -13,27 +13,41 @@ import NostrEvent
 /// the last retry, ends the batch, and the failure stays readable in `failures()` whatever
 /// succeeds later. Events that do not verify are dropped and counted in `ImportResult.rejected`.
 public final class CacheImporter: Sendable {
-  /// The most batches waiting (not counting the one being written).
+  /// The most batches waiting (not counting the one being written); beyond it `enqueue(_:)`
+  /// throws `queueFull`, so a stalled cache never grows the app's memory.
   public static let maxPendingBatches = 8
   /// Profiles written per transaction.
-  public static let profilesPerTransaction = 256
+  package static let profilesPerTransaction = 256
   /// Channel metadata/membership refreshes written per transaction.
-  public static let channelPairsPerTransaction = 512
+  package static let channelPairsPerTransaction = 512
   /// Completed results and failures kept for reading (the oldest are dropped beyond it).
-  public static let keptRecords = 256
+  package static let keptRecords = 256
 
   private let worker: ImportWorker
 
-  /// Starts a worker that writes into `cache`, pausing between retries per `retrySchedule`.
-  public init(cache: EnrichmentCache, retrySchedule: RetrySchedule = .standard) {
+  /// Starts a worker that writes into `cache`; a chunk that meets a busy or locked database is
+  /// retried after pauses of 0.25, 0.5, 1, 2 and 4 s.
+  ///
+  /// Create one per process and keep it for the process's lifetime: it owns the worker.
+  public convenience init(cache: EnrichmentCache) {
+    self.init(cache: cache, retrySchedule: .standard)
+  }
+
+  /// Starts a worker that writes into `cache`, pausing between retries per `retrySchedule` (tests
+  /// and the CLI shorten it).
+  package init(cache: EnrichmentCache, retrySchedule: RetrySchedule) {
     worker = ImportWorker(cache: cache, schedule: retrySchedule)
     worker.start()
   }
 
   deinit { worker.stop() }
 
-  /// Queues a batch and returns at once; throws `queueFull` when `maxPendingBatches` wait already
-  /// and the batch could not be coalesced entirely into them, `invalidField` for a bad account.
+  /// Queues a batch and returns at once: call it whenever the app has received profiles or
+  /// channel events over its own connection, from any thread.
+  ///
+  /// Throws `queueFull` when `maxPendingBatches` wait already and the batch could not be
+  /// coalesced entirely into them (try again later, or drop it: the extension refetches what it
+  /// lacks), `invalidField` for an account that is not 64 lowercase hex.
   @discardableResult
   public func enqueue(_ batch: ImportBatch) throws(CacheError) -> ImportTicket {
     try HexKey.check(batch.account, field: "account")
@@ -41,12 +55,15 @@ public final class CacheImporter: Sendable {
   }
 
   /// Waits until every batch of `ticket` is done and returns their combined result: the first
-  /// failure if any, counts summed. Throws `timeout` after `timeout`, `cancelled` when the task is.
+  /// failure if any, counts summed. An app need not wait; tests and diagnostics do.
+  ///
+  /// Throws `timeout` after `timeout`, `cancelled` when the task is.
   public func wait(for ticket: ImportTicket, timeout: Duration) async throws(CacheError) -> ImportResult {
     try await wait(for: ticket, until: ContinuousClock.now + timeout)
   }
 
-  /// As `wait(for:timeout:)`, with the deadline as an instant.
+  /// As `wait(for:timeout:)`, with the deadline as an instant (for a caller that shares one
+  /// deadline between several waits).
   public func wait(for ticket: ImportTicket, until deadline: ContinuousClock.Instant) async throws(CacheError)
     -> ImportResult
   {
@@ -69,10 +86,12 @@ public final class CacheImporter: Sendable {
     return combined
   }
 
-  /// Terminal failures, oldest first (the latest `keptRecords`).
+  /// Terminal failures, oldest first (the latest 256): what an app logs to learn that imports
+  /// did not reach the cache.
   public func failures() -> [ImportFailure] { worker.failures() }
 
-  /// The number of batches waiting.
+  /// The number of batches waiting (not counting the one being written); at
+  /// `maxPendingBatches`, `enqueue(_:)` refuses a batch it cannot coalesce.
   public var pendingCount: Int { worker.pendingCount }
 
   /// Retries made so far by the batch being written (tests watch it to act at a known point).

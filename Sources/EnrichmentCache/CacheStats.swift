@@ -1,6 +1,7 @@
-/// Row counts and on-disk size of the cache: what an app shows in a storage screen or logs.
+/// Row counts and on-disk size of the cache, from `EnrichmentCache.stats()`: what an app shows in
+/// a storage screen or logs.
 public struct CacheStats: Sendable, Hashable {
-  /// Stored profiles.
+  /// Stored profiles, over every account and relay.
   public var profiles: Int
   /// Stored channel metadata records.
   public var channels: Int
@@ -14,7 +15,7 @@ public struct CacheStats: Sendable, Hashable {
   public var bytes: Int64
 
   /// Creates a statistics value.
-  public init(profiles: Int, channels: Int, memberships: Int, avatars: Int, deliveries: Int, bytes: Int64) {
+  package init(profiles: Int, channels: Int, memberships: Int, avatars: Int, deliveries: Int, bytes: Int64) {
     self.profiles = profiles
     self.channels = channels
     self.memberships = memberships

@@ -5,17 +5,17 @@ import Foundation
 /// NFC; whitespace runs collapsed to one space and trimmed; C0 controls, DEL and bidi controls
 /// removed; then cut on a grapheme boundary to at most `maxCharacters` characters and
 /// `maxUTF8Bytes` bytes. A name that is empty afterwards counts as absent.
-public enum DisplayName {
+package enum DisplayName {
   /// The most grapheme clusters a name keeps.
-  public static let maxCharacters = 128
+  package static let maxCharacters = 128
   /// The most UTF-8 bytes a name keeps.
-  public static let maxUTF8Bytes = 512
+  package static let maxUTF8Bytes = 512
   /// The most UTF-8 bytes read from a raw name before sanitising (longer input is cut first, so a
   /// hostile profile cannot make the sanitiser work on megabytes).
   static let maxInputBytes = 16 * 1024
 
   /// The sanitised name, or nil when nothing visible is left.
-  public static func sanitize(_ raw: String) -> String? {
+  package static func sanitize(_ raw: String) -> String? {
     var scalars = String.UnicodeScalarView()
     var pendingSpace = false
     var inputBytes = 0

@@ -3,7 +3,7 @@ import _NostrSQLite
 
 extension EnrichmentCache {
   /// The stored avatar of `pubkey`, only while its URL is still the profile's picture.
-  public func lookupAvatar(
+  package func lookupAvatar(
     account: String, relay: RelayOrigin, pubkey: String, now: Int64
   ) throws(CacheError) -> Cached<Avatar>? {
     try HexKey.check(account, field: "account")
@@ -41,7 +41,7 @@ extension EnrichmentCache {
   /// Throws `invalidImage` unless the bytes are PNG, JPEG, GIF or WebP of at most
   /// `Avatar.maxBytes`; returns `ignoredOlder` when `url` is no longer the profile's picture.
   @discardableResult
-  public func storeAvatar(
+  package func storeAvatar(
     account: String, relay: RelayOrigin, pubkey: String, url: String, bytes: [UInt8], etag: String?,
     lastModified: String?, now: Int64
   ) throws(CacheError) -> StoreOutcome {
@@ -77,7 +77,7 @@ extension EnrichmentCache {
 
   /// Renews the fetch time of a stored avatar after a `304 Not Modified` for the same URL.
   @discardableResult
-  public func renewAvatar(
+  package func renewAvatar(
     account: String, relay: RelayOrigin, pubkey: String, url: String, now: Int64
   ) throws(CacheError) -> StoreOutcome {
     try HexKey.check(account, field: "account")

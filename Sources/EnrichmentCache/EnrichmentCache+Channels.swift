@@ -4,7 +4,7 @@ import _NostrSQLite
 
 extension EnrichmentCache {
   /// The cached metadata of a channel, marked fresh or stale.
-  public func lookupChannel(
+  package func lookupChannel(
     account: String, relay: RelayOrigin, channelID: String, now: Int64
   ) throws(CacheError) -> Cached<ChannelMetadata>? {
     try HexKey.check(account, field: "account")
@@ -34,7 +34,7 @@ extension EnrichmentCache {
 
   /// The cached roster summary of a channel, marked fresh or stale; `member` (usually the
   /// sender) is looked up in the roster to fill `isListed`.
-  public func lookupMembership(
+  package func lookupMembership(
     account: String, relay: RelayOrigin, channelID: String, member: String? = nil, now: Int64
   ) throws(CacheError) -> Cached<Membership>? {
     try HexKey.check(account, field: "account")
@@ -84,7 +84,7 @@ extension EnrichmentCache {
   }
 
   /// The stored roster of a channel (at most `Membership.maxStoredMembers`), in event order.
-  public func lookupMembers(account: String, relay: RelayOrigin, channelID: String) throws(CacheError)
+  package func lookupMembers(account: String, relay: RelayOrigin, channelID: String) throws(CacheError)
     -> [String]?
   {
     try HexKey.check(account, field: "account")

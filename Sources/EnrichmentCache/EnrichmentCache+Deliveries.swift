@@ -10,7 +10,7 @@ extension EnrichmentCache {
   /// new, right before it commits; false rolls the claim back and throws `cancelled`. A caller
   /// whose deadline may pass while it waits for the lock uses it so that a claim nobody will
   /// present is never recorded.
-  public func claimDelivery(
+  package func claimDelivery(
     eventID: String, account: String, relay: RelayOrigin, now: Int64, commitIf: () -> Bool = { true }
   ) throws(CacheError) -> Bool {
     try HexKey.check(eventID, field: "id")

@@ -17,7 +17,7 @@ extension EnrichmentCache {
   /// Verifies a kind 39000 signed by `relayKey` and stores it as a refresh of the metadata alone
   /// (an older roster of the channel is removed when the metadata changes).
   @discardableResult
-  public func storeChannelMetadata(
+  package func storeChannelMetadata(
     event: Event, relayKey: String, account: String, relay: RelayOrigin, now: Int64
   ) throws(CacheError) -> StoreOutcome {
     try storeChannel(
@@ -29,7 +29,7 @@ extension EnrichmentCache {
   /// Verifies a kind 39002 signed by `relayKey` and stores it as a refresh of the roster alone
   /// (older metadata of the channel is removed when the roster changes).
   @discardableResult
-  public func storeMembership(
+  package func storeMembership(
     event: Event, relayKey: String, account: String, relay: RelayOrigin, now: Int64
   ) throws(CacheError) -> StoreOutcome {
     try storeChannel(
@@ -43,7 +43,7 @@ extension EnrichmentCache {
   /// Store both halves with one call when both were fetched: a half stored alone that changed
   /// removes the other half. Both must be signed by `relayKey` and name the same channel.
   @discardableResult
-  public func storeChannel(
+  package func storeChannel(
     metadata: Event?, membership: Event?, relayKey: String, account: String, relay: RelayOrigin, now: Int64
   ) throws(CacheError) -> ChannelStoreOutcome {
     try HexKey.check(relayKey, field: "relay_key")

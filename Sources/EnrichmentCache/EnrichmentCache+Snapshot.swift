@@ -4,7 +4,7 @@ import _NostrSQLite
 extension EnrichmentCache {
   /// The sender's profile and, when `channelID` is given, the channel's metadata and roster
   /// summary (with `isListed` for the sender), read in one snapshot.
-  public func lookupSnapshot(
+  package func lookupSnapshot(
     account: String, relay: RelayOrigin, sender: String, channelID: String?, now: Int64
   ) throws(CacheError) -> EnrichmentSnapshot {
     try HexKey.check(account, field: "account")

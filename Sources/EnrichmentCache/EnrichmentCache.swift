@@ -25,25 +25,27 @@ import _NostrSQLite
 /// The only mutable state — the connection, its statement cache and a failure count — is used
 /// only under one lock; the other stored properties are immutable.
 public final class EnrichmentCache: Sendable {
-  /// The default size bound of the database (32 MiB).
+  /// The default size bound of the database (32 MiB): past it, each write evicts avatars least
+  /// recently used first, then the oldest profiles and channels.
   public static let defaultMaxBytes: Int64 = 32 * 1024 * 1024
-  /// The default busy timeout (2 s); the resolver opens the cache with at most 250 ms.
+  /// The default busy timeout (2 s), for the app; an extension opens the cache with at most
+  /// 250 ms so a cache locked by the app never costs it its deadline.
   public static let defaultBusyTimeout: Duration = .seconds(2)
   /// How long a delivery claim is kept (7 days).
-  public static let deliveryRetention: Int64 = 7 * 24 * 3600
+  package static let deliveryRetention: Int64 = 7 * 24 * 3600
   /// The longest channel id accepted, in UTF-8 bytes.
-  public static let maxChannelIDBytes = 256
+  package static let maxChannelIDBytes = 256
   /// The longest `ETag` or `Last-Modified` value kept, in UTF-8 bytes.
-  public static let maxValidatorBytes = 256
+  package static let maxValidatorBytes = 256
   /// Avatar use is stamped at most this often (seconds), so lookups rarely write.
   static let avatarTouchInterval: Int64 = 60
 
-  /// The database file.
+  /// The database file, as passed to `init(path:busyTimeout:maxBytes:)`.
   public let path: String
-  /// The size bound enforced after every write.
+  /// The size bound in bytes, enforced inside every write transaction by evicting records.
   public let maxBytes: Int64
   /// The clock used where no `now` is passed (corrupt-file names, import fetch times).
-  public let clock: @Sendable () -> Int64
+  package let clock: @Sendable () -> Int64
 
   /// The connection, and how many calls on it failed `busy` or `locked`.
   private struct Guarded {
@@ -54,16 +56,26 @@ public final class EnrichmentCache: Sendable {
   private let guarded: Locked<Guarded>
 
   /// The current unix time in seconds.
-  public static let systemClock: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+  package static let systemClock: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
 
-  /// Opens (creating or migrating when needed) the cache file at `path`.
+  /// Opens (creating or migrating when needed) the cache file at `path`: the app opens it once,
+  /// in its App Group container, and keeps it; an extension opens it per wake with a busy timeout
+  /// of at most 250 ms, so a locked file costs enrichment, never the deadline.
   ///
   /// A file that is not a database is moved aside to `<path>.corrupt-<unix time>` and a fresh one
   /// is started; a file from a newer schema is refused with `newerSchema` and left untouched.
-  public init(
+  public convenience init(
     path: String, busyTimeout: Duration = EnrichmentCache.defaultBusyTimeout,
-    maxBytes: Int64 = EnrichmentCache.defaultMaxBytes,
-    clock: @escaping @Sendable () -> Int64 = EnrichmentCache.systemClock
+    maxBytes: Int64 = EnrichmentCache.defaultMaxBytes
+  ) throws(CacheError) {
+    try self.init(path: path, busyTimeout: busyTimeout, maxBytes: maxBytes, clock: Self.systemClock)
+  }
+
+  /// As `init(path:busyTimeout:maxBytes:)`, with `clock` instead of the system clock (tests and
+  /// the CLI's fixed `now`).
+  package init(
+    path: String, busyTimeout: Duration = EnrichmentCache.defaultBusyTimeout,
+    maxBytes: Int64 = EnrichmentCache.defaultMaxBytes, clock: @escaping @Sendable () -> Int64
   ) throws(CacheError) {
     self.path = path
     self.maxBytes = maxBytes
@@ -81,7 +93,8 @@ public final class EnrichmentCache: Sendable {
 
   // MARK: - Accounts
 
-  /// Registers an account and clears its removal tombstone, if any.
+  /// Registers an account and clears its removal tombstone, if any: what the app calls when the
+  /// user signs in (a wake calls `registerAccount(_:now:)`, which never revives).
   public func addAccount(_ account: String, now: Int64) throws(CacheError) {
     try HexKey.check(account, field: "account")
     try locked { db throws(CacheError) in
@@ -128,7 +141,8 @@ public final class EnrichmentCache: Sendable {
     }
   }
 
-  /// Whether the account carries a removal tombstone.
+  /// Whether the account carries a removal tombstone (removed by `removeAccount(_:now:)` and not
+  /// yet added again): an app checks it on sign-in to know whether to call `addAccount(_:now:)`.
   public func isAccountRemoved(_ account: String) throws(CacheError) -> Bool {
     try HexKey.check(account, field: "account")
     return try locked { db throws(CacheError) in try isRemoved(db, account) }
@@ -136,7 +150,7 @@ public final class EnrichmentCache: Sendable {
 
   // MARK: - Statistics
 
-  /// Row counts and the size of the file plus its WAL.
+  /// Row counts and the size of the file plus its WAL: for an app's storage screen or its logs.
   public func stats() throws(CacheError) -> CacheStats {
     let counts = try locked { db throws(CacheError) in
       try CacheSchema.accountTables.map { table throws(CacheError) in

@@ -1,7 +1,7 @@
 /// The image formats an avatar may have, recognised by their magic bytes.
 ///
 /// The server's `Content-Type` is never trusted: SVG and everything else are refused.
-public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
+package enum ImageFormat: String, Sendable, Hashable, CaseIterable {
   /// PNG (`89 50 4E 47 0D 0A 1A 0A`).
   case png
   /// JPEG (`FF D8 FF`).
@@ -12,10 +12,10 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
   case webp
 
   /// The MIME type.
-  public var contentType: String { "image/\(rawValue)" }
+  package var contentType: String { "image/\(rawValue)" }
 
   /// The format the bytes start with, or nil when they are none of the four.
-  public init?(sniffing bytes: some Collection<UInt8>) {
+  package init?(sniffing bytes: some Collection<UInt8>) {
     let head = Array(bytes.prefix(12))
     if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
       self = .png

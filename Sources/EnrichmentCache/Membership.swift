@@ -2,26 +2,26 @@
 ///
 /// The full member count is always kept; the roster itself only up to
 /// `Membership.maxStoredMembers`, so `isListed` can be unknown for very large channels.
-public struct Membership: Sendable, Hashable {
+package struct Membership: Sendable, Hashable {
   /// The most members stored per channel; beyond it only the count is kept.
-  public static let maxStoredMembers = 10_000
+  package static let maxStoredMembers = 10_000
 
   /// The channel id (the event's `d` tag).
-  public var channelID: String
+  package var channelID: String
   /// The number of distinct members in the event.
-  public var count: Int
+  package var count: Int
   /// The relay key that signed the event.
-  public var signer: String
+  package var signer: String
   /// The event's id.
-  public var eventID: String
+  package var eventID: String
   /// The event's `created_at`.
-  public var createdAt: Int64
+  package var createdAt: Int64
   /// Whether the queried pubkey is a member: nil when no pubkey was asked for, or when it is not
   /// in a roster that was truncated to `maxStoredMembers`.
-  public var isListed: Bool?
+  package var isListed: Bool?
 
   /// Creates a membership summary.
-  public init(
+  package init(
     channelID: String, count: Int, signer: String, eventID: String, createdAt: Int64, isListed: Bool?
   ) {
     self.channelID = channelID
@@ -35,7 +35,7 @@ public struct Membership: Sendable, Hashable {
   /// The recipient count shown for a message from the queried pubkey: members − 1 when the sender
   /// is a member, else members; nil unless the roster was signed by `metadataSigner` and the
   /// count is at least 1.
-  public func recipientCount(metadataSigner: String) -> Int? {
+  package func recipientCount(metadataSigner: String) -> Int? {
     guard signer == metadataSigner else { return nil }
     let recipients = isListed == true ? count - 1 : count
     return recipients >= 1 ? recipients : nil

@@ -1,25 +1,29 @@
 import NostrEvent
 import NostrJSON
 
-/// A sender's profile as the cache keeps it: the display name and picture of a verified kind 0.
+/// A sender's profile as the cache keeps it: the display name and picture of a verified kind 0,
+/// as `EnrichmentCache.lookupProfile(account:relay:pubkey:now:)` returns it.
 ///
-/// ``init(event:)`` is the package's one reader of kind 0 content, with one set of bounds; every
-/// way of making a profile (parsing, the memberwise initialiser, reading a row back) keeps only a
-/// picture URL that ``acceptedPictureURL(_:)`` accepts, so no path can store or show another.
-/// The display name is already sanitised (see `DisplayName`), so it can be shown as it is.
+/// The display name is already sanitised and the picture URL already checked (http or https,
+/// at most 2048 bytes), so an app can show both as they are.
+///
+/// Inside the package, `init(event:)` is the one reader of kind 0 content, with one set of
+/// bounds; every way of making a profile (parsing, the memberwise initialiser, reading a row
+/// back) keeps only a picture URL that `acceptedPictureURL(_:)` accepts, so no path can store or
+/// show another. The display name is sanitised by `DisplayName`.
 public struct Profile: Sendable, Hashable {
   /// The profile kind.
-  public static let kind = 0
+  package static let kind = 0
   /// The largest kind 0 content parsed, in bytes (the resolver's profile response cap).
-  public static let maxContentBytes = 256 * 1024
+  package static let maxContentBytes = 256 * 1024
   /// The longest picture URL kept, in UTF-8 bytes; a longer one is dropped.
-  public static let maxPictureURLBytes = 2048
+  package static let maxPictureURLBytes = 2048
 
   /// The profile's author (64 lowercase hex).
   public var pubkey: String
   /// The sanitised display name, or nil when the profile names none.
   public var displayName: String?
-  /// The `picture` URL (http or https, at most ``maxPictureURLBytes``), or nil.
+  /// The `picture` URL (http or https, at most 2048 UTF-8 bytes), or nil.
   public var pictureURL: String?
   /// The kind 0 event's id.
   public var eventID: String
@@ -27,7 +31,7 @@ public struct Profile: Sendable, Hashable {
   public var createdAt: Int64
 
   /// Creates a profile record; a `pictureURL` that ``acceptedPictureURL(_:)`` refuses is dropped.
-  public init(pubkey: String, displayName: String?, pictureURL: String?, eventID: String, createdAt: Int64) {
+  package init(pubkey: String, displayName: String?, pictureURL: String?, eventID: String, createdAt: Int64) {
     self.pubkey = pubkey
     self.displayName = displayName
     self.pictureURL = pictureURL.flatMap(Self.acceptedPictureURL)
@@ -41,7 +45,7 @@ public struct Profile: Sendable, Hashable {
   ///
   /// - Throws: `wrongKind` for another kind; `invalidField` (field `content`) for content over
   ///   ``maxContentBytes``, not JSON or not an object.
-  public init(event: Event) throws(CacheError) {
+  package init(event: Event) throws(CacheError) {
     guard event.kind == Self.kind else {
       throw CacheError(code: .wrongKind, field: "kind", message: "expected kind 0, got \(event.kind)")
     }
@@ -68,7 +72,7 @@ public struct Profile: Sendable, Hashable {
 
   /// `raw` with surrounding whitespace trimmed when it is an `http` or `https` URL of at most
   /// ``maxPictureURLBytes`` with no whitespace or control character inside; else nil.
-  public static func acceptedPictureURL(_ raw: String) -> String? {
+  package static func acceptedPictureURL(_ raw: String) -> String? {
     let url = raw.trimmingWhitespace()
     guard !url.isEmpty, url.utf8.count <= maxPictureURLBytes else { return nil }
     let lower = url.prefix(8).lowercased()

@@ -2,25 +2,25 @@
 ///
 /// The standard schedule is 0.25, 0.5, 1, 2 and 4 s (7.75 s in all); tests use a scaled-down copy
 /// so that they exercise the same number of retries quickly.
-public struct RetrySchedule: Sendable, Hashable {
+package struct RetrySchedule: Sendable, Hashable {
   /// The pause before retry 1, 2, …; its count is the number of retries.
-  public var delays: [Duration]
+  package var delays: [Duration]
 
   /// A schedule with the given pauses.
-  public init(delays: [Duration]) {
+  package init(delays: [Duration]) {
     self.delays = delays
   }
 
   /// 0.25, 0.5, 1, 2 and 4 seconds.
-  public static let standard = RetrySchedule(delays: [
+  package static let standard = RetrySchedule(delays: [
     .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(4),
   ])
 
   /// The same number of retries with every pause multiplied by `factor`.
-  public func scaled(by factor: Double) -> RetrySchedule {
+  package func scaled(by factor: Double) -> RetrySchedule {
     RetrySchedule(delays: delays.map { $0 * factor })
   }
 
   /// The sum of the pauses.
-  public var total: Duration { delays.reduce(.zero, +) }
+  package var total: Duration { delays.reduce(.zero, +) }
 }

@@ -27,13 +27,14 @@ import NostrJSON
 /// (default `application/json`) for `body`. Any other member is an error.
 public struct RelayFault: Sendable, Hashable {
   /// The largest padding body `oversizedBody` may stream (1 GiB), so a typo cannot run forever.
-  public static let maxOversizedBytes = 1 << 30
+  package static let maxOversizedBytes = 1 << 30
   /// The padding size used when `bytes` is not given (4 MiB, over every response cap of the suite).
-  public static let defaultOversizedBytes = 4 * 1024 * 1024
+  package static let defaultOversizedBytes = 4 * 1024 * 1024
   /// The longest delay a fault may ask for (10 minutes).
-  public static let maxDelayMilliseconds = 600_000
+  package static let maxDelayMilliseconds = 600_000
 
-  /// What the fault does to the answer.
+  /// What the fault does to the answer: the relay or network misbehaviour a client's test wants
+  /// to meet (a status, a delay, a cut connection, a body of its choosing).
   public enum Action: Sendable, Hashable {
     /// Waits this long before answering (the answer is otherwise unchanged).
     case delay(milliseconds: Int)
@@ -57,12 +58,14 @@ public struct RelayFault: Sendable, Hashable {
   public var path: String
   /// For `/query`: the fault applies only when a filter asks for this kind; nil applies always.
   public var kind: Int?
-  /// What happens.
+  /// What happens to a matching request's answer.
   public var action: Action
   /// How many matching requests the fault applies to; nil for every one.
   public var times: Int?
 
-  /// Creates a fault.
+  /// Creates a fault for requests to `path` (optionally only those asking for `kind`, and only
+  /// the first `times`); install it with `RelayFixtureServer.setFaults(_:)` or in
+  /// `RelayFixtureData.faults`.
   public init(path: String, kind: Int? = nil, action: Action, times: Int? = nil) {
     self.path = path
     self.kind = kind
@@ -80,7 +83,7 @@ public struct RelayFault: Sendable, Hashable {
   }
 
   /// Parses the `faults.json` format documented on the type.
-  public static func parseList(_ bytes: [UInt8]) throws(RelayFixtureError) -> [RelayFault] {
+  package static func parseList(_ bytes: [UInt8]) throws(RelayFixtureError) -> [RelayFault] {
     try FixtureJSONArray.parse(bytes, field: "faults.json", entry: parse)
   }
 

@@ -1,19 +1,21 @@
 /// How a fixture relay binds, what it tolerates from clients and which clock it checks NIP-98 with.
 ///
-/// The defaults are the limits of `relay-fixture.md`; tests shorten the timeouts to exercise them.
+/// The HTTP limits are those of `relay-fixture.md` (bodies up to 1 MiB, heads up to 16 KiB, 256
+/// connections, a request whole within 10 s of its first byte); they are package settings that
+/// the package's own tests shorten to exercise them, so a client's test meets the spec's relay.
 public struct RelayFixtureConfiguration: Sendable, Hashable {
   /// The largest request body accepted (1 MiB); a larger `Content-Length` is answered with 413.
-  public static let defaultMaxBodyBytes = 1024 * 1024
+  package static let defaultMaxBodyBytes = 1024 * 1024
   /// The largest request head (request line and headers) accepted (16 KiB); more is answered with 431.
-  public static let defaultMaxHeaderBytes = 16 * 1024
+  package static let defaultMaxHeaderBytes = 16 * 1024
   /// The most connections served at once (256); further ones wait in the listen backlog.
-  public static let defaultMaxConnections = 256
+  package static let defaultMaxConnections = 256
   /// The time a request has to arrive whole, counted from its first byte (10 s).
-  public static let defaultRequestTimeout: Duration = .seconds(10)
+  package static let defaultRequestTimeout: Duration = .seconds(10)
   /// How long a kept-alive connection may sit idle between requests (30 s).
-  public static let defaultIdleTimeout: Duration = .seconds(30)
+  package static let defaultIdleTimeout: Duration = .seconds(30)
   /// How long one response may take to be written to a client that does not read (10 s).
-  public static let defaultWriteTimeout: Duration = .seconds(10)
+  package static let defaultWriteTimeout: Duration = .seconds(10)
   /// How many requests the request log keeps (10 000).
   public static let defaultRequestLogCapacity = 10_000
 
@@ -30,17 +32,17 @@ public struct RelayFixtureConfiguration: Sendable, Hashable {
   /// for a foreign avatar host does not).
   public var mediaRequiresAuthorization: Bool
   /// The largest request body accepted.
-  public var maxBodyBytes: Int
+  package var maxBodyBytes: Int
   /// The largest request head accepted.
-  public var maxHeaderBytes: Int
+  package var maxHeaderBytes: Int
   /// The most connections served at once.
-  public var maxConnections: Int
+  package var maxConnections: Int
   /// The time a request has to arrive whole, from its first byte.
-  public var requestTimeout: Duration
+  package var requestTimeout: Duration
   /// How long a kept-alive connection may wait for its next request.
-  public var idleTimeout: Duration
+  package var idleTimeout: Duration
   /// How long writing one response may take.
-  public var writeTimeout: Duration
+  package var writeTimeout: Duration
   /// How many requests the request log keeps; when it is full the oldest tenth is dropped, so
   /// counts cover the latest requests only. 0 keeps no log (a relay nobody inspects).
   public var requestLogCapacity: Int
@@ -48,16 +50,11 @@ public struct RelayFixtureConfiguration: Sendable, Hashable {
   /// kind 30350 event is answered `invalid: push not supported`.
   public var push: RelayFixturePushMode?
 
-  /// Creates a configuration; every limit defaults to the documented value.
+  /// Creates a configuration: port 0 picks a free port, `now` fixes the clock, `push` turns on
+  /// push mode; the HTTP limits are the spec's.
   public init(
     host: String = "127.0.0.1", port: Int = 0, publicHost: String? = nil, now: Int64? = nil,
     mediaRequiresAuthorization: Bool = true,
-    maxBodyBytes: Int = RelayFixtureConfiguration.defaultMaxBodyBytes,
-    maxHeaderBytes: Int = RelayFixtureConfiguration.defaultMaxHeaderBytes,
-    maxConnections: Int = RelayFixtureConfiguration.defaultMaxConnections,
-    requestTimeout: Duration = RelayFixtureConfiguration.defaultRequestTimeout,
-    idleTimeout: Duration = RelayFixtureConfiguration.defaultIdleTimeout,
-    writeTimeout: Duration = RelayFixtureConfiguration.defaultWriteTimeout,
     requestLogCapacity: Int = RelayFixtureConfiguration.defaultRequestLogCapacity,
     push: RelayFixturePushMode? = nil
   ) {
@@ -66,12 +63,12 @@ public struct RelayFixtureConfiguration: Sendable, Hashable {
     self.publicHost = publicHost
     self.now = now
     self.mediaRequiresAuthorization = mediaRequiresAuthorization
-    self.maxBodyBytes = maxBodyBytes
-    self.maxHeaderBytes = maxHeaderBytes
-    self.maxConnections = maxConnections
-    self.requestTimeout = requestTimeout
-    self.idleTimeout = idleTimeout
-    self.writeTimeout = writeTimeout
+    self.maxBodyBytes = Self.defaultMaxBodyBytes
+    self.maxHeaderBytes = Self.defaultMaxHeaderBytes
+    self.maxConnections = Self.defaultMaxConnections
+    self.requestTimeout = Self.defaultRequestTimeout
+    self.idleTimeout = Self.defaultIdleTimeout
+    self.writeTimeout = Self.defaultWriteTimeout
     self.requestLogCapacity = requestLogCapacity
     self.push = push
   }

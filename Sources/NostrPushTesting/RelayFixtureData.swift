@@ -9,7 +9,7 @@ import NostrJSON
 /// unusual escaping is served byte for byte.
 public struct RelayFixtureData: Sendable {
   /// The largest single file read from a data folder (64 MiB).
-  public static let maxFileBytes = 64 * 1024 * 1024
+  package static let maxFileBytes = 64 * 1024 * 1024
 
   /// A line of `events.jsonl` that was skipped, and why.
   public struct Problem: Sendable, Hashable {
@@ -19,7 +19,7 @@ public struct RelayFixtureData: Sendable {
     public var message: String
 
     /// Creates a problem report.
-    public init(line: Int, message: String) {
+    package init(line: Int, message: String) {
       self.line = line
       self.message = message
     }
@@ -58,13 +58,14 @@ public struct RelayFixtureData: Sendable {
     self.entries = events.map { Entry(event: $0, json: $0.jsonBytes()) }
   }
 
-  /// Adds an event, served as its compact JSON.
+  /// Adds an event before the server starts, served as its compact JSON (a running server takes
+  /// events through `RelayFixtureServer.add(_:)`).
   public mutating func add(_ event: Event) {
     entries.append(Entry(event: event, json: event.jsonBytes()))
   }
 
   /// Adds an event given as JSON, served byte for byte as given (surrounding whitespace removed).
-  public mutating func add(eventJSON bytes: [UInt8]) throws(EventError) {
+  package mutating func add(eventJSON bytes: [UInt8]) throws(EventError) {
     let trimmed = Self.trimmed(bytes[...])
     let event = try Event(json: trimmed)
     entries.append(Entry(event: event, json: Array(trimmed)))
@@ -106,7 +107,7 @@ public struct RelayFixtureData: Sendable {
   }
 
   /// The largest stored event (4 MiB − 1 KiB), so that its `EVENT` message fits 4 MiB.
-  public static let maxStoredEventBytes = 4 * 1024 * 1024 - 1024
+  package static let maxStoredEventBytes = 4 * 1024 * 1024 - 1024
 
   /// The first line of `events.jsonl` storage refuses (a lease, or an event over the bound).
   private var refusedLine: Problem?

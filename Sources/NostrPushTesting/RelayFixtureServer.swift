@@ -34,9 +34,9 @@ import Darwin
 /// end), and a stop pipe is polled with the sockets, so a deadline or `stop()` acts at once.
 public final class RelayFixtureServer: Sendable {
   /// The stack size of the serving thread (1 MiB): enough for the bounded JSON reader.
-  public static let threadStackBytes = 1024 * 1024
+  package static let threadStackBytes = 1024 * 1024
   /// The listen backlog: connections waiting for a free slot queue here.
-  public static let listenBacklog: Int32 = 1024
+  package static let listenBacklog: Int32 = 1024
   private struct State {
     var nip11: [UInt8]?
     var store: EventStore
@@ -68,7 +68,8 @@ public final class RelayFixtureServer: Sendable {
   /// pipe that wakes it for them.
   private let pendingBroadcasts = Locked<(entries: [RelayFixtureData.Entry], notify: Int32?)>(([], nil))
 
-  /// Creates a server for `data`; nothing is bound until `start()`.
+  /// Creates a server for `data` (events, NIP-11 document, media, faults); nothing is bound until
+  /// `start()`, which picks a free port when the configuration's port is 0.
   public init(data: RelayFixtureData, configuration: RelayFixtureConfiguration = RelayFixtureConfiguration())
   {
     self.configuration = configuration
@@ -201,7 +202,7 @@ public final class RelayFixtureServer: Sendable {
   }
 
   /// The lease store of push mode (nil without it), for tests that inspect lease rows.
-  public var leaseStore: SQLiteLeaseStore? {
+  package var leaseStore: SQLiteLeaseStore? {
     state.withLock { $0.push?.store }
   }
 
@@ -224,7 +225,8 @@ public final class RelayFixtureServer: Sendable {
   /// NIP-98 `u` tags are checked against it.
   public var origin: String? { host.origin }
 
-  /// The number of connections being served right now.
+  /// The number of connections being served right now: a client's test checks it to see that
+  /// the client closed (or reused) its connections.
   public var activeConnections: Int { connectionCount.withLock { $0 } }
 
   /// The number of WebSocket subscriptions open right now, over every connection.
@@ -270,7 +272,8 @@ public final class RelayFixtureServer: Sendable {
     }
   }
 
-  /// Replaces every served event.
+  /// Replaces every served event while running: a test changes what the relay holds between
+  /// two calls of the client.
   public func setEvents(_ events: [Event]) {
     let entries = events.map { RelayFixtureData.Entry(event: $0, json: $0.jsonBytes()) }
     state.withLock { $0.store = EventStore(entries) }
@@ -319,7 +322,7 @@ public final class RelayFixtureServer: Sendable {
     }
   }
 
-  /// Empties the request log.
+  /// Empties the request log, so a test can assert on the requests of one phase alone.
   public func resetRequestLog() {
     state.withLock { $0.log.removeAll() }
   }

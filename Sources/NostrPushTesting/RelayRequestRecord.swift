@@ -25,7 +25,7 @@ public struct RelayRequestRecord: Sendable, Hashable {
   public var fault: String?
 
   /// Creates a record.
-  public init(
+  package init(
     method: String, path: String, kinds: [Int] = [], filters: [Filter] = [], hadAuthorization: Bool = false,
     authorizedPubkey: String? = nil, status: Int, fault: String? = nil
   ) {

@@ -9,12 +9,12 @@ import NostrHTTP
 /// shares the relay's canonical origin, never to another host; redirects never followed; a
 /// conditional request when a previous copy has validators; PNG, JPEG, GIF or WebP by magic
 /// number, nothing else.
-public struct AvatarFetcher: Sendable {
+package struct AvatarFetcher: Sendable {
   /// The largest avatar downloaded, in bytes.
-  public static let maxBytes = 512 * 1024
+  package static let maxBytes = 512 * 1024
 
   /// What a fetch produced.
-  public enum Result: Sendable, Hashable {
+  package enum Result: Sendable, Hashable {
     /// A new image with its validators.
     case image(bytes: [UInt8], format: ImageFormat, etag: String?, lastModified: String?)
     /// `304 Not Modified`: the stored copy is still current.
@@ -24,14 +24,14 @@ public struct AvatarFetcher: Sendable {
   }
 
   /// The validators of a copy already stored.
-  public struct Validators: Sendable, Hashable {
+  package struct Validators: Sendable, Hashable {
     /// The stored `ETag`.
-    public var etag: String?
+    package var etag: String?
     /// The stored `Last-Modified`.
-    public var lastModified: String?
+    package var lastModified: String?
 
     /// Creates validators.
-    public init(etag: String?, lastModified: String?) {
+    package init(etag: String?, lastModified: String?) {
       self.etag = etag
       self.lastModified = lastModified
     }
@@ -44,7 +44,7 @@ public struct AvatarFetcher: Sendable {
 
   /// Creates a fetcher for pictures of senders on `relay`, authenticating as `key` on that origin
   /// only.
-  public init(relay: RelayOrigin, key: SecretKey, transport: any HTTPTransport, clock: UnixClock) {
+  package init(relay: RelayOrigin, key: SecretKey, transport: any HTTPTransport, clock: UnixClock) {
     self.relay = relay
     self.key = key
     self.transport = transport
@@ -52,14 +52,14 @@ public struct AvatarFetcher: Sendable {
   }
 
   /// The canonical URL the picture would be requested from, or nil when it may not be fetched.
-  public static func requestURL(for picture: String) -> (url: String, origin: RelayOrigin)? {
+  package static func requestURL(for picture: String) -> (url: String, origin: RelayOrigin)? {
     guard let (origin, rest, webSocket) = RelayOrigin.parse(picture), !webSocket else { return nil }
     guard origin.isSecure || origin.isLoopback else { return nil }
     return (origin.url(path: rest.isEmpty ? "/" : rest), origin)
   }
 
   /// Fetches `picture`, conditionally when `validators` are given, by `deadline`.
-  public func fetch(_ picture: String, validators: Validators?, deadline: ContinuousClock.Instant) async
+  package func fetch(_ picture: String, validators: Validators?, deadline: ContinuousClock.Instant) async
     -> Result
   {
     guard let (url, origin) = Self.requestURL(for: picture) else {

@@ -3,27 +3,27 @@
 /// Markdown that would look like noise in a notification is turned into words (`[code]`,
 /// `[link]`, link labels, `@name` mentions), controls that could reorder or hide text are removed,
 /// and the result is cut to ``maxCharacters`` grapheme clusters so it fits a lock-screen banner.
-public struct BodyPreview: Sendable {
+package struct BodyPreview: Sendable {
   /// The longest body, in grapheme clusters, shown without cutting.
-  public static let maxCharacters = 180
+  package static let maxCharacters = 180
   /// How many grapheme clusters a cut body keeps before the ellipsis.
-  public static let keptCharacters = 177
+  package static let keptCharacters = 177
   /// How many UTF-8 bytes of the content are looked at; the rest is ignored.
   ///
   /// A preview needs a few hundred characters at most, so a multi-megabyte message (or a message
   /// that is one giant code block) costs the same small, bounded amount of work as a short one.
-  public static let scanLimitBytes = 16 * 1024
+  package static let scanLimitBytes = 16 * 1024
 
   /// Turns a mention's bech32 entity (`npub1…` or `nprofile1…`) into the text shown after `@`,
   /// or nil when the entity is not a valid profile reference (the text is then kept as written).
-  public typealias MentionRenderer = @Sendable (String) -> String?
+  package typealias MentionRenderer = @Sendable (String) -> String?
 
   private let renderMention: MentionRenderer
 
   /// Creates a preview builder that renders `nostr:` profile mentions with `renderMention`.
   ///
   /// Pass a renderer that looks names up in the enrichment cache and falls back to the compact npub.
-  public init(renderMention: @escaping MentionRenderer) {
+  package init(renderMention: @escaping MentionRenderer) {
     self.renderMention = renderMention
   }
 
@@ -31,7 +31,7 @@ public struct BodyPreview: Sendable {
   ///
   /// Call it with the verified message's content; the result is never longer than
   /// ``maxCharacters`` grapheme clusters.
-  public func preview(of content: String) -> String {
+  package func preview(of content: String) -> String {
     let bounded = Self.prefix(of: content, maxBytes: Self.scanLimitBytes)
     let cleaned = ControlCharacterFilter.clean(bounded)
     let plain = MarkdownFlattener(renderMention: renderMention).flatten(cleaned)

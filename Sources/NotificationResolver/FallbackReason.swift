@@ -17,9 +17,13 @@ public enum FallbackReason: String, Sendable, Hashable, CaseIterable {
 }
 
 /// The content shown when nothing resolves: it reveals nothing and asks the user to open the app.
+///
+/// An extension sets it as the notification's content before resolving, so that whatever happens
+/// next (expiry included) something correct is shown.
 public enum FallbackContent {
-  /// The fallback title.
+  /// The fallback title, `New message`: the notification's title until a message resolves.
   public static let title = "New message"
-  /// The fallback body.
+  /// The fallback body, `Open the app to read it.`: the notification's body until a message
+  /// resolves.
   public static let body = "Open the app to read it."
 }

@@ -10,12 +10,13 @@ public struct LingeringWork: Sendable {
   init(_ tasks: [Task<Void, Never>]) { self.tasks = tasks }
 
   /// No lingering work.
-  public static let none = LingeringWork([])
+  package static let none = LingeringWork([])
 
   /// This work and `task` after it.
   func adding(_ task: Task<Void, Never>) -> LingeringWork { LingeringWork(tasks + [task]) }
 
-  /// Waits until every request has finished.
+  /// Waits until every request has finished: for a process that outlives the notification (a
+  /// test, the CLI); an extension prefers `wait(until:)`.
   public func wait() async {
     for task in tasks { await task.value }
   }

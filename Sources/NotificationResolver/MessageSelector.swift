@@ -2,17 +2,17 @@ import NostrEvent
 
 /// Picks the messages a wake may present from what the relay answered: eligible kinds, not the
 /// account's own, not from the future, not blank, matching a filter that was sent; newest first.
-public enum MessageSelector {
+package enum MessageSelector {
   /// The kinds a notification presents: chat message, stream message, forum post, forum reply.
-  public static let eligibleKinds: Set<Int> = [9, 40002, 45001, 45003]
+  package static let eligibleKinds: Set<Int> = [9, 40002, 45001, 45003]
   /// How far in the future a `created_at` may be (clock skew), in seconds.
-  public static let maxFutureSkew: Int64 = 300
+  package static let maxFutureSkew: Int64 = 300
 
   /// The eligible events among `events` (which must already be verified), newest `created_at`
   /// first and a tie to the lower id, without duplicates.
   ///
   /// Call it on the relay's answer before claiming one for delivery.
-  public static func candidates(_ events: [Event], filters: [Filter], account: String, now: Int64) -> [Event]
+  package static func candidates(_ events: [Event], filters: [Filter], account: String, now: Int64) -> [Event]
   {
     var seen: Set<String> = []
     var kept: [Event] = []
@@ -25,7 +25,7 @@ public enum MessageSelector {
   }
 
   /// Whether one verified event may be presented for `account` at `now`.
-  public static func isEligible(_ event: Event, filters: [Filter], account: String, now: Int64) -> Bool {
+  package static func isEligible(_ event: Event, filters: [Filter], account: String, now: Int64) -> Bool {
     guard eligibleKinds.contains(event.kind), event.pubkey != account.lowercased() else { return false }
     guard event.createdAt <= now + maxFutureSkew else { return false }
     guard !event.content.unicodeScalars.allSatisfy({ $0.properties.isWhitespace || isInvisible($0) }) else {

@@ -15,7 +15,7 @@ public struct MessageTarget: Sendable, Hashable {
   public var threadID: String?
 
   /// Creates a target from its parts.
-  public init(eventID: String, channelID: String?, threadID: String?) {
+  package init(eventID: String, channelID: String?, threadID: String?) {
     self.eventID = eventID
     self.channelID = channelID
     self.threadID = threadID
@@ -24,21 +24,21 @@ public struct MessageTarget: Sendable, Hashable {
   /// Routes a message from its id and tags.
   ///
   /// Use it on a verified event; nothing in the tags is trusted beyond these rules.
-  public init(eventID: String, tags: [[String]]) {
+  package init(eventID: String, tags: [[String]]) {
     self.eventID = eventID
     self.channelID = Self.channelID(in: tags)
     self.threadID = Self.threadID(in: tags)
   }
 
   /// The first `h` tag's value when it is a lowercase UUID v4; a later `h` tag is never consulted.
-  public static func channelID(in tags: [[String]]) -> String? {
+  package static func channelID(in tags: [[String]]) -> String? {
     guard let tag = tags.first(where: { $0.count >= 2 && $0[0] == "h" }) else { return nil }
     return isLowercaseUUIDv4(tag[1]) ? tag[1] : nil
   }
 
   /// The thread parent: the last valid `reply`-marked `e` tag, else the last valid `root`-marked
   /// one, and nil for a broadcast reply (`["broadcast","1"]`).
-  public static func threadID(in tags: [[String]]) -> String? {
+  package static func threadID(in tags: [[String]]) -> String? {
     if tags.contains(where: { $0.count >= 2 && $0[0] == "broadcast" && $0[1] == "1" }) { return nil }
     if let reply = lastMarkedEventID(in: tags, marker: "reply") { return reply }
     return lastMarkedEventID(in: tags, marker: "root")
@@ -46,7 +46,7 @@ public struct MessageTarget: Sendable, Hashable {
 
   /// Whether `text` is `xxxxxxxx-xxxx-4xxx-[89ab]xxx-xxxxxxxxxxxx` in lowercase hex
   /// (`LowercaseUUID.isValidV4`, the one implementation of the `h` grammar).
-  public static func isLowercaseUUIDv4(_ text: String) -> Bool {
+  package static func isLowercaseUUIDv4(_ text: String) -> Bool {
     LowercaseUUID.isValidV4(text)
   }
 

@@ -1,4 +1,5 @@
-/// Where the title's sender name came from.
+/// Where the title's sender name came from: what an app logs to see how often the cache it fills
+/// spares the extension a profile fetch.
 public enum EnrichmentSource: String, Sendable, Hashable {
   /// A cached profile younger than the freshness threshold.
   case cacheFresh = "cache_fresh"
@@ -10,33 +11,40 @@ public enum EnrichmentSource: String, Sendable, Hashable {
   case none
 }
 
-/// A resolved notification: verified content, named and routed.
+/// A resolved notification: verified content, named and routed, ready to copy into the
+/// notification's content (`UNMutableNotificationContent`) field by field.
 public struct ResolvedNotification: Sendable, Hashable {
-  /// The sender's name, compact npub or `Someone`.
+  /// The notification's title: the sender's display name, else the compact npub, else `Someone`
+  /// (never raw hex).
   public var title: String
-  /// `#channel`, the community name, or nil.
+  /// The notification's subtitle: `#channel`, else the configured community name, else nil (no
+  /// subtitle).
   public var subtitle: String?
-  /// The body preview.
+  /// The notification's body: a plain-text preview of at most 180 characters, with code, links
+  /// and mentions flattened.
   public var body: String
-  /// The thread identifier grouping the channel's notifications.
+  /// The notification's thread identifier: groups the notifications of one channel (per account
+  /// and relay) in Notification Center.
   public var threadIdentifier: String
-  /// Where a tap leads.
+  /// Where a tap leads: put its fields in the notification's `userInfo` for the app to open.
   public var target: MessageTarget
   /// The sender's public key (64 lowercase hex).
   public var senderPubkey: String
-  /// The sender's npub.
+  /// The sender's npub (NIP-19), for an app that shows or links the sender.
   public var senderNpub: String
-  /// The message's kind.
+  /// The message's kind (9, 40002, 45001 or 45003), for an app that routes by kind.
   public var kind: Int
-  /// Other channel members, when a verified roster says so.
+  /// How many other channel members the message reached, when a verified roster says so (for a
+  /// communication notification's recipient count); nil when unknown.
   public var recipientCount: Int?
-  /// The avatar attachment's path.
+  /// The path of the sender's avatar, written under the configured avatar directory, to attach to
+  /// the notification; nil when there is none or no directory is configured.
   public var avatarFile: String?
-  /// Where the title came from.
+  /// Where the title's name came from (cache, relay, or nowhere).
   public var enrichment: EnrichmentSource
 
   /// Creates a notification.
-  public init(
+  package init(
     title: String, subtitle: String?, body: String, threadIdentifier: String, target: MessageTarget,
     senderPubkey: String, senderNpub: String, kind: Int, recipientCount: Int?, avatarFile: String?,
     enrichment: EnrichmentSource
@@ -62,7 +70,7 @@ public enum NotificationOutcome: Sendable, Hashable {
   /// `New message` / `Open the app to read it.`, for `reason`.
   case fallback(FallbackReason)
 
-  /// The title shown.
+  /// The title to show: the resolved notification's, or the fallback title.
   public var title: String {
     switch self {
     case .resolved(let notification): notification.title
@@ -70,7 +78,7 @@ public enum NotificationOutcome: Sendable, Hashable {
     }
   }
 
-  /// The body shown.
+  /// The body to show: the resolved notification's, or the fallback body.
   public var body: String {
     switch self {
     case .resolved(let notification): notification.body

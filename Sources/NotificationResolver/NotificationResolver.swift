@@ -25,7 +25,7 @@ public struct NotificationResolver: Sendable {
   /// The slack on top of query timeout + budget within which every resolution ends.
   public static let deadlineSlack: Duration = .seconds(1)
   /// The most candidates tried for the delivery claim before giving up.
-  public static let maxClaimAttempts = 64
+  package static let maxClaimAttempts = 64
 
   private let configuration: ResolverConfiguration
   private let store: (any EnrichmentStore)?
@@ -222,9 +222,10 @@ public struct NotificationResolver: Sendable {
 
 /// The result of one wake: the outcome, how long it took, and the work still writing to the cache.
 public struct Resolution: Sendable {
-  /// The notification or the fallback.
+  /// The notification to present, or the fallback with its reason.
   public var outcome: NotificationOutcome
-  /// From the start of ``NotificationResolver/resolve()`` to the outcome.
+  /// From the start of ``NotificationResolver/resolve()`` to the outcome: what an extension logs
+  /// against its time limit.
   public var elapsed: Duration
   /// From choosing the message (the start of the enrichment budget) to the outcome; nil for a
   /// fallback decided before a message was chosen.

@@ -5,22 +5,22 @@ import NostrJSON
 /// Talks to one relay on behalf of one account: queries over NIP-98-authenticated `POST /query`
 /// or over one WebSocket (``QueryTransport``), and the NIP-11 document over HTTP, each with its
 /// own response cap and deadline.
-public struct RelayClient: Sendable {
+package struct RelayClient: Sendable {
   /// The response cap of the message query.
-  public static let messageQueryCap = 1024 * 1024
+  package static let messageQueryCap = 1024 * 1024
   /// The response cap of a profile query.
-  public static let profileQueryCap = 256 * 1024
+  package static let profileQueryCap = 256 * 1024
   /// The response cap of a channel metadata query.
-  public static let channelQueryCap = 64 * 1024
+  package static let channelQueryCap = 64 * 1024
   /// The response cap of a membership query (a roster can be long).
-  public static let membershipQueryCap = 2 * 1024 * 1024
+  package static let membershipQueryCap = 2 * 1024 * 1024
   /// The response cap of the NIP-11 document.
-  public static let informationDocumentCap = 64 * 1024
+  package static let informationDocumentCap = 64 * 1024
   /// The `limit` added to a filter that has none.
-  public static let defaultLimit = 10
+  package static let defaultLimit = 10
 
   /// The relay's canonical HTTP origin.
-  public let origin: RelayOrigin
+  package let origin: RelayOrigin
   private let key: SecretKey
   private let transport: any HTTPTransport
   private let clock: UnixClock
@@ -30,7 +30,7 @@ public struct RelayClient: Sendable {
   ///
   /// `clock` gives NIP-98 and NIP-42 `created_at`; fix it in tests together with the relay's
   /// clock. With `.websocket`, call ``close()`` when the last query is done.
-  public init(
+  package init(
     origin: RelayOrigin, key: SecretKey, transport: any HTTPTransport, clock: UnixClock,
     queryTransport: QueryTransport = .httpQuery
   ) {
@@ -43,19 +43,19 @@ public struct RelayClient: Sendable {
   }
 
   /// Closes the WebSocket of a `.websocket` client (a no-op over HTTP).
-  public func close() async {
+  package func close() async {
     await webSocket?.close()
   }
 
   /// The URL of the query endpoint, exactly as sent and as signed in NIP-98 `u`.
-  public var queryURL: String { origin.url(path: "/query") }
+  package var queryURL: String { origin.url(path: "/query") }
 
   /// Sends `filters` to `POST /query` and returns every answered event that parses and verifies;
   /// bad elements are dropped.
   ///
   /// Throws when the relay cannot be reached, answers non-2xx, or the body is not a JSON array
   /// within `cap` bytes.
-  public func query(_ filters: [Filter], cap: Int, deadline: ContinuousClock.Instant)
+  package func query(_ filters: [Filter], cap: Int, deadline: ContinuousClock.Instant)
     async throws(RelayFailure)
     -> [Event]
   {
@@ -101,7 +101,7 @@ public struct RelayClient: Sendable {
   }
 
   /// The relay's own key from its NIP-11 document (`self`, 64 hex), or nil when it names none.
-  public func relayKey(deadline: ContinuousClock.Instant) async throws(RelayFailure) -> String? {
+  package func relayKey(deadline: ContinuousClock.Instant) async throws(RelayFailure) -> String? {
     let request = HTTPTransportRequest(
       url: origin.url(path: "/"), method: "GET", headers: ["Accept": "application/nostr+json"],
       maxResponseBytes: Self.informationDocumentCap)

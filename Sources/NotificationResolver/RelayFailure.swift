@@ -1,14 +1,14 @@
 import NostrHTTP
 
 /// Why a request to the relay gave nothing usable, already in the terms of a fallback reason.
-public struct RelayFailure: Error, Sendable, Hashable {
+package struct RelayFailure: Error, Sendable, Hashable {
   /// The fallback reason this failure reports.
-  public var reason: FallbackReason
+  package var reason: FallbackReason
   /// A human-readable detail (never content or credentials).
-  public var message: String
+  package var message: String
 
   /// Creates a failure.
-  public init(_ reason: FallbackReason, _ message: String) {
+  package init(_ reason: FallbackReason, _ message: String) {
     self.reason = reason
     self.message = message
   }
@@ -23,6 +23,6 @@ public struct RelayFailure: Error, Sendable, Hashable {
     }
   }
 
-  public static func == (lhs: RelayFailure, rhs: RelayFailure) -> Bool { lhs.reason == rhs.reason }
-  public func hash(into hasher: inout Hasher) { hasher.combine(reason) }
+  package static func == (lhs: RelayFailure, rhs: RelayFailure) -> Bool { lhs.reason == rhs.reason }
+  package func hash(into hasher: inout Hasher) { hasher.combine(reason) }
 }

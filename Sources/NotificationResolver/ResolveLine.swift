@@ -2,9 +2,9 @@ import NostrJSON
 
 /// The one JSON line `nostr-push resolve` prints for an outcome, with the keys in the order of
 /// `cli.md`.
-public enum ResolveLine {
+package enum ResolveLine {
   /// The line's JSON object for `outcome`, which took `elapsedMilliseconds`.
-  public static func json(_ outcome: NotificationOutcome, elapsedMilliseconds: Int64) -> JSONValue {
+  package static func json(_ outcome: NotificationOutcome, elapsedMilliseconds: Int64) -> JSONValue {
     switch outcome {
     case .fallback(let reason):
       return .object(
@@ -37,7 +37,7 @@ public enum ResolveLine {
   }
 
   /// The compact JSON text of ``json(_:elapsedMilliseconds:)``.
-  public static func text(_ outcome: NotificationOutcome, elapsedMilliseconds: Int64) -> String {
+  package static func text(_ outcome: NotificationOutcome, elapsedMilliseconds: Int64) -> String {
     JSONWriter.string(json(outcome, elapsedMilliseconds: elapsedMilliseconds))
   }
 

@@ -15,7 +15,8 @@ public struct ResolverConfiguration: Sendable {
 
   /// The relay's canonical origin.
   public var relay: RelayOrigin
-  /// The account's secret key (NIP-98 signing).
+  /// The account's secret key: it signs the NIP-98 (or NIP-42) authentication of every request,
+  /// so the relay answers only what the account may read.
   public var secretKey: SecretKey
   /// The lease's filters: what the relay was asked to push for.
   public var filters: [Filter]
@@ -23,18 +24,20 @@ public struct ResolverConfiguration: Sendable {
   public var relayPubkey: String?
   /// The relay's community name, the subtitle when a channel has none.
   public var community: String?
-  /// The enrichment budget.
+  /// The enrichment budget: how long, once the message is chosen, profile, channel and avatar
+  /// requests may add to it before the notification is composed with what arrived.
   public var budget: Duration
   /// The limit on reaching the relay and receiving the message query's answer.
   public var queryTimeout: Duration
   /// Where avatar attachments are written; nil for no avatar files.
   public var avatarDirectory: String?
-  /// The HTTP stack.
+  /// The HTTP stack for the NIP-11 fetch, `/query` and avatars (`URLSessionHTTPTransport.shared`
+  /// by default; tests pass their own).
   public var transport: any HTTPTransport
   /// How queries reach the relay: `POST /query` (the default) or one WebSocket per wake.
   public var queryTransport: QueryTransport
 
-  /// The account's public key (64 lowercase hex).
+  /// The account's public key (64 lowercase hex): the cache's account key for this wake.
   public var account: String { secretKey.publicKeyHex }
 
   /// Creates a configuration; `filters` nil means the default lease filter for the account.
@@ -73,7 +76,7 @@ public struct ResolverConfiguration: Sendable {
   }
 
   /// The lease filter used when none is configured: eligible kinds tagging the account.
-  public static func defaultFilter(account: String) -> Filter {
+  package static func defaultFilter(account: String) -> Filter {
     Filter(kinds: MessageSelector.eligibleKinds.sorted(), tags: ["p": [account]], limit: 10)
   }
 }

@@ -1,6 +1,8 @@
 @_exported import NostrPushCore
 
-/// A configuration or input the resolver refuses, naming the field and why.
+/// A configuration or input the resolver refuses, naming the field and why: what
+/// `ResolverConfiguration.init` throws, so an extension that cannot build its configuration
+/// shows the fallback at once.
 ///
 /// Equality compares `code` and `field` only, so tests match the failure, not the wording.
 public typealias ResolverError = DomainError<ResolverErrorDomain>
@@ -14,12 +16,14 @@ public enum ResolverErrorDomain: ErrorDomain {
 }
 
 extension ErrorCode where Domain == ResolverErrorDomain {
-  /// A relay or media URL that is not an acceptable `ws`/`wss`/`http`/`https` origin.
-  public static var invalidURL: Self { "invalid_url" }
-  /// A secret key or public key that is not 64 hex characters (or a valid `nsec`).
+  /// A relay or media URL that is not an acceptable `ws`/`wss`/`http`/`https` origin (the CLI's
+  /// arguments).
+  package static var invalidURL: Self { "invalid_url" }
+  /// A secret key or public key that is not 64 hex characters (or a valid `nsec`): the
+  /// configuration's `relayPubkey`.
   public static var invalidKey: Self { "invalid_key" }
-  /// Filters that are not a JSON array of NIP-01 filter objects.
-  public static var invalidFilters: Self { "invalid_filters" }
-  /// A number outside its allowed range (a budget, a timeout).
+  /// Filters that are not a JSON array of NIP-01 filter objects (the CLI's `--filters`).
+  package static var invalidFilters: Self { "invalid_filters" }
+  /// A number outside its allowed range: the configuration's budget or query timeout.
   public static var outOfRange: Self { "out_of_range" }
 }

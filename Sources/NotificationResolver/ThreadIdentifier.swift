@@ -5,13 +5,13 @@ import NostrEvent
 ///
 /// It is the SHA-256 of a domain-separated, length-prefixed encoding of (account, canonical relay
 /// origin, channel id or none), so no two different triples can collide by concatenation.
-public enum ThreadIdentifier {
+package enum ThreadIdentifier {
   /// The domain separator hashed before the fields; a new version gets a new separator.
   static let domain = "nostr-push-kit/thread-identifier/v1"
 
   /// The identifier of `channelID` (nil for a message outside any channel) on `relay` for
   /// `account`.
-  public static func make(account: String, relay: RelayOrigin, channelID: String?) -> String {
+  package static func make(account: String, relay: RelayOrigin, channelID: String?) -> String {
     var input: [UInt8] = []
     append(domain, to: &input)
     append(account.lowercased(), to: &input)

@@ -6,7 +6,7 @@ import NostrJSON
 /// body that says nothing about the message.
 public struct GatewayDelivery: Sendable, Hashable {
   /// The names of `headers`, in the order the record lists them.
-  public static let headerNames = [
+  package static let headerNames = [
     "apns-id", "apns-push-type", "apns-priority", "apns-expiration", "apns-topic",
   ]
 
@@ -25,7 +25,7 @@ public struct GatewayDelivery: Sendable, Hashable {
   public var body: String
 
   /// The record as `GET /v1/test/deliveries` lists it.
-  public var jsonValue: JSONValue {
+  package var jsonValue: JSONValue {
     var headerMembers: [JSONMember] = []
     for name in Self.headerNames {
       headerMembers.append(JSONMember(key: name, value: headers[name].map { .string($0) } ?? .null))
@@ -55,7 +55,7 @@ public struct GatewayRequestRecord: Sendable, Hashable {
   public var status: Int
 
   /// The record as `GET /v1/test/deliveries` lists it.
-  public var jsonValue: JSONValue {
+  package var jsonValue: JSONValue {
     .object(
       JSONObject([
         JSONMember(key: "request_id", value: requestID.map { .string($0) } ?? .null),

@@ -27,23 +27,23 @@ public final class GatewayFixture: Sendable {
   public static let apnsBody =
     #"{"aps":{"alert":{"body":"Reconnect to your relay now"},"mutable-content":1}}"#
   /// The largest delivery body accepted (8192 bytes); more is 413.
-  public static let maxDeliveryBodyBytes = 8192
+  package static let maxDeliveryBodyBytes = 8192
   /// The longest endpoint grant accepted in a delivery (4096 bytes).
-  public static let maxGrantBytes = 4096
+  package static let maxGrantBytes = 4096
   /// The longest grant lifetime (30 days), also the default of `ttl_seconds`.
   public static let maxGrantTTLSeconds: Int64 = 2_592_000
   /// The largest generation a grant may carry (2^53 − 1, a JSON-safe integer).
-  public static let maxGeneration: Int64 = (1 << 53) - 1
+  package static let maxGeneration: Int64 = (1 << 53) - 1
   /// The longest device token, in hex characters (100 bytes, APNs' documented ceiling).
-  public static let maxDeviceTokenHexLength = 200
+  package static let maxDeviceTokenHexLength = 200
   /// How many delivery and request records are kept; past it the oldest tenth goes.
-  public static let recordCapacity = 100_000
+  package static let recordCapacity = 100_000
   /// How many request ids kept by a terminal answer are remembered; past it the oldest go.
-  public static let keptRequestIDCapacity = 200_000
+  package static let keptRequestIDCapacity = 200_000
   /// The NIP-98 window: seconds back and ahead of the gateway's clock.
-  public static let authWindow = (back: Int64(60), ahead: Int64(30))
+  package static let authWindow = (back: Int64(60), ahead: Int64(30))
   /// How long NIP-98 event ids are kept against replay, in seconds.
-  public static let authReplaySeconds: Int64 = 120
+  package static let authReplaySeconds: Int64 = 120
   /// The largest request body the HTTP layer reads (64 KiB), so an oversized delivery gets the
   /// gateway's own 413 after the transport check; beyond it the HTTP layer answers 413.
   static let httpBodyLimit = 64 * 1024
@@ -116,9 +116,9 @@ public final class GatewayFixture: Sendable {
           "the gateway fixture binds IPv4 loopback only (127.0.0.0/8): FoundationNetworking on Linux cannot fetch a URL with an IPv6 literal"
       )
     }
-    let settings = RelayFixtureConfiguration(
-      host: configuration.host, port: configuration.port, maxBodyBytes: Self.httpBodyLimit,
-      requestLogCapacity: 0)
+    var settings = RelayFixtureConfiguration(
+      host: configuration.host, port: configuration.port, requestLogCapacity: 0)
+    settings.maxBodyBytes = Self.httpBodyLimit
     let origin = try host.start(address: address, configuration: settings) { [self] request, origin in
       respond(to: request, origin: origin)
     }
@@ -213,7 +213,7 @@ public final class GatewayFixture: Sendable {
 
   /// Whether `text` is a device token: an even number (2…`maxDeviceTokenHexLength`) of hex
   /// characters of either case.
-  public static func isDeviceToken(_ text: String) -> Bool {
+  package static func isDeviceToken(_ text: String) -> Bool {
     let count = text.utf8.count
     guard count >= 2, count <= maxDeviceTokenHexLength, count % 2 == 0 else { return false }
     return text.utf8.allSatisfy { byte in

@@ -8,7 +8,7 @@ public struct GatewayFixtureConfiguration: Sendable, Hashable {
   /// The default per-device quota: answered attempts per `quotaWindowSeconds`.
   public static let defaultQuota = 10
   /// The span of the per-device quota, in seconds.
-  public static let quotaWindowSeconds: Int64 = 10
+  package static let quotaWindowSeconds: Int64 = 10
 
   /// The address to bind: an IPv4 literal in 127.0.0.0/8 or `localhost`; `::1` is refused because
   /// FoundationNetworking on Linux cannot fetch a URL with an IPv6 literal.

@@ -9,11 +9,11 @@ import NostrJSON
 /// row of the worker's reaction table.
 public struct GatewayScriptEntry: Sendable, Hashable {
   /// The longest delay an entry may hold an answer (60 s), beyond any client timeout.
-  public static let maxDelayMilliseconds = 60_000
+  package static let maxDelayMilliseconds = 60_000
   /// The most times one entry may answer.
-  public static let maxTimes = 1_000_000
+  package static let maxTimes = 1_000_000
   /// The longest scripted body (64 KiB), so a script can exceed the relay's 16 KiB read cap.
-  public static let maxBodyBytes = 64 * 1024
+  package static let maxBodyBytes = 64 * 1024
 
   /// The device token (lowercase hex) this entry answers for; nil answers any token.
   public var deviceToken: String?
@@ -26,7 +26,8 @@ public struct GatewayScriptEntry: Sendable, Hashable {
   /// How many attempts this entry answers (at least 1).
   public var times: Int
 
-  /// Creates an entry; `deviceToken` is lower-cased.
+  /// Creates an entry answering `status` (with `body`, after `delayMilliseconds`) to the next
+  /// `times` attempts for `deviceToken` (nil: any token); `deviceToken` is lower-cased.
   public init(
     deviceToken: String? = nil, status: Int, body: String? = nil, delayMilliseconds: Int = 0, times: Int = 1
   ) {
@@ -41,7 +42,7 @@ public struct GatewayScriptEntry: Sendable, Hashable {
   /// `{"device_token"?,"status","body"?,"delay_ms"?,"times"?}` (unknown members refused).
   ///
   /// Errors name the entry (`script[2].status`).
-  public static func parse(json bytes: [UInt8]) throws(RelayFixtureError) -> [GatewayScriptEntry] {
+  package static func parse(json bytes: [UInt8]) throws(RelayFixtureError) -> [GatewayScriptEntry] {
     try FixtureJSONArray.parse(bytes, field: "script", maxDepth: 4, entry: entry)
   }
 
