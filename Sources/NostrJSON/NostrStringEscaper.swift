@@ -15,7 +15,7 @@ public enum NostrStringEscaper {
   }
 
   /// Appends `string` as a quoted, escaped JSON string to `output`.
-  public static func appendQuoted(_ string: String, rule: Rule = .common, to output: inout [UInt8]) {
+  package static func appendQuoted(_ string: String, rule: Rule = .common, to output: inout [UInt8]) {
     output.append(UInt8(ascii: "\""))
     var string = string
     string.withUTF8 { utf8 in
@@ -133,7 +133,7 @@ public enum NostrStringEscaper {
   }
 
   /// `string` as a quoted, escaped JSON string.
-  public static func quoted(_ string: String, rule: Rule = .common) -> String {
+  package static func quoted(_ string: String, rule: Rule = .common) -> String {
     var output: [UInt8] = []
     output.reserveCapacity(string.utf8.count + 2)
     appendQuoted(string, rule: rule, to: &output)
@@ -141,7 +141,7 @@ public enum NostrStringEscaper {
   }
 
   /// Whether `string` holds a character the two rules write differently.
-  public static func rulesDiffer(for string: String) -> Bool {
+  package static func rulesDiffer(for string: String) -> Bool {
     string.utf8.contains { $0 < 0x20 && shortEscape($0) == nil }
   }
 
