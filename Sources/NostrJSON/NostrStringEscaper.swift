@@ -6,7 +6,8 @@
 /// verbatim as UTF-8. The literal rule reads NIP-01 word for word and writes those other control
 /// characters as raw bytes (nostrdb does); ids computed that way are accepted for compatibility.
 public enum NostrStringEscaper {
-  /// Which escaping rule to apply.
+  /// Which escaping rule an id was computed under: `EventVerification.valid` reports it, so a
+  /// caller can tell the ids that only the literal rule matches (accepted for compatibility).
   public enum Rule: String, Sendable, Hashable {
     /// The de-facto rule that every major implementation follows (always valid JSON).
     case common
