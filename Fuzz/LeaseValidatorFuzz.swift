@@ -187,7 +187,7 @@ func checkPlaintext(_ text: String, opened: OpenedLease) {
     opened.state
   else { fatalError("opened an active lease as a tombstone") }
   check(openedProfile == appProfile && openedTransport == transport && openedEndpoint == endpoint, "opened request")
-  check(hash == Hex.encode(SHA256.hash(Array(endpoint.utf8))), "endpoint hash")
+  check(hash == Hex.encode(NostrSHA256.hash(Array(endpoint.utf8))), "endpoint hash")
   check(openedSubscriptions.count == subscriptions.count, "opened subscription count")
 }
 

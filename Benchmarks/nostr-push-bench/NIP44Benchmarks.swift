@@ -96,7 +96,7 @@ extension BenchmarkRegistry {
 
     let notes = [
       "nip44: each repetition is the fastest of \(batches) batches (\(roundTripsPerBatch) round trips, "
-        + "\(ecdhPerBatch) ECDH calls, \(chachaPerBatch) ChaCha20 passes); SHA-256 engine \(SHA256.implementationName)",
+        + "\(ecdhPerBatch) ECDH calls, \(chachaPerBatch) ChaCha20 passes); SHA-256 engine \(NostrSHA256.implementationName)",
       !openssl.isAvailable
         ? "nip44: openssl n/a (no openssl on PATH, or its output was not understood)"
         : "nip44: openssl speed -evp chacha20 -bytes 16384 -seconds 1: read once per repetition",

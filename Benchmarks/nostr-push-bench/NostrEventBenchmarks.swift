@@ -84,7 +84,7 @@ extension BenchmarkRegistry {
       measured: {
         var sink: UInt8 = 0
         let seconds = Stopwatch.seconds {
-          for _ in 0..<rounds { sink ^= SHA256.hash(big.canonicalBytes())[0] }
+          for _ in 0..<rounds { sink ^= NostrSHA256.hash(big.canonicalBytes())[0] }
         }
         _ = sink
         return Double(bigBytes * rounds) / seconds / 1e6
@@ -95,16 +95,17 @@ extension BenchmarkRegistry {
     let preferredSHA = {
       let rounds = quick ? 2_000 : 10_000
       var sink: UInt8 = 0
-      let seconds = Stopwatch.seconds { for _ in 0..<rounds { sink ^= SHA256.hash(plain)[0] } }
+      let seconds = Stopwatch.seconds { for _ in 0..<rounds { sink ^= NostrSHA256.hash(plain)[0] } }
       _ = sink
       return Double(plain.count * rounds) / seconds / 1e6
     }
     let sha = openssl.row(
-      module: "NostrEvent", name: "SHA-256 alone, 16 KiB blocks (\(SHA256.implementationName))",
+      module: "NostrEvent", name: "SHA-256 alone, 16 KiB blocks (\(NostrSHA256.implementationName))",
       measured: preferredSHA)
     let swiftSHA = Benchmark(
       module: "NostrEvent", name: "SHA-256 alone, 16 KiB blocks (Swift engine, as without SHA-NI)",
-      unit: "MB/s", baselineName: "the preferred engine (\(SHA256.implementationName))", target: "report",
+      unit: "MB/s", baselineName: "the preferred engine (\(NostrSHA256.implementationName))",
+      target: "report",
       baseline: preferredSHA,
       measured: {
         let rounds = quick ? 500 : 2_500
@@ -112,7 +113,7 @@ extension BenchmarkRegistry {
         let seconds = plain.withUnsafeBytes { block in
           digest.withUnsafeMutableBytes { output in
             Stopwatch.seconds {
-              for _ in 0..<rounds { SHA256.hashWithSwiftEngine(buffer: block, into: output) }
+              for _ in 0..<rounds { NostrSHA256.hashWithSwiftEngine(buffer: block, into: output) }
             }
           }
         }
@@ -139,7 +140,7 @@ extension BenchmarkRegistry {
       measured: {
         var sink: UInt8 = 0
         let seconds = Stopwatch.seconds {
-          for event in events { sink ^= SHA256.hash(event.canonicalBytes())[0] }
+          for event in events { sink ^= NostrSHA256.hash(event.canonicalBytes())[0] }
         }
         _ = sink
         return Double(count) / seconds

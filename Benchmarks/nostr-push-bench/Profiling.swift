@@ -8,7 +8,7 @@ enum Profiling {
     case "sha":
       let block = [UInt8](repeating: 0x61, count: 16 * 1024)
       var sink: UInt8 = 0
-      for _ in 0..<(quick ? 2_000 : 20_000) { sink ^= SHA256.hash(block)[0] }
+      for _ in 0..<(quick ? 2_000 : 20_000) { sink ^= NostrSHA256.hash(block)[0] }
       print(sink)
     case "verify", "parse":
       let corpus = try EventCorpus(count: quick ? 500 : 2_000)
@@ -55,7 +55,7 @@ enum Profiling {
           for event in events { _ = event.canonicalBytes() }
         }
         let hash = Stopwatch.seconds {
-          for event in events { _ = SHA256.hash(event.canonicalBytes()) }
+          for event in events { _ = NostrSHA256.hash(event.canonicalBytes()) }
         }
         let verify = Stopwatch.seconds {
           for event in events { _ = event.verify() }

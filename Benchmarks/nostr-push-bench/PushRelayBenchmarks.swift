@@ -70,7 +70,7 @@ struct MatcherWorkload {
           eventID: hex64(), createdAt: now - 60, expiresAt: now + 86_400, keyID: "k", generation: 1,
           active: true,
           endpointEnabled: true, appProfile: "app", transport: "apns", endpoint: endpoint,
-          endpointHash: Hex.encode(SHA256.hash(Array(endpoint.utf8))), subscriptions: subscriptions,
+          endpointHash: Hex.encode(NostrSHA256.hash(Array(endpoint.utf8))), subscriptions: subscriptions,
           eventJSON: []))
     }
     let author = SecretKey.generate()

@@ -4,41 +4,41 @@
 /// Use it directly for BIP-173 strings (with the 90-character cap) or through `NIP19Entity`,
 /// which runs it with the NIP-19 limit. Decoding works on the UTF-8 bytes with lookup tables, so
 /// an npub decodes well under a microsecond.
-public enum Bech32 {
+package enum Bech32 {
   /// The most characters a decoder accepts, or an encoder produces.
-  public struct Limit: Sendable, Hashable {
+  package struct Limit: Sendable, Hashable {
     /// The longest accepted string, in characters.
-    public let maxLength: Int
+    package let maxLength: Int
 
     /// Creates a limit of `maxLength` characters.
-    public init(maxLength: Int) { self.maxLength = maxLength }
+    package init(maxLength: Int) { self.maxLength = maxLength }
 
     /// BIP-173's cap of 90 characters, for strings decoded as BIP-173 bech32 as such.
-    public static let bip173 = Limit(maxLength: 90)
+    package static let bip173 = Limit(maxLength: 90)
 
     /// NIP-19's bound of 5 000 characters: TLV entities with several relays run past 90.
-    public static let nip19 = Limit(maxLength: 5_000)
+    package static let nip19 = Limit(maxLength: 5_000)
   }
 
   /// A checked bech32 string taken apart.
-  public struct Decoded: Sendable, Hashable {
+  package struct Decoded: Sendable, Hashable {
     /// The human-readable part, in lower case.
-    public let hrp: String
+    package let hrp: String
     /// The 5-bit data words, without the checksum.
-    public let words: [UInt8]
+    package let words: [UInt8]
 
     /// The data words regrouped into bytes; throws `invalid_padding` on bad leftover bits.
-    public func bytes() throws(Bech32Error) -> [UInt8] { try Bech32.bytes(fromWords: words) }
+    package func bytes() throws(Bech32Error) -> [UInt8] { try Bech32.bytes(fromWords: words) }
   }
 
   /// The number of checksum characters at the end of every bech32 string.
-  public static let checksumLength = 6
+  package static let checksumLength = 6
 
   /// Checks `text` (separator, characters, case, length, checksum) and takes it apart.
   ///
   /// Upper-case input is accepted and reported in lower case; a bech32m checksum fails as
   /// `invalid_checksum`.
-  public static func decode(_ text: String, limit: Limit = .bip173) throws(Bech32Error) -> Decoded {
+  package static func decode(_ text: String, limit: Limit = .bip173) throws(Bech32Error) -> Decoded {
     let result = text.utf8.withContiguousStorageIfAvailable { decode($0, limit: limit) }
     if let result { return try result.get() }
     var copy = text
@@ -50,7 +50,7 @@ public enum Bech32 {
   ///
   /// Throws `invalid_character` for an empty or out-of-range prefix or a word above 31,
   /// `mixed_case` for a mixed-case prefix and `invalid_length` past `limit`.
-  public static func encode(hrp: String, words: [UInt8], limit: Limit = .bip173) throws(Bech32Error)
+  package static func encode(hrp: String, words: [UInt8], limit: Limit = .bip173) throws(Bech32Error)
     -> String
   {
     if let offset = words.firstIndex(where: { $0 > 31 }) {
@@ -70,7 +70,7 @@ public enum Bech32 {
   }
 
   /// Builds the bech32 string for `hrp` and the bytes `bytes` (regrouped into 5-bit words).
-  public static func encode(hrp: String, bytes: [UInt8], limit: Limit = .bip173) throws(Bech32Error)
+  package static func encode(hrp: String, bytes: [UInt8], limit: Limit = .bip173) throws(Bech32Error)
     -> String
   {
     let prefix = try checkedPrefix(hrp)
@@ -101,7 +101,7 @@ public enum Bech32 {
   }
 
   /// Regroups bytes into 5-bit words, padding the last word with zero bits.
-  public static func words(fromBytes bytes: [UInt8]) -> [UInt8] {
+  package static func words(fromBytes bytes: [UInt8]) -> [UInt8] {
     var words: [UInt8] = []
     words.reserveCapacity((bytes.count * 8 + 4) / 5)
     var accumulator: UInt32 = 0
@@ -119,7 +119,7 @@ public enum Bech32 {
   }
 
   /// Regroups 5-bit words into bytes; at most 4 leftover bits are allowed, all zero.
-  public static func bytes(fromWords words: [UInt8]) throws(Bech32Error) -> [UInt8] {
+  package static func bytes(fromWords words: [UInt8]) throws(Bech32Error) -> [UInt8] {
     var bytes: [UInt8] = []
     bytes.reserveCapacity(words.count * 5 / 8)
     var accumulator: UInt32 = 0

@@ -5,13 +5,13 @@
 /// never reaches the user.
 public enum CompactNpub {
   /// What is shown when the input is not a key.
-  public static let fallback = "Someone"
+  package static let fallback = "Someone"
 
   /// How many leading characters of the npub are kept.
-  public static let headLength = 8
+  package static let headLength = 8
 
   /// How many trailing characters of the npub are kept.
-  public static let tailLength = 4
+  package static let tailLength = 4
 
   /// The compact form of `key` (64 hex digits or an npub), or `Someone`.
   public static func display(for key: String) -> String {

@@ -19,10 +19,10 @@ public enum NIP19Entity: Sendable, Hashable {
   case naddr(identifier: String, pubkey: String, kind: Int, relays: [String])
 
   /// The NIP-21 URI scheme prefix that `init(decoding:)` strips when present.
-  public static let uriPrefix = "nostr:"
+  package static let uriPrefix = "nostr:"
 
   /// The size of keys and event ids, in bytes.
-  public static let keyLength = 32
+  package static let keyLength = 32
 
   /// The number of 5-bit words that carry `keyLength` bytes.
   static let keyWordCount = (keyLength * 8 + 4) / 5

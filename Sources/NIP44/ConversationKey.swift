@@ -16,7 +16,7 @@ extension NIP44 {
     private let storage: UnsafeMutableRawBufferPointer
 
     /// The number of bytes of a conversation key.
-    public static let byteCount = 32
+    package static let byteCount = 32
 
     /// The salt of the HKDF extract: the 8 ASCII bytes `nip44-v2`.
     static let salt: [UInt8] = Array("nip44-v2".utf8)
@@ -71,7 +71,7 @@ extension NIP44 {
 
     /// Wraps 32 bytes of a key derived before (a cache); throws `invalid_conversation_key` for
     /// another length.
-    public init(bytes: [UInt8]) throws(NIP44Error) {
+    package init(bytes: [UInt8]) throws(NIP44Error) {
       guard bytes.count == Self.byteCount else {
         throw NIP44Error(code: .invalidConversationKey, message: "expected 32 bytes, got \(bytes.count)")
       }
@@ -81,7 +81,7 @@ extension NIP44 {
 
     /// Wraps a key given as 64 hex characters (either case); throws `invalid_conversation_key`
     /// otherwise.
-    public convenience init(hex: String) throws(NIP44Error) {
+    package convenience init(hex: String) throws(NIP44Error) {
       var bytes = [UInt8](repeating: 0, count: Self.byteCount)
       defer { SystemRandom.wipe(&bytes) }
       let decoded = bytes.withUnsafeMutableBytes { Hex.decode(hex, into: $0) }
@@ -98,7 +98,7 @@ extension NIP44 {
     }
 
     /// The key as 64 lowercase hex characters, for a cache or the CLI.
-    public var hex: String { Hex.encode(UnsafeRawBufferPointer(storage)) }
+    package var hex: String { Hex.encode(UnsafeRawBufferPointer(storage)) }
 
     /// Runs `body` with the 32 key bytes, which stay in this object's memory.
     func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {

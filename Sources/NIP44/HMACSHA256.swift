@@ -39,7 +39,7 @@ struct HMACSHA256 {
   /// Writes the 32-byte tag into the first 32 bytes of `tag`; wipes both hashers.
   mutating func finalize(into tag: UnsafeMutableRawBufferPointer) {
     precondition(tag.count >= Self.tagCount)
-    withUnsafeTemporaryAllocation(byteCount: SHA256.digestCount, alignment: 16) { innerDigest in
+    withUnsafeTemporaryAllocation(byteCount: NostrSHA256.digestCount, alignment: 16) { innerDigest in
       defer { SystemRandom.wipe(innerDigest) }
       inner.finalize(into: innerDigest)
       outer.update(UnsafeRawBufferPointer(innerDigest))

@@ -10,23 +10,23 @@ import NostrEvent
 /// payload.
 public enum NIP44 {
   /// The version byte of every payload written and the only one read.
-  public static let version: UInt8 = 2
+  package static let version: UInt8 = 2
   /// The shortest plaintext, in UTF-8 bytes.
-  public static let minPlaintextBytes = 1
+  package static let minPlaintextBytes = 1
   /// The longest plaintext, in UTF-8 bytes (the official vectors refuse 65 536).
-  public static let maxPlaintextBytes = 65_535
+  package static let maxPlaintextBytes = 65_535
   /// The length of a nonce.
-  public static let nonceBytes = 32
+  package static let nonceBytes = 32
   /// The length of a MAC.
-  public static let macBytes = 32
+  package static let macBytes = 32
   /// The shortest payload, in characters (a 1-byte plaintext).
-  public static let minPayloadCharacters = 132
+  package static let minPayloadCharacters = 132
   /// The longest payload, in characters (a 65 535-byte plaintext).
-  public static let maxPayloadCharacters = 87_472
+  package static let maxPayloadCharacters = 87_472
   /// The shortest decoded payload: version, nonce, 2 + 32 bytes of ciphertext, MAC.
-  public static let minPayloadBytes = 99
+  package static let minPayloadBytes = 99
   /// The longest decoded payload: version, nonce, 2 + 65 536 bytes of ciphertext, MAC.
-  public static let maxPayloadBytes = 65_603
+  package static let maxPayloadBytes = 65_603
 
   /// The payload of `plaintext` for the holder of the other key of `conversationKey`, with a
   /// fresh random nonce.

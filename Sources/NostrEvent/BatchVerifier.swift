@@ -7,20 +7,20 @@ import NostrPushCore
 ///
 /// Signature checks dominate the cost and share nothing but the immutable verification
 /// context, so chunks of the batch run in parallel on a fixed number of worker threads.
-public enum BatchVerifier {
+package enum BatchVerifier {
   /// The fewest events one worker takes, so that tiny batches do not pay for scheduling.
-  public static let minimumChunk = 64
+  package static let minimumChunk = 64
   /// The fewest items in one range of `mapChunks` (but the last).
   static let minimumRange = 4
 
   /// The outcome of `Event.verify()` for each event, in order.
-  public static func verify(_ events: [Event]) -> [EventVerification] {
+  package static func verify(_ events: [Event]) -> [EventVerification] {
     map(count: events.count) { events[$0].verify() }
   }
 
   /// Parses and verifies each JSON document, in order: a parse failure is the `EventError`, a
   /// parsed event the outcome of its verification.
-  public static func verify(jsonDocuments: [[UInt8]]) -> [Result<EventVerification, EventError>] {
+  package static func verify(jsonDocuments: [[UInt8]]) -> [Result<EventVerification, EventError>] {
     map(count: jsonDocuments.count) { index in
       Result { () throws(EventError) in try Event(json: jsonDocuments[index]).verify() }
     }

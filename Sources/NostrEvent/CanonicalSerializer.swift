@@ -33,7 +33,7 @@ enum CanonicalSerializer {
       let written = write(
         pubkey: pubkey, createdAt: createdAt, kind: kind, tags: tags, content: content, rule: rule,
         to: buffer.baseAddress!)
-      SHA256.hash(buffer: UnsafeRawBufferPointer(rebasing: buffer[0..<written]), into: digest)
+      NostrSHA256.hash(buffer: UnsafeRawBufferPointer(rebasing: buffer[0..<written]), into: digest)
     }
     // Most events fit the stack buffer even if every byte were escaped, so they skip the count.
     if upperBound(pubkey: pubkey, tags: tags, content: content) <= maxStackBytes {
@@ -52,11 +52,11 @@ enum CanonicalSerializer {
     pubkey: String, createdAt: Int64, kind: Int, tags: [[String]], content: String,
     rule: NostrStringEscaper.Rule
   ) -> [UInt8] {
-    [UInt8](unsafeUninitializedCapacity: SHA256.digestCount) { output, initialized in
+    [UInt8](unsafeUninitializedCapacity: NostrSHA256.digestCount) { output, initialized in
       hash(
         pubkey: pubkey, createdAt: createdAt, kind: kind, tags: tags, content: content, rule: rule,
         into: UnsafeMutableRawBufferPointer(output))
-      initialized = SHA256.digestCount
+      initialized = NostrSHA256.digestCount
     }
   }
 

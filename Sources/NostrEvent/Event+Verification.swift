@@ -29,13 +29,13 @@ extension Event {
   }
 
   /// The canonical serialization under `rule` (the bytes whose SHA-256 is the id).
-  public func canonicalBytes(rule: NostrStringEscaper.Rule = .common) -> [UInt8] {
+  package func canonicalBytes(rule: NostrStringEscaper.Rule = .common) -> [UInt8] {
     CanonicalSerializer.bytes(
       pubkey: pubkey, createdAt: createdAt, kind: kind, tags: tags, content: content, rule: rule)
   }
 
   /// The id the event's fields hash to under `rule`, as lowercase hex.
-  public func computedID(rule: NostrStringEscaper.Rule = .common) -> String {
+  package func computedID(rule: NostrStringEscaper.Rule = .common) -> String {
     Hex.encode(
       CanonicalSerializer.id(
         pubkey: pubkey, createdAt: createdAt, kind: kind, tags: tags, content: content, rule: rule))

@@ -6,11 +6,11 @@ import NostrJSON
 /// check that the id is the hash of the content and that the signature is the author's.
 public struct Event: Sendable, Hashable {
   /// The most tags one event may carry: far above real events, low enough to bound the work.
-  public static let maxTags = 100_000
+  package static let maxTags = 100_000
   /// The largest `created_at` accepted: 2^53 − 1, the largest integer every JSON reader keeps exact.
-  public static let maxCreatedAt: Int64 = (1 << 53) - 1
+  package static let maxCreatedAt: Int64 = (1 << 53) - 1
   /// The largest `kind` accepted.
-  public static let maxKind = 65_535
+  package static let maxKind = 65_535
 
   /// The event id: 64 lowercase hex characters.
   public let id: String
@@ -39,7 +39,8 @@ public struct Event: Sendable, Hashable {
     self.sig = sig
   }
 
-  /// Parses an event from JSON bytes (no verification).
+  /// Parses an event from JSON bytes, as a relay or a server sends it. Nothing is verified:
+  /// call `verify()` before trusting its id, author or content.
   public init(json: some Sequence<UInt8>) throws(EventError) {
     let parsed = json.withContiguousStorageIfAvailable { buffer in
       Result { () throws(EventError) in try Event(jsonBuffer: UnsafeRawBufferPointer(buffer)) }
@@ -54,7 +55,7 @@ public struct Event: Sendable, Hashable {
   }
 
   /// Parses an event from JSON bytes (no verification); the non-generic path for arrays.
-  public init(json: [UInt8]) throws(EventError) {
+  package init(json: [UInt8]) throws(EventError) {
     self = try json.withUnsafeBytes { buffer in
       Result { () throws(EventError) in try Event(jsonBuffer: buffer) }
     }.get()
@@ -77,7 +78,7 @@ public struct Event: Sendable, Hashable {
     try self.init(jsonValue: value)
   }
 
-  /// Parses an event from a JSON string (no verification).
+  /// Parses an event from a JSON string; nothing is verified (call `verify()`).
   public init(json: String) throws(EventError) {
     var json = json
     self = try json.withUTF8 { buffer in
@@ -85,7 +86,8 @@ public struct Event: Sendable, Hashable {
     }.get()
   }
 
-  /// Takes an event from an already-read JSON value (no verification).
+  /// Takes an event from an already-read JSON value, such as one element of an array a server
+  /// returned; nothing is verified (call `verify()`).
   public init(jsonValue: JSONValue) throws(EventError) {
     guard case .object(let object) = jsonValue else {
       throw EventError(

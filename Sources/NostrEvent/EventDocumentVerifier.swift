@@ -75,13 +75,13 @@ package final class EventDocumentVerifier {
     guard let written = CanonicalSerializer.write(fields, of: reader, rule: .common, to: output)
     else { return .uncommonShape }
     var rule = NostrStringEscaper.Rule.common
-    SHA256.hash(buffer: UnsafeRawBufferPointer(start: output, count: written), into: digest)
+    NostrSHA256.hash(buffer: UnsafeRawBufferPointer(start: output, count: written), into: digest)
     if !digest.elementsEqual(idBytes) {
       // The literal form differs only when a string holds a control character without a short
       // escape; otherwise it hashes the same and the id still does not match.
       guard let literal = CanonicalSerializer.write(fields, of: reader, rule: .literal, to: output)
       else { return .uncommonShape }
-      SHA256.hash(buffer: UnsafeRawBufferPointer(start: output, count: literal), into: digest)
+      NostrSHA256.hash(buffer: UnsafeRawBufferPointer(start: output, count: literal), into: digest)
       guard digest.elementsEqual(idBytes) else { return .idMismatch(idOffset: fields.id) }
       rule = .literal
     }

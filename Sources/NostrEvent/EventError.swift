@@ -15,17 +15,17 @@ public enum EventErrorDomain: ErrorDomain {
 
 extension ErrorCode where Domain == EventErrorDomain {
   /// Not JSON, not an object, a duplicate member, a lone surrogate, too deep or too large.
-  public static var malformedJSON: Self { "malformed_json" }
+  package static var malformedJSON: Self { "malformed_json" }
   /// An event field is missing, of the wrong type, out of range or not lowercase hex of the
   /// right length (also a bad secret key or relay URL).
-  public static var invalidField: Self { "invalid_field" }
+  package static var invalidField: Self { "invalid_field" }
   /// A filter member has the wrong JSON type.
-  public static var wrongType: Self { "wrong_type" }
+  package static var wrongType: Self { "wrong_type" }
   /// A filter value is out of range, not lowercase hex of the right length, or a tag key is not
   /// one letter.
-  public static var invalidValue: Self { "invalid_value" }
+  package static var invalidValue: Self { "invalid_value" }
   /// A filter list holds more values than `Filter.maxValues`.
-  public static var tooMany: Self { "too_many" }
+  package static var tooMany: Self { "too_many" }
 }
 
 extension DomainError where Domain == EventErrorDomain {

@@ -6,7 +6,7 @@ import NostrJSON
 /// returned is what was asked for, and the fixture relay uses it to answer queries.
 public struct Filter: Sendable, Hashable {
   /// The most values one list (`ids`, `authors`, `kinds`, one tag filter) may hold.
-  public static let maxValues = 10_000
+  package static let maxValues = 10_000
 
   /// Event ids (64 lowercase hex); nil means any.
   public var ids: [String]?
@@ -38,14 +38,14 @@ public struct Filter: Sendable, Hashable {
   }
 
   /// The most filters ``list(json:)`` accepts.
-  public static let maxListFilters = 100
+  package static let maxListFilters = 100
 
   /// Reads a JSON array of 1 to ``maxListFilters`` NIP-01 filters (a lease's subscriptions, a
   /// `--filters` file, a `REQ`'s filters).
   ///
   /// - Throws: `malformed_json` (field nil) when the text is not a JSON array of the right length;
   ///   otherwise the first filter's error, its field prefixed with `[index].`.
-  public static func list(json bytes: [UInt8]) throws(EventError) -> [Filter] {
+  package static func list(json bytes: [UInt8]) throws(EventError) -> [Filter] {
     guard case .array(let elements) = try? JSONReader().read(bytes),
       (1...maxListFilters).contains(elements.count)
     else {
@@ -106,7 +106,7 @@ public struct Filter: Sendable, Hashable {
   }
 
   /// The filter as a JSON object (tag filters in letter order).
-  public var jsonValue: JSONValue {
+  package var jsonValue: JSONValue {
     var object = JSONObject()
     if let ids { object["ids"] = .array(ids.map { .string($0) }) }
     if let authors { object["authors"] = .array(authors.map { .string($0) }) }
@@ -121,7 +121,7 @@ public struct Filter: Sendable, Hashable {
   }
 
   /// Whether `event` satisfies every condition of this filter (`limit` is not a condition).
-  public func matches(_ event: Event) -> Bool {
+  package func matches(_ event: Event) -> Bool {
     if let ids, !ids.contains(event.id) { return false }
     if let authors, !authors.contains(event.pubkey) { return false }
     if let kinds, !kinds.contains(event.kind) { return false }
@@ -182,7 +182,7 @@ public struct Filter: Sendable, Hashable {
 
 extension Array where Element == Filter {
   /// Whether `event` matches at least one of the filters (NIP-01: filters are alternatives).
-  public func matches(_ event: Event) -> Bool {
+  package func matches(_ event: Event) -> Bool {
     contains { $0.matches(event) }
   }
 }

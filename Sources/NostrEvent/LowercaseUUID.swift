@@ -4,12 +4,12 @@
 /// The one implementation of that grammar, here beside `Hex` because every module that reads an
 /// `h` tag imports NostrEvent: the resolver routes a message's channel with it, the lease planner
 /// and validator check `#h` values with it. The version nibble and the variant are both checked.
-public enum LowercaseUUID {
+package enum LowercaseUUID {
   /// The length of the text form.
-  public static let length = 36
+  package static let length = 36
 
   /// Whether `text` is a lowercase UUID version 4 with the RFC 4122 variant.
-  public static func isValidV4(_ text: String) -> Bool {
+  package static func isValidV4(_ text: String) -> Bool {
     var text = text
     return text.withUTF8 { bytes in
       guard bytes.count == length else { return false }

@@ -6,9 +6,9 @@ import Foundation
 /// `NIP98Verifier`, which also remembers ids to refuse replays.
 public enum NIP98 {
   /// The event kind of a NIP-98 auth event.
-  public static let kind = 27235
+  package static let kind = 27235
   /// How many random bytes the `nonce` tag carries, so that two headers never share an id.
-  public static let nonceByteCount = 16
+  package static let nonceByteCount = 16
 
   /// The header value `Nostr <base64>` authorising `method` on the absolute `url`, with a
   /// `payload` tag when `body` is non-empty and a fresh random `nonce` tag.
@@ -20,12 +20,12 @@ public enum NIP98 {
   }
 
   /// The signed auth event that `authorizationHeader` encodes.
-  public static func authEvent(
+  package static func authEvent(
     url: String, method: String, body: [UInt8]?, key: SecretKey, now: Int64
   ) throws(EventError) -> Event {
     var tags: [[String]] = [["u", url], ["method", method.uppercased()]]
     if let body, !body.isEmpty {
-      tags.append(["payload", Hex.encode(SHA256.hash(body))])
+      tags.append(["payload", Hex.encode(NostrSHA256.hash(body))])
     }
     tags.append(["nonce", Hex.encode(SystemRandom.bytes(nonceByteCount))])
     let unsigned = UnsignedEvent(

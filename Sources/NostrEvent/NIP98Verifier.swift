@@ -8,10 +8,10 @@ import NostrJSON
 public final class NIP98Verifier: Sendable {
   /// The longest header accepted (in characters): far above a real auth event, and a bound on
   /// the work an unauthenticated client can cause.
-  public static let maxHeaderLength = 64 * 1024
+  package static let maxHeaderLength = 64 * 1024
 
   /// How the `u` tag is compared with the expected URL.
-  public enum URLMatch: Sendable, Hashable {
+  package enum URLMatch: Sendable, Hashable {
     /// After normalising both (scheme and host lower-cased, default port and one trailing `/` of
     /// the path removed): Buzz's leniency, the default.
     case normalized
@@ -20,7 +20,7 @@ public final class NIP98Verifier: Sendable {
   }
 
   /// How the `method` tag is compared with the request method.
-  public enum MethodMatch: Sendable, Hashable {
+  package enum MethodMatch: Sendable, Hashable {
     /// Ignoring case, the default.
     case caseInsensitive
     /// Byte for byte.
@@ -29,20 +29,20 @@ public final class NIP98Verifier: Sendable {
 
   /// How far `created_at` may be from now, in seconds (the larger of `windowBack` and
   /// `windowAhead`, kept for callers that read one figure).
-  public let window: Int64
+  package let window: Int64
   /// How many seconds `created_at` may lie before now.
-  public let windowBack: Int64
+  package let windowBack: Int64
   /// How many seconds `created_at` may lie after now.
-  public let windowAhead: Int64
+  package let windowAhead: Int64
   /// How the `u` tag is compared.
-  public let urlMatch: URLMatch
+  package let urlMatch: URLMatch
   /// How the `method` tag is compared.
-  public let methodMatch: MethodMatch
+  package let methodMatch: MethodMatch
   /// Whether a `payload` tag is required: `true` always, `false` never (a present tag is still
   /// checked), nil (the default) whenever the request has a body.
-  public let requirePayload: Bool?
+  package let requirePayload: Bool?
   /// Whether a `nonce` tag is required.
-  public let requireNonce: Bool
+  package let requireNonce: Bool
   private let replays: ReplaySet
 
   /// Creates a verifier accepting events within `window` seconds of now and refusing an id seen
@@ -57,7 +57,7 @@ public final class NIP98Verifier: Sendable {
   ///
   /// A server that wants exact NIP-98 (the gateway fixture) passes `.exact` for both matches and
   /// requires payload and nonce.
-  public init(
+  package init(
     windowBack: Int64, windowAhead: Int64, urlMatch: URLMatch = .normalized,
     methodMatch: MethodMatch = .caseInsensitive, requirePayload: Bool? = nil, requireNonce: Bool = false,
     replayWindow: Int64 = 120, replayCapacity: Int = 10_000
@@ -99,7 +99,7 @@ public final class NIP98Verifier: Sendable {
     if payloadRequired, payload == nil {
       throw NIP98Error(code: .payloadMissing, message: "the request needs a payload tag")
     }
-    if let payload, payload != Hex.encode(SHA256.hash(body ?? [])) {
+    if let payload, payload != Hex.encode(NostrSHA256.hash(body ?? [])) {
       throw NIP98Error(code: .payloadMismatch, message: "the payload tag is not the SHA-256 of the body")
     }
     if requireNonce, event.tagValues("nonce").first == nil {

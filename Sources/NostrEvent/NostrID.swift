@@ -7,7 +7,7 @@
 /// NIP-11 documents and tags.
 public struct NostrID: Sendable, Hashable, Comparable, CustomStringConvertible {
   /// The number of hex characters.
-  public static let hexLength = 64
+  package static let hexLength = 64
 
   /// The 64 lowercase hex characters.
   public let hex: String
@@ -25,7 +25,7 @@ public struct NostrID: Sendable, Hashable, Comparable, CustomStringConvertible {
   }
 
   /// The 32 bytes.
-  public var bytes: [UInt8] { Hex.decode(hex)! }
+  package var bytes: [UInt8] { Hex.decode(hex)! }
 
   /// The hex text.
   public var description: String { hex }

@@ -1,7 +1,7 @@
 /// SHA-256 over input given in pieces, for callers that hash a message they never hold whole.
 ///
 /// `package` for NIP44's HMAC, which hashes `key ⊕ ipad ‖ nonce ‖ ciphertext` without
-/// concatenating them. It uses the same block engines as `SHA256.hash` (not CryptoKit, which the
+/// concatenating them. It uses the same block engines as `NostrSHA256.hash` (not CryptoKit, which the
 /// one-shot digest prefers on Apple platforms; both give the same digest). A hasher keyed by a
 /// secret (HMAC's) is wiped with `wipe()` once done.
 package struct SHA256Hasher {
@@ -53,7 +53,7 @@ package struct SHA256Hasher {
 
   /// Writes the digest of the message into the first 32 bytes of `digest` and wipes the hasher.
   package mutating func finalize(into digest: UnsafeMutableRawBufferPointer) {
-    precondition(digest.count >= SHA256.digestCount)
+    precondition(digest.count >= NostrSHA256.digestCount)
     let bitLength = totalCount &* 8
     let count = pendingCount
     withUnsafeMutableBytes(of: &pending) { block in
@@ -76,9 +76,9 @@ package struct SHA256Hasher {
 
   /// The 32-byte digest of the message; wipes the hasher.
   package mutating func finalize() -> [UInt8] {
-    [UInt8](unsafeUninitializedCapacity: SHA256.digestCount) { output, initialized in
+    [UInt8](unsafeUninitializedCapacity: NostrSHA256.digestCount) { output, initialized in
       finalize(into: UnsafeMutableRawBufferPointer(output))
-      initialized = SHA256.digestCount
+      initialized = NostrSHA256.digestCount
     }
   }
 

@@ -2,7 +2,7 @@ import Bech32
 
 extension SecretKey {
   /// The longest key text read, in UTF-8 bytes (a key file with a comment line or two still fits).
-  public static let maxTextBytes = 4096
+  package static let maxTextBytes = 4096
 
   /// Reads a secret key as people store it: 64 hex characters (either case) or an `nsec1…`
   /// (NIP-19), surrounding whitespace trimmed.

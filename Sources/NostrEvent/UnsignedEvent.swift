@@ -15,7 +15,7 @@ public struct UnsignedEvent: Sendable, Hashable {
   /// The content.
   public var content: String
 
-  /// Creates the fields of an event.
+  /// Creates the fields of an event, to be signed with `signed(with:)`.
   public init(pubkey: String, createdAt: Int64, kind: Int, tags: [[String]], content: String) {
     self.pubkey = pubkey
     self.createdAt = createdAt

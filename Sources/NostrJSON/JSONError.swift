@@ -36,15 +36,15 @@ extension ErrorCode where Domain == JSONErrorDomain {
 /// Where a JSON input failed: the byte offset, and for `duplicate_key` the repeated member name.
 public struct JSONErrorLocation: Sendable, Hashable {
   /// The byte offset in the input at which the problem was found.
-  public var offset: Int
+  package var offset: Int
   /// For `duplicate_key`, the repeated member name exactly as decoded (the path in `field` is
   /// ambiguous for a name holding `.` or `[`); nil otherwise.
-  public var duplicateKey: String?
+  package var duplicateKey: String?
 }
 
 extension DomainError where Domain == JSONErrorDomain {
   /// An error at a byte offset of the input, with the repeated name of a duplicate member.
-  public init(code: Code, field: String? = nil, offset: Int, message: String, duplicateKey: String? = nil) {
+  package init(code: Code, field: String? = nil, offset: Int, message: String, duplicateKey: String? = nil) {
     self.init(
       code: code, field: field, message: message,
       detail: JSONErrorLocation(offset: offset, duplicateKey: duplicateKey))

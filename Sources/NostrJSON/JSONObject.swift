@@ -1,12 +1,12 @@
 /// One member of a JSON object, in the position the document gave it.
-public struct JSONMember: Sendable, Hashable {
+package struct JSONMember: Sendable, Hashable {
   /// The member name, exactly as decoded.
-  public var key: String
+  package var key: String
   /// The member value.
-  public var value: JSONValue
+  package var value: JSONValue
 
   /// Creates a member.
-  public init(key: String, value: JSONValue) {
+  package init(key: String, value: JSONValue) {
     self.key = key
     self.value = value
   }
@@ -18,10 +18,15 @@ public struct JSONMember: Sendable, Hashable {
 /// duplicate instead), so a lookup by name is unambiguous.
 public struct JSONObject: Sendable, Hashable {
   /// The members in document order.
-  public var members: [JSONMember]
+  package var members: [JSONMember]
+
+  /// An empty object, to which members are added with the subscript.
+  public init() {
+    self.members = []
+  }
 
   /// Creates an object from members in the order they should be written.
-  public init(_ members: [JSONMember] = []) {
+  package init(_ members: [JSONMember]) {
     self.members = members
   }
 
@@ -31,7 +36,7 @@ public struct JSONObject: Sendable, Hashable {
   }
 
   /// The member names in document order.
-  public var keys: [String] { members.map(\.key) }
+  package var keys: [String] { members.map(\.key) }
 
   /// The number of members.
   public var count: Int { members.count }

@@ -13,9 +13,9 @@ public struct JSONReader: Sendable {
   public static let defaultMaxBytes = 16 * 1024 * 1024
 
   /// The deepest nesting of arrays and objects accepted (the root container is depth 1).
-  public var maxDepth: Int
+  package var maxDepth: Int
   /// The largest input accepted, in bytes.
-  public var maxBytes: Int
+  package var maxBytes: Int
 
   /// Creates a reader with the given bounds.
   public init(maxDepth: Int = JSONReader.defaultMaxDepth, maxBytes: Int = JSONReader.defaultMaxBytes) {

@@ -56,7 +56,7 @@ public enum JSONValue: Sendable, Hashable {
   }
 
   /// A short name of the value's JSON type for error messages (`"string"`, `"integer"`, …).
-  public var typeName: String {
+  package var typeName: String {
     switch self {
     case .null: "null"
     case .bool: "boolean"

@@ -16,7 +16,7 @@ public enum JSONWriter {
   }
 
   /// Appends the compact encoding of `value` to `output`.
-  public static func append(_ value: JSONValue, to output: inout [UInt8]) {
+  package static func append(_ value: JSONValue, to output: inout [UInt8]) {
     switch value {
     case .null: output.append(contentsOf: "null".utf8)
     case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)

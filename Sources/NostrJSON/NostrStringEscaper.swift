@@ -6,7 +6,8 @@
 /// verbatim as UTF-8. The literal rule reads NIP-01 word for word and writes those other control
 /// characters as raw bytes (nostrdb does); ids computed that way are accepted for compatibility.
 public enum NostrStringEscaper {
-  /// Which escaping rule to apply.
+  /// Which escaping rule an id was computed under: `EventVerification.valid` reports it, so a
+  /// caller can tell the ids that only the literal rule matches (accepted for compatibility).
   public enum Rule: String, Sendable, Hashable {
     /// The de-facto rule that every major implementation follows (always valid JSON).
     case common
@@ -15,7 +16,7 @@ public enum NostrStringEscaper {
   }
 
   /// Appends `string` as a quoted, escaped JSON string to `output`.
-  public static func appendQuoted(_ string: String, rule: Rule = .common, to output: inout [UInt8]) {
+  package static func appendQuoted(_ string: String, rule: Rule = .common, to output: inout [UInt8]) {
     output.append(UInt8(ascii: "\""))
     var string = string
     string.withUTF8 { utf8 in
@@ -133,7 +134,7 @@ public enum NostrStringEscaper {
   }
 
   /// `string` as a quoted, escaped JSON string.
-  public static func quoted(_ string: String, rule: Rule = .common) -> String {
+  package static func quoted(_ string: String, rule: Rule = .common) -> String {
     var output: [UInt8] = []
     output.reserveCapacity(string.utf8.count + 2)
     appendQuoted(string, rule: rule, to: &output)
@@ -141,7 +142,7 @@ public enum NostrStringEscaper {
   }
 
   /// Whether `string` holds a character the two rules write differently.
-  public static func rulesDiffer(for string: String) -> Bool {
+  package static func rulesDiffer(for string: String) -> Bool {
     string.utf8.contains { $0 < 0x20 && shortEscape($0) == nil }
   }
 

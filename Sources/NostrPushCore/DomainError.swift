@@ -12,7 +12,7 @@ public struct DomainError<Domain: ErrorDomain>: NostrPushError {
   /// A human-readable explanation (never secret material or message content).
   public var message: String
   /// The domain's extra facts, when it has any.
-  public var detail: Domain.Detail?
+  package var detail: Domain.Detail?
 
   /// An error with a code, the field at fault when there is one, an explanation and any detail.
   public init(code: ErrorCode<Domain>, field: String? = nil, message: String, detail: Domain.Detail? = nil) {

@@ -2,11 +2,11 @@
 ///
 /// Nostr writes every id, key and signature as lowercase hex; the decoder also reads uppercase
 /// so that callers can decide for themselves whether to be strict.
-public enum Hex {
+package enum Hex {
   private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
 
   /// The lowercase hex encoding of `bytes`.
-  public static func encode(_ bytes: some Sequence<UInt8>) -> String {
+  package static func encode(_ bytes: some Sequence<UInt8>) -> String {
     var output: [UInt8] = []
     output.reserveCapacity(bytes.underestimatedCount * 2)
     digits.withUnsafeBufferPointer { table in
@@ -20,13 +20,13 @@ public enum Hex {
 
   /// The bytes of hex `text` (lower or upper case), or nil when it has an odd length or a
   /// character that is not a hex digit.
-  public static func decode(_ text: String) -> [UInt8]? {
+  package static func decode(_ text: String) -> [UInt8]? {
     var text = text
     return text.withUTF8 { decode(utf8: UnsafeRawBufferPointer($0)) }
   }
 
   /// Whether `text` is exactly `length` characters of lowercase hex (no sign, no whitespace).
-  public static func isLowercaseHex(_ text: String, length: Int) -> Bool {
+  package static func isLowercaseHex(_ text: String, length: Int) -> Bool {
     var text = text
     return text.withUTF8 { utf8 in
       guard utf8.count == length else { return false }

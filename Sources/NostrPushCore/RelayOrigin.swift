@@ -21,11 +21,11 @@ import Musl
 /// URL) any path but `/` or a query are refused.
 public struct RelayOrigin: Sendable, Hashable, CustomStringConvertible {
   /// The longest URL accepted, in UTF-8 bytes.
-  public static let maxURLBytes = 2048
+  package static let maxURLBytes = 2048
   /// The longest host name, in bytes (DNS).
-  public static let maxHostBytes = 253
+  package static let maxHostBytes = 253
   /// The longest label of a host name, in bytes (DNS).
-  public static let maxLabelBytes = 63
+  package static let maxLabelBytes = 63
 
   /// Whether the origin is `https` (else `http`).
   public let isSecure: Bool
@@ -59,7 +59,9 @@ public struct RelayOrigin: Sendable, Hashable, CustomStringConvertible {
   /// scheme was.
   ///
   /// Use it where a URL may carry a path: the NIP-11 address of a relay URL, a media URL whose
-  /// origin decides whether it may receive NIP-98 credentials.
+  /// origin decides whether it may receive NIP-98 credentials. It also checks any other HTTP
+  /// origin, such as a push gateway's base URL: `webSocket` false and `rest` empty mean exactly
+  /// `http(s)://host[:port]`.
   public static func parse(_ url: String) -> (origin: RelayOrigin, rest: String, webSocket: Bool)? {
     guard let parts = URLAuthority(url) else { return nil }
     let webSocket = parts.scheme == "ws" || parts.scheme == "wss"
@@ -76,10 +78,10 @@ public struct RelayOrigin: Sendable, Hashable, CustomStringConvertible {
   public var webSocketURL: String { authority(scheme: isSecure ? "wss" : "ws") }
 
   /// The absolute HTTP URL of `path` (which starts with `/`) on this origin.
-  public func url(path: String) -> String { description + path }
+  package func url(path: String) -> String { description + path }
 
   /// Whether the host is a loopback name or address (`localhost`, `*.localhost`, `127.0.0.0/8`,
-  /// `[::1]`).
+  /// `[::1]`): where plain `http` is acceptable, since nothing leaves the machine.
   public var isLoopback: Bool {
     if host == "localhost" || host.hasSuffix(".localhost") || host == "[::1]" { return true }
     var address = in_addr()

@@ -221,7 +221,7 @@ struct RelayRouter: Sendable {
       }
     }
     guard let bytes = media[name] else { return routed }
-    let tag = "\"" + Hex.encode(SHA256.hash(bytes)) + "\""
+    let tag = "\"" + Hex.encode(NostrSHA256.hash(bytes)) + "\""
     let headers: [(name: String, value: String)] = [("ETag", tag), ("Cache-Control", "no-cache")]
     if let condition = request.header("if-none-match"), Self.condition(condition, matches: tag) {
       routed.response = HTTPResponse(status: 304, headers: headers, body: [])

@@ -13,7 +13,7 @@ import Darwin
 /// blocks the cooperative pool. The thread answers pings before the next queued frame, sends
 /// the close frame a violation calls for, echoes the server's close, and ends the connection on
 /// end of stream. `close()` sends close 1000 and waits at most `closeTimeout`.
-public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Sendable {
+package final class PosixWebSocketTransport: WebSocketTransport, @unchecked Sendable {
   /// The size of one `recv()`.
   static let readChunkBytes = 64 * 1024
 
@@ -48,7 +48,7 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
 
   /// Connects to `url` (which must be `ws`): TCP within `connectTimeout`, the handshake within
   /// `handshakeTimeout`, both within `deadline`; `cancelled` at once when the task is cancelled.
-  public static func connect(
+  package static func connect(
     to url: WebSocketURL, deadline: ContinuousClock.Instant
   ) async throws(RelayConnectionError) -> PosixWebSocketTransport {
     guard !url.isSecure else {
@@ -88,7 +88,7 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
 
   /// Queues `text` as masked frames for the connection's thread; returns once queued, since the
   /// thread writes in order and reports a failed write as the connection's end.
-  public func send(_ text: [UInt8]) async throws(RelayConnectionError) {
+  package func send(_ text: [UInt8]) async throws(RelayConnectionError) {
     guard text.count <= WebSocketFrameEncoder.maxMessageBytes else {
       throw RelayConnectionError(
         code: .messageTooLarge,
@@ -110,7 +110,7 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
 
   /// The next text message the thread assembled; `cancelled` when the awaiting task is cancelled
   /// (the message stays queued for the next call).
-  public func receive() async throws(RelayConnectionError) -> [UInt8] {
+  package func receive() async throws(RelayConnectionError) -> [UInt8] {
     let id = shared.withLock { shared in
       shared.nextReceiverID += 1
       return shared.nextReceiverID
@@ -146,7 +146,7 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
 
   /// Sends close 1000 and returns once the thread has closed the socket (the server's close,
   /// end of stream, or `closeTimeout`).
-  public func close() async {
+  package func close() async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
       let done = shared.withLock { shared in
         if shared.finished { return true }
@@ -159,7 +159,7 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
   }
 
   /// Asks for the close handshake without waiting for it (used from deinitialisers).
-  public func closeWithoutWaiting() {
+  package func closeWithoutWaiting() {
     let done = shared.withLock { shared in
       if !shared.finished { shared.closeRequested = true }
       return shared.finished

@@ -13,15 +13,15 @@ import NostrJSON
 /// a query sends `CLOSE`); the socket closes on `close()` or when the connection is released.
 public actor RelayConnection {
   /// The most filters one query may send.
-  public static let maxFilters = 100
+  package static let maxFilters = 100
   /// The longest `AUTH` challenge answered, in UTF-8 bytes.
-  public static let maxChallengeBytes = 1024
+  package static let maxChallengeBytes = 1024
   /// How many `NOTICE` texts are kept (the latest).
-  public static let maxKeptNotices = 16
+  package static let maxKeptNotices = 16
   /// The longest `NOTICE` text kept, in UTF-8 bytes (longer ones are cut).
-  public static let maxNoticeBytes = 1024
+  package static let maxNoticeBytes = 1024
   /// The NIP-42 authentication event kind.
-  public static let authKind = 22242
+  package static let authKind = 22242
 
   /// A Unix-seconds clock for `created_at` of `AUTH` events.
   public typealias Clock = @Sendable () -> Int64
@@ -30,7 +30,7 @@ public actor RelayConnection {
   public static let systemClock: Clock = { Int64(Date().timeIntervalSince1970) }
 
   /// The relay URL, exactly as given (what the `relay` tag of `AUTH` carries).
-  public nonisolated let url: WebSocketURL
+  package nonisolated let url: WebSocketURL
 
   private let transport: any WebSocketTransport
   private let key: SecretKey?
@@ -40,11 +40,11 @@ public actor RelayConnection {
   private var ending: RelayConnectionError?
 
   /// Counts of what has been received.
-  public private(set) var counters = RelayCounters()
+  package private(set) var counters = RelayCounters()
   /// The latest `NOTICE` texts, oldest first.
-  public private(set) var notices: [String] = []
+  package private(set) var notices: [String] = []
   /// The public key of the latest accepted `AUTH`, nil before authentication.
-  public private(set) var authenticatedPubkey: String?
+  package private(set) var authenticatedPubkey: String?
 
   private var nextToken: UInt64 = 0
   private var queries: [UInt64: QueryState] = [:]
@@ -88,7 +88,7 @@ public actor RelayConnection {
   }
 
   /// Speaks NIP-01 over an already open `transport` (the connection owns it from now on).
-  public init(
+  package init(
     transport: any WebSocketTransport, url: WebSocketURL, key: SecretKey? = nil,
     clock: @escaping Clock = RelayConnection.systemClock
   ) {

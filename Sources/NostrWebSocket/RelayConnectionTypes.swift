@@ -31,7 +31,7 @@ public struct PublishResult: Sendable, Hashable {
   public var message: String
 
   /// Creates a result.
-  public init(id: String, accepted: Bool, message: String) {
+  package init(id: String, accepted: Bool, message: String) {
     self.id = id
     self.accepted = accepted
     self.message = message
@@ -39,16 +39,16 @@ public struct PublishResult: Sendable, Hashable {
 }
 
 /// What a connection has seen so far, for diagnostics and the CLI's summary line.
-public struct RelayCounters: Sendable, Hashable {
+package struct RelayCounters: Sendable, Hashable {
   /// Events kept by queries (verified, matching, not repeated).
-  public var events = 0
+  package var events = 0
   /// `EVENT`s for a pending query dropped: unparsable, forged, not matching, or repeated.
-  public var dropped = 0
+  package var dropped = 0
   /// `NOTICE`s received.
-  public var notices = 0
+  package var notices = 0
   /// Messages ignored: not arrays, unknown types, wrong shapes, answers for nothing pending.
-  public var ignored = 0
+  package var ignored = 0
 
   /// All zero.
-  public init() {}
+  package init() {}
 }

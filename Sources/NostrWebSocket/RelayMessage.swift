@@ -5,7 +5,7 @@ import NostrJSON
 /// The parser checks the array shape only (types and counts); what an event means is the
 /// connection's business. It reads with the suite's one strict JSON reader, so duplicate keys,
 /// bad UTF-8 and over-deep nesting never reach a caller.
-public enum RelayMessage: Sendable, Hashable {
+package enum RelayMessage: Sendable, Hashable {
   /// `["EVENT",<sub>,<event object>]`.
   case event(subscription: String, event: JSONValue)
   /// `["OK",<event id>,<accepted>,<message>]` (a missing message is `""`).
@@ -20,11 +20,11 @@ public enum RelayMessage: Sendable, Hashable {
   case auth(challenge: String)
 
   /// The deepest nesting read: an event's tags sit at depth 4, so 8 leaves room and no more.
-  public static let maxDepth = 8
+  package static let maxDepth = 8
 
   /// The message in `bytes`, or nil when it is not JSON, not an array, of an unknown type or
   /// of the wrong shape.
-  public static func parse(_ bytes: [UInt8]) -> RelayMessage? {
+  package static func parse(_ bytes: [UInt8]) -> RelayMessage? {
     guard case .array(let elements)? = try? JSONReader(maxDepth: maxDepth).read(bytes),
       let type = elements.first?.stringValue
     else { return nil }

@@ -2,7 +2,7 @@
 ///
 /// A client masks every frame it sends and refuses masked frames; a server sends unmasked
 /// frames and refuses unmasked ones (RFC 6455 §5.1).
-public enum WebSocketRole: Sendable, Hashable {
+package enum WebSocketRole: Sendable, Hashable {
   /// The connecting side.
   case client
   /// The accepting side (the fixture relay).
@@ -10,42 +10,42 @@ public enum WebSocketRole: Sendable, Hashable {
 }
 
 /// A WebSocket frame opcode (RFC 6455 §5.2), kept as its 4-bit value.
-public struct WebSocketOpcode: RawRepresentable, Hashable, Sendable {
+package struct WebSocketOpcode: RawRepresentable, Hashable, Sendable {
   /// The 4-bit value.
-  public let rawValue: UInt8
+  package let rawValue: UInt8
   /// Creates an opcode from its 4-bit value.
-  public init(rawValue: UInt8) { self.rawValue = rawValue }
+  package init(rawValue: UInt8) { self.rawValue = rawValue }
 
   /// A continuation of a fragmented message.
-  public static let continuation = WebSocketOpcode(rawValue: 0x0)
+  package static let continuation = WebSocketOpcode(rawValue: 0x0)
   /// The first frame of a UTF-8 text message.
-  public static let text = WebSocketOpcode(rawValue: 0x1)
+  package static let text = WebSocketOpcode(rawValue: 0x1)
   /// The first frame of a binary message.
-  public static let binary = WebSocketOpcode(rawValue: 0x2)
+  package static let binary = WebSocketOpcode(rawValue: 0x2)
   /// A close frame.
-  public static let close = WebSocketOpcode(rawValue: 0x8)
+  package static let close = WebSocketOpcode(rawValue: 0x8)
   /// A ping.
-  public static let ping = WebSocketOpcode(rawValue: 0x9)
+  package static let ping = WebSocketOpcode(rawValue: 0x9)
   /// A pong.
-  public static let pong = WebSocketOpcode(rawValue: 0xA)
+  package static let pong = WebSocketOpcode(rawValue: 0xA)
 
   /// Whether this is a control opcode (close, ping, pong).
-  public var isControl: Bool { rawValue & 0x8 != 0 }
+  package var isControl: Bool { rawValue & 0x8 != 0 }
   /// Whether RFC 6455 defines this opcode (3–7 and 11–15 are reserved).
-  public var isDefined: Bool { [0, 1, 2, 8, 9, 10].contains(rawValue) }
+  package var isDefined: Bool { [0, 1, 2, 8, 9, 10].contains(rawValue) }
 }
 
 /// One frame as decoded: its FIN bit, opcode and unmasked payload.
-public struct WebSocketFrame: Sendable, Hashable {
+package struct WebSocketFrame: Sendable, Hashable {
   /// Whether this is the last frame of its message.
-  public var fin: Bool
+  package var fin: Bool
   /// The opcode.
-  public var opcode: WebSocketOpcode
+  package var opcode: WebSocketOpcode
   /// The payload, already unmasked.
-  public var payload: [UInt8]
+  package var payload: [UInt8]
 
   /// Creates a frame.
-  public init(fin: Bool, opcode: WebSocketOpcode, payload: [UInt8]) {
+  package init(fin: Bool, opcode: WebSocketOpcode, payload: [UInt8]) {
     self.fin = fin
     self.opcode = opcode
     self.payload = payload
@@ -56,24 +56,24 @@ public struct WebSocketFrame: Sendable, Hashable {
 ///
 /// A value, not an error: the codec reports it and the connection decides what to do (send the
 /// close frame, then close the socket).
-public struct WebSocketViolation: Sendable, Hashable, CustomStringConvertible {
+package struct WebSocketViolation: Sendable, Hashable, CustomStringConvertible {
   /// The close code to send: 1002 (protocol error), 1003 (unsupported data), 1007 (not UTF-8),
   /// 1008 (policy), 1009 (too big).
-  public let closeCode: UInt16
+  package let closeCode: UInt16
   /// What was wrong, for logs and error messages.
-  public let message: String
+  package let message: String
 
   /// Creates a violation.
-  public init(closeCode: UInt16, message: String) {
+  package init(closeCode: UInt16, message: String) {
     self.closeCode = closeCode
     self.message = message
   }
 
   /// Close code and message.
-  public var description: String { "\(closeCode): \(message)" }
+  package var description: String { "\(closeCode): \(message)" }
 
   /// The error a client reports for it: `message_too_large` for 1009, else `protocol_violation`.
-  public var error: RelayConnectionError {
+  package var error: RelayConnectionError {
     RelayConnectionError(
       code: closeCode == WebSocketCloseCode.messageTooBig ? .messageTooLarge : .protocolViolation,
       message: "\(message) (close \(closeCode))")
@@ -81,26 +81,26 @@ public struct WebSocketViolation: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// The close codes this module sends or checks (RFC 6455 §7.4).
-public enum WebSocketCloseCode {
+package enum WebSocketCloseCode {
   /// Normal closure.
-  public static let normal: UInt16 = 1000
+  package static let normal: UInt16 = 1000
   /// The endpoint is going away (the fixture's idle timeout).
-  public static let goingAway: UInt16 = 1001
+  package static let goingAway: UInt16 = 1001
   /// A protocol error.
-  public static let protocolError: UInt16 = 1002
+  package static let protocolError: UInt16 = 1002
   /// A data type the endpoint does not accept (binary messages here).
-  public static let unsupportedData: UInt16 = 1003
+  package static let unsupportedData: UInt16 = 1003
   /// The connection ended without a close frame (never sent, only reported).
-  public static let abnormal: UInt16 = 1006
+  package static let abnormal: UInt16 = 1006
   /// A text message or close reason that is not UTF-8.
-  public static let invalidPayload: UInt16 = 1007
+  package static let invalidPayload: UInt16 = 1007
   /// A policy violation (the fixture's frame timeout).
-  public static let policyViolation: UInt16 = 1008
+  package static let policyViolation: UInt16 = 1008
   /// A frame or message over the receiver's limit.
-  public static let messageTooBig: UInt16 = 1009
+  package static let messageTooBig: UInt16 = 1009
 
   /// Whether `code` may appear in a received close frame: 1000–1003, 1007–1014, 3000–4999.
-  public static func isValidReceived(_ code: UInt16) -> Bool {
+  package static func isValidReceived(_ code: UInt16) -> Bool {
     (1000...1003).contains(code) || (1007...1014).contains(code) || (3000...4999).contains(code)
   }
 }

@@ -5,14 +5,14 @@
 /// payload is buffered (so an oversized frame is refused when its header arrives); the rules that
 /// span frames (fragments, message size, UTF-8) belong to `WebSocketMessageAssembler`. After a
 /// violation the decoder keeps answering the same violation.
-public struct WebSocketFrameDecoder: Sendable {
+package struct WebSocketFrameDecoder: Sendable {
   /// The default largest payload of one frame: 1 MiB.
-  public static let defaultMaxFramePayloadBytes = 1024 * 1024
+  package static let defaultMaxFramePayloadBytes = 1024 * 1024
   /// The largest payload of a control frame (RFC 6455 §5.5).
-  public static let maxControlPayloadBytes = 125
+  package static let maxControlPayloadBytes = 125
 
   /// What `next()` found.
-  public enum Outcome: Sendable, Hashable {
+  package enum Outcome: Sendable, Hashable {
     /// A complete frame.
     case frame(WebSocketFrame)
     /// The buffered bytes do not hold a complete frame yet.
@@ -22,16 +22,16 @@ public struct WebSocketFrameDecoder: Sendable {
   }
 
   /// The end this decoder serves: a client refuses masked frames, a server unmasked ones.
-  public let role: WebSocketRole
+  package let role: WebSocketRole
   /// The largest payload accepted in one frame (seen in the header): past it, 1009.
-  public let maxFramePayloadBytes: Int
+  package let maxFramePayloadBytes: Int
 
   private var buffer: [UInt8] = []
   private var start = 0
   private var failure: WebSocketViolation?
 
   /// Creates a decoder for `role` with the given frame payload bound.
-  public init(
+  package init(
     role: WebSocketRole, maxFramePayloadBytes: Int = WebSocketFrameDecoder.defaultMaxFramePayloadBytes
   ) {
     self.role = role
@@ -39,10 +39,10 @@ public struct WebSocketFrameDecoder: Sendable {
   }
 
   /// The number of received bytes not yet taken as frames.
-  public var bufferedCount: Int { buffer.count - start }
+  package var bufferedCount: Int { buffer.count - start }
 
   /// Adds received bytes.
-  public mutating func append(_ bytes: some Sequence<UInt8>) {
+  package mutating func append(_ bytes: some Sequence<UInt8>) {
     if start > 0, start >= buffer.count / 2 {
       buffer.removeSubrange(0..<start)
       start = 0
@@ -51,7 +51,7 @@ public struct WebSocketFrameDecoder: Sendable {
   }
 
   /// The next complete frame, `.needMore`, or the violation that ends the connection.
-  public mutating func next() -> Outcome {
+  package mutating func next() -> Outcome {
     if let failure { return .violation(failure) }
     let outcome = decode()
     if case .violation(let violation) = outcome { failure = violation }

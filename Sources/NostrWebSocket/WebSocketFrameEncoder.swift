@@ -3,14 +3,14 @@
 /// A text message over `maxFramePayloadBytes` goes out as a text frame and continuation frames of
 /// at most that size; `maxMessageBytes` bounds what may be sent at all (the caller refuses
 /// larger messages before anything is written).
-public enum WebSocketFrameEncoder {
+package enum WebSocketFrameEncoder {
   /// The largest payload of one outgoing frame: 1 MiB.
-  public static let maxFramePayloadBytes = 1024 * 1024
+  package static let maxFramePayloadBytes = 1024 * 1024
   /// The largest outgoing message: 4 MiB.
-  public static let maxMessageBytes = 4 * 1024 * 1024
+  package static let maxMessageBytes = 4 * 1024 * 1024
 
   /// One frame; masked with `mask` when given (the client role must give a fresh one).
-  public static func frame(
+  package static func frame(
     opcode: WebSocketOpcode, payload: some Collection<UInt8>, fin: Bool = true,
     mask: (UInt8, UInt8, UInt8, UInt8)? = nil
   ) -> [UInt8] {
@@ -44,7 +44,7 @@ public enum WebSocketFrameEncoder {
 
   /// The frames of one text message in `role`: one FIN text frame, or a text frame and
   /// continuation frames of at most `maxFramePayloadBytes` each; each client frame has a fresh mask.
-  public static func textMessage(
+  package static func textMessage(
     _ payload: [UInt8], role: WebSocketRole,
     maxFramePayloadBytes: Int = WebSocketFrameEncoder.maxFramePayloadBytes
   ) -> [[UInt8]] {
@@ -64,14 +64,14 @@ public enum WebSocketFrameEncoder {
   }
 
   /// A control frame (close, ping, pong) in `role`.
-  public static func control(_ opcode: WebSocketOpcode, payload: [UInt8], role: WebSocketRole) -> [UInt8] {
+  package static func control(_ opcode: WebSocketOpcode, payload: [UInt8], role: WebSocketRole) -> [UInt8] {
     frame(
       opcode: opcode, payload: payload.prefix(WebSocketFrameDecoder.maxControlPayloadBytes),
       mask: role == .client ? freshMask() : nil)
   }
 
   /// A close frame with `code` and `reason` (cut to fit 125 bytes) in `role`.
-  public static func close(code: UInt16, reason: String = "", role: WebSocketRole) -> [UInt8] {
+  package static func close(code: UInt16, reason: String = "", role: WebSocketRole) -> [UInt8] {
     var payload = [UInt8(code >> 8), UInt8(code & 0xFF)]
     var reasonBytes = Array(reason.utf8.prefix(WebSocketFrameDecoder.maxControlPayloadBytes - 2))
     while String(validating: reasonBytes, as: UTF8.self) == nil { reasonBytes.removeLast() }
@@ -80,7 +80,7 @@ public enum WebSocketFrameEncoder {
   }
 
   /// XORs `bytes` with the 4-byte `mask` (masking and unmasking are the same operation).
-  public static func applyMask(_ mask: (UInt8, UInt8, UInt8, UInt8), to bytes: inout [UInt8]) {
+  package static func applyMask(_ mask: (UInt8, UInt8, UInt8, UInt8), to bytes: inout [UInt8]) {
     let key = [mask.0, mask.1, mask.2, mask.3]
     bytes.withUnsafeMutableBufferPointer { buffer in
       for index in buffer.indices { buffer[index] ^= key[index & 3] }

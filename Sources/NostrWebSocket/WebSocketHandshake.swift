@@ -6,31 +6,31 @@ import NostrEvent
 ///
 /// No extension and no subprotocol is offered or accepted, so a server that names one in its
 /// answer is refused: nothing here could honour it.
-public enum WebSocketHandshake {
+package enum WebSocketHandshake {
   /// The largest response head (status line and headers) read before giving up.
-  public static let maxHandshakeResponseBytes = 16 * 1024
+  package static let maxHandshakeResponseBytes = 16 * 1024
   /// The GUID RFC 6455 §1.3 appends to the key.
-  public static let acceptGUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+  package static let acceptGUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
   /// The number of random bytes in a `Sec-WebSocket-Key`.
-  public static let keyByteCount = 16
+  package static let keyByteCount = 16
 
   /// A fresh `Sec-WebSocket-Key`: the base64 of 16 bytes from `SystemRandomNumberGenerator`.
-  public static func makeKey() -> String {
+  package static func makeKey() -> String {
     Data(SystemRandom.bytes(keyByteCount)).base64EncodedString()
   }
 
   /// `Sec-WebSocket-Accept` for `key`: base64(SHA-1(key + the GUID)).
-  public static func acceptValue(for key: String) -> String {
+  package static func acceptValue(for key: String) -> String {
     Data(SHA1.hash(Array((key + acceptGUID).utf8))).base64EncodedString()
   }
 
   /// Whether `key` is the base64 of exactly 16 bytes (what a server checks).
-  public static func isValidKey(_ key: String) -> Bool {
+  package static func isValidKey(_ key: String) -> Bool {
     key.utf8.count == 24 && Data(base64Encoded: key)?.count == keyByteCount
   }
 
   /// The opening request for `url` with `key`.
-  public static func request(for url: WebSocketURL, key: String) -> [UInt8] {
+  package static func request(for url: WebSocketURL, key: String) -> [UInt8] {
     let text =
       "GET \(url.requestTarget) HTTP/1.1\r\n" + "Host: \(url.hostHeader)\r\n" + "Upgrade: websocket\r\n"
       + "Connection: Upgrade\r\n" + "Sec-WebSocket-Version: 13\r\n" + "Sec-WebSocket-Key: \(key)\r\n\r\n"
@@ -39,7 +39,7 @@ public enum WebSocketHandshake {
 
   /// The length of the response head in `bytes` (through the blank line), nil when it has not
   /// ended yet; `handshake_failed` when it is already longer than `maxHandshakeResponseBytes`.
-  public static func responseHeadLength(in bytes: [UInt8]) throws(RelayConnectionError) -> Int? {
+  package static func responseHeadLength(in bytes: [UInt8]) throws(RelayConnectionError) -> Int? {
     let limit = min(bytes.count, maxHandshakeResponseBytes)
     if limit >= 4 {
       for index in 3..<limit
@@ -57,7 +57,7 @@ public enum WebSocketHandshake {
   }
 
   /// Checks the server's response head (through the blank line) against the request's `key`.
-  public static func validateResponse(head: [UInt8], key: String) throws(RelayConnectionError) {
+  package static func validateResponse(head: [UInt8], key: String) throws(RelayConnectionError) {
     let text = String(decoding: head, as: UTF8.self)
     var lines = text.components(separatedBy: "\r\n")
     let statusLine = lines.isEmpty ? "" : lines.removeFirst()

@@ -4,12 +4,12 @@
 /// no message open or a data frame while one is open is 1002, a message past `maxMessageBytes`
 /// 1009, a text message that is not UTF-8 once whole 1007, a binary message 1003 (Nostr speaks
 /// text only). Control frames pass through between fragments.
-public struct WebSocketMessageAssembler: Sendable {
+package struct WebSocketMessageAssembler: Sendable {
   /// The default largest message, reassembled: 4 MiB (the client's bound).
-  public static let defaultMaxMessageBytes = 4 * 1024 * 1024
+  package static let defaultMaxMessageBytes = 4 * 1024 * 1024
 
   /// What one frame amounted to.
-  public enum Outcome: Sendable, Hashable {
+  package enum Outcome: Sendable, Hashable {
     /// A fragment was absorbed; the message is not whole yet.
     case partial
     /// A whole text message, UTF-8 checked.
@@ -25,20 +25,20 @@ public struct WebSocketMessageAssembler: Sendable {
   }
 
   /// The largest message accepted, reassembled.
-  public let maxMessageBytes: Int
+  package let maxMessageBytes: Int
 
   private var open: [UInt8]?
 
   /// Creates an assembler with the given message bound.
-  public init(maxMessageBytes: Int = WebSocketMessageAssembler.defaultMaxMessageBytes) {
+  package init(maxMessageBytes: Int = WebSocketMessageAssembler.defaultMaxMessageBytes) {
     self.maxMessageBytes = maxMessageBytes
   }
 
   /// Whether a fragmented message has begun and not ended.
-  public var hasOpenMessage: Bool { open != nil }
+  package var hasOpenMessage: Bool { open != nil }
 
   /// Takes one decoded frame.
-  public mutating func take(_ frame: WebSocketFrame) -> Outcome {
+  package mutating func take(_ frame: WebSocketFrame) -> Outcome {
     switch frame.opcode {
     case .ping: return .ping(frame.payload)
     case .pong: return .pong(frame.payload)

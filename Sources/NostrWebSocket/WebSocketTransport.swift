@@ -2,7 +2,7 @@
 ///
 /// Two implementations: `PosixWebSocketTransport` (`ws://`, every platform) and, on Apple
 /// platforms, `URLSessionWebSocketTransport` (`wss://`). A test may supply its own.
-public protocol WebSocketTransport: AnyObject, Sendable {
+package protocol WebSocketTransport: AnyObject, Sendable {
   /// Queues one text message (UTF-8 bytes); `message_too_large` over 4 MiB (nothing sent), or
   /// the error that ended the connection.
   func send(_ text: [UInt8]) async throws(RelayConnectionError)
@@ -15,18 +15,18 @@ public protocol WebSocketTransport: AnyObject, Sendable {
 }
 
 /// The timing bounds of a WebSocket connection.
-public enum WebSocketTimeouts {
+package enum WebSocketTimeouts {
   /// The longest a TCP connect may take (also bounded by the caller's deadline).
-  public static let connectTimeout: Duration = .seconds(5)
+  package static let connectTimeout: Duration = .seconds(5)
   /// The longest the opening handshake may take after the TCP connect.
-  public static let handshakeTimeout: Duration = .seconds(5)
+  package static let handshakeTimeout: Duration = .seconds(5)
   /// How long `close()` waits for the server's close frame or end of stream.
-  public static let closeTimeout: Duration = .seconds(1)
+  package static let closeTimeout: Duration = .seconds(1)
 }
 
 /// Opens the transport for `url`: the POSIX client for `ws`, `URLSessionWebSocketTask` for `wss`
 /// on Apple platforms, `unsupported_scheme` for `wss` elsewhere.
-public func openWebSocket(
+package func openWebSocket(
   to url: WebSocketURL, deadline: ContinuousClock.Instant
 ) async throws(RelayConnectionError) -> any WebSocketTransport {
   if url.isSecure {

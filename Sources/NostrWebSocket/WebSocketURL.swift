@@ -7,38 +7,38 @@ import NostrEvent
 /// being connected to); the whole text is bounded so a hostile configuration cannot make the
 /// handshake request large. `text` keeps the URL exactly as given, which is what NIP-42's `relay`
 /// tag carries.
-public struct WebSocketURL: Sendable, Hashable, CustomStringConvertible {
+package struct WebSocketURL: Sendable, Hashable, CustomStringConvertible {
   /// The longest URL accepted, in UTF-8 bytes.
-  public static let maxBytes = 2048
+  package static let maxBytes = 2048
 
   /// The URL exactly as given.
-  public let text: String
+  package let text: String
   /// Whether the scheme is `wss` (TLS).
-  public let isSecure: Bool
+  package let isSecure: Bool
   /// The canonical host, read by the package's one URL parser (`URLAuthority`): lower-cased,
   /// an IPv6 literal in `inet_ntop` form without its brackets.
-  public let host: String
+  package let host: String
   /// The port given in the URL, nil when it was left to the scheme's default.
-  public let port: Int?
+  package let port: Int?
   /// The path (at least `/`) and, when present, `?` and the query: the request target.
-  public let requestTarget: String
+  package let requestTarget: String
 
   /// The port to connect to: the given one, else 80 (`ws`) or 443 (`wss`).
-  public var effectivePort: Int { port ?? (isSecure ? 443 : 80) }
+  package var effectivePort: Int { port ?? (isSecure ? 443 : 80) }
 
   /// The `Host` header value: the host (bracketed when IPv6) and the port unless it is the default.
-  public var hostHeader: String {
+  package var hostHeader: String {
     let name = host.contains(":") ? "[\(host)]" : host
     guard let port, port != (isSecure ? 443 : 80) else { return name }
     return "\(name):\(port)"
   }
 
   /// The URL as given.
-  public var description: String { text }
+  package var description: String { text }
 
   /// Parses and checks `text`: `invalid_url` when it is not a URL within the bounds,
   /// `unsupported_scheme` when its scheme is not `ws` or `wss`.
-  public init(_ text: String) throws(RelayConnectionError) {
+  package init(_ text: String) throws(RelayConnectionError) {
     guard text.utf8.count <= Self.maxBytes else {
       throw RelayConnectionError(code: .invalidURL, message: "URL over \(Self.maxBytes) bytes")
     }

@@ -11,7 +11,7 @@ enum AvatarFile {
   /// The path of the attachment holding `avatar` in `directory`, or nil when it cannot be written.
   static func write(_ avatar: AvatarSnapshot, in directory: String) -> String? {
     let name =
-      Hex.encode(SHA256.hash(avatar.bytes).prefix(16)) + "."
+      Hex.encode(NostrSHA256.hash(avatar.bytes).prefix(16)) + "."
       + (avatar.format == .jpeg ? "jpg" : avatar.format.rawValue)
     let folder = URL(fileURLWithPath: directory, isDirectory: true)
     let destination = folder.appendingPathComponent(name)

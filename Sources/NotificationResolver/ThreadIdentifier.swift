@@ -22,7 +22,7 @@ package enum ThreadIdentifier {
     } else {
       input.append(0)
     }
-    return Hex.encode(SHA256.hash(input))
+    return Hex.encode(NostrSHA256.hash(input))
   }
 
   private static func append(_ field: String, to input: inout [UInt8]) {

@@ -5,7 +5,7 @@ extension PushDescriptor {
   /// same JSON types the strict reader requires, absent optional members omitted.
   ///
   /// What it writes parses back, through `init(strictPush:)`, to an equal descriptor.
-  public var jsonValue: JSONValue {
+  package var jsonValue: JSONValue {
     var members: [JSONMember] = [
       JSONMember(key: "origin", value: .string(origin)),
       JSONMember(key: "keys", value: .array(keys.map(\.jsonValue))),
@@ -31,7 +31,7 @@ extension PushDescriptor {
 
 extension PushKey {
   /// The key as a `push.keys` entry; `current` and `retiring` only when set.
-  public var jsonValue: JSONValue {
+  package var jsonValue: JSONValue {
     var members = [
       JSONMember(key: "id", value: .string(id)), JSONMember(key: "pubkey", value: .string(pubkey)),
     ]
@@ -43,14 +43,14 @@ extension PushKey {
 
 extension PushAppProfile {
   /// The profile as a `push.app_profiles` entry.
-  public var jsonValue: JSONValue {
+  package var jsonValue: JSONValue {
     .object(JSONObject(["id": .string(id), "transport": .string(transport)]))
   }
 }
 
 extension PushClassSupport {
   /// The table as the `class_support` object: `apns` first, then the other transports as given.
-  public var jsonValue: JSONValue {
+  package var jsonValue: JSONValue {
     var object = JSONObject([JSONMember(key: "apns", value: .array(apns.map { .string($0.rawValue) }))])
     object.members.append(contentsOf: otherTransports.members.filter { $0.key != "apns" })
     return .object(object)
@@ -59,7 +59,7 @@ extension PushClassSupport {
 
 extension PushLimitation {
   /// The limits as the `limitation` object, members in `memberNames` order.
-  public var jsonValue: JSONValue {
+  package var jsonValue: JSONValue {
     .object(
       JSONObject(
         zip(Self.memberNames, orderedValues).map { JSONMember(key: $0, value: .integer(Int64($1))) }))

@@ -14,7 +14,7 @@ public struct PushDescriptor: Sendable, Hashable {
   /// Kinds every push relay must push.
   public static let requiredPushKinds: [Int] = [9, 40002, 45001, 45003]
   /// The members of `push`, in the order they are written; only `urgent_kinds` is optional.
-  public static let memberNames: [String] = [
+  package static let memberNames: [String] = [
     "origin", "keys", "app_profiles", "push_kinds", "urgent_kinds", "h_grammar", "class_support",
     "limitation",
   ]

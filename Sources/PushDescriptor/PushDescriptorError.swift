@@ -34,9 +34,9 @@ extension ErrorCode where Domain == PushDescriptorErrorDomain {
 
 extension DomainError where Domain == PushDescriptorErrorDomain {
   /// The `field` of a failure about the whole document (not JSON, not an object).
-  public static var documentField: String { "document" }
+  package static var documentField: String { "document" }
   /// The `field` of a transport failure (unreachable, a non-2xx status, too large).
-  public static var httpField: String { "http" }
+  package static var httpField: String { "http" }
 
   static func transport(_ message: String) -> PushDescriptorError {
     PushDescriptorError(code: .transport, field: httpField, message: message)

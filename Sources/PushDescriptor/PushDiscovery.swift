@@ -12,14 +12,14 @@ import FoundationNetworking
 /// no enrollment, no lease.
 public struct PushDiscovery: Sendable {
   /// The largest body read: 256 KiB, far above any real NIP-11 document, small enough to hold.
-  public static let maxBodyBytes = 256 * 1024
+  package static let maxBodyBytes = 256 * 1024
   /// How long a fetch may take when the caller gives no deadline.
   public static let defaultTimeout: Duration = .seconds(8)
   /// The media type NIP-11 asks for.
-  public static let mediaType = "application/nostr+json"
+  package static let mediaType = "application/nostr+json"
 
   /// The HTTP client used for the `GET`.
-  public var transport: any HTTPTransport
+  package var transport: any HTTPTransport
 
   /// Creates a discovery client; by default over the process's shared `URLSessionHTTPTransport`.
   public init(transport: any HTTPTransport = URLSessionHTTPTransport.shared) {
@@ -28,7 +28,7 @@ public struct PushDiscovery: Sendable {
 
   /// The HTTP URL of a relay's information document: `ws`→`http`, `wss`→`https`, an empty path
   /// becomes `/`; nil for anything that is not an absolute `ws`, `wss`, `http` or `https` URL.
-  public static func informationURL(forRelay relay: String) -> URL? {
+  package static func informationURL(forRelay relay: String) -> URL? {
     guard let (origin, rest, _) = RelayOrigin.parse(relay) else { return nil }
     return URL(string: origin.url(path: rest.isEmpty ? "/" : rest))
   }
@@ -60,7 +60,7 @@ public struct PushDiscovery: Sendable {
   /// within the cap before `deadline`.
   ///
   /// Use it when the permissive document is wanted whether or not it offers push.
-  public func fetchDocument(
+  package func fetchDocument(
     relay: String, deadline: ContinuousClock.Instant
   ) async throws(PushDescriptorError) -> [UInt8] {
     guard let url = Self.informationURL(forRelay: relay) else {

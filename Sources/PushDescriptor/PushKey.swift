@@ -8,9 +8,9 @@ public struct PushKey: Sendable, Hashable {
   /// The x-only public key as 64 lowercase hex.
   public var pubkey: String
   /// The `current` member as given; nil when absent.
-  public var current: Bool?
+  package var current: Bool?
   /// The `retiring` member as given; nil when absent.
-  public var retiring: Bool?
+  package var retiring: Bool?
 
   /// Creates a key entry; absent optional members stay nil (and are not encoded).
   public init(id: String, pubkey: String, current: Bool? = nil, retiring: Bool? = nil) {

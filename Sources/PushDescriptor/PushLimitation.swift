@@ -3,39 +3,39 @@
 /// Clients size their lease requests from these so the relay never has to refuse one.
 public struct PushLimitation: Sendable, Hashable {
   /// The longest lease the descriptor may allow, in seconds: 30 days.
-  public static let maxLeaseTTLCeiling = 2_592_000
+  package static let maxLeaseTTLCeiling = 2_592_000
 
   /// The member names in the spec's order, which is also the order they are checked and written.
-  public static let memberNames: [String] = [
+  package static let memberNames: [String] = [
     "max_lease_ttl", "max_leases_per_pubkey", "max_subscriptions_per_lease", "max_kinds",
     "max_authors", "max_h", "max_tag_values", "max_ignore", "max_content_len",
     "max_plaintext_len", "max_endpoint_len", "max_string_len",
   ]
 
   /// The longest lease, in seconds (at most `maxLeaseTTLCeiling`).
-  public var maxLeaseTTL: Int
+  package var maxLeaseTTL: Int
   /// The most leases one pubkey may hold.
-  public var maxLeasesPerPubkey: Int
+  package var maxLeasesPerPubkey: Int
   /// The most subscriptions in one lease.
-  public var maxSubscriptionsPerLease: Int
+  package var maxSubscriptionsPerLease: Int
   /// The most kinds in one subscription.
-  public var maxKinds: Int
+  package var maxKinds: Int
   /// The most authors in one subscription.
-  public var maxAuthors: Int
+  package var maxAuthors: Int
   /// The most `h` values in one subscription.
-  public var maxH: Int
+  package var maxH: Int
   /// The most values of one tag filter.
-  public var maxTagValues: Int
+  package var maxTagValues: Int
   /// The most entries in a lease's ignore list.
-  public var maxIgnore: Int
+  package var maxIgnore: Int
   /// The largest lease content, in bytes.
-  public var maxContentLen: Int
+  package var maxContentLen: Int
   /// The largest lease plaintext, in bytes.
-  public var maxPlaintextLen: Int
+  package var maxPlaintextLen: Int
   /// The longest push endpoint, in bytes.
-  public var maxEndpointLen: Int
+  package var maxEndpointLen: Int
   /// The longest string member (origin, key id …), in UTF-8 bytes.
-  public var maxStringLen: Int
+  package var maxStringLen: Int
 
   /// Creates a limitation from its twelve values.
   public init(

@@ -25,7 +25,7 @@ public struct RelayDocument: Sendable, Hashable {
   }
 
   /// Validates a document's root object that has already been read.
-  public init(
+  package init(
     object: JSONObject, extensionName: String = PushDescriptor.defaultExtensionName,
     requiredAppProfile: PushAppProfile? = nil
   ) throws(PushDescriptorError) {

@@ -7,21 +7,21 @@ import NostrJSON
 /// `PushDescriptor`, and `RelayDocument` reads both from one set of bytes.
 public struct RelayInformation: Sendable, Hashable {
   /// The top-level members this type models (NIP-11), in the order the NIP lists them.
-  public static let knownMembers: [String] = [
+  package static let knownMembers: [String] = [
     "name", "description", "banner", "icon", "pubkey", "self", "contact", "supported_nips",
     "software", "version", "limitation", "retention", "fees", "relay_countries", "language_tags",
     "tags", "posting_policy", "payments_url",
   ]
 
   /// The top-level members read strictly by `PushDescriptor`, so never listed as ignored.
-  public static let pushMembers: [String] = ["supported_extensions", "push"]
+  package static let pushMembers: [String] = ["supported_extensions", "push"]
 
   /// The relay's name.
   public var name: String?
   /// The relay's description.
   public var description: String?
   /// A URL of a banner image.
-  public var banner: String?
+  package var banner: String?
   /// A URL of an icon.
   public var icon: String?
   /// The administrator's public key as 64 lowercase hex (a 64-hex or npub `pubkey`).
@@ -29,7 +29,7 @@ public struct RelayInformation: Sendable, Hashable {
   /// The relay's own public key as 64 lowercase hex (the `self` member, 64 hex or npub).
   public var selfPubkey: String?
   /// An alternative contact (URI).
-  public var contact: String?
+  package var contact: String?
   /// The NIP numbers the relay supports, as given; entries that are not numbers are dropped.
   public var supportedNIPs: [Int]?
   /// The software's project URL.
@@ -39,22 +39,22 @@ public struct RelayInformation: Sendable, Hashable {
   /// The NIP-11 `limitation` object, raw.
   public var limitation: JSONObject?
   /// The NIP-11 `retention` array, raw.
-  public var retention: [JSONValue]?
+  package var retention: [JSONValue]?
   /// The NIP-11 `fees` object, raw.
-  public var fees: JSONObject?
+  package var fees: JSONObject?
   /// Country codes of the relay's jurisdictions; non-string entries dropped.
-  public var relayCountries: [String]?
+  package var relayCountries: [String]?
   /// IETF language tags of the relay's community; non-string entries dropped.
-  public var languageTags: [String]?
+  package var languageTags: [String]?
   /// Community tags; non-string entries dropped.
-  public var tags: [String]?
+  package var tags: [String]?
   /// A URL of the posting policy.
-  public var postingPolicy: String?
+  package var postingPolicy: String?
   /// A URL where fees can be paid.
-  public var paymentsURL: String?
+  package var paymentsURL: String?
   /// The names of top-level members that are neither known NIP-11 members nor the push
   /// members, in document order.
-  public var ignoredTopLevelKeys: [String]
+  package var ignoredTopLevelKeys: [String]
   /// The whole document as read, for callers who want an ignored member's raw value.
   public var object: JSONObject
 

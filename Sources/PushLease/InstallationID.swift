@@ -7,7 +7,7 @@ import NostrEvent
 /// device id, so the public address of a lease says nothing about the device.
 public struct InstallationID: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
   /// The number of random bytes in an id.
-  public static let byteCount = 16
+  package static let byteCount = 16
 
   /// The 32 lowercase hex characters.
   public let rawValue: String

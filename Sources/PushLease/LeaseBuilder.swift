@@ -14,12 +14,12 @@ public struct LeaseBuilder: Sendable {
   /// The lease event kind.
   public static let kind = 30350
   /// The longest clock margin taken off the relay's `max_lease_ttl`, in seconds.
-  public static let maxClockMargin: Int64 = 300
+  package static let maxClockMargin: Int64 = 300
 
   /// The relay's validated descriptor.
-  public let descriptor: PushDescriptor
+  package let descriptor: PushDescriptor
   /// The app's profile and transport; nil for a builder that only writes tombstones.
-  public let appProfile: PushAppProfile?
+  package let appProfile: PushAppProfile?
 
   /// Creates a builder for one relay and one app (`appProfile` is needed for active leases only).
   public init(descriptor: PushDescriptor, appProfile: PushAppProfile? = nil) {
@@ -30,7 +30,7 @@ public struct LeaseBuilder: Sendable {
   /// The clock margin m = min(300, `max_lease_ttl` / 4) seconds: the lease ends that much before
   /// the relay's ceiling, so a client clock running ahead (or a slow publish) is not refused as
   /// `lease ttl too long`.
-  public var clockMargin: Int64 {
+  package var clockMargin: Int64 {
     min(Self.maxClockMargin, Int64(descriptor.limitation.maxLeaseTTL) / 4)
   }
 

@@ -21,9 +21,9 @@ public struct LeaseEnrollment: Sendable, Hashable, Codable {
   /// The lease's `d`: one per (origin, account), new on reinstall.
   public var installationID: InstallationID
   /// The highest generation ever handed out for this address (0 before the first lease).
-  public var lastGeneration: Int64
+  package var lastGeneration: Int64
   /// The latest `created_at` ever handed out for this address (0 before the first lease).
-  public var lastCreatedAt: Int64
+  package var lastCreatedAt: Int64
   /// When the endpoint grant expires (Unix seconds), or nil when unknown.
   public var grantExpiresAt: Int64?
 

@@ -7,21 +7,21 @@ import NostrJSON
 /// It is written with its members in that order, absent ones omitted.
 public struct LeaseFilter: Sendable, Hashable {
   /// The member names in the order they are written.
-  public static let memberNames = ["kinds", "authors", "#p", "#h", "#e"]
+  package static let memberNames = ["kinds", "authors", "#p", "#h", "#e"]
 
   /// The event kinds (JSON integers ≥ 0).
-  public var kinds: [Int]
+  package var kinds: [Int]
   /// Exact author pubkeys (64 lowercase hex), or nil.
-  public var authors: [String]?
+  package var authors: [String]?
   /// Exact `p` tag values (the lease author's own pubkey), or nil.
-  public var pTags: [String]?
+  package var pTags: [String]?
   /// Exact `h` tag values (channel ids), or nil.
-  public var hTags: [String]?
+  package var hTags: [String]?
   /// Exact `e` tag values (64 lowercase hex event ids), or nil.
-  public var eTags: [String]?
+  package var eTags: [String]?
 
   /// Creates a filter; absent members stay nil and are not written.
-  public init(
+  package init(
     kinds: [Int], authors: [String]? = nil, pTags: [String]? = nil, hTags: [String]? = nil,
     eTags: [String]? = nil
   ) {
@@ -33,7 +33,7 @@ public struct LeaseFilter: Sendable, Hashable {
   }
 
   /// The filter as JSON, members in `memberNames` order, absent ones omitted.
-  public var jsonValue: JSONValue {
+  package var jsonValue: JSONValue {
     var members = [JSONMember(key: "kinds", value: .array(kinds.map { .integer(Int64($0)) }))]
     for (key, values) in [("authors", authors), ("#p", pTags), ("#h", hTags), ("#e", eTags)] {
       if let values { members.append(JSONMember(key: key, value: .array(values.map(JSONValue.string)))) }

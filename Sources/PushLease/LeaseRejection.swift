@@ -40,29 +40,29 @@ public enum LeaseRejectionDomain: ErrorDomain {}
 
 extension ErrorCode where Domain == LeaseRejectionDomain {
   /// The event's kind or content length.
-  public static var event: Self { "event" }
+  package static var event: Self { "event" }
   /// A public tag's shape, duplication or name.
-  public static var tag: Self { "tag" }
+  package static var tag: Self { "tag" }
   /// The `d` tag.
-  public static var d: Self { "d" }
+  package static var d: Self { "d" }
   /// The `expiration` tag.
-  public static var expiration: Self { "expiration" }
+  package static var expiration: Self { "expiration" }
   /// The `exec` tag or its key.
-  public static var exec: Self { "exec" }
+  package static var exec: Self { "exec" }
   /// The NIP-44 content.
-  public static var decrypt: Self { "decrypt" }
+  package static var decrypt: Self { "decrypt" }
   /// The plaintext's length or JSON.
-  public static var parse: Self { "parse" }
+  package static var parse: Self { "parse" }
   /// The plaintext's member set.
-  public static var members: Self { "members" }
+  package static var members: Self { "members" }
   /// The plaintext's member types.
-  public static var schema: Self { "schema" }
+  package static var schema: Self { "schema" }
   /// Version, generation and origin.
-  public static var values: Self { "values" }
+  package static var values: Self { "values" }
   /// App profile, transport, endpoint and subscription count of an active lease.
-  public static var active: Self { "active" }
+  package static var active: Self { "active" }
   /// A subscription's class, ignore list or suppression.
-  public static var subscription: Self { "subscription" }
+  package static var subscription: Self { "subscription" }
   /// A subscription or ignore filter.
-  public static var filter: Self { "filter" }
+  package static var filter: Self { "filter" }
 }

@@ -7,16 +7,16 @@ import NostrJSON
 /// `"suppress":{"p_tags_max":n}` only when set.
 public struct LeaseSubscription: Sendable, Hashable {
   /// The events that wake the device.
-  public var filter: LeaseFilter
+  package var filter: LeaseFilter
   /// The push class (`default`, `time_sensitive`, … as `class_support` lists for the transport).
-  public var pushClass: String
+  package var pushClass: String
   /// Events matching any of these never wake, even when `filter` matches.
-  public var ignore: [LeaseFilter]
+  package var ignore: [LeaseFilter]
   /// Events with more `p` tags than this never wake (the hellthread gate); nil when unset.
-  public var pTagsMax: Int?
+  package var pTagsMax: Int?
 
   /// Creates a subscription.
-  public init(filter: LeaseFilter, pushClass: String, ignore: [LeaseFilter] = [], pTagsMax: Int? = nil) {
+  package init(filter: LeaseFilter, pushClass: String, ignore: [LeaseFilter] = [], pTagsMax: Int? = nil) {
     self.filter = filter
     self.pushClass = pushClass
     self.ignore = ignore
@@ -24,7 +24,7 @@ public struct LeaseSubscription: Sendable, Hashable {
   }
 
   /// The subscription as the lease plaintext writes it (optional members only when set).
-  public var jsonValue: JSONValue {
+  package var jsonValue: JSONValue {
     var members = [
       JSONMember(key: "filter", value: filter.jsonValue), JSONMember(key: "class", value: .string(pushClass)),
     ]

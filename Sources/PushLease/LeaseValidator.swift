@@ -12,16 +12,16 @@ public struct LeaseValidator: Sendable {
   /// The clock slack for `lease already expired`, in seconds, unless told otherwise.
   public static let defaultAllowedSkew: Int64 = 120
   /// The deepest JSON nesting accepted in a plaintext (the root object is depth 1).
-  public static let maxPlaintextDepth = 16
+  package static let maxPlaintextDepth = 16
   /// The longest `d` tag, in bytes.
-  public static let maxDTagBytes = 64
+  package static let maxDTagBytes = 64
   /// The public tags a lease may carry; each at most once.
-  public static let allowedTags: Set<String> = ["d", "expiration", "exec", "alt"]
+  package static let allowedTags: Set<String> = ["d", "expiration", "exec", "alt"]
 
   /// The relay's descriptor; its `limitation` bounds every check.
-  public let descriptor: PushDescriptor
+  package let descriptor: PushDescriptor
   /// The clock slack for expired leases, in seconds.
-  public let allowedSkew: Int64
+  package let allowedSkew: Int64
   private let pushKeys: [String: SecretKey]
 
   /// Creates a validator holding the secret keys of descriptor entries, by key id.
@@ -55,7 +55,7 @@ public struct LeaseValidator: Sendable {
   }
 
   /// The ids of the keys this validator can open leases with, sorted.
-  public var keyIDs: [String] { pushKeys.keys.sorted() }
+  package var keyIDs: [String] { pushKeys.keys.sorted() }
 
   /// Opens and judges `event`, sent to the relay at `tenantOrigin`, at Unix time `now`.
   public func open(_ event: Event, tenantOrigin: String, now: Int64) throws(LeaseRejection) -> OpenedLease {
@@ -120,7 +120,7 @@ public struct LeaseValidator: Sendable {
     if let active = plaintext.active {
       state = .active(
         appProfile: active.appProfile, transport: active.transport, endpoint: active.endpoint,
-        endpointHash: Hex.encode(SHA256.hash(Array(active.endpoint.utf8))),
+        endpointHash: Hex.encode(NostrSHA256.hash(Array(active.endpoint.utf8))),
         subscriptions: active.subscriptions)
     } else {
       state = .tombstone

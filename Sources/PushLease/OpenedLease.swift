@@ -6,14 +6,14 @@ public struct OpenedLease: Sendable, Hashable {
   /// The replaceable address of a lease: kind 30350, the author and the `d` tag.
   public struct Address: Sendable, Hashable, CustomStringConvertible {
     /// The lease kind.
-    public static let kind = LeaseBuilder.kind
+    package static let kind = LeaseBuilder.kind
 
     /// The author's pubkey (64 lowercase hex).
     public var pubkey: String
     /// The `d` tag as sent (1…64 bytes; the builder writes an `InstallationID`).
     public var d: String
 
-    /// Creates an address.
+    /// Names a lease by its author and `d` tag, the key a relay's store keeps it under.
     public init(pubkey: String, d: String) {
       self.pubkey = pubkey
       self.d = d

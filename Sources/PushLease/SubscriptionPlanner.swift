@@ -9,21 +9,21 @@ import PushDescriptor
 /// that the relay's limits cannot hold throws before anything is signed.
 public struct SubscriptionPlanner: Sendable {
   /// The most `#h` values the planner puts in one filter (fewer when `max_h` is smaller).
-  public static let maxChannelsPerFilter = 50
+  package static let maxChannelsPerFilter = 50
   /// The most ignore filters a plan carries (fewer when `max_ignore` is smaller), the self
   /// ignore included.
-  public static let maxIgnoreFilters = 8
+  package static let maxIgnoreFilters = 8
   /// The most subscriptions a plan holds (fewer when `max_subscriptions_per_lease` is smaller).
-  public static let maxSubscriptions = 16
+  package static let maxSubscriptions = 16
   /// The hellthread gate: an event with more `p` tags than this never wakes.
-  public static let hellthreadPTagsMax = 20
+  package static let hellthreadPTagsMax = 20
   /// The class every planned subscription uses.
-  public static let pushClass = "default"
+  package static let pushClass = "default"
   /// The kind of a channel message.
-  public static let channelMessageKind = 9
+  package static let channelMessageKind = 9
 
   /// The relay's descriptor; its `limitation` sizes the plan.
-  public let descriptor: PushDescriptor
+  package let descriptor: PushDescriptor
 
   /// Creates a planner for one relay.
   public init(descriptor: PushDescriptor) {

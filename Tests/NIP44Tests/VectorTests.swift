@@ -8,7 +8,7 @@ import Testing
 @Suite struct VectorTests {
   @Test func pinsTheVectorFile() {
     #expect(
-      Hex.encode(SHA256.hash(NIP44Fixture.bytes))
+      Hex.encode(NostrSHA256.hash(NIP44Fixture.bytes))
         == "269ed0f69e4c192512cc779e78c555090cebc7c785b609e338a62afc3ce25040")
   }
 
@@ -91,9 +91,9 @@ import Testing
     let plaintext = String(repeating: vector.string("pattern"), count: Int(count))
     let nonce = try #require(Hex.decode(vector.string("nonce")))
     let payload = try NIP44.encrypt(plaintext, conversationKey: key, nonce: nonce)
-    #expect(Hex.encode(SHA256.hash(Array(payload.utf8))) == vector.string("payload_sha256"))
+    #expect(Hex.encode(NostrSHA256.hash(Array(payload.utf8))) == vector.string("payload_sha256"))
     let decrypted = try NIP44.decrypt(payload, conversationKey: key)
-    #expect(Hex.encode(SHA256.hash(Array(decrypted.utf8))) == vector.string("plaintext_sha256"))
+    #expect(Hex.encode(NostrSHA256.hash(Array(decrypted.utf8))) == vector.string("plaintext_sha256"))
   }
 
   static let refusedLengths: [Int] = {

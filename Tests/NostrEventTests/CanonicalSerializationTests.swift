@@ -92,7 +92,7 @@ import Testing
         #expect(bytes == expected)
         let id = CanonicalSerializer.id(
           pubkey: "b", createdAt: 1_234_567, kind: 0, tags: tags, content: content, rule: rule)
-        #expect(id == SHA256.hash(expected))
+        #expect(id == NostrSHA256.hash(expected))
       }
     }
   }

@@ -19,7 +19,7 @@ import Testing
     let event = try UnsignedEvent(
       pubkey: NIP98Tests.key.publicKeyHex, createdAt: createdAt, kind: NIP98.kind,
       tags: tags ?? [
-        ["u", url], ["method", "POST"], ["payload", Hex.encode(SHA256.hash(body))],
+        ["u", url], ["method", "POST"], ["payload", Hex.encode(NostrSHA256.hash(body))],
         ["nonce", "00112233445566778899aabbccddeeff"],
       ], content: ""
     )
@@ -47,7 +47,7 @@ import Testing
   @Test func comparesTheURLByteForByteWhenExact() throws {
     let upper = try Self.header(tags: [
       ["u", "HTTP://127.0.0.1:8080/v1/deliveries/apns/"], ["method", "POST"],
-      ["payload", Hex.encode(SHA256.hash(Self.body))], ["nonce", "00"],
+      ["payload", Hex.encode(NostrSHA256.hash(Self.body))], ["nonce", "00"],
     ])
     #expect(Self.code(Self.strict(), upper) == .urlMismatch)
     #expect(Self.code(NIP98Verifier(), upper) == nil)
@@ -55,7 +55,8 @@ import Testing
 
   @Test func comparesTheMethodByteForByteWhenExact() throws {
     let lower = try Self.header(tags: [
-      ["u", Self.url], ["method", "post"], ["payload", Hex.encode(SHA256.hash(Self.body))], ["nonce", "00"],
+      ["u", Self.url], ["method", "post"], ["payload", Hex.encode(NostrSHA256.hash(Self.body))],
+      ["nonce", "00"],
     ])
     #expect(Self.code(Self.strict(), lower) == .methodMismatch)
     #expect(Self.code(NIP98Verifier(), lower) == nil)
@@ -63,7 +64,7 @@ import Testing
 
   @Test func requiresTheNonceWhenAsked() throws {
     let bare = try Self.header(tags: [
-      ["u", Self.url], ["method", "POST"], ["payload", Hex.encode(SHA256.hash(Self.body))],
+      ["u", Self.url], ["method", "POST"], ["payload", Hex.encode(NostrSHA256.hash(Self.body))],
     ])
     #expect(Self.code(Self.strict(), bare) == .nonceMissing)
     #expect(Self.code(NIP98Verifier(), bare) == nil)

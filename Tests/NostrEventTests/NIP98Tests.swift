@@ -50,7 +50,7 @@ import Testing
     #expect(event.content == "")
     #expect(event.tagValues("u") == [Self.url])
     #expect(event.tagValues("method") == ["POST"])
-    #expect(event.tagValues("payload") == [Hex.encode(SHA256.hash(Self.body))])
+    #expect(event.tagValues("payload") == [Hex.encode(NostrSHA256.hash(Self.body))])
     let nonce = try #require(event.tagValues("nonce").first)
     #expect(Hex.isLowercaseHex(nonce, length: 32))
     #expect(event.verify() == .valid(.common))
@@ -166,7 +166,7 @@ import Testing
   // Rule 6: payload.
   @Test func acceptsTheMatchingPayload() throws {
     let event = try verify(Self.header(), body: Self.body)
-    #expect(event.tagValues("payload") == [Hex.encode(SHA256.hash(Self.body))])
+    #expect(event.tagValues("payload") == [Hex.encode(NostrSHA256.hash(Self.body))])
   }
 
   @Test func refusesAMissingPayload() throws {

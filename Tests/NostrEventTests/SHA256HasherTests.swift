@@ -16,7 +16,7 @@ import Testing
         hasher.update(Array(message[offset..<(offset + take)]))
         offset += take
       }
-      #expect(hasher.finalize() == SHA256.hash(message), "length \(count)")
+      #expect(hasher.finalize() == NostrSHA256.hash(message), "length \(count)")
     }
   }
 

@@ -21,13 +21,14 @@ import Testing
   @Test(arguments: cases.indices)
   func hashesTheFIPSExamples(_ index: Int) {
     let (input, digest) = Self.cases[index]
-    #expect(Hex.encode(SHA256.hash(Array(input.utf8))) == digest)
+    #expect(Hex.encode(NostrSHA256.hash(Array(input.utf8))) == digest)
   }
 
   @Test func hashesAMillionAs() {
     let input = [UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)
     #expect(
-      Hex.encode(SHA256.hash(input)) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+      Hex.encode(NostrSHA256.hash(input))
+        == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
   }
 
   @Test func hashesEveryLengthAroundTheBlockBoundary() {
@@ -39,7 +40,7 @@ import Testing
     ]
     for (count, digest) in expected {
       let input = [UInt8](repeating: UInt8(ascii: "a"), count: count)
-      #expect(Hex.encode(SHA256.hash(input)) == digest, "length \(count)")
+      #expect(Hex.encode(NostrSHA256.hash(input)) == digest, "length \(count)")
     }
   }
 
@@ -49,9 +50,9 @@ import Testing
   }
 
   static func portableDigest(_ bytes: [UInt8], engine: SHA256State.Engine) -> String {
-    var digest = [UInt8](repeating: 0, count: SHA256.digestCount)
+    var digest = [UInt8](repeating: 0, count: NostrSHA256.digestCount)
     bytes.withUnsafeBytes { input in
-      digest.withUnsafeMutableBytes { SHA256.portableHash(buffer: input, into: $0, engine: engine) }
+      digest.withUnsafeMutableBytes { NostrSHA256.portableHash(buffer: input, into: $0, engine: engine) }
     }
     return Hex.encode(digest)
   }
@@ -91,7 +92,7 @@ import Testing
     let expected = words.contains("sha_ni") && words.contains("ssse3") && words.contains("sse4_1")
     #expect(SHA256State.Engine.hardwareAvailable == expected)
     #expect(SHA256State.Engine.preferred == (expected ? .hardware : .swift))
-    #expect(SHA256.implementationName == (expected ? "SHA-NI" : "Swift"))
+    #expect(NostrSHA256.implementationName == (expected ? "SHA-NI" : "Swift"))
     #elseif !arch(x86_64)
     #expect(SHA256State.Engine.hardwareAvailable == false)
     #endif

@@ -80,7 +80,7 @@ import Testing
       + ##""event_id":"\##(event.id)","created_at":\##(Self.now),"expiration":\##(Self.now + 3600),"##
       + ##""key_id":"demo-2026-01","origin":"\##(Self.origin)","generation":1,"active":true,"##
       + ##""app_profile":"org.nostrpushkit.demo","transport":"apns","endpoint":"grant-1","##
-      + ##""endpoint_hash":"\##(Hex.encode(SHA256.hash(Array("grant-1".utf8))))","subscriptions":["##
+      + ##""endpoint_hash":"\##(Hex.encode(NostrSHA256.hash(Array("grant-1".utf8))))","subscriptions":["##
       + ##"{"filter":{"kinds":[9,40002,45001,45003],"#p":["\##(me)"]},"class":"default","ignore":\##(ignore),"##
       + ##""suppress":{"p_tags_max":20}},{"filter":{"kinds":[9],"#h":["\##(Self.channelA)"]},"class":"default","##
       + ##""ignore":\##(ignore),"suppress":{"p_tags_max":20}}]}}"## + "\n"

@@ -57,7 +57,7 @@ import Testing
       if authorize {
         let signedTags =
           tags?(bytes, url) ?? [
-            ["u", url], ["method", "POST"], ["payload", Hex.encode(SHA256.hash(bytes))],
+            ["u", url], ["method", "POST"], ["payload", Hex.encode(NostrSHA256.hash(bytes))],
             ["nonce", Hex.encode((0..<16).map { _ in UInt8.random(in: 0...255) })],
           ]
         let event = try UnsignedEvent(
@@ -223,15 +223,15 @@ import Testing
         response = try await harness.deliver(grant: grant, authorize: false)
       case .normalizedURL:
         response = try await harness.deliver(grant: grant) { body, url in
-          [["u", url + "/"], ["method", "POST"], ["payload", Hex.encode(SHA256.hash(body))], nonce]
+          [["u", url + "/"], ["method", "POST"], ["payload", Hex.encode(NostrSHA256.hash(body))], nonce]
         }
       case .lowercaseMethod:
         response = try await harness.deliver(grant: grant) { body, url in
-          [["u", url], ["method", "post"], ["payload", Hex.encode(SHA256.hash(body))], nonce]
+          [["u", url], ["method", "post"], ["payload", Hex.encode(NostrSHA256.hash(body))], nonce]
         }
       case .noNonce:
         response = try await harness.deliver(grant: grant) { body, url in
-          [["u", url], ["method", "POST"], ["payload", Hex.encode(SHA256.hash(body))]]
+          [["u", url], ["method", "POST"], ["payload", Hex.encode(NostrSHA256.hash(body))]]
         }
       case .noPayload:
         response = try await harness.deliver(grant: grant) { _, url in
@@ -239,7 +239,7 @@ import Testing
         }
       case .wrongPayload:
         response = try await harness.deliver(grant: grant) { _, url in
-          [["u", url], ["method", "POST"], ["payload", Hex.encode(SHA256.hash([1]))], nonce]
+          [["u", url], ["method", "POST"], ["payload", Hex.encode(NostrSHA256.hash([1]))], nonce]
         }
       case .tooOld:
         response = try await harness.deliver(grant: grant, createdAt: Self.now - 61)
@@ -252,7 +252,7 @@ import Testing
             .utf8)
         let event = try UnsignedEvent(
           pubkey: Self.relayKey.publicKeyHex, createdAt: Self.now, kind: 1,
-          tags: [["u", url], ["method", "POST"], ["payload", Hex.encode(SHA256.hash(body))], nonce],
+          tags: [["u", url], ["method", "POST"], ["payload", Hex.encode(NostrSHA256.hash(body))], nonce],
           content: ""
         ).signed(with: Self.relayKey)
         response = try await harness.client.send(

@@ -15,7 +15,7 @@ import Testing
       #expect(response.status == 200)
       #expect(response.body == Self.png)
       #expect(response.header("Content-Type") == "image/png")
-      #expect(response.header("ETag") == "\"" + Hex.encode(SHA256.hash(Self.png)) + "\"")
+      #expect(response.header("ETag") == "\"" + Hex.encode(NostrSHA256.hash(Self.png)) + "\"")
     }
   }
 

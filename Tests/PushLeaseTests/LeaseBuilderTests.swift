@@ -166,7 +166,7 @@ import Testing
       opened.state
         == .active(
           appProfile: T.appProfile.id, transport: "apns", endpoint: "grant-9",
-          endpointHash: Hex.encode(SHA256.hash(Array("grant-9".utf8))), subscriptions: plan))
+          endpointHash: Hex.encode(NostrSHA256.hash(Array("grant-9".utf8))), subscriptions: plan))
   }
 
   struct CodeCase: Sendable, CustomTestStringConvertible {

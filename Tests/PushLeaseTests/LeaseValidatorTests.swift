@@ -66,7 +66,7 @@ import Testing
       return
     }
     #expect(endpoint == "é")
-    #expect(hash == Hex.encode(SHA256.hash([0xC3, 0xA9])))
+    #expect(hash == Hex.encode(NostrSHA256.hash([0xC3, 0xA9])))
   }
 
   @Test func honoursAnotherSkew() throws {

@@ -83,7 +83,7 @@ import Testing
       #expect(row.eventID == event.id)
       #expect(row.active && row.endpointEnabled)
       #expect(row.endpoint == "grant-1")
-      #expect(row.endpointHash == Hex.encode(SHA256.hash(Array("grant-1".utf8))))
+      #expect(row.endpointHash == Hex.encode(NostrSHA256.hash(Array("grant-1".utf8))))
       #expect(row.keyID == Demo.keyID)
       #expect(row.subscriptions == Demo.plan())
       #expect(row.eventJSON == event.jsonBytes())
@@ -213,7 +213,7 @@ import Testing
       let address = LeaseAddress(origin: Demo.origin, pubkey: Demo.account.publicKeyHex, d: d.rawValue)
       #expect(
         try world.store.disableEndpoint(
-          address: address, generation: 1, endpointHash: Hex.encode(SHA256.hash(Array("shared".utf8)))))
+          address: address, generation: 1, endpointHash: Hex.encode(NostrSHA256.hash(Array("shared".utf8)))))
       let other = Demo.lease(endpoint: "shared", generation: 1, d: .generate())
       #expect(try world.publish(lease: other).message == "invalid: endpoint already leased")
       #expect(try world.publish(lease: Demo.lease(endpoint: "own", generation: 1, d: .generate())).accepted)
@@ -225,7 +225,7 @@ import Testing
       let d = InstallationID.generate()
       try world.publish(lease: Demo.lease(endpoint: "grant", generation: 1, d: d))
       let address = LeaseAddress(origin: Demo.origin, pubkey: Demo.account.publicKeyHex, d: d.rawValue)
-      let hash = Hex.encode(SHA256.hash(Array("grant".utf8)))
+      let hash = Hex.encode(NostrSHA256.hash(Array("grant".utf8)))
       #expect(try world.store.disableEndpoint(address: address, generation: 1, endpointHash: hash))
       #expect(try world.store.liveLeases(origin: Demo.origin, now: Demo.now).isEmpty)
       let next = Demo.lease(

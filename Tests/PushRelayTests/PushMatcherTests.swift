@@ -24,7 +24,7 @@ import Testing
       eventID: String(repeating: "0", count: 64),
       createdAt: Demo.now - 100, expiresAt: expiresAt, keyID: Demo.keyID, generation: 3, active: active,
       endpointEnabled: enabled, appProfile: Demo.profile.id, transport: "apns", endpoint: "grant-\(d)",
-      endpointHash: Hex.encode(SHA256.hash(Array("grant-\(d)".utf8))), subscriptions: subscriptions,
+      endpointHash: Hex.encode(NostrSHA256.hash(Array("grant-\(d)".utf8))), subscriptions: subscriptions,
       eventJSON: [])
   }
 

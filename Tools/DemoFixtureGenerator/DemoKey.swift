@@ -12,7 +12,7 @@ struct DemoKey {
 
   /// Derives the key of `role`.
   init(role: String) throws {
-    let bytes = SHA256.hash(Array("NostrPushKit demo fixture key: \(role) (TEST KEY ONLY)".utf8))
+    let bytes = NostrSHA256.hash(Array("NostrPushKit demo fixture key: \(role) (TEST KEY ONLY)".utf8))
     self.role = role
     self.secret = try SecretKey(bytes: bytes)
     self.secretHex = Hex.encode(bytes)

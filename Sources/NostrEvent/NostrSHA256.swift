@@ -8,14 +8,18 @@ import Foundation
 /// CPUs that have them).
 ///
 /// It computes every event id, so it works on whole 64-byte blocks straight from the caller's
-/// memory, without copying or allocating per byte.
-public enum SHA256 {
+/// memory, without copying or allocating per byte. Use `hash(_:)` for a NIP-98 `payload` tag or
+/// any digest an app compares with one a relay sent.
+///
+/// Named `NostrSHA256`, not `SHA256`, so that a file importing both this module and CryptoKit
+/// (which has its own `SHA256`) needs no module qualification.
+public enum NostrSHA256 {
   /// The size of a digest in bytes.
-  public static let digestCount = 32
+  package static let digestCount = 32
 
   /// Which implementation hashes in this process: `"CryptoKit"`, `"SHA-NI"` (the x86-64 SHA
   /// instructions through `CSHA256`) or `"Swift"`; benchmarks and diagnostics print it.
-  public static var implementationName: String {
+  package static var implementationName: String {
     #if canImport(CryptoKit)
     "CryptoKit"
     #else
@@ -23,7 +27,8 @@ public enum SHA256 {
     #endif
   }
 
-  /// The 32-byte SHA-256 digest of `bytes`.
+  /// The 32-byte SHA-256 digest of `bytes`, such as a NIP-98 `payload` tag or a lease's
+  /// endpoint hash.
   public static func hash(_ bytes: some Collection<UInt8>) -> [UInt8] {
     if let digest = bytes.withContiguousStorageIfAvailable({ hash(buffer: UnsafeRawBufferPointer($0)) }) {
       return digest
@@ -32,7 +37,7 @@ public enum SHA256 {
   }
 
   /// The 32-byte SHA-256 digest of the bytes in `buffer`.
-  public static func hash(buffer: UnsafeRawBufferPointer) -> [UInt8] {
+  package static func hash(buffer: UnsafeRawBufferPointer) -> [UInt8] {
     [UInt8](unsafeUninitializedCapacity: digestCount) { output, initialized in
       hash(buffer: buffer, into: UnsafeMutableRawBufferPointer(output))
       initialized = digestCount
