@@ -185,7 +185,9 @@ struct EnrichmentRun: Sendable {
     guard let profile = try? Profile(event: event) else { return nil }
     let (scope, now) = (self.scope, self.now)
     guard let store else { return ProfileSnapshot(profile, isFresh: true) }
+    // A cache that cannot store it still leaves the verified profile for this notification.
     return await BlockingWork.run { store.saveProfile(scope, profile: profile, now: now) }
+      ?? ProfileSnapshot(profile, isFresh: true)
   }
 
   /// Fetches the relay-signed kind 39000 or 39002 event of `channelID`, hands it to `arrived` as
