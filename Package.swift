@@ -136,7 +136,7 @@ let package = Package(
 
     // Test support written once, and the child processes tests start and kill.
     .target(
-      name: "NostrPushTestSupport", dependencies: ["NostrPushTesting"], path: "Tests/Support",
+      name: "NostrPushTestSupport", dependencies: ["NostrPushCore", "NostrPushTesting"], path: "Tests/Support",
       swiftSettings: strictSettings),
     executable(
       "CacheStressHelper", path: "Tests/Helpers/CacheStressHelper", ["EnrichmentCache", "NostrEvent"]),

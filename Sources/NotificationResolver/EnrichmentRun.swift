@@ -1,5 +1,6 @@
 import EnrichmentCache
 import NostrEvent
+import NostrPushCore
 
 /// The parts of a notification that name its sender and channel, as known at the deadline.
 struct EnrichedParts: Sendable {
@@ -55,7 +56,7 @@ struct EnrichmentRun: Sendable {
   }
 
   func run(deadline: ContinuousClock.Instant) async -> (EnrichedParts, LingeringWork) {
-    let cached = readCache()
+    let cached = await cache { _ in readCache() } ?? CachedParts()
     let board = EnrichmentBoard()
     let tasks = startRequests(cached: cached, board: board)
     _ = await DeadlineRace.value(by: deadline) {
@@ -118,8 +119,10 @@ struct EnrichmentRun: Sendable {
             }
           }
           let (metadataEvent, rosterEvent) = await (metadata, roster)
-          guard metadataEvent != nil || rosterEvent != nil, !accountGone() else { return }
-          store?.saveChannelPair(scope, metadata: metadataEvent, roster: rosterEvent, now: now)
+          guard metadataEvent != nil || rosterEvent != nil, await !accountGone() else { return }
+          await cache { store in
+            store.saveChannelPair(scope, metadata: metadataEvent, roster: rosterEvent, now: now)
+          }
         })
     }
     return tasks
@@ -145,7 +148,8 @@ struct EnrichmentRun: Sendable {
     if let picture = parts.profile?.picture {
       if let avatar = await board.avatar, avatar.url == picture {
         parts.avatar = avatar
-      } else if let stored = store?.avatar(scope, pubkey: sender, url: picture, now: now) {
+      } else if let stored = await cache({ $0.avatar(scope, pubkey: sender, url: picture, now: now) }) ?? nil
+      {
         parts.avatar = stored
       }
     }
@@ -158,18 +162,32 @@ struct EnrichmentRun: Sendable {
     }
   }
 
-  private func accountGone() -> Bool {
-    store?.isAccountRemoved(scope.account) ?? false
+  /// `body` on the store through ``BlockingWork`` (every store call may wait out the busy
+  /// timeout, so none runs on the cooperative pool); nil without a store.
+  @discardableResult
+  private func cache<T: Sendable>(_ body: @escaping @Sendable (any EnrichmentStore) -> T) async -> T? {
+    guard let store else { return nil }
+    return await BlockingWork.run { body(store) }
+  }
+
+  private func accountGone() async -> Bool {
+    let scope = self.scope
+    return await cache { $0.isAccountRemoved(scope.account) } ?? false
   }
 
   private func fetchProfile(deadline: ContinuousClock.Instant) async -> ProfileSnapshot? {
     let filter = Filter(authors: [sender], kinds: [0], limit: 1)
     guard
       let events = try? await client.query([filter], cap: RelayClient.profileQueryCap, deadline: deadline),
-      let event = newest(events, matching: filter), event.pubkey == sender, event.kind == 0, !accountGone()
+      let event = newest(events, matching: filter), event.pubkey == sender, event.kind == 0,
+      await !accountGone()
     else { return nil }
     guard let profile = try? Profile(event: event) else { return nil }
-    return store?.saveProfile(scope, profile: profile, now: now) ?? ProfileSnapshot(profile, isFresh: true)
+    let (scope, now) = (self.scope, self.now)
+    guard let store else { return ProfileSnapshot(profile, isFresh: true) }
+    // A cache that cannot store it still leaves the verified profile for this notification.
+    return await BlockingWork.run { store.saveProfile(scope, profile: profile, now: now) }
+      ?? ProfileSnapshot(profile, isFresh: true)
   }
 
   /// Fetches the relay-signed kind 39000 or 39002 event of `channelID`, hands it to `arrived` as
@@ -188,7 +206,8 @@ struct EnrichmentRun: Sendable {
   }
 
   private func fetchAvatar(_ picture: String, deadline: ContinuousClock.Instant) async -> AvatarSnapshot? {
-    let cached = store?.avatar(scope, pubkey: sender, url: picture, now: now)
+    let (scope, sender, now) = (self.scope, self.sender, self.now)
+    let cached = await cache { $0.avatar(scope, pubkey: sender, url: picture, now: now) } ?? nil
     if let cached, cached.isFresh { return cached }
     let avatars = self.avatars
     let validators = cached?.validators
@@ -196,16 +215,16 @@ struct EnrichmentRun: Sendable {
     let result = await InFlightAvatars.shared.result(for: key) {
       await avatars.fetch(picture, validators: validators, deadline: deadline)
     }
-    guard !accountGone() else { return nil }
+    guard await !accountGone() else { return nil }
     switch result {
     case .image(let bytes, let format, let etag, let lastModified):
       let avatar = AvatarSnapshot(
         bytes: bytes, format: format, url: picture,
         validators: AvatarFetcher.Validators(etag: etag, lastModified: lastModified), isFresh: true)
-      store?.saveAvatar(scope, pubkey: sender, avatar: avatar, now: now)
+      await cache { $0.saveAvatar(scope, pubkey: sender, avatar: avatar, now: now) }
       return avatar
     case .notModified:
-      store?.renewAvatar(scope, pubkey: sender, url: picture, now: now)
+      await cache { $0.renewAvatar(scope, pubkey: sender, url: picture, now: now) }
       return cached
     case .refused:
       return nil

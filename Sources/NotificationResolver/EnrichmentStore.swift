@@ -64,6 +64,7 @@ enum DeliveryClaim: Sendable, Hashable {
 ///
 /// Every method is bounded by the cache's busy timeout and never throws: a cache that cannot
 /// answer reads as empty and drops writes, so a broken or locked cache never stops a notification.
+/// Every method may block for that long, so async code calls them through `BlockingWork.run`.
 protocol EnrichmentStore: Sendable {
   func isAccountRemoved(_ account: String) -> Bool
   /// Registers the account on first use in one atomic step, unless it was removed: false for a

@@ -1,6 +1,7 @@
 import EnrichmentCache
 import Foundation
 import NostrEvent
+import NostrPushCore
 
 /// Turns one content-free push wake into the notification it was for: query the relay, verify,
 /// select exactly once, enrich within the budget, and compose the content — or a fallback with
@@ -65,7 +66,12 @@ public struct NotificationResolver: Sendable {
     let raced = await DeadlineRace.value(by: deadline, cancelsOperation: true) {
       await run(started: started, deadline: deadline, chosen: chosen, claims: claims)
     }
-    let (outcome, lingering) = raced ?? (afterDeadline(claims), .none)
+    let (outcome, lingering): (NotificationOutcome, LingeringWork)
+    if let raced {
+      (outcome, lingering) = raced
+    } else {
+      (outcome, lingering) = (await BlockingWork.run { afterDeadline(claims) }, .none)
+    }
     let finished = ContinuousClock.now
     return Resolution(
       outcome: outcome, elapsed: started.duration(to: finished),
@@ -108,7 +114,11 @@ public struct NotificationResolver: Sendable {
   ) {
     let account = configuration.account
     let now = clock.now()
-    if let store, !store.registerAccount(account) { return (.fallback(.accountRemoved), .none) }
+    // Every cache call may wait out the busy timeout: it runs through `BlockingWork`, never on the
+    // cooperative pool the deadline's timer needs.
+    if let store, await !BlockingWork.run({ store.registerAccount(account) }) {
+      return (.fallback(.accountRemoved), .none)
+    }
     let queryDeadline = min(started + configuration.queryTimeout, deadline)
     let relayKeyTask: Task<String?, Never>
     if let configured = configuration.relayPubkey {
@@ -131,7 +141,7 @@ public struct NotificationResolver: Sendable {
       return (.fallback(.noEligibleEvent), .none)
     }
     let message: Event
-    switch claim(candidates, account: account, now: now, gate: claims) {
+    switch await BlockingWork.run({ claim(candidates, account: account, now: now, gate: claims) }) {
     case .message(let chosen): message = chosen
     case .refused(let reason):
       relayKeyTask.cancel()
@@ -151,7 +161,9 @@ public struct NotificationResolver: Sendable {
         clock: clock),
       now: now, requestTimeout: configuration.queryTimeout)
     let (parts, lingering) = await enrichment.run(deadline: enrichDeadline)
-    let notification = compose(message, target: target, parts: parts, scope: scope, now: now)
+    let notification = await BlockingWork.run {
+      compose(message, target: target, parts: parts, scope: scope, now: now)
+    }
     return (.resolved(notification), lingering)
   }
 

@@ -1,4 +1,5 @@
 import NostrEvent
+import NostrPushCore
 
 /// What one claimed attempt came to: the answer (nil when nothing was sent) and the outcome
 /// written, if the claim still held.
@@ -63,8 +64,12 @@ public final class DeliveryWorker: Sendable {
   @discardableResult
   public func runOnce() async throws(PushRelayError) -> [WakeAttempt] {
     let now = clock.milliseconds()
-    _ = try outbox.sweep(nowMilliseconds: now)
-    let claimed = try outbox.claim(nowMilliseconds: now, limit: WakeSchedule.claimBatch)
+    // The store's calls may wait out a busy timeout: they run through `BlockingWork`, never on
+    // the cooperative pool.
+    let claimed = try await BlockingWork.run { [outbox] () throws(PushRelayError) -> [Wake] in
+      _ = try outbox.sweep(nowMilliseconds: now)
+      return try outbox.claim(nowMilliseconds: now, limit: WakeSchedule.claimBatch)
+    }
     guard !claimed.isEmpty else { return [] }
     let results = await withTaskGroup(of: (Int, Result<WakeAttempt, PushRelayError>).self) { group in
       for (index, wake) in claimed.enumerated() {
@@ -87,22 +92,34 @@ public final class DeliveryWorker: Sendable {
 
   /// One claimed wake: re-check, send, react.
   private func attempt(_ wake: Wake) async throws(PushRelayError) -> WakeAttempt {
-    guard try stillWanted(wake), let key = signingKey(for: wake.candidate.keyID) else {
-      let recorded = try outbox.record(.failed, for: wake, status: nil, nowMilliseconds: clock.milliseconds())
+    let wanted = try await BlockingWork.run { () throws(PushRelayError) in try self.stillWanted(wake) }
+    guard wanted, let key = signingKey(for: wake.candidate.keyID) else {
+      let recorded = try await record(.failed, for: wake, status: nil)
       return WakeAttempt(
         requestID: wake.requestID, attempt: wake.attempts, answer: nil, outcome: .failed, recorded: recorded)
     }
     let (answer, status) = await client.deliver(wake, key: key, now: clock.seconds)
     let outcome = Self.outcome(of: answer, attempt: wake.attempts)
     if case .invalidEndpoint = answer {
-      _ = try store.disableEndpoint(
-        address: wake.candidate.address, generation: wake.candidate.generation,
-        endpointHash: wake.candidate.endpointHash)
+      _ = try await BlockingWork.run { [store] () throws(PushRelayError) in
+        try store.disableEndpoint(
+          address: wake.candidate.address, generation: wake.candidate.generation,
+          endpointHash: wake.candidate.endpointHash)
+      }
     }
-    let recorded = try outbox.record(
-      outcome, for: wake, status: status, nowMilliseconds: clock.milliseconds())
+    let recorded = try await record(outcome, for: wake, status: status)
     return WakeAttempt(
       requestID: wake.requestID, attempt: wake.attempts, answer: answer, outcome: outcome, recorded: recorded)
+  }
+
+  /// Writes the attempt's outcome through `BlockingWork`; whether the claim still held.
+  private func record(_ outcome: WakeOutcome, for wake: Wake, status: Int?) async throws(PushRelayError)
+    -> Bool
+  {
+    let now = clock.milliseconds()
+    return try await BlockingWork.run { [outbox] () throws(PushRelayError) in
+      try outbox.record(outcome, for: wake, status: status, nowMilliseconds: now)
+    }
   }
 
   /// The reaction table: what `answer` on attempt `attempt` means for the wake.

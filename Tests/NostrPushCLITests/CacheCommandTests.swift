@@ -2,8 +2,8 @@ import Foundation
 import Testing
 
 /// Runs `nostr-push cache arguments…`; returns (status, stdout, stderr).
-private func runCache(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
-  let run = try NostrPushBinary.run(["cache"] + arguments)
+private func runCache(_ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
+  let run = try await NostrPushBinary.run(["cache"] + arguments)
   return (run.status, run.stdout, run.stderr)
 }
 
@@ -18,9 +18,9 @@ private func runCache(_ arguments: [String]) throws -> (status: Int32, output: S
     path = folder.appendingPathComponent("cache.sqlite").path
   }
 
-  @Test func printsStatsWithKeysInContractOrder() throws {
-    #expect(try runCache(["add-account", "--cache", path, "--pubkey", pubkey]).status == 0)
-    let result = try runCache(["stats", "--cache", path])
+  @Test func printsStatsWithKeysInContractOrder() async throws {
+    #expect(try await runCache(["add-account", "--cache", path, "--pubkey", pubkey]).status == 0)
+    let result = try await runCache(["stats", "--cache", path])
     #expect(result.status == 0)
     let prefix = #"{"profiles":0,"channels":0,"memberships":0,"avatars":0,"deliveries":0,"bytes":"#
     #expect(result.output.hasPrefix(prefix))
@@ -32,30 +32,30 @@ private func runCache(_ arguments: [String]) throws -> (status: Int32, output: S
     #expect(result.output.hasSuffix("}\n"))
   }
 
-  @Test func removesAndAddsAnAccount() throws {
-    let removed = try runCache(["remove-account", "--cache", path, "--pubkey", pubkey])
+  @Test func removesAndAddsAnAccount() async throws {
+    let removed = try await runCache(["remove-account", "--cache", path, "--pubkey", pubkey])
     #expect(removed.status == 0)
     #expect(removed.output == "{\"removed\":true,\"rows\":0}\n")
-    let added = try runCache(["add-account", "--cache", path, "--pubkey", pubkey.uppercased()])
+    let added = try await runCache(["add-account", "--cache", path, "--pubkey", pubkey.uppercased()])
     #expect(added.status == 0)
     #expect(added.output == "{\"added\":true}\n")
   }
 
-  @Test func refusesAMalformedPubkey() throws {
-    let result = try runCache(["remove-account", "--cache", path, "--pubkey", "abc"])
+  @Test func refusesAMalformedPubkey() async throws {
+    let result = try await runCache(["remove-account", "--cache", path, "--pubkey", "abc"])
     #expect(result.status == 1)
     #expect(result.output.isEmpty)
     #expect(result.errors.contains("--pubkey"))
   }
 
-  @Test func reportsUsageErrors() throws {
-    #expect(try runCache(["stats"]).status == 2)
-    #expect(try runCache(["compact", "--cache", path]).status == 2)
-    #expect(try runCache(["stats", "--cache", path, "--bogus", "1"]).status == 2)
+  @Test func reportsUsageErrors() async throws {
+    #expect(try await runCache(["stats"]).status == 2)
+    #expect(try await runCache(["compact", "--cache", path]).status == 2)
+    #expect(try await runCache(["stats", "--cache", path, "--bogus", "1"]).status == 2)
   }
 
-  @Test func refusesStatsForAMissingFile() throws {
-    let result = try runCache(["stats", "--cache", path])
+  @Test func refusesStatsForAMissingFile() async throws {
+    let result = try await runCache(["stats", "--cache", path])
     #expect(result.status == 1)
     #expect(!FileManager.default.fileExists(atPath: path))
   }

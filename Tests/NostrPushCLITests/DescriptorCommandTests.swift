@@ -25,25 +25,25 @@ import Testing
     NostrPushBinary.packageRoot.appendingPathComponent(path).path
   }
 
-  static func run(_ arguments: [String], stdin: [UInt8] = []) throws -> NostrPushBinary.Run {
-    try NostrPushBinary.run(arguments, input: stdin)
+  static func run(_ arguments: [String], stdin: [UInt8] = []) async throws -> NostrPushBinary.Run {
+    try await NostrPushBinary.run(arguments, input: stdin)
   }
 
-  @Test func printsTheNormalizedDescriptorOfAValidFile() throws {
-    let run = try Self.run(["descriptor", Self.validFixture])
+  @Test func printsTheNormalizedDescriptorOfAValidFile() async throws {
+    let run = try await Self.run(["descriptor", Self.validFixture])
     #expect(run.stdout == Self.validOutput)
     #expect(run.status == 0)
   }
 
-  @Test func readsStandardInput() throws {
+  @Test func readsStandardInput() async throws {
     let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: Self.validFixture)))
-    let run = try Self.run(["descriptor", "-"], stdin: bytes)
+    let run = try await Self.run(["descriptor", "-"], stdin: bytes)
     #expect(run.stdout == Self.validOutput)
     #expect(run.status == 0)
   }
 
-  @Test func reportsTheFirstFailedCheckOfAnInvalidFile() throws {
-    let run = try Self.run(["descriptor", Self.invalidFixture])
+  @Test func reportsTheFirstFailedCheckOfAnInvalidFile() async throws {
+    let run = try await Self.run(["descriptor", Self.invalidFixture])
     #expect(
       run.stdout
         == #"{"valid":false,"field":"push.limitation.max_ignore","error":"wrong_type","message":"#
@@ -51,8 +51,8 @@ import Testing
     #expect(run.status == 1)
   }
 
-  @Test func checksTheNamedAppProfileAndTransport() throws {
-    let run = try Self.run(
+  @Test func checksTheNamedAppProfileAndTransport() async throws {
+    let run = try await Self.run(
       ["descriptor", "--app-profile", "com.example.chat", "--transport", "fcm", Self.validFixture])
     #expect(
       run.stdout
@@ -61,8 +61,8 @@ import Testing
     #expect(run.status == 1)
   }
 
-  @Test func checksTheNamedExtension() throws {
-    let run = try Self.run(["descriptor", "--extension", "nip-pl-2", Self.validFixture])
+  @Test func checksTheNamedExtension() async throws {
+    let run = try await Self.run(["descriptor", "--extension", "nip-pl-2", Self.validFixture])
     #expect(
       run.stdout
         == #"{"valid":false,"field":"supported_extensions","error":"not_advertised","message":"#
@@ -70,13 +70,13 @@ import Testing
     #expect(run.status == 1)
   }
 
-  @Test func reportsInputThatIsNotJSONAsTheDocument() throws {
-    let run = try Self.run(["descriptor", "-"], stdin: Array("<html></html>".utf8))
+  @Test func reportsInputThatIsNotJSONAsTheDocument() async throws {
+    let run = try await Self.run(["descriptor", "-"], stdin: Array("<html></html>".utf8))
     #expect(run.stdout.hasPrefix(#"{"valid":false,"field":"document","error":"wrong_type","message":"#))
     #expect(run.status == 1)
   }
 
-  @Test func refusesAFileOver16MiBWithoutOutput() throws {
+  @Test func refusesAFileOver16MiBWithoutOutput() async throws {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent(
       "descriptor-\(UUID().uuidString).json")
     #expect(FileManager.default.createFile(atPath: url.path, contents: nil))
@@ -84,7 +84,7 @@ import Testing
     let handle = try FileHandle(forWritingTo: url)
     try handle.truncate(atOffset: 16 * 1024 * 1024 + 1)
     try handle.close()
-    let run = try Self.run(["descriptor", url.path])
+    let run = try await Self.run(["descriptor", url.path])
     #expect(run.status == 1)
     #expect(run.stdout.isEmpty)
     #expect(run.stderr.contains("larger than 16777216 bytes"))
@@ -94,14 +94,14 @@ import Testing
     let nip11 = Array(try Data(contentsOf: URL(fileURLWithPath: Self.validFixture)))
     try await withRelay(RelayFixtureData(nip11: nip11)) { server in
       let relay = try #require(server.origin).replacingOccurrences(of: "http://", with: "ws://")
-      let run = try Self.run(["descriptor", relay])
+      let run = try await Self.run(["descriptor", relay])
       #expect(run.stdout == Self.validOutput)
       #expect(run.status == 0)
     }
   }
 
-  @Test func reportsAnUnreachableRelayAsTransport() throws {
-    let run = try Self.run(["descriptor", "ws://127.0.0.1:1"])
+  @Test func reportsAnUnreachableRelayAsTransport() async throws {
+    let run = try await Self.run(["descriptor", "ws://127.0.0.1:1"])
     #expect(run.stdout.hasPrefix(#"{"valid":false,"field":"http","error":"transport","message":"#))
     #expect(run.status == 1)
   }
@@ -110,8 +110,8 @@ import Testing
     [String](), ["--app-profile", "x", "f.json"], ["--transport", "apns", "f.json"],
     ["--app-profile", "x", "--transport", "webpush", "f.json"], ["--bogus", "f.json"], ["a.json", "b.json"],
   ])
-  func refusesBadArgumentsWithStatus2(_ arguments: [String]) throws {
-    let run = try Self.run(["descriptor"] + arguments)
+  func refusesBadArgumentsWithStatus2(_ arguments: [String]) async throws {
+    let run = try await Self.run(["descriptor"] + arguments)
     #expect(run.status == 2)
     #expect(run.stdout.isEmpty)
   }

@@ -56,7 +56,7 @@ import Testing
   func enroll(_ server: RelayFixtureServer, state: String, channels: String) async throws
     -> NostrPushBinary.Run
   {
-    try await NostrPushBinary.runAsync([
+    try await NostrPushBinary.run([
       "enroll", "--relay", server.origin!, "--secret-key-file",
       Self.demo.appendingPathComponent("account.key").path,
       "--state", state, "--app-profile", "org.nostrpushkit.demo", "--transport", "apns", "--endpoint",
@@ -89,7 +89,7 @@ import Testing
       #expect(again["last_created_at"] == .integer(Self.now + 1))
       #expect(again["d"] == .string(d))
 
-      let revoke = try await NostrPushBinary.runAsync([
+      let revoke = try await NostrPushBinary.run([
         "revoke", "--relay", server.origin!, "--secret-key-file",
         Self.demo.appendingPathComponent("account.key").path,
         "--state", workspace.state, "--now", "\(Self.now)",
@@ -117,7 +117,7 @@ import Testing
       let first = try Self.line(try await enroll(server, state: workspace.state, channels: channels))
       let second = try Self.line(try await enroll(server, state: workspace.state, channels: channels))
       let revoke = try Self.line(
-        try await NostrPushBinary.runAsync([
+        try await NostrPushBinary.run([
           "revoke", "--relay", server.origin!, "--secret-key-file",
           Self.demo.appendingPathComponent("account.key").path, "--state", workspace.state, "--now",
           "\(Self.now)",
@@ -135,7 +135,7 @@ import Testing
     let server = try await Self.startRelay()
     try await server.serving {
       let workspace = Workspace()
-      let run = try await NostrPushBinary.runAsync([
+      let run = try await NostrPushBinary.run([
         "revoke", "--relay", server.origin!, "--secret-key-file",
         Self.demo.appendingPathComponent("account.key").path,
         "--state", workspace.state, "--now", "\(Self.now)",
@@ -168,7 +168,7 @@ import Testing
       "enroll", "--relay", "ws://127.0.0.1:1", "--secret-key-file", "k", "--state", "s", "--app-profile", "p",
     ]
     if !extra.contains("--transport") { arguments += ["--transport", "apns"] }
-    let run = try await NostrPushBinary.runAsync(arguments + extra)
+    let run = try await NostrPushBinary.run(arguments + extra)
     #expect(run.status == 2)
   }
 }

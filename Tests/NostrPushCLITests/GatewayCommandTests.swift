@@ -1,5 +1,6 @@
 import Foundation
 import NostrJSON
+import NostrPushTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -16,7 +17,7 @@ import FoundationNetworking
     try Data((Self.keyHex + "\n").utf8).write(to: keyFile)
     defer { try? FileManager.default.removeItem(at: keyFile) }
     guard
-      let (process, line) = try NostrPushBinary.startServer([
+      let (process, line) = try await NostrPushBinary.startServer([
         "gateway", "--key-file", keyFile.path, "--now", "1767225600", "--quota", "0",
       ])
     else {
@@ -32,12 +33,12 @@ import FoundationNetworking
     request.httpBody = Data(
       #"{"relay_pubkey":"\#(Self.pubkey)","device_token":"abcd","ttl_seconds":60}"#.utf8)
     let (data, response) = try await URLSession.shared.data(for: request)
-    process.terminate()
-    process.waitUntilExit()
+    process.send(SIGTERM)
+    let exit = await process.exited()
     #expect(origin.hasPrefix("http://127.0.0.1:"))
     #expect((response as? HTTPURLResponse)?.statusCode == 200)
     #expect(try JSONReader().read(Array(data)).objectValue?["expires_at"] == .integer(1_767_225_660))
-    #expect(process.terminationStatus == 0)
+    #expect(exit.status == 0)
   }
 
   @Test(arguments: [
@@ -45,14 +46,14 @@ import FoundationNetworking
     ["gateway", "--quota", "-1"], ["gateway", "--port", "70000"], ["gateway", "--bogus"],
     ["gateway", "extra"],
   ])
-  func refusesBadArgumentsWithStatus2(arguments: [String]) throws {
-    #expect(try NostrPushBinary.run(arguments).status == 2)
+  func refusesBadArgumentsWithStatus2(arguments: [String]) async throws {
+    #expect(try await NostrPushBinary.run(arguments).status == 2)
   }
 
   @Test(arguments: [
     ["gateway", "--key-file", "/nonexistent/key"], ["gateway", "--script", "/nonexistent/script"],
   ])
-  func refusesAnUnreadableFileWithStatus1(arguments: [String]) throws {
-    #expect(try NostrPushBinary.run(arguments).status == 1)
+  func refusesAnUnreadableFileWithStatus1(arguments: [String]) async throws {
+    #expect(try await NostrPushBinary.run(arguments).status == 1)
   }
 }

@@ -39,14 +39,14 @@ import Testing
     ] + extra
   }
 
-  static func openRun(_ event: String, origin: String = origin, keys: [String]? = nil) throws
+  static func openRun(_ event: String, origin: String = origin, keys: [String]? = nil) async throws
     -> NostrPushBinary.Run
   {
     let key = try file(pushSecret, ".key")
     defer { try? FileManager.default.removeItem(atPath: key) }
     var arguments = ["lease", "open", "--descriptor", descriptor, "--origin", origin, "--now", String(now)]
     for path in keys ?? [key] { arguments += ["--push-secret-key-file", path] }
-    return try NostrPushBinary.run(arguments, input: Array(event.utf8))
+    return try await NostrPushBinary.run(arguments, input: Array(event.utf8))
   }
 
   /// The one output line as a JSON object.
@@ -55,11 +55,11 @@ import Testing
     return try #require(try JSONReader().read(run.stdout).objectValue)
   }
 
-  @Test func buildsALeaseThatOpenPrintsExactly() throws {
+  @Test func buildsALeaseThatOpenPrintsExactly() async throws {
     let channels = try Self.file("[\"\(Self.channelB)\",\"\(Self.channelA)\"]")
     let muted = try Self.file("[\"\(Self.channelB)\"]")
     defer { for path in [channels, muted] { try? FileManager.default.removeItem(atPath: path) } }
-    let build = try NostrPushBinary.run(
+    let build = try await NostrPushBinary.run(
       Self.buildArguments([
         "--channels", channels, "--muted", muted, "--grant-expires", String(Self.now + 3600),
       ]))
@@ -70,7 +70,7 @@ import Testing
     #expect(
       event.tags == [["d", Self.d], ["expiration", String(Self.now + 3600)], ["exec", "demo-2026-01"]])
 
-    let open = try Self.openRun(build.stdout)
+    let open = try await Self.openRun(build.stdout)
     #expect(open.status == 0)
     let me = Self.account
     let ignore =
@@ -87,13 +87,13 @@ import Testing
     #expect(open.stdout == expected)
   }
 
-  @Test func writesSubscriptionsFromAFileInTheSpecsOrder() throws {
+  @Test func writesSubscriptionsFromAFileInTheSpecsOrder() async throws {
     let subscriptions = try Self.file(
       ##"[{"suppress":null,"class":"time_sensitive","filter":{"#p":["\##(Self.account)"],"kinds":[9]}}]"##)
     defer { try? FileManager.default.removeItem(atPath: subscriptions) }
-    let build = try NostrPushBinary.run(Self.buildArguments(["--subscriptions", subscriptions]))
+    let build = try await NostrPushBinary.run(Self.buildArguments(["--subscriptions", subscriptions]))
     #expect(build.status == 0, "\(build.stdout)")
-    let open = try Self.object(try Self.openRun(build.stdout))
+    let open = try Self.object(try await Self.openRun(build.stdout))
     let lease = try #require(open["lease"]?.objectValue)
     #expect(
       lease["subscriptions"]
@@ -107,8 +107,8 @@ import Testing
         ]))
   }
 
-  @Test func buildsATombstoneThatOpenPrintsWithNulls() throws {
-    let run = try NostrPushBinary.run([
+  @Test func buildsATombstoneThatOpenPrintsWithNulls() async throws {
+    let run = try await NostrPushBinary.run([
       "lease", "tombstone", "--descriptor", Self.descriptor, "--secret-key-file", Self.accountKey, "--d",
       Self.d,
       "--generation", "9", "--now", String(Self.now),
@@ -116,7 +116,7 @@ import Testing
     #expect(run.status == 0)
     let event = try Event(json: run.stdout.trimmingCharacters(in: .newlines))
     #expect(event.tags[1] == ["expiration", String(Self.now + 2_592_000 - 300)])
-    let open = try Self.openRun(run.stdout)
+    let open = try await Self.openRun(run.stdout)
     #expect(
       open.stdout
         == ##"{"accepted":true,"lease":{"address":"30350:\##(Self.account):\##(Self.d)","pubkey":"\##(Self.account)","##
@@ -126,9 +126,9 @@ import Testing
         + ##""subscriptions":null}}"## + "\n")
   }
 
-  @Test func anwersARejectedLeaseWithTheValidatorsText() throws {
-    let build = try NostrPushBinary.run(Self.buildArguments())
-    let open = try Self.openRun(build.stdout, origin: "wss://elsewhere.example")
+  @Test func anwersARejectedLeaseWithTheValidatorsText() async throws {
+    let build = try await NostrPushBinary.run(Self.buildArguments())
+    let open = try await Self.openRun(build.stdout, origin: "wss://elsewhere.example")
     #expect(open.status == 0)
     #expect(open.stdout == ##"{"accepted":false,"message":"invalid: origin mismatch"}"## + "\n")
   }
@@ -188,7 +188,7 @@ import Testing
           ).joined(separator: ",") + "]"
       ]),
   ])
-  func refusesTheFirstFailingInputWithItsCode(_ row: ErrorCase) throws {
+  func refusesTheFirstFailingInputWithItsCode(_ row: ErrorCase) async throws {
     var arguments = Self.buildArguments()
     var cleanup: [String] = []
     defer { for path in cleanup { try? FileManager.default.removeItem(atPath: path) } }
@@ -212,24 +212,24 @@ import Testing
         arguments += [flag, path]
       }
     }
-    let run = try NostrPushBinary.run(arguments)
+    let run = try await NostrPushBinary.run(arguments)
     #expect(run.status == 1, "\(run.stdout) \(run.stderr)")
     let object = try Self.object(run)
     #expect(object.keys == ["error", "message"])
     #expect(object["error"]?.stringValue == row.code, "\(run.stdout)")
   }
 
-  @Test func reportsTheValidatorsFullTextForInvalidSubscriptions() throws {
+  @Test func reportsTheValidatorsFullTextForInvalidSubscriptions() async throws {
     let subscriptions = try Self.file(##"[{"filter":{"kinds":[9]},"class":"default"}]"##)
     defer { try? FileManager.default.removeItem(atPath: subscriptions) }
-    let run = try NostrPushBinary.run(Self.buildArguments(["--subscriptions", subscriptions]))
+    let run = try await NostrPushBinary.run(Self.buildArguments(["--subscriptions", subscriptions]))
     #expect(run.status == 1)
     #expect(
       run.stdout == ##"{"error":"invalid_subscriptions","message":"invalid: lease filter not narrowed"}"##
         + "\n")
   }
 
-  @Test func refusesContentOverMaxContentLen() throws {
+  @Test func refusesContentOverMaxContentLen() async throws {
     var push = try #require(
       try JSONReader().read(try Data(contentsOf: URL(fileURLWithPath: Self.descriptor))).objectValue)
     var inner = try #require(push["push"]?.objectValue)
@@ -241,36 +241,36 @@ import Testing
     defer { try? FileManager.default.removeItem(atPath: path) }
     var arguments = Self.buildArguments()
     arguments[arguments.firstIndex(of: "--descriptor")! + 1] = path
-    let run = try NostrPushBinary.run(arguments)
+    let run = try await NostrPushBinary.run(arguments)
     #expect(run.status == 1)
     #expect(try Self.object(run)["error"]?.stringValue == "content_too_long")
   }
 
-  @Test func checksTheTombstoneInputsInOrder() throws {
+  @Test func checksTheTombstoneInputsInOrder() async throws {
     let base = [
       "lease", "tombstone", "--descriptor", Self.descriptor, "--secret-key-file", Self.accountKey, "--now",
       String(Self.now),
     ]
-    let generation = try NostrPushBinary.run(base + ["--d", "XY", "--generation", "0"])
+    let generation = try await NostrPushBinary.run(base + ["--d", "XY", "--generation", "0"])
     #expect(try Self.object(generation)["error"]?.stringValue == "invalid_generation")
-    let d = try NostrPushBinary.run(base + ["--d", "XY", "--generation", "1"])
+    let d = try await NostrPushBinary.run(base + ["--d", "XY", "--generation", "1"])
     #expect(try Self.object(d)["error"]?.stringValue == "invalid_installation_id")
     #expect(d.status == 1)
   }
 
-  @Test func refusesAPushKeyTheDescriptorDoesNotList() throws {
-    let open = try Self.openRun("{}", keys: [Self.accountKey])
+  @Test func refusesAPushKeyTheDescriptorDoesNotList() async throws {
+    let open = try await Self.openRun("{}", keys: [Self.accountKey])
     #expect(open.status == 1)
     #expect(try Self.object(open)["error"]?.stringValue == "unknown_push_key")
   }
 
-  @Test func refusesAnInvalidEventWithVerifysCodes() throws {
-    let malformed = try Self.openRun("{")
+  @Test func refusesAnInvalidEventWithVerifysCodes() async throws {
+    let malformed = try await Self.openRun("{")
     #expect(malformed.status == 1)
     #expect(try Self.object(malformed)["error"]?.stringValue == "malformed_json")
-    let build = try NostrPushBinary.run(Self.buildArguments())
+    let build = try await NostrPushBinary.run(Self.buildArguments())
     let tampered = build.stdout.replacingOccurrences(of: "\"kind\":30350", with: "\"kind\":30351")
-    let mismatch = try Self.openRun(tampered)
+    let mismatch = try await Self.openRun(tampered)
     #expect(mismatch.status == 1)
     #expect(try Self.object(mismatch)["error"]?.stringValue == "id_mismatch")
   }
@@ -282,8 +282,8 @@ import Testing
     buildArguments(["--transport", "webpush"]).filter { $0 != "apns" },
     ["lease", "open", "--descriptor", "x", "--origin", "o"],
   ])
-  func exitsTwoOnAUsageError(_ arguments: [String]) throws {
-    let run = try NostrPushBinary.run(arguments)
+  func exitsTwoOnAUsageError(_ arguments: [String]) async throws {
+    let run = try await NostrPushBinary.run(arguments)
     #expect(run.status == 2, "\(arguments)")
     #expect(run.stdout.isEmpty)
   }

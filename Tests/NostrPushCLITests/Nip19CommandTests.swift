@@ -13,14 +13,14 @@ import Testing
       "note1s4p70596lv50x0zftuses32t6ck8x6wgd4edwacyetfxwns2jtysux7vep"
     ),
   ])
-  func encodesBareEntities(_ type: String, _ hex: String, _ expected: String) throws {
-    let result = try NostrPushBinary.run(["nip19", "encode", type, hex])
+  func encodesBareEntities(_ type: String, _ hex: String, _ expected: String) async throws {
+    let result = try await NostrPushBinary.run(["nip19", "encode", type, hex])
     #expect(result.status == 0)
     #expect(result.stdout == expected + "\n")
   }
 
-  @Test func encodesAnNprofile() throws {
-    let result = try NostrPushBinary.run([
+  @Test func encodesAnNprofile() async throws {
+    let result = try await NostrPushBinary.run([
       "nip19", "encode", "nprofile", "--pubkey", Self.pubkey, "--relay", "wss://r.x.com", "--relay",
       "wss://djbas.sadkb.com",
     ])
@@ -33,8 +33,8 @@ import Testing
         """)
   }
 
-  @Test func encodesAnNevent() throws {
-    let result = try NostrPushBinary.run([
+  @Test func encodesAnNevent() async throws {
+    let result = try await NostrPushBinary.run([
       "nip19", "encode", "nevent", "--id", "b9f5441e45ca39179320e0031cfb18e34078673dcc3d3e3a3b3a981760aa5696",
       "--relay", "wss://nostr-relay.untethr.me", "--relay", "wss://nostr-pub.wellorder.net", "--author",
       Self.pubkey, "--kind", "1",
@@ -49,8 +49,8 @@ import Testing
         """)
   }
 
-  @Test func encodesAnNaddr() throws {
-    let result = try NostrPushBinary.run([
+  @Test func encodesAnNaddr() async throws {
+    let result = try await NostrPushBinary.run([
       "nip19", "encode", "naddr", "--identifier", "banana", "--pubkey", Self.pubkey, "--kind", "30023",
       "--relay", "wss://relay.nostr.example.mydomain.example.com", "--relay", "wss://nostr.banana.com",
     ])
@@ -64,8 +64,8 @@ import Testing
         """)
   }
 
-  @Test func refusesBadHexWithExitStatus1() throws {
-    let result = try NostrPushBinary.run(["nip19", "encode", "npub", "+a" + Self.pubkey.dropFirst(2)])
+  @Test func refusesBadHexWithExitStatus1() async throws {
+    let result = try await NostrPushBinary.run(["nip19", "encode", "npub", "+a" + Self.pubkey.dropFirst(2)])
     #expect(result.status == 1)
     #expect(result.stdout == "")
     #expect(
@@ -79,15 +79,15 @@ import Testing
     ["nip19", "encode", "nprofile", "--pubkey", pubkey, "--kind", "1"], ["nip19", "compact"],
     ["nip19", "decode", "a", "b"],
   ])
-  func reportsUsageErrorsWithExitStatus2(_ arguments: [String]) throws {
-    let result = try NostrPushBinary.run(arguments)
+  func reportsUsageErrorsWithExitStatus2(_ arguments: [String]) async throws {
+    let result = try await NostrPushBinary.run(arguments)
     #expect(result.status == 2)
     #expect(result.stdout == "")
     #expect(result.stderr.contains("usage: nostr-push nip19"))
   }
 
-  @Test func decodesAStringArgument() throws {
-    let result = try NostrPushBinary.run([
+  @Test func decodesAStringArgument() async throws {
+    let result = try await NostrPushBinary.run([
       "nip19", "decode",
       "nevent1qqstna2yrezu5wghjvswqqculvvwxsrcvu7uc0f78gan4xqhvz49d9spr3mhxue69uhkummnw3ez6un9d3shjtn4de6x2"
         + "argwghx6egpr4mhxue69uhkummnw3ez6ur4vgh8wetvd3hhyer9wghxuet5nxnepm",
@@ -101,10 +101,10 @@ import Testing
         """)
   }
 
-  @Test func decodesStandardInputAsOneDocument() throws {
+  @Test func decodesStandardInputAsOneDocument() async throws {
     let input = Data("  note1s4p70596lv50x0zftuses32t6ck8x6wgd4edwacyetfxwns2jtysux7vep\n".utf8)
     for arguments in [["nip19", "decode"], ["nip19", "decode", "-"]] {
-      let result = try NostrPushBinary.run(arguments, input: input)
+      let result = try await NostrPushBinary.run(arguments, input: input)
       #expect(result.status == 0)
       #expect(
         result.stdout
@@ -113,7 +113,7 @@ import Testing
     }
   }
 
-  @Test func decodesJSONLinesWithAnErrorLine() throws {
+  @Test func decodesJSONLinesWithAnErrorLine() async throws {
     let input = """
       nostr:npub14f8usejl26twx0dhuxjh9cas7keav9vr0v8nvtwtrjqx3vycc76qqh9nsy
 
@@ -122,7 +122,7 @@ import Testing
       naddr1qq98yetxv4ex2mnrv4esygrl54h466tz4v0re4pyuavvxqptsejl0vxcmnhfl60z3rth2xkpjspsgqqqw4rsf34vl5
       nrelay1qqt8wumn8ghj7un9d3shjtnwdaehgu3wvfskueq4r295t
       """
-    let result = try NostrPushBinary.run(["nip19", "decode", "--jsonl"], input: Array(input.utf8))
+    let result = try await NostrPushBinary.run(["nip19", "decode", "--jsonl"], input: Array(input.utf8))
     #expect(result.status == 1)
     #expect(
       result.stdout == """
@@ -135,9 +135,9 @@ import Testing
         """)
   }
 
-  @Test func exitsWith0WhenEveryLineDecodes() throws {
+  @Test func exitsWith0WhenEveryLineDecodes() async throws {
     let input = "npub14f8usejl26twx0dhuxjh9cas7keav9vr0v8nvtwtrjqx3vycc76qqh9nsy\n\n"
-    let result = try NostrPushBinary.run(["nip19", "decode", "--jsonl", "-"], input: Array(input.utf8))
+    let result = try await NostrPushBinary.run(["nip19", "decode", "--jsonl", "-"], input: Array(input.utf8))
     #expect(result.status == 0)
     #expect(
       result.stdout
@@ -145,11 +145,11 @@ import Testing
         + "\n")
   }
 
-  @Test func answersALineOver16MiBAndGoesOn() throws {
+  @Test func answersALineOver16MiBAndGoesOn() async throws {
     var input = Data(repeating: UInt8(ascii: "q"), count: 16 * 1024 * 1024 + 1)
     input.append(
       contentsOf: Array("\nnote1s4p70596lv50x0zftuses32t6ck8x6wgd4edwacyetfxwns2jtysux7vep\n".utf8))
-    let result = try NostrPushBinary.run(["nip19", "decode", "--jsonl"], input: input)
+    let result = try await NostrPushBinary.run(["nip19", "decode", "--jsonl"], input: input)
     #expect(result.status == 1)
     #expect(
       result.stdout == """
@@ -167,8 +167,8 @@ import Testing
     ("aa4fc8665f5696e33db7e1a572e3b0f5b3d615837b0f362dcb1c8068b098c7b", "Someone"),
     ("-", "Someone"),
   ])
-  func compactsKeysAndFallsBackToSomeone(_ key: String, _ expected: String) throws {
-    let result = try NostrPushBinary.run(["nip19", "compact", key])
+  func compactsKeysAndFallsBackToSomeone(_ key: String, _ expected: String) async throws {
+    let result = try await NostrPushBinary.run(["nip19", "compact", key])
     #expect(result.status == 0)
     #expect(result.stdout == expected + "\n")
   }

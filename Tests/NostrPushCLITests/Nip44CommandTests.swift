@@ -28,8 +28,8 @@ import Testing
   }
 
   /// The error code of a refused run, after checking exit 1 and the output's shape.
-  static func errorCode(_ arguments: [String], input: [UInt8] = []) throws -> String? {
-    let run = try NostrPushBinary.run(["nip44"] + arguments, input: input)
+  static func errorCode(_ arguments: [String], input: [UInt8] = []) async throws -> String? {
+    let run = try await NostrPushBinary.run(["nip44"] + arguments, input: input)
     #expect(run.status == 1, "\(arguments): \(run.stdout) \(run.stderr)")
     let object = try object(run)
     #expect(object.keys == ["error", "message"])
@@ -37,41 +37,41 @@ import Testing
     return object["error"]?.stringValue
   }
 
-  @Test func printsTheConversationKey() throws {
+  @Test func printsTheConversationKey() async throws {
     let file = try Self.keyFile("  \(Self.secret1.uppercased())\n")
     defer { try? FileManager.default.removeItem(atPath: file) }
-    let run = try NostrPushBinary.run([
+    let run = try await NostrPushBinary.run([
       "nip44", "conversation-key", "--secret-key-file", file, "--pubkey", Self.publicKey2.uppercased(),
     ])
     #expect(run.status == 0)
     #expect(run.stdout == "{\"conversation_key\":\"\(Self.conversationKey)\"}\n")
   }
 
-  @Test func readsAnNsecKeyFile() throws {
+  @Test func readsAnNsecKeyFile() async throws {
     // nsec of secret key 1 (NIP-19 of 00…01).
     let file = try Self.keyFile("nsec1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqsmhltgl\n")
     defer { try? FileManager.default.removeItem(atPath: file) }
-    let run = try NostrPushBinary.run([
+    let run = try await NostrPushBinary.run([
       "nip44", "conversation-key", "--secret-key-file", file, "--pubkey", Self.publicKey2,
     ])
     #expect(run.status == 0, "\(run.stdout)")
     #expect(try Self.object(run)["conversation_key"]?.stringValue == Self.conversationKey)
   }
 
-  @Test func encryptsWithTheGivenNonceExactly() throws {
+  @Test func encryptsWithTheGivenNonceExactly() async throws {
     let file = try Self.keyFile(Self.secret1)
     defer { try? FileManager.default.removeItem(atPath: file) }
     for keyArguments in [
       ["--conversation-key", Self.conversationKey], ["--secret-key-file", file, "--pubkey", Self.publicKey2],
     ] {
-      let run = try NostrPushBinary.run(
+      let run = try await NostrPushBinary.run(
         ["nip44", "encrypt"] + keyArguments + ["--nonce", Self.nonce], input: Array("a".utf8))
       #expect(run.status == 0)
       #expect(run.stdout == "{\"payload\":\"\(Self.payload)\"}\n")
     }
   }
 
-  @Test func decryptsWithEitherKeyForm() throws {
+  @Test func decryptsWithEitherKeyForm() async throws {
     // The other side: secret 2 and the public key of secret 1.
     let file = try Self.keyFile("0000000000000000000000000000000000000000000000000000000000000002")
     defer { try? FileManager.default.removeItem(atPath: file) }
@@ -79,30 +79,30 @@ import Testing
     for keyArguments in [
       ["--conversation-key", Self.conversationKey], ["--secret-key-file", file, "--pubkey", publicKey1],
     ] {
-      let run = try NostrPushBinary.run(
+      let run = try await NostrPushBinary.run(
         ["nip44", "decrypt"] + keyArguments, input: Array((Self.payload + "\n").utf8))
       #expect(run.status == 0)
       #expect(run.stdout == "{\"plaintext\":\"a\"}\n")
     }
   }
 
-  @Test func roundTripsStandardInputsExactBytes() throws {
+  @Test func roundTripsStandardInputsExactBytes() async throws {
     let text = "line one\n\"quoted\"\t\u{0}é 🦄\u{2028}\n\n"
-    let encrypted = try NostrPushBinary.run(
+    let encrypted = try await NostrPushBinary.run(
       ["nip44", "encrypt", "--conversation-key", Self.conversationKey], input: Array(text.utf8))
     #expect(encrypted.status == 0)
     let payload = try #require(try Self.object(encrypted)["payload"]?.stringValue)
     #expect(payload != Self.payload)
-    let decrypted = try NostrPushBinary.run(
+    let decrypted = try await NostrPushBinary.run(
       ["nip44", "decrypt", "--conversation-key", Self.conversationKey], input: Array(payload.utf8))
     #expect(decrypted.status == 0)
     #expect(try Self.object(decrypted)["plaintext"]?.stringValue.map { Array($0.utf8) } == Array(text.utf8))
   }
 
-  @Test func drawsAFreshNonceEachRun() throws {
+  @Test func drawsAFreshNonceEachRun() async throws {
     var payloads: Set<String> = []
     for _ in 0..<2 {
-      let run = try NostrPushBinary.run(
+      let run = try await NostrPushBinary.run(
         ["nip44", "encrypt", "--conversation-key", Self.conversationKey], input: [0x61])
       payloads.insert(try #require(try Self.object(run)["payload"]?.stringValue))
     }
@@ -116,40 +116,40 @@ import Testing
     "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
     "not a key", "",
   ])
-  func refusesASecretKeyOutsideTheGroup(_ text: String) throws {
+  func refusesASecretKeyOutsideTheGroup(_ text: String) async throws {
     let file = try Self.keyFile(text)
     defer { try? FileManager.default.removeItem(atPath: file) }
     #expect(
-      try Self.errorCode(["conversation-key", "--secret-key-file", file, "--pubkey", Self.publicKey2])
+      try await Self.errorCode(["conversation-key", "--secret-key-file", file, "--pubkey", Self.publicKey2])
         == "invalid_secret_key")
   }
 
-  @Test func refusesAKeyFileItCannotRead() throws {
+  @Test func refusesAKeyFileItCannotRead() async throws {
     #expect(
-      try Self.errorCode([
+      try await Self.errorCode([
         "conversation-key", "--secret-key-file", "/nonexistent/nip44.key", "--pubkey", Self.publicKey2,
       ])
         == "invalid_secret_key")
     #expect(
-      try Self.errorCode(["conversation-key", "--secret-key-file", "", "--pubkey", Self.publicKey2])
+      try await Self.errorCode(["conversation-key", "--secret-key-file", "", "--pubkey", Self.publicKey2])
         == "invalid_secret_key")
   }
 
   @Test(arguments: [
     offCurve, String(repeating: "f", count: 64), "abc", "", String(repeating: "g", count: 64),
   ])
-  func refusesAPublicKey(_ publicKey: String) throws {
+  func refusesAPublicKey(_ publicKey: String) async throws {
     let file = try Self.keyFile(Self.secret1)
     defer { try? FileManager.default.removeItem(atPath: file) }
     #expect(
-      try Self.errorCode(["encrypt", "--secret-key-file", file, "--pubkey", publicKey], input: [0x61])
+      try await Self.errorCode(["encrypt", "--secret-key-file", file, "--pubkey", publicKey], input: [0x61])
         == "invalid_public_key")
   }
 
   @Test(arguments: ["", "ab", String(repeating: "a", count: 62), String(repeating: "x", count: 64)])
-  func refusesAConversationKey(_ hex: String) throws {
+  func refusesAConversationKey(_ hex: String) async throws {
     #expect(
-      try Self.errorCode(["decrypt", "--conversation-key", hex], input: Array(Self.payload.utf8))
+      try await Self.errorCode(["decrypt", "--conversation-key", hex], input: Array(Self.payload.utf8))
         == "invalid_conversation_key")
   }
 
@@ -157,51 +157,53 @@ import Testing
     "", String(repeating: "0", count: 62), String(repeating: "0", count: 66),
     String(repeating: "z", count: 64),
   ])
-  func refusesANonce(_ hex: String) throws {
+  func refusesANonce(_ hex: String) async throws {
     #expect(
-      try Self.errorCode(
+      try await Self.errorCode(
         ["encrypt", "--conversation-key", Self.conversationKey, "--nonce", hex], input: [0x61])
         == "invalid_nonce")
   }
 
-  @Test func refusesPlaintextOfTheWrongLengthBeforeUTF8() throws {
+  @Test func refusesPlaintextOfTheWrongLengthBeforeUTF8() async throws {
     let arguments = ["encrypt", "--conversation-key", Self.conversationKey]
-    #expect(try Self.errorCode(arguments, input: []) == "invalid_plaintext_length")
+    #expect(try await Self.errorCode(arguments, input: []) == "invalid_plaintext_length")
     #expect(
-      try Self.errorCode(arguments, input: [UInt8](repeating: 0x61, count: 65_536))
+      try await Self.errorCode(arguments, input: [UInt8](repeating: 0x61, count: 65_536))
         == "invalid_plaintext_length")
     #expect(
-      try Self.errorCode(arguments, input: [UInt8](repeating: 0xFF, count: 70_000))
+      try await Self.errorCode(arguments, input: [UInt8](repeating: 0xFF, count: 70_000))
         == "invalid_plaintext_length")
-    #expect(try Self.errorCode(arguments, input: [0x61, 0xFF]) == "invalid_utf8")
-    let longest = try NostrPushBinary.run(
+    #expect(try await Self.errorCode(arguments, input: [0x61, 0xFF]) == "invalid_utf8")
+    let longest = try await NostrPushBinary.run(
       ["nip44"] + arguments, input: [UInt8](repeating: 0x61, count: 65_535))
     #expect(longest.status == 0)
   }
 
-  @Test func checksTheDecryptInputAsItIs() throws {
+  @Test func checksTheDecryptInputAsItIs() async throws {
     let arguments = ["decrypt", "--conversation-key", Self.conversationKey]
     #expect(
-      try Self.errorCode(arguments, input: Array(("#" + String(repeating: "A", count: 100_000)).utf8))
+      try await Self.errorCode(arguments, input: Array(("#" + String(repeating: "A", count: 100_000)).utf8))
         == "unsupported_version")
     #expect(
-      try Self.errorCode(arguments, input: Array(String(repeating: "A", count: 87_474).utf8))
+      try await Self.errorCode(arguments, input: Array(String(repeating: "A", count: 87_474).utf8))
         == "invalid_payload_size")
     #expect(
-      try Self.errorCode(arguments, input: Array(String(repeating: "A", count: 200_000).utf8))
+      try await Self.errorCode(arguments, input: Array(String(repeating: "A", count: 200_000).utf8))
         == "invalid_payload_size")
-    #expect(try Self.errorCode(arguments, input: []) == "invalid_payload_size")
-    #expect(try Self.errorCode(arguments, input: Array((Self.payload + "\r\n").utf8)) == "invalid_base64")
-    #expect(try Self.errorCode(arguments, input: Array((Self.payload + "\n\n").utf8)) == "invalid_base64")
+    #expect(try await Self.errorCode(arguments, input: []) == "invalid_payload_size")
+    #expect(
+      try await Self.errorCode(arguments, input: Array((Self.payload + "\r\n").utf8)) == "invalid_base64")
+    #expect(
+      try await Self.errorCode(arguments, input: Array((Self.payload + "\n\n").utf8)) == "invalid_base64")
     var nonUTF8 = Array(Self.payload.utf8)
     nonUTF8[40] = 0xFF
-    #expect(try Self.errorCode(arguments, input: nonUTF8) == "invalid_base64")
+    #expect(try await Self.errorCode(arguments, input: nonUTF8) == "invalid_base64")
     var flipped = Array(Self.payload.utf8)
     flipped[60] = flipped[60] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
-    #expect(try Self.errorCode(arguments, input: flipped) == "invalid_mac")
+    #expect(try await Self.errorCode(arguments, input: flipped) == "invalid_mac")
   }
 
-  @Test func checksTheKeyFileFirstThenTheKeyThenTheNonceThenStandardInput() throws {
+  @Test func checksTheKeyFileFirstThenTheKeyThenTheNonceThenStandardInput() async throws {
     let bad = try Self.keyFile("not a key")
     let good = try Self.keyFile(Self.secret1)
     defer {
@@ -209,16 +211,19 @@ import Testing
       try? FileManager.default.removeItem(atPath: good)
     }
     #expect(
-      try Self.errorCode(["encrypt", "--secret-key-file", bad, "--pubkey", "zz", "--nonce", "zz"])
+      try await Self.errorCode(["encrypt", "--secret-key-file", bad, "--pubkey", "zz", "--nonce", "zz"])
         == "invalid_secret_key")
     #expect(
-      try Self.errorCode(["encrypt", "--secret-key-file", good, "--pubkey", Self.offCurve, "--nonce", "zz"])
+      try await Self.errorCode([
+        "encrypt", "--secret-key-file", good, "--pubkey", Self.offCurve, "--nonce", "zz",
+      ])
         == "invalid_public_key")
     #expect(
-      try Self.errorCode(["encrypt", "--conversation-key", "zz", "--nonce", "zz"])
+      try await Self.errorCode(["encrypt", "--conversation-key", "zz", "--nonce", "zz"])
         == "invalid_conversation_key")
     #expect(
-      try Self.errorCode(["encrypt", "--conversation-key", Self.conversationKey, "--nonce", "zz"], input: [])
+      try await Self.errorCode(
+        ["encrypt", "--conversation-key", Self.conversationKey, "--nonce", "zz"], input: [])
         == "invalid_nonce")
   }
 
@@ -233,8 +238,8 @@ import Testing
     ["decrypt", "--conversation-key", conversationKey, "extra"],
     ["encrypt", "--conversation-key"],
   ])
-  func refusesTheUsage(_ arguments: [String]) throws {
-    let run = try NostrPushBinary.run(["nip44"] + arguments, input: Array(Self.payload.utf8))
+  func refusesTheUsage(_ arguments: [String]) async throws {
+    let run = try await NostrPushBinary.run(["nip44"] + arguments, input: Array(Self.payload.utf8))
     #expect(run.status == 2, "\(arguments)")
     #expect(run.stdout.isEmpty)
     #expect(run.stderr.contains("usage: nostr-push nip44"))

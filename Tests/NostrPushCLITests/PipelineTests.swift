@@ -2,6 +2,7 @@ import EnrichmentCache
 import Foundation
 import NostrEvent
 import NostrJSON
+import NostrPushTestSupport
 import NostrPushTesting
 import NotificationResolver
 import PushRelay
@@ -161,13 +162,13 @@ import Testing
       let filters = try await run.pipeline.enrollForTheDemoChannel()
       let message = try await run.pipeline.publishMention()
       _ = try await run.pipeline.wake(for: message)
-      let locker = try CacheLocker(path: run.workspace + "/cache.sqlite")
+      let locker = try await CacheLocker.lock(path: run.workspace + "/cache.sqlite")
       // The lock is real: the cache cannot even be opened while it is held.
       #expect(throws: CacheError.self) {
         try EnrichmentCache(path: run.workspace + "/cache.sqlite", busyTimeout: .milliseconds(50))
       }
       let resolution = try await run.pipeline.resolveWake(filters: filters)
-      locker.release()
+      await locker.release()
       #expect(resolution.outcome.notification?.target.eventID == message.event.id)
       #expect(resolution.outcome.notification?.title == "Alice Martin")
     }
@@ -184,11 +185,12 @@ extension NotificationOutcome {
 
 /// A `python3` process holding `BEGIN EXCLUSIVE` on a SQLite file until released (or 30 s).
 final class CacheLocker: Sendable {
-  private let process: Process
+  private let process: ChildProcess
 
-  init(path: String) throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+  private init(_ process: ChildProcess) { self.process = process }
+
+  /// Returns once the lock is held.
+  static func lock(path: String) async throws -> CacheLocker {
     // `time.sleep(30)` is the lock's lifetime (the locked cache under test), not a wait for anything.
     let script = """
       import sqlite3, sys, time
@@ -196,16 +198,22 @@ final class CacheLocker: Sendable {
       c.execute("PRAGMA journal_mode=WAL"); c.execute("BEGIN EXCLUSIVE")
       print("locked", flush=True); time.sleep(30)
       """
-    process.arguments = ["python3", "-c", script, path]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    _ = pipe.fileHandleForReading.readData(ofLength: 7)  // "locked\n": the lock is held
-    self.process = process
+    let process = try await ChildProcess.start(
+      URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script, path])
+    let locker = CacheLocker(process)
+    guard await process.firstLine() == Array("locked\n".utf8) else {
+      await locker.release()
+      throw NotLocked()
+    }
+    return locker
   }
 
-  func release() {
-    kill(process.processIdentifier, SIGKILL)
-    process.waitUntilExit()
+  /// Ends the lock (kills the process) and awaits the process's end.
+  func release() async {
+    process.send(SIGKILL)
+    _ = await process.exited()
   }
+
+  /// The locking process ended without saying `locked`.
+  struct NotLocked: Error {}
 }

@@ -56,7 +56,7 @@ import Testing
       let keyFile = try Self.writeKey(accountHex)
       let event = try Self.event(account, content: "via \(transport)")
       let relay = transport == "websocket" ? setup.webSocket : setup.origin
-      let run = try await NostrPushBinary.runAsync(
+      let run = try await NostrPushBinary.run(
         [
           "publish", "--relay", relay, "--secret-key-file", keyFile, "--transport", transport, "--now",
           "\(Self.now)",
@@ -64,7 +64,7 @@ import Testing
         input: event.jsonBytes())
       #expect(run.status == 0, "\(run.stderr)")
       #expect(run.stdout == #"{"accepted":true,"id":"\#(event.id)","message":""}"# + "\n")
-      let again = try await NostrPushBinary.runAsync(
+      let again = try await NostrPushBinary.run(
         [
           "publish", "--relay", relay, "--secret-key-file", keyFile, "--transport", transport, "--now",
           "\(Self.now)",
@@ -82,7 +82,7 @@ import Testing
         "filters-\(UUID().uuidString)")
       try Data(#"[{"kinds":[9]}]"#.utf8).write(to: filters)
       let relay = transport == "websocket" ? setup.webSocket : setup.origin
-      let run = try await NostrPushBinary.runAsync([
+      let run = try await NostrPushBinary.run([
         "query", "--relay", relay, "--secret-key-file", keyFile, "--filters", filters.path, "--transport",
         transport,
         "--now", "\(Self.now)",
@@ -103,7 +103,7 @@ import Testing
   ])
   func printsAnErrorLine(arguments: [String], code: String) async throws {
     let keyFile = try Self.writeKey("7f7ff03d123792d6ac594bfa67bf6d0c0ab55b6b1fdb6249303fe861f1ccba9a")
-    let run = try await NostrPushBinary.runAsync(["query", "--secret-key-file", keyFile] + arguments)
+    let run = try await NostrPushBinary.run(["query", "--secret-key-file", keyFile] + arguments)
     #expect(run.status == 1)
     let line = try JSONReader().read(run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)).objectValue
     #expect(line?["error"] == .string(code))
@@ -111,7 +111,7 @@ import Testing
 
   @Test(arguments: ["0", "60001"])
   func refusesATimeoutOutOfRange(value: String) async throws {
-    let run = try await NostrPushBinary.runAsync([
+    let run = try await NostrPushBinary.run([
       "publish", "--relay", "ws://127.0.0.1:1", "--secret-key-file", "/nonexistent", "--timeout-ms", value,
     ])
     #expect(run.status == 2)

@@ -1,5 +1,6 @@
 import Foundation
 import NostrJSON
+import NostrPushTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -19,7 +20,7 @@ import FoundationNetworking
     let folder = try Self.temporaryDataFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     guard
-      let (process, line) = try NostrPushBinary.startServer([
+      let (process, line) = try await NostrPushBinary.startServer([
         "relay", "--data", folder.path, "--port", "0", "--now", "1767225600",
       ])
     else {
@@ -33,18 +34,18 @@ import FoundationNetworking
     var request = URLRequest(url: URL(string: origin + "/")!)
     request.setValue("application/nostr+json", forHTTPHeaderField: "Accept")
     let (data, response) = try await URLSession.shared.data(for: request)
-    process.terminate()
-    process.waitUntilExit()
+    process.send(SIGTERM)
+    let exit = await process.exited()
     #expect(origin.hasPrefix("http://127.0.0.1:"))
     #expect((response as? HTTPURLResponse)?.statusCode == 200)
     #expect(String(decoding: data, as: UTF8.self) == #"{"name":"cli fixture"}"#)
-    #expect(process.terminationStatus == 0)
+    #expect(exit.status == 0)
   }
 
-  @Test func refusesANonLoopbackHostWithStatus1() throws {
+  @Test func refusesANonLoopbackHostWithStatus1() async throws {
     let folder = try Self.temporaryDataFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
-    let result = try NostrPushBinary.run(["relay", "--data", folder.path, "--host", "192.0.2.1"])
+    let result = try await NostrPushBinary.run(["relay", "--data", folder.path, "--host", "192.0.2.1"])
     #expect(result.status == 1)
     #expect(result.stderr.contains("non_loopback_host"))
   }
@@ -52,8 +53,8 @@ import FoundationNetworking
   @Test(arguments: [
     ["relay"], ["relay", "--data", "/tmp", "--port", "http"], ["relay", "--data", "/tmp", "--bogus", "1"],
   ])
-  func refusesBadArgumentsWithStatus2(arguments: [String]) throws {
-    #expect(try NostrPushBinary.run(arguments).status == 2)
+  func refusesBadArgumentsWithStatus2(arguments: [String]) async throws {
+    #expect(try await NostrPushBinary.run(arguments).status == 2)
   }
 }
 
@@ -74,17 +75,17 @@ import FoundationNetworking
     ["--gateway", "http://127.0.0.1:9"], ["--state", "/tmp/push-state.sqlite"],
     ["--gateway-timeout-ms", "2000"],
   ])
-  func refusesAPushFlagWithoutAPushKeyWithStatus2(flag: [String]) throws {
-    let result = try NostrPushBinary.run(["relay", "--data", Self.demo] + flag)
+  func refusesAPushFlagWithoutAPushKeyWithStatus2(flag: [String]) async throws {
+    let result = try await NostrPushBinary.run(["relay", "--data", Self.demo] + flag)
     #expect(result.status == 2)
     #expect(result.stderr.contains("--push-key-file"))
   }
 
   @Test(arguments: ["::1", "192.0.2.1", "[::1]"])
-  func refusesAHostOutsideIPv4LoopbackInPushModeWithStatus2(host: String) throws {
+  func refusesAHostOutsideIPv4LoopbackInPushModeWithStatus2(host: String) async throws {
     let key = try Self.keyFile()
     defer { try? FileManager.default.removeItem(at: key) }
-    let result = try NostrPushBinary.run(
+    let result = try await NostrPushBinary.run(
       ["relay", "--data", Self.demo, "--push-key-file", key.path, "--host", host])
     #expect(result.status == 2)
     #expect(result.stderr.contains("IPv4 loopback"))
@@ -93,27 +94,28 @@ import FoundationNetworking
   @Test(arguments: [
     ["--gateway-timeout-ms", "99"], ["--gateway-timeout-ms", "10001"], ["--gateway", "ftp://x"],
   ])
-  func refusesABadGatewaySettingWithStatus2(flag: [String]) throws {
+  func refusesABadGatewaySettingWithStatus2(flag: [String]) async throws {
     let key = try Self.keyFile()
     defer { try? FileManager.default.removeItem(at: key) }
-    let result = try NostrPushBinary.run(["relay", "--data", Self.demo, "--push-key-file", key.path] + flag)
+    let result = try await NostrPushBinary.run(
+      ["relay", "--data", Self.demo, "--push-key-file", key.path] + flag)
     #expect(result.status == 2)
   }
 
-  @Test func refusesAnUnreadableOrInvalidKeyWithStatus1() throws {
-    let missing = try NostrPushBinary.run(
+  @Test func refusesAnUnreadableOrInvalidKeyWithStatus1() async throws {
+    let missing = try await NostrPushBinary.run(
       ["relay", "--data", Self.demo, "--push-key-file", "/nonexistent/push.key"])
     #expect(missing.status == 1)
     let key = try Self.keyFile("not a key")
     defer { try? FileManager.default.removeItem(at: key) }
-    let invalid = try NostrPushBinary.run(["relay", "--data", Self.demo, "--push-key-file", key.path])
+    let invalid = try await NostrPushBinary.run(["relay", "--data", Self.demo, "--push-key-file", key.path])
     #expect(invalid.status == 1)
   }
 
-  @Test func refusesAnUnopenableStateFileWithStatus1() throws {
+  @Test func refusesAnUnopenableStateFileWithStatus1() async throws {
     let key = try Self.keyFile()
     defer { try? FileManager.default.removeItem(at: key) }
-    let result = try NostrPushBinary.run(
+    let result = try await NostrPushBinary.run(
       [
         "relay", "--data", Self.demo, "--push-key-file", key.path, "--state",
         FileManager.default.temporaryDirectory.path,
@@ -122,7 +124,7 @@ import FoundationNetworking
     #expect(result.stderr.contains("state"))
   }
 
-  @Test func refusesADataFolderWithoutAPushDescriptorWithStatus1() throws {
+  @Test func refusesADataFolderWithoutAPushDescriptorWithStatus1() async throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
       "relay-push-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -130,7 +132,7 @@ import FoundationNetworking
     try Data(#"{"name":"no push"}"#.utf8).write(to: folder.appendingPathComponent("nip11.json"))
     let key = try Self.keyFile()
     defer { try? FileManager.default.removeItem(at: key) }
-    let result = try NostrPushBinary.run(["relay", "--data", folder.path, "--push-key-file", key.path])
+    let result = try await NostrPushBinary.run(["relay", "--data", folder.path, "--push-key-file", key.path])
     #expect(result.status == 1)
     #expect(result.stderr.contains("nip11.json"))
   }
@@ -139,7 +141,7 @@ import FoundationNetworking
     let key = try Self.keyFile()
     defer { try? FileManager.default.removeItem(at: key) }
     guard
-      let (process, line) = try NostrPushBinary.startServer([
+      let (process, line) = try await NostrPushBinary.startServer([
         "relay", "--data", Self.demo, "--push-key-file", key.path, "--gateway", "http://127.0.0.1:9",
         "--gateway-timeout-ms", "500",
       ])
@@ -153,10 +155,10 @@ import FoundationNetworking
     var request = URLRequest(url: URL(string: origin + "/")!)
     request.setValue("application/nostr+json", forHTTPHeaderField: "Accept")
     let (data, _) = try await URLSession.shared.data(for: request)
-    process.terminate()
-    process.waitUntilExit()
+    process.send(SIGTERM)
+    let exit = await process.exited()
     let push = try JSONReader().read(Array(data)).objectValue?["push"]?.objectValue
     #expect(push?["origin"]?.stringValue == webSocket)
-    #expect(process.terminationStatus == 0)
+    #expect(exit.status == 0)
   }
 }

@@ -55,7 +55,7 @@ import Testing
   static func resolve(
     origin: String, cache: String, now: Int64 = now, extra: [String] = []
   ) async throws -> (NostrPushBinary.Run, JSONObject) {
-    let run = try await NostrPushBinary.runAsync(
+    let run = try await NostrPushBinary.run(
       [
         "resolve", "--relay", origin.replacingOccurrences(of: "http://", with: "ws://"),
         "--secret-key-file", demo.appendingPathComponent("account.key").path, "--cache", cache, "--now",
@@ -122,7 +122,7 @@ import Testing
       #expect(
         first["target"]?.objectValue?["event_id"] == manifest.id("broadcast_reply").map(JSONValue.string))
       #expect(second["target"]?.objectValue?["event_id"] == manifest.id("thread_reply").map(JSONValue.string))
-      let stats = try NostrPushBinary.run(["cache", "stats", "--cache", workspace.cache])
+      let stats = try await NostrPushBinary.run(["cache", "stats", "--cache", workspace.cache])
       let counts = try #require(try JSONReader().read(stats.stdout).objectValue)
       #expect(counts["deliveries"] == .integer(2))
     }
@@ -152,7 +152,7 @@ import Testing
   }
 
   @Test func refusesAnUnknownTransport() async throws {
-    let run = try NostrPushBinary.run(
+    let run = try await NostrPushBinary.run(
       [
         "resolve", "--relay", "ws://127.0.0.1:1", "--secret-key-file", "k", "--cache", "c", "--transport",
         "tcp",
@@ -213,7 +213,7 @@ import Testing
       let nsec = try NIP19Entity.nsec(secretKey: hex).encoded()
       let keyFile = workspace.path + "/nsec.txt"
       try Data("\n  \(nsec) \n".utf8).write(to: URL(fileURLWithPath: keyFile))
-      let run = try await NostrPushBinary.runAsync([
+      let run = try await NostrPushBinary.run([
         "resolve", "--relay", server.origin!, "--secret-key-file", keyFile, "--cache", workspace.cache,
         "--now",
         "\(Self.now)",
@@ -224,7 +224,7 @@ import Testing
   }
 
   @Test func refusesMissingArgumentsWithAUsageError() async throws {
-    let run = try await NostrPushBinary.runAsync(["resolve", "--cache", "/tmp/x.sqlite"])
+    let run = try await NostrPushBinary.run(["resolve", "--cache", "/tmp/x.sqlite"])
     #expect(run.status == 2)
     #expect(run.stdout.isEmpty)
     #expect(run.stderr.contains("--relay"))
@@ -233,7 +233,7 @@ import Testing
   /// The main job: every step of `pipeline.md`'s table, in order, each notification naming the
   /// event of its wake, the constant content-free payload, and no wake after revocation.
   @Test func runsTheWholePipelineDemo() async throws {
-    let run = try await NostrPushBinary.runAsync(["demo"])
+    let run = try await NostrPushBinary.run(["demo"])
     #expect(run.status == 0)
     let objects = try run.stdout.split(separator: "\n").map {
       try #require(try JSONReader().read(String($0)).objectValue)

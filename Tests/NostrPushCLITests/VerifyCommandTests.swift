@@ -1,4 +1,5 @@
 import Foundation
+import NostrPushTestSupport
 import Testing
 
 @Suite(.timeLimit(.minutes(2))) struct VerifyCommandTests {
@@ -10,7 +11,7 @@ import Testing
 
   static let firstID = "dc90c95f09947507c1044e8f48bcf6350aa6bff1507dd4acfc755b9239b5c962"
 
-  @Test func answersEveryNonBlankLineInOrder() throws {
+  @Test func answersEveryNonBlankLineInOrder() async throws {
     let oversized = String(repeating: "x", count: 17 * 1024 * 1024)
     let uppercase = Self.sampleLines[0].replacingOccurrences(
       of: Self.firstID, with: Self.firstID.uppercased())
@@ -18,7 +19,7 @@ import Testing
       Self.sampleLines[0], "", "   ", oversized, "garbage", uppercase, "{\"id\":7}", Self.sampleLines[4],
       Self.sampleLines[3],
     ].joined(separator: "\n")
-    let run = try NostrPushBinary.run(["verify", "--jsonl"], input: Array(input.utf8))
+    let run = try await NostrPushBinary.run(["verify", "--jsonl"], input: Array(input.utf8))
     let expected = [
       "{\"id\":\"\(Self.firstID)\",\"valid\":true,\"escaping\":\"common\"}",
       "{\"id\":null,\"valid\":false,\"error\":\"malformed_json\",\"message\":\"line is over the 16777216-byte limit and was skipped\"}",
@@ -33,17 +34,17 @@ import Testing
     #expect(run.status == 1)
   }
 
-  @Test func exitsZeroWhenEveryEventIsValid() throws {
+  @Test func exitsZeroWhenEveryEventIsValid() async throws {
     let input = Self.sampleLines[0...3].joined(separator: "\n") + "\n\n"
-    let run = try NostrPushBinary.run(["verify", "--jsonl", "-"], input: Array(input.utf8))
+    let run = try await NostrPushBinary.run(["verify", "--jsonl", "-"], input: Array(input.utf8))
     #expect(run.stdout.split(separator: "\n").count == 4)
     #expect(run.stdout.split(separator: "\n").allSatisfy { $0.contains("\"valid\":true") })
     #expect(run.status == 0)
   }
 
-  @Test func readsTheSampleFileByPath() throws {
+  @Test func readsTheSampleFileByPath() async throws {
     let path = NostrPushBinary.packageRoot.appendingPathComponent("Fixtures/events/sample.jsonl").path
-    let run = try NostrPushBinary.run(["verify", "--jsonl", path])
+    let run = try await NostrPushBinary.run(["verify", "--jsonl", path])
     let lines = run.stdout.split(separator: "\n")
     #expect(lines.count == 5)
     #expect(lines.filter { $0.contains("\"valid\":true") }.count == 4)
@@ -51,22 +52,22 @@ import Testing
     #expect(run.status == 1)
   }
 
-  @Test func verifiesOneDocumentWithoutJSONL() throws {
-    let run = try NostrPushBinary.run(["verify"], input: Array(Self.sampleLines[0].utf8))
+  @Test func verifiesOneDocumentWithoutJSONL() async throws {
+    let run = try await NostrPushBinary.run(["verify"], input: Array(Self.sampleLines[0].utf8))
     #expect(run.stdout == "{\"id\":\"\(Self.firstID)\",\"valid\":true,\"escaping\":\"common\"}\n")
     #expect(run.status == 0)
   }
 
-  @Test func refusesAnOversizedDocumentWithoutJSONL() throws {
+  @Test func refusesAnOversizedDocumentWithoutJSONL() async throws {
     let input = [UInt8](repeating: UInt8(ascii: " "), count: 17 * 1024 * 1024)
-    let run = try NostrPushBinary.run(["verify"], input: input)
+    let run = try await NostrPushBinary.run(["verify"], input: input)
     #expect(run.stdout == "")
     #expect(run.stderr.contains("over the 16777216-byte limit"))
     #expect(run.status == 1)
   }
 
-  @Test func refusesAnUnknownFlagWithUsageStatus() throws {
-    let run = try NostrPushBinary.run(["verify", "--bogus"])
+  @Test func refusesAnUnknownFlagWithUsageStatus() async throws {
+    let run = try await NostrPushBinary.run(["verify", "--bogus"])
     #expect(run.status == 2)
     #expect(run.stderr.contains("usage: nostr-push verify"))
   }
@@ -89,13 +90,15 @@ import Testing
   }()
 
   @Test(arguments: [["--threads", "4"], ["--threads=2"], []])
-  func writesTheSameOrderedOutputOnEveryThreadCount(threads: [String]) throws {
-    let single = try NostrPushBinary.run(["verify", "--jsonl", "--threads", "1"], input: Self.mixedCorpus)
-    let parallel = try NostrPushBinary.run(["verify", "--jsonl"] + threads, input: Self.mixedCorpus)
+  func writesTheSameOrderedOutputOnEveryThreadCount(threads: [String]) async throws {
+    let single = try await NostrPushBinary.run(
+      ["verify", "--jsonl", "--threads", "1"], input: Self.mixedCorpus)
+    let parallel = try await NostrPushBinary.run(["verify", "--jsonl"] + threads, input: Self.mixedCorpus)
     #expect(parallel.stdout == single.stdout)
     #expect(parallel.status == 1)
     let lines = parallel.stdout.split(separator: "\n", omittingEmptySubsequences: false)
-    #expect(lines.count == 4_000 - 4_000 / 7 + 1 + 1)
+    let expectedLines: Int = 4_000 - 4_000 / 7 + 1 + 1
+    #expect(lines.count == expectedLines)
     #expect(lines[0].hasPrefix("{\"id\":\"\(Self.firstID)\",\"valid\":true"))
     #expect(
       lines[2]
@@ -106,11 +109,12 @@ import Testing
     #expect(lines.filter { $0.contains("\"error\":\"bad_signature\"") }.count > 100)
   }
 
-  @Test(arguments: ["1", "4"]) func answersAStreamThatNeverEndsALineWithOneError(threads: String) throws {
+  @Test(arguments: ["1", "4"]) func answersAStreamThatNeverEndsALineWithOneError(threads: String) async throws
+  {
     let input =
       Array(Self.sampleLines[1].utf8) + [0x0A]
       + [UInt8](repeating: UInt8(ascii: "z"), count: 40 * 1024 * 1024)
-    let run = try NostrPushBinary.run(["verify", "--jsonl", "--threads", threads], input: input)
+    let run = try await NostrPushBinary.run(["verify", "--jsonl", "--threads", threads], input: input)
     let lines = run.stdout.split(separator: "\n")
     #expect(lines.count == 2)
     #expect(lines.first?.contains("\"valid\":true") == true)
@@ -121,8 +125,8 @@ import Testing
     #expect(run.status == 1)
   }
 
-  @Test(arguments: ["0", "65", "two", ""]) func refusesAThreadCountOutOfRange(threads: String) throws {
-    let run = try NostrPushBinary.run(
+  @Test(arguments: ["0", "65", "two", ""]) func refusesAThreadCountOutOfRange(threads: String) async throws {
+    let run = try await NostrPushBinary.run(
       ["verify", "--jsonl", "--threads", threads], input: Array(Self.sampleLines[0].utf8))
     #expect(run.status == 2)
     #expect(run.stderr.contains("--threads must be an integer from 1 to 64"))
@@ -141,43 +145,28 @@ import Testing
   /// A stream that keeps sending one line without ever ending it: while it is still open, the
   /// process has answered the line before it and its peak memory stays within the line limit,
   /// however much of the endless line arrived; once the stream ends, the line gets one error.
-  @Test(arguments: ["1", "2"]) func keepsMemoryFlatWhileALineNeverEnds(threads: String) throws {
+  @Test(arguments: ["1", "2"]) func keepsMemoryFlatWhileALineNeverEnds(threads: String) async throws {
     guard let binary = NostrPushBinary.url else { throw NostrPushBinary.MissingBinary() }
-    let outputPath = NSTemporaryDirectory() + "nostr-push-endless-\(UUID().uuidString).out"
-    _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-    defer { try? FileManager.default.removeItem(atPath: outputPath) }
-    let process = Process()
-    process.executableURL = binary
-    process.arguments = ["verify", "--jsonl", "--threads", threads]
-    let input = Pipe()
-    process.standardInput = input
-    process.standardOutput = FileHandle(forWritingAtPath: outputPath)
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let writer = input.fileHandleForWriting
-    writer.write(Data(Self.sampleLines[1].utf8 + [0x0A]))
+    let process = try await ChildProcess.start(
+      binary, ["verify", "--jsonl", "--threads", threads], input: .pipe)
+    await process.write(Array(Self.sampleLines[1].utf8) + [0x0A])
     // The answer to the first line comes before the stream goes on (the input would block).
-    let deadline = ContinuousClock.now + .seconds(30)
-    var answered = ""
-    while !answered.hasSuffix("\n"), ContinuousClock.now < deadline {
-      answered = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-      if !answered.hasSuffix("\n") { usleep(10_000) }
-    }
+    let answered = String(decoding: await process.firstLine(), as: UTF8.self)
     #expect(answered.contains("\"valid\":true"))
     let baseline = try #require(Self.peakResidentKiB(process.processIdentifier))
-    let piece = Data(repeating: UInt8(ascii: "z"), count: 1 << 20)
+    let piece = [UInt8](repeating: UInt8(ascii: "z"), count: 1 << 20)
     let fed = 64
-    for _ in 0..<fed { writer.write(piece) }
+    for _ in 0..<fed { await process.write(piece) }
     let peak = try #require(Self.peakResidentKiB(process.processIdentifier))
     // Without the bound the process would hold all 64 MiB; with it, at most the 16 MiB limit.
     #expect(peak - baseline < (16 + 8) * 1024, "peak \(peak) KiB, baseline \(baseline) KiB")
-    #expect((try? String(contentsOfFile: outputPath, encoding: .utf8)) == answered)
-    try writer.close()
-    process.waitUntilExit()
-    let lines = ((try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "").split(separator: "\n")
+    #expect(String(decoding: await process.outputSoFar(), as: UTF8.self) == answered)
+    process.closeInput()
+    let exit = await process.exited()
+    let lines = exit.stdoutText.split(separator: "\n")
     #expect(lines.count == 2)
     #expect(lines.last?.contains("line is over the 16777216-byte limit and was skipped") == true)
-    #expect(process.terminationStatus == 1)
+    #expect(exit.status == 1)
   }
   #endif
 }

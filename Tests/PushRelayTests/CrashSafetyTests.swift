@@ -47,19 +47,13 @@ func crashHelperURL() throws -> URL {
       // The first answer is held 30 s, so the helper is inside the exchange when it is killed.
       gateway.script([GatewayScriptEntry(status: 503, delayMilliseconds: 30_000)])
       let helper = try crashHelperURL()
-      let first = Process()
-      first.executableURL = helper
-      first.arguments = [
-        path, base, String(Demo.now * 1000), Hex.encode(try relayKeyBytes()), Demo.keyID, "10000",
-      ]
-      first.standardOutput = Pipe()
-      first.standardError = Pipe()
-      try first.run()
+      let first = try await ChildProcess.start(
+        helper, [path, base, String(Demo.now * 1000), Hex.encode(try relayKeyBytes()), Demo.keyID, "10000"])
       #expect(await Polling.eventually(within: .seconds(20)) { !gateway.requests().isEmpty })
       #expect(gateway.requests().map(\.requestID) == [requestID])
-      kill(first.processIdentifier, SIGKILL)
-      first.waitUntilExit()
-      #expect(first.terminationReason == .uncaughtSignal)
+      first.send(SIGKILL)
+      let killed = await first.exited()
+      #expect(killed.killedBySignal, "the helper ended by itself: \(killed.stderrText)")
       let afterKill = try SQLiteWakeOutbox(database: try PushStateDatabase(path: path)).wakes()
       #expect(afterKill.map(\.state) == [.sending])
       #expect(afterKill.map(\.attempts) == [1])
@@ -68,19 +62,11 @@ func crashHelperURL() throws -> URL {
       gateway.advanceClock(by: 30)
       let restartedAt = (Demo.now + 30) * 1000
       for (index, run) in [0, 1].enumerated() {
-        let process = Process()
-        process.executableURL = helper
-        process.arguments = [
-          path, base, String(restartedAt + Int64(run)), Hex.encode(try relayKeyBytes()), Demo.keyID, "2000",
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = Pipe()
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        #expect(text == (index == 0 ? "\(requestID) 2 true\n" : ""))
+        let exit = try await ChildProcess.run(
+          helper,
+          [path, base, String(restartedAt + Int64(run)), Hex.encode(try relayKeyBytes()), Demo.keyID, "2000"])
+        #expect(exit.status == 0, "\(exit.stderrText)")
+        #expect(exit.stdoutText == (index == 0 ? "\(requestID) 2 true\n" : ""))
       }
       #expect(gateway.deliveries().map(\.requestID) == [requestID])
       #expect(gateway.requests().map(\.requestID) == [requestID, requestID])

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import NostrPushCore
 
 #if canImport(Glibc)
 import Glibc
@@ -84,15 +85,12 @@ final class RawConnection: @unchecked Sendable {
   }
 
   /// Reads until the peer closes, `limit` bytes arrived, or nothing arrives for `idleMilliseconds`;
-  /// `closed` says whether the peer closed. Blocks a dispatch thread, never the test's executor.
+  /// `closed` says whether the peer closed. Blocks a thread of `BlockingWork`, never the
+  /// cooperative pool.
   func readUntilClose(limit: Int = 64 * 1024 * 1024, idleMilliseconds: Int32 = 5000) async -> (
     bytes: [UInt8], closed: Bool
   ) {
-    await withCheckedContinuation { continuation in
-      DispatchQueue.global().async {
-        continuation.resume(returning: self.readBlocking(limit: limit, idleMilliseconds: idleMilliseconds))
-      }
-    }
+    await BlockingWork.run { self.readBlocking(limit: limit, idleMilliseconds: idleMilliseconds) }
   }
 
   private func readBlocking(limit: Int = 64 * 1024 * 1024, idleMilliseconds: Int32 = 5000) -> (

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import NostrPushCore
 import NostrWebSocket
 
 #if canImport(Glibc)
@@ -9,7 +10,7 @@ import Darwin
 #endif
 
 /// One raw TCP end on loopback for frame-rule tests: a scripted server the client connects to, or
-/// a raw client of the fixture. Blocking calls run on a dispatch thread with a deadline.
+/// a raw client of the fixture. Blocking calls run through `BlockingWork` with a deadline.
 ///
 /// `@unchecked Sendable`: each test drives its peer from one task at a time.
 final class LoopbackPeer: @unchecked Sendable {
@@ -182,10 +183,10 @@ final class LoopbackPeer: @unchecked Sendable {
     return head.hasPrefix("HTTP/1.1 101") && head.contains(WebSocketHandshake.acceptValue(for: key))
   }
 
+  /// `body` through `BlockingWork`, on a thread of its own: not on the cooperative pool, and not
+  /// on the global queue's few threads, which Foundation's networking shares.
   private static func blocking<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-      DispatchQueue.global().async { continuation.resume(returning: body()) }
-    }
+    await BlockingWork.run(body)
   }
 }
 
