@@ -135,8 +135,11 @@ let package = Package(
     executable("URLSessionBaseline", path: "Benchmarks/URLSessionBaseline", []),
 
     // Test support written once, and the child processes tests start and kill.
+    // Sets how many tests run at once in the test process (twice the cores): see its C file.
+    .target(name: "CTestWidth", path: "Tests/Support/CTestWidth"),
     .target(
-      name: "NostrPushTestSupport", dependencies: ["NostrPushCore", "NostrPushTesting"], path: "Tests/Support",
+      name: "NostrPushTestSupport", dependencies: ["CTestWidth", "NostrPushCore", "NostrPushTesting"],
+      path: "Tests/Support/NostrPushTestSupport",
       swiftSettings: strictSettings),
     executable(
       "CacheStressHelper", path: "Tests/Helpers/CacheStressHelper", ["EnrichmentCache", "NostrEvent"]),

@@ -241,13 +241,16 @@ import Testing
     return text
   }
 
-  @Test func roundTripsAThousandRandomTexts() throws {
+  /// The padding boundaries, then random lengths: mostly short (every padding step up to 2 KiB),
+  /// one in eight anywhere up to the maximum. (A thousand lengths up to 64 KiB took 28 s of one
+  /// core in a debug build and starved the parallel suite; these cover the same steps.)
+  @Test func roundTripsTwoHundredRandomTexts() throws {
     var generator = SplitMix64(seed: 44)
-    for round in 0..<1000 {
+    for round in 0..<200 {
       let count =
         round < 10
         ? [1, 2, 31, 32, 33, 255, 256, 257, 65_534, 65_535][round]
-        : Int.random(in: 1...65_535, using: &generator)
+        : Int.random(in: 1...(round % 8 == 0 ? 65_535 : 2_048), using: &generator)
       let text = randomTextChecked(count, &generator)
       let payload = try NIP44.encrypt(text, conversationKey: Self.key)
       let decrypted = try NIP44.decrypt(payload, conversationKey: Self.key)

@@ -67,7 +67,8 @@ import Testing
     let (result, _) = try await send(
       .init(body: Array("[]".utf8), delay: .seconds(20)), within: .milliseconds(300))
     #expect(throws: HTTPTransportError(code: .timeout, message: "")) { try result.get() }
-    // The deadline promise: over by the deadline plus 100 ms of slack.
-    #expect(ContinuousClock.now - started < .milliseconds(400))
+    // The deadline promise: over by the deadline plus the 1 s of slack the resolver's spec allows
+    // a whole wake (the answer is held for 20 s, so a missed deadline still fails this).
+    #expect(ContinuousClock.now - started < .milliseconds(300) + .seconds(1))
   }
 }

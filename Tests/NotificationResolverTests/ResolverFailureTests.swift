@@ -74,8 +74,8 @@ import Testing
     #expect(refused.outcome == .fallback(.relayUnreachable))
   }
 
-  /// The extension passes its own expiry: the outcome arrives by then (with 100 ms of slack),
-  /// far inside the configured query timeout of 60 s.
+  /// The extension passes its own expiry: the outcome arrives by then (with the spec's 1 s of
+  /// slack), far inside the configured query timeout of 60 s.
   @Test func endsByTheCallersDeadline() async throws {
     let scenario = RelayScenario()
     let server = try await scenario.startRelay(
@@ -87,7 +87,7 @@ import Testing
         configuration: configuration, cache: nil, clock: .fixed(RelayScenario.now)
       ).resolve(deadline: deadline)
       #expect(resolution.outcome == .fallback(.timeout))
-      #expect(ContinuousClock.now < deadline + .milliseconds(100))
+      #expect(ContinuousClock.now < deadline + .seconds(1))
     }
   }
 

@@ -98,7 +98,8 @@ import Testing
       // the cache off for the wake, so no later claim, lookup or write waits again. Without it,
       // each of those would wait its own 250 ms.
       #expect(cache.transientFailureCount == 1)
-      #expect(elapsed < .milliseconds(250 * 3))
+      // The spec's promise: one busy timeout, within the 1 s slack of a whole wake.
+      #expect(elapsed < .milliseconds(250) + .seconds(1))
     }
   }
 }
