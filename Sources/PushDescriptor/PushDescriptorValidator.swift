@@ -76,7 +76,9 @@ struct PushDescriptorValidator {
       let wanted = PushProtocol.allCases.filter(protocols.contains).map { "\"\($0.rawValue)\"" }
       throw PushDescriptorError(
         code: .notAdvertised, field: field,
-        message: "supported_extensions does not list \(wanted.joined(separator: " or "))")
+        message: wanted.isEmpty
+          ? "the caller accepts no push protocol generation"
+          : "supported_extensions does not list \(wanted.joined(separator: " or "))")
     }
     return generation
   }

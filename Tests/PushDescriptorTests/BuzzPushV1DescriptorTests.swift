@@ -100,6 +100,16 @@ import Testing
     #expect(error.message == "supported_extensions does not list \"nip-pl\"")
   }
 
+  @Test func acceptsNothingWhenNoGenerationIsAccepted() throws {
+    for object in [TestSupport.document, TestSupport.documentV1] {
+      let error = try #require(throws: PushDescriptorError.self) {
+        try RelayDocument(object: object, protocols: [])
+      }
+      #expect(error.field == "supported_extensions")
+      #expect(error.code == .notAdvertised)
+    }
+  }
+
   @Test func parsesTheV1DescriptorAndSaysItsProtocol() throws {
     let document = try RelayDocument(object: TestSupport.documentV1)
     let push = document.push
