@@ -45,13 +45,14 @@ func checkRoundTrips(_ document: RelayDocument) {
   checkRules(push)
   let pushBytes = push.jsonBytes()
   do {
-    let reparsed = try PushDescriptor(strictPush: try JSONReader().read(pushBytes))
+    let reparsed = try PushDescriptor(
+      strictPush: try JSONReader().read(pushBytes), pushProtocol: push.pushProtocol)
     check(reparsed == push, "push round trip changed \(push) into \(reparsed)")
   } catch {
     fatalError("an accepted descriptor does not parse back from its encoding: \(error)")
   }
   let bare = JSONObject([
-    "supported_extensions": .array([.string(PushDescriptor.defaultExtensionName)]),
+    "supported_extensions": .array([.string(push.pushProtocol.rawValue)]),
     "push": push.jsonValue,
   ])
   do {

@@ -1,18 +1,21 @@
 import NostrJSON
 
 extension PushDescriptor {
-  /// The descriptor as the `push` object a relay serves: members in `memberNames` order, the
-  /// same JSON types the strict reader requires, absent optional members omitted.
+  /// The descriptor as the `push` object a relay serves: members in the generation's
+  /// `PushProtocol.memberNames` order, the same JSON types the strict reader requires, absent
+  /// optional members omitted; a `buzz-push-v1` object has no `app_profiles` or `urgent_kinds`.
   ///
-  /// What it writes parses back, through `init(strictPush:)`, to an equal descriptor.
+  /// What it writes parses back, through `init(strictPush:pushProtocol:)`, to an equal descriptor.
   package var jsonValue: JSONValue {
     var members: [JSONMember] = [
       JSONMember(key: "origin", value: .string(origin)),
       JSONMember(key: "keys", value: .array(keys.map(\.jsonValue))),
-      JSONMember(key: "app_profiles", value: .array(appProfiles.map(\.jsonValue))),
-      JSONMember(key: "push_kinds", value: Self.integers(pushKinds)),
     ]
-    if let urgentKinds {
+    if pushProtocol == .nipPL {
+      members.append(JSONMember(key: "app_profiles", value: .array(appProfiles.map(\.jsonValue))))
+    }
+    members.append(JSONMember(key: "push_kinds", value: Self.integers(pushKinds)))
+    if pushProtocol == .nipPL, let urgentKinds {
       members.append(JSONMember(key: "urgent_kinds", value: Self.integers(urgentKinds)))
     }
     members.append(JSONMember(key: "h_grammar", value: .string(hGrammar)))

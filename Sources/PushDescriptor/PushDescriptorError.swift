@@ -25,7 +25,8 @@ extension ErrorCode where Domain == PushDescriptorErrorDomain {
   public static var unknownField: Self { "unknown_field" }
   /// A JSON member name or an id that must be unique appears twice.
   public static var duplicate: Self { "duplicate" }
-  /// `supported_extensions` does not name the push extension.
+  /// `supported_extensions` names neither push generation (`nip-pl`, `buzz-push-v1`), or not
+  /// one the caller accepts.
   public static var notAdvertised: Self { "not_advertised" }
   /// The HTTP fetch failed: no connection, a status other than 200, a redirect, a timeout,
   /// cancellation, or a body over the cap.

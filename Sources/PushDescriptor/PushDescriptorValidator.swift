@@ -1,38 +1,46 @@
 import NostrEvent
 import NostrJSON
 
-/// The strict checks of `push-descriptor.md`, run in the fixed order of `cli.md`; the first
-/// failure is thrown.
+/// The strict checks of `push-descriptor.md` and `buzz-push-v1.md`, run in the fixed order of
+/// `cli.md`; the first failure is thrown.
 ///
-/// Order: `supported_extensions`; `push` is an object; unknown members of `push`; missing
-/// members (in `PushDescriptor.memberNames` order); the members of `limitation`; then `origin`,
-/// `keys`, `app_profiles`, `push_kinds`, `urgent_kinds`, `h_grammar`, `class_support`, each
-/// array by index.
+/// Order: `supported_extensions` (which also names the generation); `push` is an object; unknown
+/// members of `push` (those outside the generation's `PushProtocol.memberNames`); missing members
+/// (in that order); the members of `limitation`; then `origin`, `keys`, `app_profiles`,
+/// `push_kinds`, `urgent_kinds`, `h_grammar`, `class_support`, each array by index.
 struct PushDescriptorValidator {
-  var extensionName: String
+  /// The generations the caller accepts.
+  var protocols: Set<PushProtocol>
+  /// The app profile that must be listed with its transport (`nip-pl` only).
   var requiredAppProfile: PushAppProfile?
 
   func descriptor(fromDocument document: JSONObject) throws(PushDescriptorError) -> PushDescriptor {
-    try checkAdvertisement(document["supported_extensions"])
+    let pushProtocol = try advertisedProtocol(document["supported_extensions"])
     guard let push = document["push"] else {
       throw PushDescriptorError(code: .missing, field: "push", message: "the document has no push object")
     }
-    return try descriptor(fromPush: push)
+    return try descriptor(fromPush: push, pushProtocol: pushProtocol)
   }
 
-  func descriptor(fromPush value: JSONValue) throws(PushDescriptorError) -> PushDescriptor {
+  func descriptor(
+    fromPush value: JSONValue, pushProtocol: PushProtocol
+  ) throws(PushDescriptorError) -> PushDescriptor {
     guard case .object(let push) = value else { throw wrongType("push", expected: "an object", value) }
-    for key in push.keys where !PushDescriptor.memberNames.contains(key) {
+    let memberNames = pushProtocol.memberNames
+    for key in push.keys where !memberNames.contains(key) {
       throw PushDescriptorError(
-        code: .unknownField, field: "push.\(key)", message: "push has no member named \"\(key)\"")
+        code: .unknownField, field: "push.\(key)",
+        message: "a \(pushProtocol.rawValue) push object has no member named \"\(key)\"")
     }
-    for name in PushDescriptor.memberNames where name != "urgent_kinds" && push[name] == nil {
+    for name in pushProtocol.requiredMemberNames where push[name] == nil {
       throw missing("push.\(name)")
     }
     let limitation = try self.limitation(push["limitation"]!)
     let origin = try self.origin(push["origin"]!, maxLength: limitation.maxStringLen)
     let keys = try self.keys(push["keys"]!, maxIdLength: limitation.maxStringLen)
-    let appProfiles = try self.appProfiles(push["app_profiles"]!)
+    let appProfiles = try push["app_profiles"].map { value throws(PushDescriptorError) in
+      try self.appProfiles(value)
+    }
     let pushKinds = try self.pushKinds(push["push_kinds"]!)
     let urgentKinds = try push["urgent_kinds"].map { value throws(PushDescriptorError) in
       try self.urgentKinds(value, pushKinds: pushKinds)
@@ -40,30 +48,39 @@ struct PushDescriptorValidator {
     let hGrammar = try self.hGrammar(push["h_grammar"]!)
     let classSupport = try self.classSupport(push["class_support"]!)
     return PushDescriptor(
-      origin: origin, keys: keys, appProfiles: appProfiles, pushKinds: pushKinds,
-      urgentKinds: urgentKinds, hGrammar: hGrammar, classSupport: classSupport,
+      pushProtocol: pushProtocol, origin: origin, keys: keys, appProfiles: appProfiles ?? [],
+      pushKinds: pushKinds, urgentKinds: urgentKinds, hGrammar: hGrammar, classSupport: classSupport,
       limitation: limitation)
   }
 
   // MARK: The advertisement
 
-  private func checkAdvertisement(_ value: JSONValue?) throws(PushDescriptorError) {
+  /// The generation `supported_extensions` advertises: exactly one of `nip-pl` and
+  /// `buzz-push-v1`, and one the caller accepts.
+  private func advertisedProtocol(_ value: JSONValue?) throws(PushDescriptorError) -> PushProtocol {
     let field = "supported_extensions"
     guard let value else { throw missing(field) }
     guard case .array(let names) = value else { throw wrongType(field, expected: "an array", value) }
     guard !names.isEmpty else { throw invalid(field, "supported_extensions is empty") }
-    var advertised = false
+    var advertised: [PushProtocol] = []
     for (index, name) in names.enumerated() {
       guard case .string(let text) = name, !text.isEmpty else {
         throw invalid(field, "entry \(index) is not a non-empty string")
       }
-      if text == extensionName { advertised = true }
+      if let generation = PushProtocol(rawValue: text), !advertised.contains(generation) {
+        advertised.append(generation)
+      }
     }
-    guard advertised else {
+    guard advertised.count < 2 else { throw invalid(field, "both nip-pl and buzz-push-v1 advertised") }
+    guard let generation = advertised.first, protocols.contains(generation) else {
+      let wanted = PushProtocol.allCases.filter(protocols.contains).map { "\"\($0.rawValue)\"" }
       throw PushDescriptorError(
-        code: .notAdvertised, field: field, message: "supported_extensions does not list \"\(extensionName)\""
-      )
+        code: .notAdvertised, field: field,
+        message: wanted.isEmpty
+          ? "the caller accepts no push protocol generation"
+          : "supported_extensions does not list \(wanted.joined(separator: " or "))")
     }
+    return generation
   }
 
   // MARK: Members

@@ -35,24 +35,27 @@ public struct PushDiscovery: Sendable {
 
   /// Fetches and validates the document of `relay` before `deadline`.
   ///
+  /// `protocols` are the generations the caller accepts (both by default); `requiredAppProfile`
+  /// applies to `nip-pl` only, as in `RelayDocument(bytes:protocols:requiredAppProfile:)`.
+  ///
   /// - Throws: `http`/`transport` for any fetch failure (including the deadline and
   ///   cancellation), otherwise what `RelayDocument(bytes:)` throws.
   public func discover(
-    relay: String, extensionName: String = PushDescriptor.defaultExtensionName,
+    relay: String, protocols: Set<PushProtocol> = Set(PushProtocol.allCases),
     requiredAppProfile: PushAppProfile? = nil, deadline: ContinuousClock.Instant
   ) async throws(PushDescriptorError) -> RelayDocument {
     let body = try await fetchDocument(relay: relay, deadline: deadline)
     return try RelayDocument(
-      bytes: body, extensionName: extensionName, requiredAppProfile: requiredAppProfile)
+      bytes: body, protocols: protocols, requiredAppProfile: requiredAppProfile)
   }
 
   /// Fetches and validates the document of `relay` within `timeout` (8 s by default).
   public func discover(
-    relay: String, extensionName: String = PushDescriptor.defaultExtensionName,
+    relay: String, protocols: Set<PushProtocol> = Set(PushProtocol.allCases),
     requiredAppProfile: PushAppProfile? = nil, timeout: Duration = PushDiscovery.defaultTimeout
   ) async throws(PushDescriptorError) -> RelayDocument {
     try await discover(
-      relay: relay, extensionName: extensionName, requiredAppProfile: requiredAppProfile,
+      relay: relay, protocols: protocols, requiredAppProfile: requiredAppProfile,
       deadline: .now + timeout)
   }
 

@@ -13,38 +13,41 @@ public struct RelayDocument: Sendable, Hashable {
 
   /// Reads and validates a document's JSON bytes.
   ///
+  /// - Parameters:
+  ///   - protocols: the generations the caller accepts (both by default).
+  ///   - requiredAppProfile: the app profile that must be listed with its transport; it applies
+  ///     to `nip-pl` only and is ignored for a `buzz-push-v1` relay, which has no app profiles.
   /// - Throws: `document`/`wrong_type` for bytes that are not a JSON object, `duplicate` at the
   ///   path of a repeated member name, else the first failed check of the push descriptor.
   public init(
-    bytes: some Sequence<UInt8>, extensionName: String = PushDescriptor.defaultExtensionName,
+    bytes: some Sequence<UInt8>, protocols: Set<PushProtocol> = Set(PushProtocol.allCases),
     requiredAppProfile: PushAppProfile? = nil
   ) throws(PushDescriptorError) {
     try self.init(
-      object: try DocumentReader.rootObject(bytes), extensionName: extensionName,
+      object: try DocumentReader.rootObject(bytes), protocols: protocols,
       requiredAppProfile: requiredAppProfile)
   }
 
   /// Validates a document's root object that has already been read.
   package init(
-    object: JSONObject, extensionName: String = PushDescriptor.defaultExtensionName,
+    object: JSONObject, protocols: Set<PushProtocol> = Set(PushProtocol.allCases),
     requiredAppProfile: PushAppProfile? = nil
   ) throws(PushDescriptorError) {
     push = try PushDescriptor(
-      strictDocument: object, extensionName: extensionName, requiredAppProfile: requiredAppProfile)
+      strictDocument: object, protocols: protocols, requiredAppProfile: requiredAppProfile)
     information = RelayInformation(lenient: object)
   }
 
   /// Builds the document a relay serves: `information`'s members with `supported_extensions`
-  /// listing `extensionName` and `push` set to the descriptor.
+  /// listing the descriptor's generation and `push` set to the descriptor.
   ///
-  /// Existing string entries of `supported_extensions` are kept; anything else there is replaced.
-  public init(
-    information: RelayInformation, push: PushDescriptor,
-    extensionName: String = PushDescriptor.defaultExtensionName
-  ) {
+  /// Existing string entries of `supported_extensions` are kept, except the other generation's
+  /// name (a document advertising both is invalid); anything else there is replaced.
+  public init(information: RelayInformation, push: PushDescriptor) {
+    let extensionName = push.pushProtocol.rawValue
     var object = information.object
     var extensions = object["supported_extensions"]?.arrayValue?.compactMap(\.stringValue) ?? []
-    extensions.removeAll(where: \.isEmpty)
+    extensions.removeAll { $0.isEmpty || ($0 != extensionName && PushProtocol(rawValue: $0) != nil) }
     if !extensions.contains(extensionName) { extensions.append(extensionName) }
     object["supported_extensions"] = .array(extensions.map(JSONValue.string))
     object["push"] = push.jsonValue

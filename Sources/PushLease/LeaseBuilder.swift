@@ -16,15 +16,34 @@ public struct LeaseBuilder: Sendable {
   /// The longest clock margin taken off the relay's `max_lease_ttl`, in seconds.
   package static let maxClockMargin: Int64 = 300
 
-  /// The relay's validated descriptor.
+  /// The relay's validated descriptor; its generation decides the plaintext written.
   package let descriptor: PushDescriptor
-  /// The app's profile and transport; nil for a builder that only writes tombstones.
+  /// The app's profile and transport (`nip-pl`); nil for a `buzz-push-v1` relay and for a
+  /// builder that only writes tombstones.
   package let appProfile: PushAppProfile?
+  /// The transport of a `buzz-push-v1` lease (a key of `class_support`); nil otherwise.
+  package let transport: String?
 
-  /// Creates a builder for one relay and one app (`appProfile` is needed for active leases only).
+  /// Creates a builder for one `nip-pl` relay and one app (`appProfile` is needed for active
+  /// leases only).
+  ///
+  /// A profile given for a `buzz-push-v1` descriptor is refused by `active(…)` with
+  /// `invalid_app_profile` before anything is signed: use `init(descriptor:transport:)` there.
   public init(descriptor: PushDescriptor, appProfile: PushAppProfile? = nil) {
     self.descriptor = descriptor
     self.appProfile = appProfile
+    self.transport = nil
+  }
+
+  /// Creates a builder for one `buzz-push-v1` relay, whose leases name no app profile, only the
+  /// `transport` the app is woken through (a key of `class_support`: `apns` on iOS).
+  ///
+  /// For a `nip-pl` descriptor `active(…)` throws `invalid_app_profile`: a lease there needs
+  /// the app profile.
+  public init(descriptor: PushDescriptor, transport: String) {
+    self.descriptor = descriptor
+    self.appProfile = nil
+    self.transport = transport
   }
 
   /// The clock margin m = min(300, `max_lease_ttl` / 4) seconds: the lease ends that much before
@@ -45,7 +64,9 @@ public struct LeaseBuilder: Sendable {
   ///   - grantExpiresAt: when the grant expires; the lease never outlives it.
   ///   - now: the current Unix time.
   ///   - signer: the account's key; the content is sealed from it and the event signed with it.
-  /// - Throws: in this order `invalid_app_profile`, `invalid_endpoint`, `invalid_generation`,
+  /// - Throws: in this order `invalid_app_profile` (for `nip-pl` the profile is not advertised
+  ///   with its transport; for `buzz-push-v1` a profile was given, or the transport is not a key
+  ///   of `class_support`), `invalid_endpoint`, `invalid_generation`,
   ///   `invalid_subscriptions`, `invalid_created_at` (a clock outside 0…2^53−1), `grant_expired`,
   ///   `plaintext_too_long`, `content_too_long`.
   public func active(
@@ -66,14 +87,19 @@ public struct LeaseBuilder: Sendable {
     installationID: InstallationID, grantExpiresAt: Int64?, now: Int64, signer: SecretKey
   ) throws(LeaseBuildError) -> Event {
     let limits = descriptor.limitation
-    let appProfile = try checkRequest(endpoint: endpoint)
+    let request = try checkRequest(endpoint: endpoint)
     try checkGeneration(generation)
-    let object = JSONObject([
+    var object = JSONObject([
       "v": .integer(LeasePlaintext.version), "origin": .string(descriptor.origin),
-      "app_profile": .string(appProfile.id), "transport": .string(appProfile.transport),
-      "endpoint": .string(endpoint), "generation": .integer(generation), "active": .bool(true),
-      "subscriptions": subscriptionsJSON,
     ])
+    if let appProfile = request.appProfile { object["app_profile"] = .string(appProfile) }
+    object.members += [
+      JSONMember(key: "transport", value: .string(request.transport)),
+      JSONMember(key: "endpoint", value: .string(endpoint)),
+      JSONMember(key: "generation", value: .integer(generation)),
+      JSONMember(key: "active", value: .bool(true)),
+      JSONMember(key: "subscriptions", value: subscriptionsJSON),
+    ]
     let plaintext = try checked(object, author: signer.publicKeyHex)
     try checkClock(now: now, createdAt: createdAt)
     let ceiling = now + Int64(limits.maxLeaseTTL) - clockMargin
@@ -113,26 +139,50 @@ public struct LeaseBuilder: Sendable {
 
   // MARK: Steps
 
-  /// The first checks of `active`, in its order: the app profile (advertised with its
-  /// transport, at most `max_string_len` bytes), then the endpoint (1…`max_endpoint_len` bytes).
+  /// The first checks of `active`, in its order: the app's identity, then the endpoint
+  /// (1…`max_endpoint_len` bytes). For `nip-pl` the identity is an app profile advertised with
+  /// its transport, at most `max_string_len` bytes; for `buzz-push-v1` it is no app profile and
+  /// a transport that is a key of `class_support`. Either failing is `invalid_app_profile`.
   ///
   /// `package` so the CLI can run them before it reads its channel files, in the code order.
-  package func checkRequest(endpoint: String) throws(LeaseBuildError) -> PushAppProfile {
+  package func checkRequest(
+    endpoint: String
+  ) throws(LeaseBuildError) -> (appProfile: String?, transport: String) {
     let limits = descriptor.limitation
-    guard let appProfile, descriptor.appProfiles.contains(appProfile),
-      LeasePlaintextCheck.isStringLength(appProfile.id, limits.maxStringLen)
-    else {
-      let named = appProfile.map { "\"\($0.id)\" with transport \"\($0.transport)\"" } ?? "(none)"
-      throw LeaseBuildError(
-        code: .invalidAppProfile, field: "app_profile",
-        message: "the app profile \(named) is not advertised, or is over max_string_len")
+    let request: (appProfile: String?, transport: String)
+    switch descriptor.pushProtocol {
+    case .nipPL:
+      guard let appProfile, descriptor.appProfiles.contains(appProfile),
+        LeasePlaintextCheck.isStringLength(appProfile.id, limits.maxStringLen)
+      else {
+        let named = appProfile.map { "\"\($0.id)\" with transport \"\($0.transport)\"" } ?? "(none)"
+        throw LeaseBuildError(
+          code: .invalidAppProfile, field: "app_profile",
+          message: "the app profile \(named) is not advertised, or is over max_string_len")
+      }
+      request = (appProfile.id, appProfile.transport)
+    case .buzzPushV1:
+      if let appProfile {
+        throw LeaseBuildError(
+          code: .invalidAppProfile, field: "app_profile",
+          message: "a buzz-push-v1 relay takes no app profile; \"\(appProfile.id)\" was given")
+      }
+      guard let transport, descriptor.classSupportTransports.contains(transport) else {
+        let offered = descriptor.classSupportTransports.joined(separator: ", ")
+        throw LeaseBuildError(
+          code: .invalidAppProfile, field: "transport",
+          message:
+            "the transport \(transport.map { "\"\($0)\"" } ?? "(none)") is not a key of class_support (\(offered))"
+        )
+      }
+      request = (nil, transport)
     }
     guard LeasePlaintextCheck.isStringLength(endpoint, limits.maxEndpointLen) else {
       throw LeaseBuildError(
         code: .invalidEndpoint, field: "endpoint",
         message: "the endpoint must be 1 to \(limits.maxEndpointLen) bytes")
     }
-    return appProfile
+    return request
   }
 
   /// The generation check of `active` and `tombstone`: 1…2^53−1.

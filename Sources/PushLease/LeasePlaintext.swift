@@ -3,16 +3,17 @@ import NostrJSON
 /// The decrypted content of a lease, as the builder writes it and the validator reads it.
 ///
 /// `jsonValue` is the exact plaintext of `push-lease.md`: keys `v`, `origin`, `app_profile`,
-/// `transport`, `endpoint`, `generation`, `active`, `subscriptions` for an active lease and `v`,
-/// `origin`, `generation`, `active` for a tombstone; `JSONWriter` writes it compactly with
-/// NIP-01 string escaping.
+/// `transport`, `endpoint`, `generation`, `active`, `subscriptions` for an active `nip-pl` lease
+/// (`buzz-push-v1` leaves out `app_profile`) and `v`, `origin`, `generation`, `active` for a
+/// tombstone; `JSONWriter` writes it compactly with NIP-01 string escaping.
 struct LeasePlaintext: Sendable, Hashable {
   /// The only plaintext version this module writes and accepts.
   static let version: Int64 = 1
 
   /// What an active lease asks for.
   struct Active: Sendable, Hashable {
-    var appProfile: String
+    /// The app profile (`nip-pl`); nil for `buzz-push-v1`, whose plaintext has none.
+    var appProfile: String?
     var transport: String
     var endpoint: String
     var subscriptions: [LeaseSubscription]
@@ -31,8 +32,10 @@ struct LeasePlaintext: Sendable, Hashable {
       JSONMember(key: "v", value: .integer(Self.version)), JSONMember(key: "origin", value: .string(origin)),
     ]
     if let active {
+      if let appProfile = active.appProfile {
+        members.append(JSONMember(key: "app_profile", value: .string(appProfile)))
+      }
       members += [
-        JSONMember(key: "app_profile", value: .string(active.appProfile)),
         JSONMember(key: "transport", value: .string(active.transport)),
         JSONMember(key: "endpoint", value: .string(active.endpoint)),
         JSONMember(key: "generation", value: .integer(generation)),

@@ -10,10 +10,19 @@ import PushDescriptor
 /// tenant origin = `push.origin`), so an app never publishes a lease its relay refuses. Every
 /// bound comes from the descriptor's `limitation`.
 enum LeasePlaintextCheck {
-  /// The members of an active lease's plaintext, in the order they are written and checked.
+  /// The members of an active `nip-pl` lease's plaintext, in the order they are written and
+  /// checked.
   static let activeMembers = [
     "v", "origin", "app_profile", "transport", "endpoint", "generation", "active", "subscriptions",
   ]
+  /// The members of an active `buzz-push-v1` lease's plaintext: `activeMembers` without
+  /// `app_profile`.
+  static let activeV1Members = activeMembers.filter { $0 != "app_profile" }
+
+  /// The members of an active lease for the relay's generation.
+  static func activeMembers(_ pushProtocol: PushProtocol) -> [String] {
+    pushProtocol == .nipPL ? activeMembers : activeV1Members
+  }
   /// The members of a tombstone's plaintext, in the order they are written and checked.
   static let tombstoneMembers = ["v", "origin", "generation", "active"]
   /// The members a subscription may have.
@@ -27,7 +36,8 @@ enum LeasePlaintextCheck {
   /// The exact-match members of a filter, in the order their shapes and values are checked.
   static let exactMembers = ["authors", "#p", "#h", "#e"]
 
-  /// Checks `object` (a parsed plaintext) and returns what it says.
+  /// Checks `object` (a parsed plaintext) as the descriptor's generation reads it and returns
+  /// what it says.
   ///
   /// - Parameters:
   ///   - author: the lease event's pubkey (`#p` values must equal it).
@@ -42,7 +52,7 @@ enum LeasePlaintextCheck {
     guard case .bool(let isActive) = activeValue else {
       throw LeaseRejection(.members, "active must be a boolean")
     }
-    let expected = isActive ? activeMembers : tombstoneMembers
+    let expected = isActive ? activeMembers(descriptor.pushProtocol) : tombstoneMembers
     for key in expected where object[key] == nil { throw LeaseRejection(.members, "missing \(key)") }
     for key in object.keys where !expected.contains(key) {
       throw LeaseRejection(.members, "unknown field: \(key)")
@@ -51,11 +61,11 @@ enum LeasePlaintextCheck {
     // schema, in member order, then per subscription
     let version = try nonNegativeInteger(object["v"]!, "v")
     let origin = try string(object["origin"]!, "origin")
-    var request: (appProfile: String, transport: String, endpoint: String)?
+    var request: (appProfile: String?, transport: String, endpoint: String)?
     if isActive {
       request = (
-        try string(object["app_profile"]!, "app_profile"), try string(object["transport"]!, "transport"),
-        try string(object["endpoint"]!, "endpoint")
+        try object["app_profile"].map { value throws(LeaseRejection) in try string(value, "app_profile") },
+        try string(object["transport"]!, "transport"), try string(object["endpoint"]!, "endpoint")
       )
     }
     let generation = try nonNegativeInteger(object["generation"]!, "generation")
@@ -72,15 +82,24 @@ enum LeasePlaintextCheck {
     }
     guard let request else { return LeasePlaintext(origin: origin, generation: generation, active: nil) }
 
-    // active
-    guard let profile = descriptor.appProfiles.first(where: { $0.id == request.appProfile }) else {
-      throw LeaseRejection(.active, "app profile not supported")
+    // active: nip-pl names an advertised profile and its transport; buzz-push-v1 a transport
+    // that is a key of class_support
+    if let appProfile = request.appProfile {
+      guard let profile = descriptor.appProfiles.first(where: { $0.id == appProfile }) else {
+        throw LeaseRejection(.active, "app profile not supported")
+      }
+      guard profile.transport == request.transport else {
+        throw LeaseRejection(.active, "transport mismatch")
+      }
+    } else {
+      guard descriptor.classSupportTransports.contains(request.transport) else {
+        throw LeaseRejection(.active, "transport mismatch")
+      }
     }
-    guard profile.transport == request.transport else { throw LeaseRejection(.active, "transport mismatch") }
     guard isCount(request.endpoint.utf8.count, limits.maxEndpointLen) else {
       throw LeaseRejection(.active, "invalid endpoint length")
     }
-    guard isStringLength(request.appProfile, limits.maxStringLen),
+    guard request.appProfile.map({ isStringLength($0, limits.maxStringLen) }) ?? true,
       isStringLength(request.transport, limits.maxStringLen)
     else { throw LeaseRejection(.active, "invalid string length") }
     guard isCount(shapes.count, limits.maxSubscriptionsPerLease) else {

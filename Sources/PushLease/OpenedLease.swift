@@ -27,10 +27,12 @@ public struct OpenedLease: Sendable, Hashable {
   public enum State: Sendable, Hashable {
     /// Wake `endpoint` through `transport` for events matching `subscriptions`.
     ///
-    /// `endpointHash` is the SHA-256 of the endpoint's UTF-8 bytes as 64 lowercase hex, for
-    /// stores that index or compare endpoints without keeping them in the clear.
+    /// `appProfile` is the plaintext's `app_profile` for a `nip-pl` relay and nil for a
+    /// `buzz-push-v1` relay, whose leases carry none. `endpointHash` is the SHA-256 of the
+    /// endpoint's UTF-8 bytes as 64 lowercase hex, for stores that index or compare endpoints
+    /// without keeping them in the clear.
     case active(
-      appProfile: String, transport: String, endpoint: String, endpointHash: String,
+      appProfile: String?, transport: String, endpoint: String, endpointHash: String,
       subscriptions: [LeaseSubscription])
     /// Revoke whatever this address asked before.
     case tombstone

@@ -129,7 +129,8 @@ public final class SQLiteLeaseStore: LeaseStore, Sendable {
       .integer(lease.expiration), .text(lease.keyID), .integer(lease.generation),
     ]
     switch lease.state {
-    case .active(let appProfile, let transport, let endpoint, let endpointHash, let subscriptions):
+    case .active(let profile, let transport, let endpoint, let endpointHash, let subscriptions):
+      let appProfile = profile ?? ""  // buzz-push-v1: the empty string, never NULL (unique index, `= ?`)
       // 5: quota over the author's other active addresses.
       let others =
         try connection.query(

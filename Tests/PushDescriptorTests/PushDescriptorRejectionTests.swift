@@ -357,18 +357,18 @@ struct RejectionCase: Sendable, CustomTestStringConvertible {
     #expect(document.push.appProfiles.map(\.id) == ["com.example.chat", "com.example.droid"])
   }
 
-  @Test func rejectsADocumentAdvertisingAnotherExtensionName() throws {
+  @Test func rejectsANipPLDocumentWhenOnlyBuzzPushV1IsAccepted() throws {
     let error = try #require(throws: PushDescriptorError.self) {
-      try RelayDocument(object: TestSupport.document, extensionName: "nip-pl-2")
+      try RelayDocument(object: TestSupport.document, protocols: [.buzzPushV1])
     }
     #expect(error.field == "supported_extensions")
     #expect(error.code == .notAdvertised)
+    #expect(error.message == "supported_extensions does not list \"buzz-push-v1\"")
   }
 
-  @Test func acceptsAConfiguredExtensionName() throws {
-    var object = TestSupport.document
-    object["supported_extensions"] = .array([.string("nip-pl-2")])
-    let document = try RelayDocument(object: object, extensionName: "nip-pl-2")
+  @Test func acceptsANipPLDocumentWhenOnlyNipPLIsAccepted() throws {
+    let document = try RelayDocument(object: TestSupport.document, protocols: [.nipPL])
     #expect(document.push == TestSupport.descriptor)
+    #expect(document.push.pushProtocol == .nipPL)
   }
 }

@@ -7,7 +7,7 @@ import Testing
 @Suite struct RequiredMemberTests {
   static let requiredPaths: [String] =
     ["supported_extensions", "push"]
-    + PushDescriptor.memberNames.filter { $0 != "urgent_kinds" }.map { "push.\($0)" }
+    + PushProtocol.nipPL.requiredMemberNames.map { "push.\($0)" }
     + PushLimitation.memberNames.map { "push.limitation.\($0)" }
     + [
       "push.keys[1].id", "push.keys[1].pubkey", "push.app_profiles[0].id", "push.app_profiles[0].transport",

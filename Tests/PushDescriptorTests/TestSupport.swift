@@ -59,6 +59,34 @@ enum TestSupport {
     ])
   }
 
+  /// A valid `buzz-push-v1` `push` object: `pushText` without `app_profiles` and `urgent_kinds`.
+  static let pushV1Text = """
+    {"origin":"wss://push.example","keys":[{"id":"k1","pubkey":"\(hexA)","retiring":true},\
+    {"id":"k2","pubkey":"\(hexB)","current":true}],"push_kinds":[9,40002,45001,45003,1111],\
+    "h_grammar":"uuid-v4-lowercase","class_support":{"apns":["silent","default","urgent"],\
+    "fcm":["high"]},"limitation":{"max_lease_ttl":604800,"max_leases_per_pubkey":8,\
+    "max_subscriptions_per_lease":4,"max_kinds":16,"max_authors":256,"max_h":64,"max_tag_values":64,\
+    "max_ignore":128,"max_content_len":8192,"max_plaintext_len":4096,"max_endpoint_len":512,\
+    "max_string_len":64}}
+    """
+
+  /// The valid `buzz-push-v1` `push` value.
+  static var pushV1: JSONValue { try! JSONReader().read(pushV1Text) }
+
+  /// `document` served as `buzz-push-v1`: the same future metadata, `supported_extensions`
+  /// `["buzz-push-v1"]` and the v1 `push` object.
+  static var documentV1: JSONObject {
+    var object = document
+    object["supported_extensions"] = .array([.string("buzz-push-v1")])
+    object["push"] = pushV1
+    return object
+  }
+
+  /// The descriptor `pushV1` validates to.
+  static var descriptorV1: PushDescriptor {
+    try! PushDescriptor(strictPush: pushV1, pushProtocol: .buzzPushV1)
+  }
+
   /// The future top-level members in `document`, in order.
   static let futureKeys = ["read_state_snapshot", "artifacts", "software_commit_count", "build_time"]
 

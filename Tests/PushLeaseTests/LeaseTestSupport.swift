@@ -34,13 +34,21 @@ enum LeaseTestSupport {
     descriptor("Fixtures/demo/nip11.json", changes)
   }
 
+  /// `Fixtures/demo-v1/nip11.json`'s `buzz-push-v1` descriptor (the demo relay without app
+  /// profiles), optionally changed as `demoDescriptor` does.
+  static func demoV1Descriptor(_ changes: [String: JSONValue] = [:]) -> PushDescriptor {
+    descriptor("Fixtures/demo-v1/nip11.json", changes, pushProtocol: .buzzPushV1)
+  }
+
   /// `Fixtures/nip11/push-descriptor.json`'s descriptor (a retiring and a current key, two app
   /// profiles), optionally changed as `demoDescriptor` does.
   static func exampleDescriptor(_ changes: [String: JSONValue] = [:]) -> PushDescriptor {
     descriptor("Fixtures/nip11/push-descriptor.json", changes)
   }
 
-  private static func descriptor(_ path: String, _ changes: [String: JSONValue]) -> PushDescriptor {
+  private static func descriptor(
+    _ path: String, _ changes: [String: JSONValue], pushProtocol: PushProtocol = .nipPL
+  ) -> PushDescriptor {
     var push = pushObject(path).objectValue!
     for (key, value) in changes.sorted(by: { $0.key < $1.key }) {
       let parts = key.split(separator: ".").map(String.init)
@@ -52,7 +60,7 @@ enum LeaseTestSupport {
         push[key] = value
       }
     }
-    return try! PushDescriptor(strictPush: .object(push))
+    return try! PushDescriptor(strictPush: .object(push), pushProtocol: pushProtocol)
   }
 
   /// A limitation change for `demoDescriptor`/`exampleDescriptor`.

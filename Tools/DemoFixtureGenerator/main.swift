@@ -1,12 +1,21 @@
 // Generates Fixtures/demo: really signed events, a NIP-11 document with a push descriptor, a PNG
 // avatar and the TEST-ONLY keys used. Run through Scripts/make-demo-fixtures; the output is committed.
+// `--protocol buzz-push-v1` writes the same world served as buzz-push-v1 (Fixtures/demo-v1): the
+// NIP-11 document advertises buzz-push-v1 and its push object has no app_profiles or urgent_kinds.
 import Foundation
 import NostrEvent
 import NostrJSON
 
-let arguments = CommandLine.arguments.dropFirst()
+var arguments = Array(CommandLine.arguments.dropFirst())
+/// The protocol generation the NIP-11 document advertises: `nip-pl` (the default) or `buzz-push-v1`.
+var pushProtocol = "nip-pl"
+if arguments.count == 3, arguments[0] == "--protocol", ["nip-pl", "buzz-push-v1"].contains(arguments[1]) {
+  pushProtocol = arguments[1]
+  arguments.removeFirst(2)
+}
 guard arguments.count == 1, let folderPath = arguments.first else {
-  FileHandle.standardError.write(Data("usage: DemoFixtureGenerator OUTPUT_FOLDER\n".utf8))
+  FileHandle.standardError.write(
+    Data("usage: DemoFixtureGenerator [--protocol nip-pl|buzz-push-v1] OUTPUT_FOLDER\n".utf8))
   exit(2)
 }
 let folder = URL(fileURLWithPath: folderPath, isDirectory: true)
@@ -81,7 +90,7 @@ let limitation = json([
   "max_content_len": .integer(65_536), "max_plaintext_len": .integer(4096), "max_endpoint_len": .integer(512),
   "max_string_len": .integer(256),
 ])
-let push = json([
+var pushMembers = JSONObject([
   "origin": .string("ws://127.0.0.1:\(demoPort)"),
   "keys": .array([
     json(["id": .string("demo-2026-01"), "pubkey": .string(relay.pubkey), "current": .bool(true)])
@@ -93,6 +102,12 @@ let push = json([
   "class_support": json(["apns": .array(["silent", "default", "time_sensitive"].map { .string($0) })]),
   "limitation": limitation,
 ])
+if pushProtocol == "buzz-push-v1" {
+  // One app per gateway: no app profile anywhere, and no urgent_kinds member.
+  pushMembers["app_profiles"] = nil
+  pushMembers["urgent_kinds"] = nil
+}
+let push = JSONValue.object(pushMembers)
 let information = json([
   "name": .string("NostrPushKit demo relay"),
   "description": .string("Loopback fixture relay for the nostr-push demo. Test data only."),
@@ -102,7 +117,7 @@ let information = json([
   "supported_nips": .array([1, 11, 29, 98].map { .integer($0) }),
   "software": .string("https://github.com/nostrpushkit/NostrPushKit"),
   "version": .string("0.1.0-demo"),
-  "supported_extensions": .array([.string("nip-pl")]),
+  "supported_extensions": .array([.string(pushProtocol)]),
   "push": push,
   "software_commit": .string("demo"),
 ])

@@ -12,13 +12,14 @@ struct DescriptorCommand: CLICommand {
 
     Reads a NIP-11 relay information document from FILE, standard input (-) or a relay URL
     (http, https, ws, wss; fetched with Accept: application/nostr+json) and prints one line:
-      {"valid":true,"push":{...},"ignored_top_level_keys":[...]}
+      {"valid":true,"protocol":"nip-pl"|"buzz-push-v1","push":{...},"ignored_top_level_keys":[...]}
       {"valid":false,"field":"<path>","error":"<code>","message":"<text>"}
     Exit status 0 when the descriptor is valid, 1 otherwise.
 
     options:
-      --extension NAME     the extension supported_extensions must list (default nip-pl)
-      --app-profile ID     require this app profile (needs --transport)
+      --extension NAME     accept only this protocol generation: nip-pl or buzz-push-v1
+                           (default: either)
+      --app-profile ID     require this app profile (needs --transport; nip-pl only)
       --transport T        the app profile's transport: apns or fcm
     """
 
@@ -39,8 +40,7 @@ struct DescriptorCommand: CLICommand {
     let reader = try ArgumentReader(arguments, valueFlags: ["extension", "app-profile", "transport"])
     let positionals = try reader.positionals(atMost: 1)
     guard let input = positionals.first else { throw UsageError("FILE, URL or - is required") }
-    let extensionName = reader.value("extension") ?? PushDescriptor.defaultExtensionName
-    guard !extensionName.isEmpty else { throw UsageError("--extension must not be empty") }
+    let protocols = try protocols(reader)
     let requiredAppProfile = try appProfile(reader)
 
     let result: Result<RelayDocument, PushDescriptorError>
@@ -48,14 +48,14 @@ struct DescriptorCommand: CLICommand {
       do {
         result = .success(
           try await PushDiscovery().discover(
-            relay: input, extensionName: extensionName, requiredAppProfile: requiredAppProfile))
+            relay: input, protocols: protocols, requiredAppProfile: requiredAppProfile))
       } catch {
         result = .failure(error)
       }
     } else {
       guard let bytes = readInput(input) else { return ExitCode.failure }
       result = Result { () throws(PushDescriptorError) in
-        try RelayDocument(bytes: bytes, extensionName: extensionName, requiredAppProfile: requiredAppProfile)
+        try RelayDocument(bytes: bytes, protocols: protocols, requiredAppProfile: requiredAppProfile)
       }
     }
     CLIOutput.line(bytes: JSONWriter.bytes(outputLine(result)))
@@ -63,14 +63,15 @@ struct DescriptorCommand: CLICommand {
     return ExitCode.failure
   }
 
-  /// The output object: key order `valid, push, ignored_top_level_keys` or
+  /// The output object: key order `valid, protocol, push, ignored_top_level_keys` or
   /// `valid, field, error, message`.
   static func outputLine(_ result: Result<RelayDocument, PushDescriptorError>) -> JSONValue {
     switch result {
     case .success(let document):
       return .object(
         JSONObject([
-          "valid": .bool(true), "push": document.push.jsonValue,
+          "valid": .bool(true), "protocol": .string(document.push.pushProtocol.rawValue),
+          "push": document.push.jsonValue,
           "ignored_top_level_keys": .array(document.ignoredTopLevelKeys.map(JSONValue.string)),
         ]))
     case .failure(let error):
@@ -81,6 +82,15 @@ struct DescriptorCommand: CLICommand {
           "message": .string(error.message),
         ]))
     }
+  }
+
+  /// `--extension`: one generation by name; both when the flag is absent.
+  private static func protocols(_ reader: ArgumentReader) throws -> Set<PushProtocol> {
+    guard let name = reader.value("extension") else { return Set(PushProtocol.allCases) }
+    guard let generation = PushProtocol(rawValue: name) else {
+      throw UsageError("--extension must be nip-pl or buzz-push-v1, got '\(name)'")
+    }
+    return [generation]
   }
 
   private static func appProfile(_ reader: ArgumentReader) throws -> PushAppProfile? {

@@ -14,7 +14,7 @@ enum EnrollCommand: CLICommand {
   static let summary = "enroll this account's push lease with a relay (kind 30350 over WebSocket)"
   static let usage = """
     usage: nostr-push enroll --relay URL --secret-key-file FILE --state FILE
-                             --app-profile ID --transport apns|fcm
+                             [--app-profile ID] --transport apns|fcm
                              (--endpoint GRANT | --gateway URL --device-token HEX)
                              [--channels FILE] [--muted FILE] [--now UNIX]
 
@@ -22,6 +22,8 @@ enum EnrollCommand: CLICommand {
     gateway fixture's POST /v1/test/grants), plans the subscriptions (mentions of the account and
     the channels of --channels, minus --muted), builds the lease, saves the next generation to
     --state before signing, and publishes the lease to push.origin with NIP-42. One JSON line.
+    --app-profile is required by a nip-pl relay and refused by a buzz-push-v1 relay
+    (invalid_app_profile), whose lease names only --transport.
     """
 
   static func run(_ arguments: [String]) async throws -> Int32 {
@@ -37,7 +39,7 @@ enum EnrollCommand: CLICommand {
     let keyFile = try reader.required("secret-key-file")
     let statePath = try reader.required("state")
     let now = try reader.integer("now")
-    let appProfile = try reader.required("app-profile")
+    let appProfile = reader.value("app-profile")
     let transport = try reader.required("transport")
     try DescriptorCommand.checkTransport(transport)
     let grant: GrantSource
@@ -108,10 +110,10 @@ struct Enrollment: Sendable {
 
   /// Enrolls (or re-enrolls, reusing `d` with the next generation) for mentions and `joined`.
   func enroll(
-    appProfile: String, transport: String, grant: GrantSource, joined: [String], muted: [String]
+    appProfile: String?, transport: String, grant: GrantSource, joined: [String], muted: [String]
   ) async throws(CommandFailure) -> EnrollmentOutcome {
     let descriptor = try await discover()
-    try Self.profile(appProfile, transport: transport, in: descriptor)
+    try Self.builder(appProfile, transport: transport, for: descriptor)
     let (endpoint, grantExpiresAt) = try await grant.endpoint(for: descriptor)
     return try await enroll(
       descriptor: descriptor, appProfile: appProfile, transport: transport, endpoint: endpoint,
@@ -120,12 +122,13 @@ struct Enrollment: Sendable {
 
   /// As `enroll(appProfile:transport:grant:joined:muted:)`, with the descriptor already
   /// discovered and the grant already obtained (the demo shows those steps on their own).
+  /// `appProfile` is for a `nip-pl` relay; nil for `buzz-push-v1`.
   func enroll(
-    descriptor: PushDescriptor, appProfile: String, transport: String, endpoint: String,
+    descriptor: PushDescriptor, appProfile: String?, transport: String, endpoint: String,
     grantExpiresAt: Int64?,
     joined: [String], muted: [String]
   ) async throws(CommandFailure) -> EnrollmentOutcome {
-    let profile = try Self.profile(appProfile, transport: transport, in: descriptor)
+    let builder = try Self.builder(appProfile, transport: transport, for: descriptor)
     let subscriptions = try CommandFailure.reporting { () throws(LeaseBuildError) in
       try SubscriptionPlanner(descriptor: descriptor).plan(
         for: key.publicKeyHex, joined: joined, muted: muted, mentionsOnly: joined.isEmpty)
@@ -140,7 +143,7 @@ struct Enrollment: Sendable {
     state.set(enrollment)
     try save(state)
     let event = try CommandFailure.reporting { () throws(LeaseBuildError) in
-      try LeaseBuilder(descriptor: descriptor, appProfile: profile).active(
+      try builder.active(
         endpoint: endpoint, subscriptions: subscriptions, generation: stamp.generation,
         createdAt: stamp.createdAt, installationID: enrollment.installationID,
         grantExpiresAt: grantExpiresAt, now: now, signer: key)
@@ -150,18 +153,35 @@ struct Enrollment: Sendable {
     return EnrollmentOutcome(lease: lease, result: try await publish(lease))
   }
 
-  /// The advertised profile `id` with `transport`, else `invalid_app_profile`.
+  /// The lease builder for the relay's generation, else `invalid_app_profile`: for `nip-pl`
+  /// the advertised profile `id` with `transport` (required), for `buzz-push-v1` no profile and
+  /// a transport that is a key of `class_support`.
   @discardableResult
-  static func profile(_ id: String, transport: String, in descriptor: PushDescriptor)
-    throws(CommandFailure)
-    -> PushAppProfile
+  static func builder(_ id: String?, transport: String, for descriptor: PushDescriptor)
+    throws(CommandFailure) -> LeaseBuilder
   {
-    guard let profile = descriptor.appProfiles.first(where: { $0.id == id && $0.transport == transport })
-    else {
-      throw CommandFailure(
-        "invalid_app_profile", "the relay does not advertise app profile \(id) for \(transport)")
+    switch descriptor.pushProtocol {
+    case .nipPL:
+      guard let id else {
+        throw CommandFailure("invalid_app_profile", "a nip-pl relay needs --app-profile")
+      }
+      guard let profile = descriptor.appProfiles.first(where: { $0.id == id && $0.transport == transport })
+      else {
+        throw CommandFailure(
+          "invalid_app_profile", "the relay does not advertise app profile \(id) for \(transport)")
+      }
+      return LeaseBuilder(descriptor: descriptor, appProfile: profile)
+    case .buzzPushV1:
+      if let id {
+        throw CommandFailure(
+          "invalid_app_profile", "a buzz-push-v1 relay takes no app profile; \(id) was given")
+      }
+      guard descriptor.classSupportTransports.contains(transport) else {
+        throw CommandFailure(
+          "invalid_app_profile", "the relay's class_support has no transport \(transport)")
+      }
+      return LeaseBuilder(descriptor: descriptor, transport: transport)
     }
-    return profile
   }
 
   /// Publishes the tombstone of the saved enrollment with its next generation.

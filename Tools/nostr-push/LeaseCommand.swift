@@ -20,7 +20,7 @@ enum LeaseCommand: CLICommand {
   static let name = "lease"
   static let summary = "build, tombstone or open a kind 30350 push lease"
   static let usage = """
-    usage: nostr-push lease build --descriptor FILE --secret-key-file FILE --endpoint GRANT --app-profile ID
+    usage: nostr-push lease build --descriptor FILE --secret-key-file FILE --endpoint GRANT [--app-profile ID]
                --transport apns|fcm --generation N [--d HEX] [--subscriptions FILE | --mentions-only]
                [--channels FILE] [--muted FILE] [--now UNIX] [--grant-expires UNIX]
            nostr-push lease tombstone --descriptor FILE --secret-key-file FILE --d HEX --generation N [--now UNIX]
@@ -28,6 +28,8 @@ enum LeaseCommand: CLICommand {
                [--now UNIX] [--skew 120]
 
     build      prints the signed active lease on one line; without --d, a fresh installation id.
+               --app-profile is required for a nip-pl descriptor and refused for buzz-push-v1
+               (invalid_app_profile), whose lease names only --transport.
                --channels/--muted: JSON arrays of channel ids for the planner; --subscriptions: a
                JSON array of subscriptions used instead of the planner.
     tombstone  prints the signed tombstone that revokes the lease at --d.
@@ -76,7 +78,7 @@ enum LeaseCommand: CLICommand {
     let descriptorPath = try reader.required("descriptor")
     let keyPath = try reader.required("secret-key-file")
     let endpoint = try reader.required("endpoint")
-    let profileID = try reader.required("app-profile")
+    let profileID = reader.value("app-profile")
     let transport = try reader.required("transport")
     let generationText = try reader.required("generation")
     try DescriptorCommand.checkTransport(transport)
@@ -93,8 +95,7 @@ enum LeaseCommand: CLICommand {
     return Result { () throws(LeaseBuildError) in
       let descriptor = try loadDescriptor(descriptorPath)
       let key = try secretKey(keyPath)
-      let builder = LeaseBuilder(
-        descriptor: descriptor, appProfile: PushAppProfile(id: profileID, transport: transport))
+      let builder = Self.builder(descriptor, appProfile: profileID, transport: transport)
       _ = try builder.checkRequest(endpoint: endpoint)
       let generation = try generation(generationText, builder: builder)
       let installationID = try installationID(reader.value("d")) ?? InstallationID.generate()
@@ -114,6 +115,17 @@ enum LeaseCommand: CLICommand {
         installationID: installationID, grantExpiresAt: grantExpiresAt, now: now, signer: key)
       return event.jsonBytes()
     }
+  }
+
+  /// The builder for the descriptor's generation: `nip-pl` with the app profile (nil when
+  /// `--app-profile` is absent, which the builder refuses), `buzz-push-v1` with the transport,
+  /// or with the profile when one was given, so the builder refuses it before signing.
+  static func builder(_ descriptor: PushDescriptor, appProfile: String?, transport: String) -> LeaseBuilder {
+    if descriptor.pushProtocol == .buzzPushV1, appProfile == nil {
+      return LeaseBuilder(descriptor: descriptor, transport: transport)
+    }
+    return LeaseBuilder(
+      descriptor: descriptor, appProfile: appProfile.map { PushAppProfile(id: $0, transport: transport) })
   }
 
   // MARK: tombstone
@@ -196,7 +208,7 @@ enum LeaseCommand: CLICommand {
   }
 
   /// The `lease` object of an accepted `open`, keys in the spec's order; a tombstone's request
-  /// members are null.
+  /// members are null, and so is a `buzz-push-v1` lease's `app_profile`.
   static func leaseValue(_ lease: OpenedLease) -> JSONValue {
     var members: [JSONMember] = [
       JSONMember(key: "address", value: .string(lease.address.description)),
@@ -213,7 +225,7 @@ enum LeaseCommand: CLICommand {
     switch lease.state {
     case .active(let appProfile, let transport, let endpoint, let endpointHash, let subscriptions):
       members += [
-        JSONMember(key: "app_profile", value: .string(appProfile)),
+        JSONMember(key: "app_profile", value: appProfile.map(JSONValue.string) ?? .null),
         JSONMember(key: "transport", value: .string(transport)),
         JSONMember(key: "endpoint", value: .string(endpoint)),
         JSONMember(key: "endpoint_hash", value: .string(endpointHash)),
