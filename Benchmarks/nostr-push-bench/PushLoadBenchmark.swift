@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import NostrEvent
 import NostrHTTP
+import NostrPushCore
 import NostrPushTestSupport
 import NostrPushTesting
 import NotificationResolver
@@ -54,7 +55,7 @@ struct PushLoadRun: Sendable {
     let validator = try LeaseValidator(descriptor: descriptor, pushKeys: ["load": relayKey])
     let ingest = PushIngest(
       validator: validator, store: store, roster: roster, descriptor: descriptor,
-      clock: PushRelayClock { now * 1000 })
+      clock: UnixClock { now * 1000 })
     let planner = SubscriptionPlanner(descriptor: descriptor)
     let builder = LeaseBuilder(descriptor: descriptor, appProfile: descriptor.appProfiles[0])
     let enrollStart = Stopwatch.mark()
@@ -78,7 +79,7 @@ struct PushLoadRun: Sendable {
       baseURL: base, transport: URLSessionHTTPTransport(), timeout: .milliseconds(10_000))
     let worker = DeliveryWorker(
       store: store, outbox: outbox, client: client, pushKeys: ["load": relayKey], roster: roster,
-      clock: PushRelayClock { now * 1000 })
+      clock: UnixClock { now * 1000 })
     let deliverStart = Stopwatch.mark()
     while try await !worker.runOnce().isEmpty {}
     let deliverSeconds = Stopwatch.seconds(since: deliverStart)

@@ -1,6 +1,7 @@
 import Foundation
 import NostrEvent
 import NostrHTTP
+import NostrPushCore
 import NostrWebSocket
 import PushDescriptor
 import PushLease
@@ -30,7 +31,7 @@ final class FixturePush: Sendable {
   private let ingest: PushIngest
   private let matcher: PushMatcher
   private let roster: any RosterSource
-  private let clock: PushRelayClock
+  private let clock: UnixClock
   private let temporaryPath: String?
   private let recent = Locked<[(receivedAt: Int64, event: Event)]>([])
   private let worker = Locked<Task<Void, Never>?>(nil)
@@ -39,7 +40,7 @@ final class FixturePush: Sendable {
   /// `nip11`, opening (creating) the state file; `roster` answers from the fixture's store.
   init(
     mode: RelayFixturePushMode, nip11: [UInt8]?, webSocketOrigin: String, roster: any RosterSource,
-    clock: PushRelayClock
+    clock: UnixClock
   ) throws(RelayFixtureError) {
     let (descriptor, document) = try Self.rewrite(
       nip11: nip11, origin: webSocketOrigin, pushKey: mode.pushKey)
@@ -143,8 +144,8 @@ final class FixturePush: Sendable {
   /// Only kinds that may wake (`push_kinds`) are kept, so other traffic never crowds a wake-worthy
   /// event out of the 256 candidates.
   func stored(_ event: Event) -> Bool {
-    let nowMilliseconds = clock.milliseconds()
-    let now = SQLiteWakeOutbox.seconds(nowMilliseconds)
+    let nowMilliseconds = clock.nowMilliseconds()
+    let now = UnixClock.seconds(nowMilliseconds)
     guard matcher.isEligible(event) else { return true }
     recent.withLock { recent in
       recent.append((now, event))
@@ -166,7 +167,7 @@ final class FixturePush: Sendable {
   /// The back-fill candidates: bridge events of `push_kinds` received in the last 120 s, newest
   /// first, at most 256.
   func candidates() -> [Event] {
-    let now = clock.seconds
+    let now = clock.now()
     return recent.withLock { recent in
       recent.reversed().prefix { now - $0.receivedAt <= PushMatcher.backfillWindowSeconds }.map(\.event)
     }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import NostrEvent
+import NostrPushCore
 import NostrWebSocket
 import PushDescriptor
 import PushRelay
@@ -174,8 +175,8 @@ public final class RelayFixtureServer: Sendable {
     let nip11 = state.withLock { $0.nip11 }
     let selfPubkey = nip11.flatMap { try? RelayInformation(lenientJSON: $0) }?.selfPubkey
     let roster = FixtureRoster(selfPubkey: selfPubkey, events: { [state] in state.withLock { $0.store } })
-    let clock = PushRelayClock { [state] in
-      state.withLock { $0.nowMilliseconds } ?? PushRelayClock.system.milliseconds()
+    let clock = UnixClock { [state] in
+      state.withLock { $0.nowMilliseconds } ?? UnixClock.system.nowMilliseconds()
     }
     let push = try FixturePush(
       mode: mode, nip11: nip11, webSocketOrigin: webSocketOrigin, roster: roster, clock: clock)
@@ -298,7 +299,7 @@ public final class RelayFixtureServer: Sendable {
   /// The fixture's clock in Unix seconds: the fixed one (floor), else the system's.
   private static func seconds(_ state: State) -> Int64 {
     guard let milliseconds = state.nowMilliseconds else { return Int64(Date().timeIntervalSince1970) }
-    return SQLiteWakeOutbox.seconds(milliseconds)
+    return UnixClock.seconds(milliseconds)
   }
 
   // MARK: The request log

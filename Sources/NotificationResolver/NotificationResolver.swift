@@ -1,6 +1,7 @@
 import EnrichmentCache
 import Foundation
 import NostrEvent
+import NostrPushCore
 
 /// Turns one content-free push wake into the notification it was for: query the relay, verify,
 /// select exactly once, enrich within the budget, and compose the content — or a fallback with

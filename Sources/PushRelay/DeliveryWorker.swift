@@ -1,4 +1,5 @@
 import NostrEvent
+import NostrPushCore
 
 /// What one claimed attempt came to: the answer (nil when nothing was sent) and the outcome
 /// written, if the claim still held.
@@ -32,7 +33,7 @@ public final class DeliveryWorker: Sendable {
   private let client: GatewayClient
   private let pushKeys: [String: SecretKey]
   private let roster: any RosterSource
-  private let clock: PushRelayClock
+  private let clock: UnixClock
   /// The pause between sweeps of `run()`.
   public let sweepInterval: Duration
 
@@ -40,7 +41,7 @@ public final class DeliveryWorker: Sendable {
   /// `client`, signing with `pushKeys` (by key id), re-checking channel membership with `roster`.
   public init(
     store: any LeaseStore, outbox: any WakeOutbox, client: GatewayClient, pushKeys: [String: SecretKey],
-    roster: any RosterSource, clock: PushRelayClock = .system, sweepInterval: Duration = defaultSweepInterval
+    roster: any RosterSource, clock: UnixClock = .system, sweepInterval: Duration = defaultSweepInterval
   ) {
     self.store = store
     self.outbox = outbox
@@ -62,7 +63,7 @@ public final class DeliveryWorker: Sendable {
   /// One sweep: drops rows an hour past expiry, claims up to one batch, and sends them at once.
   @discardableResult
   public func runOnce() async throws(PushRelayError) -> [WakeAttempt] {
-    let now = clock.milliseconds()
+    let now = clock.nowMilliseconds()
     _ = try outbox.sweep(nowMilliseconds: now)
     let claimed = try outbox.claim(nowMilliseconds: now, limit: WakeSchedule.claimBatch)
     guard !claimed.isEmpty else { return [] }
@@ -88,11 +89,12 @@ public final class DeliveryWorker: Sendable {
   /// One claimed wake: re-check, send, react.
   private func attempt(_ wake: Wake) async throws(PushRelayError) -> WakeAttempt {
     guard try stillWanted(wake), let key = signingKey(for: wake.candidate.keyID) else {
-      let recorded = try outbox.record(.failed, for: wake, status: nil, nowMilliseconds: clock.milliseconds())
+      let recorded = try outbox.record(
+        .failed, for: wake, status: nil, nowMilliseconds: clock.nowMilliseconds())
       return WakeAttempt(
         requestID: wake.requestID, attempt: wake.attempts, answer: nil, outcome: .failed, recorded: recorded)
     }
-    let (answer, status) = await client.deliver(wake, key: key, now: clock.seconds)
+    let (answer, status) = await client.deliver(wake, key: key, now: clock.now())
     let outcome = Self.outcome(of: answer, attempt: wake.attempts)
     if case .invalidEndpoint = answer {
       _ = try store.disableEndpoint(
@@ -100,7 +102,7 @@ public final class DeliveryWorker: Sendable {
         endpointHash: wake.candidate.endpointHash)
     }
     let recorded = try outbox.record(
-      outcome, for: wake, status: status, nowMilliseconds: clock.milliseconds())
+      outcome, for: wake, status: status, nowMilliseconds: clock.nowMilliseconds())
     return WakeAttempt(
       requestID: wake.requestID, attempt: wake.attempts, answer: answer, outcome: outcome, recorded: recorded)
   }
@@ -121,7 +123,7 @@ public final class DeliveryWorker: Sendable {
   private func stillWanted(_ wake: Wake) throws(PushRelayError) -> Bool {
     let candidate = wake.candidate
     guard let lease = try store.lease(at: candidate.address), lease.generation == candidate.generation,
-      lease.endpointHash == candidate.endpointHash, lease.isLive(now: clock.seconds)
+      lease.endpointHash == candidate.endpointHash, lease.isLive(now: clock.now())
     else { return false }
     if let channel = candidate.channel {
       guard

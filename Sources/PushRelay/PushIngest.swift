@@ -1,4 +1,5 @@
 import NostrEvent
+import NostrPushCore
 import PushDescriptor
 import PushLease
 
@@ -37,12 +38,12 @@ public struct PushIngest: Sendable {
   /// The relay's descriptor: the tenant origin and `max_leases_per_pubkey`.
   public let descriptor: PushDescriptor
   /// The relay's clock.
-  public let clock: PushRelayClock
+  public let clock: UnixClock
 
   /// An ingest path over these parts.
   public init(
     validator: LeaseValidator, store: any LeaseStore, roster: any RosterSource, descriptor: PushDescriptor,
-    clock: PushRelayClock = .system
+    clock: UnixClock = .system
   ) {
     self.validator = validator
     self.store = store
@@ -72,7 +73,7 @@ public struct PushIngest: Sendable {
     case .badSignature:
       return IngestAnswer(accepted: false, message: "invalid: invalid schnorr signature")
     }
-    let now = clock.seconds
+    let now = clock.now()
     let (distance, overflow) = now.subtractingReportingOverflow(event.createdAt)
     guard !overflow, distance.magnitude <= UInt64(Self.maxClockSkewSeconds) else {
       return IngestAnswer(accepted: false, message: "invalid: event timestamp too far from server time")

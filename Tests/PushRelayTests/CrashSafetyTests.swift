@@ -1,5 +1,6 @@
 import Foundation
 import NostrEvent
+import NostrPushCore
 import NostrPushTestSupport
 import NostrPushTesting
 import PushLease
@@ -31,7 +32,7 @@ func crashHelperURL() throws -> URL {
         let validator = try LeaseValidator(descriptor: Demo.descriptor, pushKeys: [Demo.keyID: Demo.relayKey])
         let ingest = PushIngest(
           validator: validator, store: store, roster: TestRoster(channels: [:]), descriptor: Demo.descriptor,
-          clock: PushRelayClock { Demo.now * 1000 })
+          clock: UnixClock { Demo.now * 1000 })
         let grant = try gateway.issueGrant(relayPubkey: Demo.relayKey.publicKeyHex, deviceToken: "c0ffee")
           .grant
         let lease = Demo.lease(endpoint: grant, generation: 1, d: .generate())

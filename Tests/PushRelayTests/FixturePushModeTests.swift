@@ -1,6 +1,7 @@
 import Foundation
 import NostrEvent
 import NostrJSON
+import NostrPushCore
 import NostrPushTestSupport
 import NostrPushTesting
 import NostrWebSocket
@@ -21,7 +22,7 @@ final class PushModeRelay: LoopbackFixture, @unchecked Sendable {
 
   let server: RelayFixtureServer
   let gateway: GatewayFixture?
-  let gatewayClock: ManualPushClock
+  let gatewayClock: ManualUnixClock
   let origin: String
   let webSocket: String
   let descriptor: PushDescriptor
@@ -30,7 +31,7 @@ final class PushModeRelay: LoopbackFixture, @unchecked Sendable {
   /// A push-mode fixture on the demo folder at `Demo.now`, with a gateway fixture when asked.
   init(withGateway: Bool, pushKey: SecretKey = Demo.relayKey, statePath: String? = nil) async throws {
     self.pushKey = pushKey
-    gatewayClock = ManualPushClock(seconds: Demo.now)
+    gatewayClock = ManualUnixClock(seconds: Demo.now)
     var gatewayURL: String?
     if withGateway {
       let clock = gatewayClock

@@ -2,6 +2,7 @@ import Foundation
 import NostrEvent
 import NostrHTTP
 import NostrJSON
+import NostrPushCore
 import NostrPushTestSupport
 import NostrPushTesting
 import NotificationResolver
@@ -97,7 +98,7 @@ enum Demo {
 /// A relay's push half on a real SQLite file, with a real gateway fixture on loopback, all on one
 /// manual clock.
 final class PushWorld: LoopbackFixture, @unchecked Sendable {
-  let clock: ManualPushClock
+  let clock: ManualUnixClock
   let path: String
   let database: PushStateDatabase
   let store: SQLiteLeaseStore
@@ -111,7 +112,7 @@ final class PushWorld: LoopbackFixture, @unchecked Sendable {
   var client: GatewayClient!
 
   init(quota: Int = 0, timeout: Duration = GatewayClient.defaultTimeout) async throws {
-    clock = ManualPushClock(seconds: Demo.now)
+    clock = ManualUnixClock(seconds: Demo.now)
     path = Demo.temporaryPath()
     database = try PushStateDatabase(path: path)
     store = SQLiteLeaseStore(database: database, matcher: matcher)

@@ -1,6 +1,7 @@
 import Foundation
 import NostrEvent
 import NostrHTTP
+import NostrPushCore
 import NostrPushTesting
 import NostrWebSocket
 import PushDescriptor
@@ -47,7 +48,7 @@ struct ChannelRoster: RosterSource {
   /// The relay's parts on a SQLite file at `statePath`, on `clock`, with one accepted lease of a
   /// fresh account for `grant` and one wake from a mention of it: the outbox's `request_id`s.
   static func relayWithOneWake(
-    statePath: String, clock: ManualPushClock, grant: String, roster: ChannelRoster
+    statePath: String, clock: ManualUnixClock, grant: String, roster: ChannelRoster
   ) throws -> (store: SQLiteLeaseStore, outbox: SQLiteWakeOutbox, requestIDs: [String]) {
     let descriptor = try descriptor()
     let account = SecretKey.generate()
@@ -194,15 +195,15 @@ struct ChannelRoster: RosterSource {
     try await gateway.serving {
       let account = SecretKey.generate()
       let sender = SecretKey.generate()
-      let clock = PushRelayClock.system
+      let clock = UnixClock.system
       let grant = try gateway.issueGrant(relayPubkey: pushKey.publicKeyHex, deviceToken: "a1b2c3d4")
       let lease = try LeaseBuilder(descriptor: descriptor, appProfile: Self.profile).active(
         endpoint: grant.grant,
         subscriptions: try SubscriptionPlanner(descriptor: descriptor).plan(
           for: account.publicKeyHex, joined: [], muted: [], mentionsOnly: true),
-        generation: 1, createdAt: clock.seconds, installationID: .generate(), now: clock.seconds,
+        generation: 1, createdAt: clock.now(), installationID: .generate(), now: clock.now(),
         signer: account)
-      let message = try Self.mention(of: account.publicKeyHex, by: sender, at: clock.seconds, "ping")
+      let message = try Self.mention(of: account.publicKeyHex, by: sender, at: clock.now(), "ping")
       let authenticated: String? = account.publicKeyHex  // the connection's NIP-42 identity
       let recentEvents: [Event] = []  // events received in the last 120 s, newest first
       // README example: begin
@@ -227,8 +228,8 @@ struct ChannelRoster: RosterSource {
       // EVENT handler, any other kind, once the event is stored: match it, enqueue its wakes.
       let index = try store.liveIndex(origin: descriptor.origin)
       let candidates = matcher.candidates(
-        for: message, index: index, roster: roster, origin: descriptor.origin, now: clock.seconds)
-      let requestIDs = try outbox.enqueue(candidates, nowMilliseconds: clock.milliseconds())
+        for: message, index: index, roster: roster, origin: descriptor.origin, now: clock.now())
+      let requestIDs = try outbox.enqueue(candidates, nowMilliseconds: clock.nowMilliseconds())
 
       // The worker runs on its own task (`await worker.run()`); one sweep here:
       let attempts = try await worker.runOnce()
@@ -255,7 +256,7 @@ struct ChannelRoster: RosterSource {
     let roster = ChannelRoster(members: [:])
     // README example: begin
     // One manual clock for the gateway and the relay's worker: a test moves it past a backoff.
-    let clock = ManualPushClock(seconds: 1_767_226_200)
+    let clock = ManualUnixClock(seconds: 1_767_226_200)
     let gateway = try GatewayFixture(
       configuration: GatewayFixtureConfiguration(quota: 0), clock: { clock.seconds })
     let base = try await gateway.start()  // http://127.0.0.1:<a free port>
@@ -305,7 +306,7 @@ struct ChannelRoster: RosterSource {
       for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: statePath + suffix) }
     }
     let roster = ChannelRoster(members: [:])
-    let clock = ManualPushClock(seconds: 1_767_226_200)
+    let clock = ManualUnixClock(seconds: 1_767_226_200)
     let gateway = try GatewayFixture(clock: { clock.seconds })
     let base = try await gateway.start()
     try await gateway.serving {

@@ -3,6 +3,7 @@ import EnrichmentCache
 import Foundation
 import NostrEvent
 import NostrJSON
+import NostrPushCore
 import NostrPushTesting
 import NostrWebSocket
 import NotificationResolver
@@ -253,7 +254,7 @@ struct DemoPipeline {
       throw DemoFailure("notification", "cannot set up the extension: \(error)")
     }
     let clock = self.clock
-    let unixClock = UnixClock { clock?() ?? Int64(Date().timeIntervalSince1970) }
+    let unixClock = clock.map { read in UnixClock { read() * 1000 } } ?? .system
     return await NotificationResolver(configuration: configuration, cache: cache, clock: unixClock).resolve()
   }
 

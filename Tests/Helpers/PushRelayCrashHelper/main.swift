@@ -9,6 +9,7 @@
 import Foundation
 import NostrEvent
 import NostrHTTP
+import NostrPushCore
 import NotificationResolver
 import PushRelay
 
@@ -37,7 +38,7 @@ do {
     baseURL: arguments[2], transport: URLSessionHTTPTransport(), timeout: .milliseconds(timeout))
   let worker = DeliveryWorker(
     store: store, outbox: outbox, client: client, pushKeys: [arguments[5]: key], roster: NoRoster(),
-    clock: PushRelayClock { now })
+    clock: UnixClock { now })
   for attempt in try await worker.runOnce() {
     print("\(attempt.requestID) \(attempt.attempt) \(attempt.recorded)")
   }
