@@ -35,7 +35,7 @@ struct MatcherWorkload {
     String(format: "%08x-0000-4000-8000-%012x", index, index)
   }
   let leases: [StoredLease]
-  let index: LeaseIndex
+  let index: IndexBox
   let filters: [Filter]
   let events: [Event]
   let roster: BenchRoster
@@ -87,10 +87,12 @@ struct MatcherWorkload {
         .signed(with: author))
     }
     for lease in leases {
-      for subscription in lease.compiled { filters += [subscription.filter] + subscription.ignore }
+      for subscription in lease.subscriptions {
+        filters += ([subscription.filter] + subscription.ignore).map(Self.nip01)
+      }
     }
     self.leases = leases
-    self.index = LeaseIndex(leases)
+    self.index = IndexBox(LeaseIndex(leases))
     self.filters = filters
     self.events = events
     self.roster = BenchRoster(channels: members)
@@ -98,7 +100,19 @@ struct MatcherWorkload {
 
   /// The full matcher over the lease index: rules 1–4 for every lease the event could match.
   func match(_ event: Event) -> Int {
-    matcher.candidates(for: event, index: index, roster: roster, origin: Self.origin, now: now).count
+    let leases = index.leases(for: event)
+    return matcher.candidates(
+      for: event, leases: leases, roster: roster, origin: Self.origin, receivedAt: now, now: now
+    ).count
+  }
+
+  /// The NIP-01 filter of a lease filter.
+  static func nip01(_ lease: LeaseFilter) -> Filter {
+    var tags: [String: [String]] = [:]
+    if let values = lease.pTags { tags["p"] = values }
+    if let values = lease.hTags { tags["h"] = values }
+    if let values = lease.eTags { tags["e"] = values }
+    return Filter(authors: lease.authors, kinds: lease.kinds, tags: tags)
   }
 
   /// NIP-01 matching alone: every filter and ignore filter of every lease.
@@ -120,4 +134,11 @@ struct BenchRoster: RosterSource {
   var channels: [String: Set<String>]
 
   func members(ofChannel channel: String, origin: String) -> Set<String>? { channels[channel] }
+}
+
+/// The live index behind a reference, as the store holds it (mutated under one lock).
+final class IndexBox: @unchecked Sendable {
+  private var index: LeaseIndex
+  init(_ index: LeaseIndex) { self.index = index }
+  func leases(for event: Event) -> [StoredLease] { index.leases(for: event) }
 }
