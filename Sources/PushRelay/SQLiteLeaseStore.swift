@@ -267,6 +267,27 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
     try database.withConnection { connection throws(PushRelayError) in try Self.row(address, on: connection) }
   }
 
+  /// Accepts `leases` in one transaction without back-fill, for a benchmark or test that needs a
+  /// store holding many leases before it measures; returns how many were accepted.
+  package func seed(_ leases: [(lease: OpenedLease, event: Event)], maxLeases: Int, now: Int64)
+    throws(PushRelayError) -> Int
+  {
+    try database.withConnection { connection throws(PushRelayError) -> Int in
+      let accepted = try connection.immediateTransaction { () throws(PushRelayError) -> Int in
+        var accepted = 0
+        for (lease, event) in leases {
+          let address = LeaseAddress(origin: lease.origin, lease: lease.address)
+          let outcome = try Self.apply(
+            lease, address: address, event: event, maxLeases: maxLeases, now: now, on: connection)
+          if outcome == .accepted { accepted += 1 }
+        }
+        return accepted
+      }
+      indexes.removeAll()
+      return accepted
+    }
+  }
+
   /// Every row of `origin` (leases and tombstones, live or not), for tests and inspection.
   package func allLeases(origin: String) throws(PushRelayError) -> [StoredLease] {
     try database.withConnection { connection throws(PushRelayError) in
