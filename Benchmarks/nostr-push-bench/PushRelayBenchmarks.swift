@@ -5,8 +5,8 @@ import NostrJSON
 import NostrPushCore
 import NostrPushTestSupport
 import NostrPushTesting
-import NotificationResolver
 import NostrWebSocket
+import NotificationResolver
 import PushDescriptor
 import PushLease
 import PushRelay
@@ -28,13 +28,16 @@ extension BenchmarkRegistry {
       for percentile in [50.0, 99.0] {
         rows.append(
           Benchmark(
-            module: "PushRelay", name: "lease accept p\(Int(percentile)) with \(size) active leases", unit: "ms",
+            module: "PushRelay", name: "lease accept p\(Int(percentile)) with \(size) active leases",
+            unit: "ms",
             baselineName: "the same accept with \(sizes[0]) leases",
             target: percentile == 99 && size == sizes.last ? "p99 ≤ 2 × baseline" : "report",
             baseline: { try workloads[0].percentile(percentile, of: accepts) },
             measured: { try workload.percentile(percentile, of: accepts) },
             passes: { summary in
-              guard percentile == 99, size == sizes.last, let baseline = summary.baselineMedian else { return nil }
+              guard percentile == 99, size == sizes.last, let baseline = summary.baselineMedian else {
+                return nil
+              }
               return summary.median <= 2 * baseline
             }))
       }
@@ -48,7 +51,8 @@ extension BenchmarkRegistry {
         passes: { $0.median >= 1_000_000 }))
     notes.append(
       String(
-        format: "matcher workload: %d leases, %d channels of ~%d members, %d events, %.1f leases woken per event",
+        format:
+          "matcher workload: %d leases, %d channels of ~%d members, %d events, %.1f leases woken per event",
         matcher.leaseCount, MatcherWorkload.channelCount, matcher.leaseCount / MatcherWorkload.channelCount,
         matcher.events.count, matcher.wokenPerEvent))
     if let demo = BenchBinaries.demoFolder() {
@@ -62,7 +66,8 @@ extension BenchmarkRegistry {
         let baseline = FigureCursor(runs.map { PipelineSamples.percentile($0.baseline, percentile) })
         rows.append(
           Benchmark(
-            module: "PushRelay", name: "published → wake p\(Int(percentile)), \(messages) messages", unit: "ms",
+            module: "PushRelay", name: "published → wake p\(Int(percentile)), \(messages) messages",
+            unit: "ms",
             baselineName: "one NIP-98 /query + one synchronous=FULL commit p\(Int(percentile))",
             target: percentile == 99 ? "p99 ≤ 2 × baseline" : "report", baseline: { baseline.next() },
             measured: { measured.next() },
@@ -91,7 +96,8 @@ enum BenchDescriptor {
   static let keyID = "bench"
 
   static func make(pushKey: SecretKey) throws -> PushDescriptor {
-    try PushDescriptor(strictJSON: Array(PushLoadRun.document(origin: origin, pubkey: pushKey.publicKeyHex).utf8))
+    try PushDescriptor(
+      strictJSON: Array(PushLoadRun.document(origin: origin, pubkey: pushKey.publicKeyHex).utf8))
   }
 
   /// A stand-in event for a lease row (the store keeps its bytes; nothing verifies it here).
@@ -115,9 +121,10 @@ final class AcceptWorkload: @unchecked Sendable {
   private var generation: Int64 = 0
 
   init(otherLeases: Int) throws {
-    path = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "push-accept-\(UUID().uuidString).sqlite"
-    ).path
+    path =
+      FileManager.default.temporaryDirectory.appendingPathComponent(
+        "push-accept-\(UUID().uuidString).sqlite"
+      ).path
     store = SQLiteLeaseStore(database: try PushStateDatabase(path: path))
     var seeds: [(lease: OpenedLease, event: Event)] = []
     for _ in 0..<otherLeases { seeds.append(nextLease()) }
@@ -146,7 +153,8 @@ final class AcceptWorkload: @unchecked Sendable {
         filter: LeaseFilter(kinds: [9, 40002, 45001, 45003], pTags: [pubkey]), pushClass: "default",
         ignore: [ignore], pTagsMax: 20),
       LeaseSubscription(
-        filter: LeaseFilter(kinds: [9], hTags: [channel]), pushClass: "default", ignore: [ignore], pTagsMax: 20),
+        filter: LeaseFilter(kinds: [9], hTags: [channel]), pushClass: "default", ignore: [ignore],
+        pTagsMax: 20),
     ]
     let endpoint = hex(8)
     let id = hex(4)
@@ -174,7 +182,9 @@ final class AcceptWorkload: @unchecked Sendable {
       tombstone.generation = 2
       tombstone.state = .tombstone
       let revoked = try store.accept(
-        tombstone, event: BenchDescriptor.leaseEvent(id: tombstone.eventID, pubkey: lease.address.pubkey, createdAt: now + 1),
+        tombstone,
+        event: BenchDescriptor.leaseEvent(
+          id: tombstone.eventID, pubkey: lease.address.pubkey, createdAt: now + 1),
         maxLeases: 8, roster: roster, now: now)
       precondition(revoked == .accepted)
     }
@@ -216,7 +226,8 @@ final class MatcherWorkload: @unchecked Sendable {
           filter: LeaseFilter(kinds: [9, 40002, 45001, 45003], pTags: [owner]), pushClass: "default",
           ignore: [ignore], pTagsMax: 20),
         LeaseSubscription(
-          filter: LeaseFilter(kinds: [9], hTags: [channel]), pushClass: "default", ignore: [ignore], pTagsMax: 20),
+          filter: LeaseFilter(kinds: [9], hTags: [channel]), pushClass: "default", ignore: [ignore],
+          pTagsMax: 20),
       ]
       let endpoint = "grant-\(position)"
       leases.append(
@@ -280,9 +291,10 @@ final class MatcherWorkload: @unchecked Sendable {
     let seconds = Stopwatch.seconds {
       for event in events {
         let candidates = index.leases(for: event)
-        pairs += matcher.candidates(
-          for: event, leases: candidates, roster: roster, origin: Self.origin, receivedAt: now, now: now
-        ).count
+        pairs +=
+          matcher.candidates(
+            for: event, leases: candidates, roster: roster, origin: Self.origin, receivedAt: now, now: now
+          ).count
       }
     }
     return Double(pairs) / seconds
@@ -292,7 +304,9 @@ final class MatcherWorkload: @unchecked Sendable {
   func filterPairsPerSecond() -> Double {
     var sink = 0
     let seconds = Stopwatch.seconds {
-      for (position, filter) in zip(filterOwners, filters) where filter.matches(events[position]) { sink += 1 }
+      for (position, filter) in zip(filterOwners, filters) where filter.matches(events[position]) {
+        sink += 1
+      }
     }
     precondition(sink >= 0)
     return Double(woken.reduce(0) { $0 + $1.count }) / seconds
@@ -320,7 +334,9 @@ struct DeliveryRun: Sendable {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent(
       "push-delivery-\(UUID().uuidString).sqlite"
     ).path
-    defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+    defer {
+      for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
     let database = try PushStateDatabase(path: path)
     let store = SQLiteLeaseStore(database: database)
     let outbox = SQLiteWakeOutbox(database: database)
@@ -337,11 +353,13 @@ struct DeliveryRun: Sendable {
         appProfile: "org.nostrpushkit.demo", transport: "apns", endpoint: grant,
         endpointHash: Hex.encode(SHA256.hash(Array(grant.utf8))), subscriptions: []))
     _ = try store.seed(
-      [(lease, BenchDescriptor.leaseEvent(id: lease.eventID, pubkey: owner, createdAt: now))], maxLeases: 8, now: now)
+      [(lease, BenchDescriptor.leaseEvent(id: lease.eventID, pubkey: owner, createdAt: now))], maxLeases: 8,
+      now: now)
     let candidates = (0..<wakes).map { position in
       WakeCandidate(
         address: LeaseAddress(origin: descriptor.origin, lease: lease.address), generation: 1,
-        keyID: BenchDescriptor.keyID, endpoint: grant, endpointHash: Hex.encode(SHA256.hash(Array(grant.utf8))),
+        keyID: BenchDescriptor.keyID, endpoint: grant,
+        endpointHash: Hex.encode(SHA256.hash(Array(grant.utf8))),
         transport: "apns", eventID: String(format: "%064x", position), channel: nil, pushClass: "default",
         expiresAt: now + 3600)
     }
@@ -388,7 +406,10 @@ struct WakeLatencyRun: Sendable {
     guard let accountHex = keys?["account"]?.objectValue?["secret_key"]?.stringValue,
       let senderHex = keys?["alice"]?.objectValue?["secret_key"]?.stringValue,
       let channel = manifest?["channel_id"]?.stringValue
-    else { throw PipelineRunError("Fixtures/demo lacks keys.json's account or alice, or manifest.json's channel_id") }
+    else {
+      throw PipelineRunError(
+        "Fixtures/demo lacks keys.json's account or alice, or manifest.json's channel_id")
+    }
     let account = try SecretKey(hex: accountHex)
     let sender = try SecretKey(hex: senderHex)
     let gateway = try GatewayFixture(configuration: GatewayFixtureConfiguration(quota: 0))
@@ -403,7 +424,9 @@ struct WakeLatencyRun: Sendable {
     let commitPath = FileManager.default.temporaryDirectory.appendingPathComponent(
       "push-commit-\(UUID().uuidString).sqlite"
     ).path
-    defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: commitPath + suffix) } }
+    defer {
+      for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: commitPath + suffix) }
+    }
     do {
       let samples = try await measure(
         relay: relay, gateway: gateway, account: account, sender: sender, channel: channel,
@@ -419,10 +442,12 @@ struct WakeLatencyRun: Sendable {
   }
 
   private func measure(
-    relay: RelayFixtureServer, gateway: GatewayFixture, account: SecretKey, sender: SecretKey, channel: String,
+    relay: RelayFixtureServer, gateway: GatewayFixture, account: SecretKey, sender: SecretKey,
+    channel: String,
     commitOutbox: SQLiteWakeOutbox
   ) async throws -> WakeLatencySamples {
-    guard let origin = relay.origin, let descriptor = relay.pushDescriptor, let pushKey = descriptor.currentKey,
+    guard let origin = relay.origin, let descriptor = relay.pushDescriptor,
+      let pushKey = descriptor.currentKey,
       let profile = descriptor.appProfiles.first
     else { throw PipelineRunError("the fixture relay serves no push descriptor") }
     let now = Int64(Date().timeIntervalSince1970)
@@ -430,7 +455,8 @@ struct WakeLatencyRun: Sendable {
     let subscriptions = try SubscriptionPlanner(descriptor: descriptor).plan(
       for: account.publicKeyHex, joined: [channel])
     let lease = try LeaseBuilder(descriptor: descriptor, appProfile: profile).active(
-      endpoint: grant, subscriptions: subscriptions, generation: 1, createdAt: now, installationID: .generate(),
+      endpoint: grant, subscriptions: subscriptions, generation: 1, createdAt: now,
+      installationID: .generate(),
       grantExpiresAt: grantExpiresAt, now: now, signer: account)
     let appConnection = try await RelayConnection.connect(
       to: descriptor.origin, key: account, deadline: .now + .seconds(10))
@@ -439,7 +465,8 @@ struct WakeLatencyRun: Sendable {
     guard enrolled.accepted else { throw PipelineRunError("lease refused: \(enrolled.message)") }
     let filters = try subscriptions.map { try Filter(jsonValue: $0.filter.jsonValue) }
     let baselineClient = RelayClient(
-      origin: try RelayOrigin(origin), key: account, transport: URLSessionHTTPTransport.shared, clock: .system)
+      origin: try RelayOrigin(origin), key: account, transport: URLSessionHTTPTransport.shared, clock: .system
+    )
     let connection = try await RelayConnection.connect(
       to: "ws" + origin.dropFirst("http".count), key: sender, deadline: .now + .seconds(10))
     defer { Task { await connection.close() } }
@@ -460,7 +487,8 @@ struct WakeLatencyRun: Sendable {
       }
       let woke = ContinuousClock.now
       let queryStarted = ContinuousClock.now
-      _ = try await baselineClient.query(filters, cap: RelayClient.messageQueryCap, deadline: .now + .seconds(10))
+      _ = try await baselineClient.query(
+        filters, cap: RelayClient.messageQueryCap, deadline: .now + .seconds(10))
       _ = try commitOutbox.enqueue(
         [
           WakeCandidate(
@@ -475,7 +503,8 @@ struct WakeLatencyRun: Sendable {
     return samples
   }
 
-  private static func milliseconds(_ start: ContinuousClock.Instant, _ end: ContinuousClock.Instant) -> Double {
+  private static func milliseconds(_ start: ContinuousClock.Instant, _ end: ContinuousClock.Instant) -> Double
+  {
     let (seconds, attoseconds) = (end - start).components
     return Double(seconds) * 1000 + Double(attoseconds) / 1e15
   }

@@ -70,7 +70,9 @@ public final class PushStateDatabase: Sendable {
     CREATE INDEX push_wake_due ON push_wake (state, next_attempt_ms);
     """,
     // 3: the recent stored events (back-fill and idempotent matching), and the indexes that let
-    // the claim and the sweep read only the rows they touch.
+    // the claim and the sweep read only the rows they touch. push_lease_live (origin, active, …)
+    // goes: the planner took it for the author's quota count and sweep, reading every active row
+    // of the origin; those must narrow on (origin, pubkey), the primary key.
     """
     CREATE TABLE push_recent_event (
       origin TEXT NOT NULL,
@@ -84,6 +86,7 @@ public final class PushStateDatabase: Sendable {
     CREATE INDEX push_wake_pending ON push_wake (next_attempt_ms) WHERE state = 'pending';
     CREATE INDEX push_wake_sending ON push_wake (fence_ms) WHERE state = 'sending';
     CREATE INDEX push_wake_expiry ON push_wake (expires_at);
+    DROP INDEX push_lease_live;
     """,
   ]
 

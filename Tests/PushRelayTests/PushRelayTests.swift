@@ -26,6 +26,10 @@ import Testing
       if sql.contains("WHERE") {
         #expect(plan.contains { $0.hasPrefix("SEARCH") }, "\(name): \(plan)")
       }
+      // An author's statements narrow on (origin, pubkey), never on (origin, active).
+      if sql.contains("pubkey = ?") && sql.contains("FROM push_lease") || sql.hasPrefix("UPDATE push_lease") {
+        #expect(plan.contains { $0.contains("pubkey=?") }, "\(name): \(plan)")
+      }
     }
   }
 
