@@ -93,7 +93,7 @@ extension BenchmarkRegistry {
 /// The demo-shaped descriptor of the relay-side rows.
 enum BenchDescriptor {
   static let origin = "ws://127.0.0.1:48112"
-  static let keyID = "bench"
+  static let keyID = "load"
 
   static func make(pushKey: SecretKey) throws -> PushDescriptor {
     try PushDescriptor(
@@ -473,7 +473,7 @@ struct WakeLatencyRun: Sendable {
     var samples = WakeLatencySamples()
     for index in 0..<messages {
       let event = try UnsignedEvent(
-        pubkey: sender.publicKeyHex, createdAt: now - Int64(messages) + Int64(index), kind: 9,
+        pubkey: sender.publicKeyHex, createdAt: now, kind: 9,
         tags: [["h", channel]], content: "wake latency \(index)"
       ).signed(with: sender)
       let known = gateway.deliveries().count

@@ -111,6 +111,9 @@ public final class PosixWebSocketTransport: WebSocketTransport, @unchecked Senda
     signal()
   }
 
+  /// How the connection ended, nil while it is open: what a test reads to see a bound enforced.
+  package var endedWith: RelayConnectionError? { shared.withLock { $0.ending } }
+
   /// The next text message the thread assembled; `cancelled` when the awaiting task is cancelled
   /// (the message stays queued for the next call).
   public func receive() async throws(RelayConnectionError) -> [UInt8] {
