@@ -290,11 +290,9 @@ final class MatcherWorkload: @unchecked Sendable {
     var pairs = 0
     let seconds = Stopwatch.seconds {
       for event in events {
-        let candidates = index.leases(for: event)
+        guard let reading = matcher.read(event, roster: roster, origin: Self.origin) else { continue }
         pairs +=
-          matcher.candidates(
-            for: event, leases: candidates, roster: roster, origin: Self.origin, receivedAt: now, now: now
-          ).count
+          matcher.candidates(for: event, index: &index, reading: reading, receivedAt: now, now: now).count
       }
     }
     return Double(pairs) / seconds

@@ -72,9 +72,23 @@ package final class DeliveryWorker: Sendable {
       roster: roster, clock: clock, signal: signal, fallbackInterval: fallbackInterval)
   }
 
-  /// Delivers until `shouldStop()` or cancellation: a full batch claims again at once, anything
-  /// less waits for the signal (or the fallback timer); a storage failure waits the same way.
-  package func run(until shouldStop: @Sendable () -> Bool = { false }) async {
+  /// How many claim → send → record loops run at once (each claims its own rows, so they never
+  /// send one wake twice): a batch waiting on its slowest request or its commit does not hold up
+  /// the next.
+  package static let concurrentBatches = 4
+
+  /// Delivers until `shouldStop()` or cancellation, in `concurrentBatches` loops: a full batch
+  /// claims again at once, anything less waits for the signal (or the fallback timer); a storage
+  /// failure waits the same way.
+  package func run(until shouldStop: @escaping @Sendable () -> Bool = { false }) async {
+    await withTaskGroup(of: Void.self) { group in
+      for _ in 0..<Self.concurrentBatches {
+        group.addTask { [self] in await loop(until: shouldStop) }
+      }
+    }
+  }
+
+  private func loop(until shouldStop: @Sendable () -> Bool) async {
     while !Task.isCancelled && !shouldStop() {
       let claimed: Int
       do {

@@ -24,7 +24,17 @@ package struct LeaseIndex: Sendable {
     var eventID: String
   }
 
-  private var slots: [StoredLease?] = []
+  /// A lease held by reference, so meeting an event retains one box instead of copying every
+  /// field of the row.
+  private final class Entry: Sendable {
+    let lease: StoredLease
+    init(_ lease: StoredLease) { self.lease = lease }
+
+    /// Lends the row to `body` without copying it.
+    func withLease(_ body: (borrowing StoredLease) -> Void) { body(lease) }
+  }
+
+  private var slots: [Entry?] = []
   private var keysOfSlot: [[Key]] = []
   private var free: [Int] = []
   private var slotOfAddress: [LeaseAddress: Int] = [:]
@@ -43,7 +53,7 @@ package struct LeaseIndex: Sendable {
   package var count: Int { slotOfAddress.count }
 
   /// Every lease held, in no particular order.
-  package var leases: [StoredLease] { slots.compactMap { $0 } }
+  package var leases: [StoredLease] { slots.compactMap { $0?.lease } }
 
   /// Puts `lease` at its address, replacing what was there; a lease that is not active and
   /// enabled (a tombstone, a disabled endpoint) only removes the address.
@@ -53,10 +63,10 @@ package struct LeaseIndex: Sendable {
     let slot: Int
     if let reused = free.popLast() {
       slot = reused
-      slots[slot] = lease
+      slots[slot] = Entry(lease)
     } else {
       slot = slots.count
-      slots.append(lease)
+      slots.append(Entry(lease))
       keysOfSlot.append([])
       marks.append(0)
     }
@@ -107,9 +117,9 @@ package struct LeaseIndex: Sendable {
     while let first = expiries.first, first.at <= now {
       popFirst()
       // A slot reused or re-leased since holds another event: that entry's own expiry governs.
-      if let lease = slots[first.slot], lease.eventID == first.eventID {
-        removed.append(lease.address)
-        remove(lease.address)
+      if let entry = slots[first.slot], entry.lease.eventID == first.eventID {
+        removed.append(entry.lease.address)
+        remove(entry.lease.address)
       }
     }
     return removed
@@ -117,6 +127,14 @@ package struct LeaseIndex: Sendable {
 
   /// The leases `event` could match, in slot order, each once.
   package mutating func leases(for event: Event) -> [StoredLease] {
+    var result: [StoredLease] = []
+    forEachLease(for: event) { result.append(copy $0) }
+    return result
+  }
+
+  /// Calls `body` with each lease `event` could match, in slot order, each once, without copying
+  /// the rows.
+  package mutating func forEachLease(for event: Event, _ body: (borrowing StoredLease) -> Void) {
     stamp &+= 1
     if stamp == 0 {
       for index in marks.indices { marks[index] = 0 }
@@ -141,7 +159,9 @@ package struct LeaseIndex: Sendable {
       if let hits = byKey[Key(member: member, value: tag[1])] { take(hits) }
     }
     found.sort()
-    return found.compactMap { slots[$0] }
+    for slot in found {
+      slots[slot]?.withLease(body)
+    }
   }
 
   // MARK: Expiry heap
@@ -150,7 +170,7 @@ package struct LeaseIndex: Sendable {
     // Replaced leases leave their entries behind; past twice the live count, rebuild from the
     // live slots so the heap stays bounded by the leases held.
     if expiries.count > 2 * slotOfAddress.count + 64 {
-      let live = expiries.filter { slots[$0.slot]?.eventID == $0.eventID }
+      let live = expiries.filter { slots[$0.slot]?.lease.eventID == $0.eventID }
       expiries = []
       for kept in live { siftUp(kept) }
     }

@@ -68,7 +68,22 @@ package struct PushMatcher: Sendable {
   ) -> [WakeCandidate] {
     guard let reading = read(event, roster: roster, origin: origin) else { return [] }
     var result: [WakeCandidate] = []
+    result.reserveCapacity(leases.count)
     for lease in leases where lease.address.origin == origin {
+      if let wake = candidate(for: event, lease: lease, reading: reading, receivedAt: receivedAt, now: now) {
+        result.append(wake)
+      }
+    }
+    return result
+  }
+
+  /// The wakes `event` causes among the leases `index` says could match, at `now`.
+  package func candidates(
+    for event: Event, index: inout LeaseIndex, reading: Reading, receivedAt: Int64, now: Int64
+  ) -> [WakeCandidate] {
+    var result: [WakeCandidate] = []
+    result.reserveCapacity(128)
+    index.forEachLease(for: event) { lease in
       if let wake = candidate(for: event, lease: lease, reading: reading, receivedAt: receivedAt, now: now) {
         result.append(wake)
       }
@@ -79,22 +94,24 @@ package struct PushMatcher: Sendable {
   /// The wake of `event` for one `lease`, or nil: the lease must be live, rule 1 must admit its
   /// owner, a subscription must survive rule 2, and the wake must not be expired (rule 4).
   package func candidate(
-    for event: Event, lease: StoredLease, reading: Reading, receivedAt: Int64, now: Int64
+    for event: Event, lease: borrowing StoredLease, reading: Reading, receivedAt: Int64, now: Int64
   ) -> WakeCandidate? {
     guard lease.isLive(now: now), let endpoint = lease.endpoint, let endpointHash = lease.endpointHash,
       let transport = lease.transport
     else { return nil }
     let owner = lease.address.pubkey
     if case .channel = reading.rule {
-      guard LeaseSubscription.admits(event, owner: owner, members: reading.members) else { return nil }
+      // Rule 1: `read` admitted the author already; the owner must be a member too.
+      guard reading.members?.contains(owner) == true else { return nil }
     }
     var best = -1
     var bestClass: String?
-    for subscription in lease.subscriptions where subscription.survives(event, owner: owner) {
-      let rank = Self.classOrder.firstIndex(of: subscription.pushClass) ?? -1
+    for position in lease.subscriptions.indices
+    where lease.subscriptions[position].survives(event, owner: owner) {
+      let rank = Self.rank(lease.subscriptions[position].pushClass)
       if bestClass == nil || rank > best {
         best = rank
-        bestClass = subscription.pushClass
+        bestClass = lease.subscriptions[position].pushClass
       }
     }
     guard let bestClass else { return nil }
@@ -104,6 +121,17 @@ package struct PushMatcher: Sendable {
       address: lease.address, generation: lease.generation, keyID: lease.keyID, endpoint: endpoint,
       endpointHash: endpointHash, transport: transport, eventID: event.id, channel: reading.channel,
       pushClass: bestClass, expiresAt: expiresAt)
+  }
+
+  /// The position of `pushClass` in `classOrder`, -1 for an unknown one.
+  static func rank(_ pushClass: String) -> Int {
+    switch pushClass {
+    case "silent": 0
+    case "default": 1
+    case "time_sensitive": 2
+    case "urgent": 3
+    default: -1
+    }
   }
 
   /// Rule 4's bound from the event: `created_at` + 3600, or for a gift wrap (whose `created_at` is

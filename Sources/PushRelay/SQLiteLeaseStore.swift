@@ -86,17 +86,11 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
           PushStatements.insertRecent,
           [.text(origin), .text(event.id), .integer(receivedAt), .blob(event.jsonBytes())])
         guard let reading = matcher.read(event, roster: roster, origin: origin) else { return 0 }
-        let leases = try withIndex(origin: origin, now: now, on: connection) { index in
+        let matcher = self.matcher
+        let wakes = try withIndex(origin: origin, now: now, on: connection) { index in
           index.removeExpired(now: now)
-          return index.leases(for: event)
-        }
-        var wakes: [WakeCandidate] = []
-        for lease in leases {
-          if let wake = matcher.candidate(
-            for: event, lease: lease, reading: reading, receivedAt: receivedAt, now: now)
-          {
-            wakes.append(wake)
-          }
+          return matcher.candidates(
+            for: event, index: &index, reading: reading, receivedAt: receivedAt, now: now)
         }
         guard !wakes.isEmpty else { return 0 }
         return try SQLiteWakeOutbox.insert(wakes, nowMilliseconds: now * 1000, on: connection).count
