@@ -207,13 +207,17 @@ public final class RelayFixtureServer: Sendable {
   }
 
   /// Moves a fixed clock (`now`, `setNow`) forward by `duration`: NIP-98, event timestamps, lease
-  /// expiry and the delivery worker's backoff all read it. Without a fixed clock it does nothing,
-  /// since the system clock cannot be moved.
+  /// expiry and the delivery worker's backoff all read it, and the worker is woken to claim what
+  /// became due. Without a fixed clock it does nothing, since the system clock cannot be moved.
   public func advanceClock(by duration: Duration) {
     let delta = duration.wholeMilliseconds
-    state.withLock { state in
+    let push = state.withLock { state in
       if let now = state.nowMilliseconds { state.nowMilliseconds = now + delta }
+      return state.push
     }
+    // A retry whose backoff has now passed is due: the worker claims at once, not at its
+    // fallback timer.
+    push?.relay.wakeWorker()
   }
 
   /// The base URL while running (`http://127.0.0.1:<port>`), else nil.

@@ -101,6 +101,12 @@ public final class PushRelay: Sendable {
     await worker.run(until: { stopped.current })
   }
 
+  /// Wakes the delivery worker to claim now, as an enqueue does: for a relay whose injected clock
+  /// was moved past a backoff.
+  package func wakeWorker() {
+    wakeSignal.notify()
+  }
+
   /// Asks a running ``run()`` to return once its batch in flight is written.
   public func stop() {
     stopped.withLock { $0 = true }
