@@ -28,7 +28,7 @@ extension BenchmarkRegistry {
     let messages = quick ? 50 : PipelineRun.messages
     var rows: [Benchmark] = []
     var notes: [String] = []
-    for sweep in [DeliveryWorker.defaultSweepInterval, PipelineRun.shortSweep] {
+    for sweep in [Duration.seconds(1)] {
       var runs: [PipelineSamples] = []
       for _ in 0..<BenchmarkRunner.minimumRepetitions {
         runs.append(
@@ -36,7 +36,7 @@ extension BenchmarkRegistry {
             try await PipelineRun(demo: demo, messages: messages, sweepInterval: sweep).run()
           })
       }
-      let label = "\(sweep.wholeMilliseconds) ms sweep"
+      let label = "signal-woken worker, \(sweep.wholeMilliseconds) ms fallback"
       let module = "pipeline (\(label))"
       for (figure, samples) in [
         ("published → wake", \PipelineSamples.wake), ("wake → notification", \PipelineSamples.notification),
@@ -151,7 +151,7 @@ struct PipelineRun: Sendable {
       configuration: RelayFixtureConfiguration(
         port: 0, requestLogCapacity: 0,
         push: RelayFixturePushMode(
-          pushKey: SecretKey.generate(), gatewayURL: gatewayURL, sweepInterval: sweepInterval)))
+          pushKey: SecretKey.generate(), gatewayURL: gatewayURL, fallbackInterval: sweepInterval)))
     do {
       try await relay.start()
     } catch {

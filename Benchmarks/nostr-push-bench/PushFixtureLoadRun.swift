@@ -53,7 +53,7 @@ struct PushFixtureLoadRun: Sendable {
         now: now, requestLogCapacity: 0,
         push: RelayFixturePushMode(
           pushKey: relayKey, gatewayURL: base,
-          gatewayTimeout: .seconds(10), sweepInterval: Self.sweepInterval)))
+          gatewayTimeout: .seconds(10), fallbackInterval: Self.sweepInterval)))
     try await server.start()
     let origin = server.origin!
     defer {

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import NostrEvent
 import NostrHTTP
+import NostrPushCore
 import NostrPushTestSupport
 import NostrPushTesting
 import NotificationResolver
@@ -44,41 +45,37 @@ struct PushLoadRun: Sendable {
       for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
     let database = try PushStateDatabase(path: path)
-    let matcher = PushMatcher(pushKinds: Set(descriptor.pushKinds))
-    let store = SQLiteLeaseStore(database: database, matcher: matcher)
+    let store = SQLiteLeaseStore(database: database)
     let outbox = SQLiteWakeOutbox(database: database)
     let gateway = try GatewayFixture(configuration: GatewayFixtureConfiguration(quota: 0, now: now))
     let base = try await gateway.start().absoluteString
     let population = LoadPopulation(accounts: accounts, channelGroup: 2)
     let roster = LoadRoster(channels: population.members)
     let validator = try LeaseValidator(descriptor: descriptor, pushKeys: ["load": relayKey])
-    let ingest = PushIngest(
-      validator: validator, store: store, roster: roster, descriptor: descriptor,
-      clock: PushRelayClock { now * 1000 })
+    let relay = PushRelay(
+      validator: validator, store: store, outbox: outbox, descriptor: descriptor, roster: roster,
+      gateway: nil,
+      clock: .fixed(now))
     let planner = SubscriptionPlanner(descriptor: descriptor)
     let builder = LeaseBuilder(descriptor: descriptor, appProfile: descriptor.appProfiles[0])
     let enrollStart = Stopwatch.mark()
     for (index, key) in population.keys.enumerated() {
       let lease = try population.lease(
         index, gateway: gateway, relayKey: relayKey, planner: planner, builder: builder, now: now)
-      let answer = try ingest.ingest(lease, identity: key.publicKeyHex, recent: [])
+      let answer = try relay.ingestLease(VerifiedEvent(alreadyVerified: lease), identity: key.publicKeyHex)
       precondition(answer.accepted, "lease \(index): \(answer.message)")
     }
     let enrollSeconds = Stopwatch.seconds(since: enrollStart)
     let (events, expected) = try LoadMessages.make(
       count: messages, seed: 0x4C4F_4144, population: population, now: now)
     let matchStart = Stopwatch.mark()
-    for event in events {
-      let index = try store.liveIndex(origin: origin)
-      let candidates = matcher.candidates(for: event, index: index, roster: roster, origin: origin, now: now)
-      _ = try outbox.enqueue(candidates, nowMilliseconds: now * 1000)
-    }
+    for event in events { try relay.didStore(event, receivedAt: now) }
     let matchSeconds = Stopwatch.seconds(since: matchStart)
     let client = try GatewayClient(
       baseURL: base, transport: URLSessionHTTPTransport(), timeout: .milliseconds(10_000))
     let worker = DeliveryWorker(
       store: store, outbox: outbox, client: client, pushKeys: ["load": relayKey], roster: roster,
-      clock: PushRelayClock { now * 1000 })
+      clock: .fixed(now))
     let deliverStart = Stopwatch.mark()
     while try await !worker.runOnce().isEmpty {}
     let deliverSeconds = Stopwatch.seconds(since: deliverStart)

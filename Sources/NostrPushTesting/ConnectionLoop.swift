@@ -337,7 +337,7 @@ final class ConnectionLoop {
       switch outcome {
       case .partial, .pong: continue
       case .ping(let payload):
-        socket.enqueue(WebSocketFrameEncoder.control(.pong, payload: payload, role: .server))
+        if !socket.enqueuePong(payload) { return drop(connection) }
       case .close(let code, _):
         socket.enqueue(
           WebSocketFrameEncoder.close(code: code ?? WebSocketCloseCode.normal, role: .server))
@@ -426,9 +426,7 @@ final class ConnectionLoop {
       if written == 0 { return }
       socket.sentOfFirst += written
       if socket.sentOfFirst == frame.count {
-        socket.queue.removeFirst()
-        socket.queuedBytes -= frame.count
-        socket.sentOfFirst = 0
+        socket.removeFirstFrame()
       }
     }
     if socket.closeWhenFlushed { drop(connection) }

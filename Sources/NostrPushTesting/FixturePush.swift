@@ -1,19 +1,19 @@
 import Foundation
 import NostrEvent
 import NostrHTTP
+import NostrPushCore
 import NostrWebSocket
 import PushDescriptor
 import PushLease
 import PushRelay
 
-/// The push half of a running fixture relay: the rewritten descriptor it serves, lease ingest,
-/// matching of newly stored events into the wake outbox, the back-fill candidates, and the
-/// in-process delivery worker (`push-relay.md`, "RelayFixture push mode").
+/// The push half of a running fixture relay: the rewritten descriptor it serves and the one
+/// `PushRelay` that ingests leases, matches stored events and delivers wakes (`push-relay.md`,
+/// "RelayFixture push mode").
 ///
-/// Ingest and event storing both run on the fixture's one `poll()` thread, so a lease's accept
-/// (with its back-fill) and an event's match-and-enqueue never interleave: each (event, lease)
-/// pair meets exactly once, on whichever side came second, and the enqueue's unique key keeps
-/// it to one wake per endpoint. `Sendable`: every member is immutable or lock-guarded.
+/// Ingest and event storing both run on the fixture's one `poll()` thread, and `PushRelay` commits
+/// an event's record with its wakes, so each (event, lease) pair meets exactly once and a retried
+/// event is woken once. `Sendable`: every member is immutable or lock-guarded.
 final class FixturePush: Sendable {
   /// The `OK` text of a storage failure (never `invalid:`); `POST /events` answers it with 500.
   static let internalError = "error: internal server error"
@@ -27,19 +27,17 @@ final class FixturePush: Sendable {
   let store: SQLiteLeaseStore
   /// The wake outbox on the same file.
   let outbox: SQLiteWakeOutbox
-  private let ingest: PushIngest
-  private let matcher: PushMatcher
-  private let roster: any RosterSource
-  private let clock: PushRelayClock
+  /// The relay's push side.
+  let relay: PushRelay
+  private let clock: UnixClock
   private let temporaryPath: String?
-  private let recent = Locked<[(receivedAt: Int64, event: Event)]>([])
   private let worker = Locked<Task<Void, Never>?>(nil)
 
   /// Sets the push half up for a fixture at `webSocketOrigin` (`ws://<host>:<port>`) serving
   /// `nip11`, opening (creating) the state file; `roster` answers from the fixture's store.
   init(
     mode: RelayFixturePushMode, nip11: [UInt8]?, webSocketOrigin: String, roster: any RosterSource,
-    clock: PushRelayClock
+    clock: UnixClock
   ) throws(RelayFixtureError) {
     let (descriptor, document) = try Self.rewrite(
       nip11: nip11, origin: webSocketOrigin, pushKey: mode.pushKey)
@@ -61,9 +59,9 @@ final class FixturePush: Sendable {
         throw RelayFixtureError(code: .invalidData, field: error.field ?? "gateway", message: error.message)
       }
     }
-    guard mode.sweepInterval > .zero, mode.sweepInterval <= DeliveryWorker.maxFixtureSweepInterval else {
+    guard mode.fallbackInterval > .zero else {
       throw RelayFixtureError(
-        code: .invalidData, field: "sweep_interval", message: "the sweep interval must be in (0, 200 ms]")
+        code: .invalidData, field: "fallback_interval", message: "the fallback interval must be positive")
     }
     let path =
       mode.statePath
@@ -77,23 +75,20 @@ final class FixturePush: Sendable {
     } catch {
       throw RelayFixtureError(code: .unreadable, field: "state", message: "\(path): \(error.message)")
     }
-    let matcher = PushMatcher(pushKinds: Set(descriptor.pushKinds))
-    let store = SQLiteLeaseStore(database: database, matcher: matcher)
+    let store = SQLiteLeaseStore(database: database)
+    let outbox = SQLiteWakeOutbox(database: database)
     self.descriptor = descriptor
     self.document = document
     self.store = store
-    self.outbox = SQLiteWakeOutbox(database: database)
-    self.matcher = matcher
-    self.roster = roster
+    self.outbox = outbox
     self.clock = clock
     self.temporaryPath = mode.statePath == nil ? path : nil
-    self.ingest = PushIngest(
-      validator: validator, store: store, roster: roster, descriptor: descriptor, clock: clock)
-    if let client {
-      let worker = DeliveryWorker(
-        store: store, outbox: outbox, client: client, pushKeys: [current.id: mode.pushKey], roster: roster,
-        clock: clock, sweepInterval: mode.sweepInterval)
-      self.worker.withLock { $0 = Task { await worker.run() } }
+    let relay = PushRelay(
+      validator: validator, store: store, outbox: outbox, descriptor: descriptor, roster: roster,
+      gateway: client, clock: clock, fallbackInterval: mode.fallbackInterval)
+    self.relay = relay
+    if client != nil {
+      self.worker.withLock { $0 = Task { await relay.run() } }
     }
   }
 
@@ -126,56 +121,31 @@ final class FixturePush: Sendable {
 
   // MARK: Bridges
 
-  /// Ingests a kind 30350 event from `identity` with the bridges' recent events as back-fill
-  /// candidates; a storage failure answers `error: internal server error`.
-  func ingestLease(_ event: Event, identity: String?) -> (accepted: Bool, message: String) {
+  /// Ingests a kind 30350 event the bridge verified, from `identity`; a storage failure answers
+  /// `error: internal server error`.
+  func ingestLease(_ event: VerifiedEvent, identity: String?) -> (accepted: Bool, message: String) {
     do {
-      let answer = try ingest.ingest(event, identity: identity, recent: candidates())
+      let answer = try relay.ingestLease(event, identity: identity)
       return (answer.accepted, answer.message)
     } catch {
       return (false, Self.internalError)
     }
   }
 
-  /// Keeps an event just stored over a bridge as a back-fill candidate, matches it against the
-  /// live leases and enqueues its wakes before the fixture answers; false on a storage failure.
-  ///
-  /// Only kinds that may wake (`push_kinds`) are kept, so other traffic never crowds a wake-worthy
-  /// event out of the 256 candidates.
+  /// Hands an event just stored over a bridge (or a duplicate of one) to `PushRelay.didStore`
+  /// before the fixture answers; false on a storage failure.
   func stored(_ event: Event) -> Bool {
-    let nowMilliseconds = clock.milliseconds()
-    let now = SQLiteWakeOutbox.seconds(nowMilliseconds)
-    guard matcher.isEligible(event) else { return true }
-    recent.withLock { recent in
-      recent.append((now, event))
-      if recent.count > PushMatcher.maxBackfillCandidates {
-        recent.removeFirst(recent.count - PushMatcher.maxBackfillCandidates)
-      }
-    }
     do {
-      let index = try store.liveIndex(origin: descriptor.origin)
-      let wakes = matcher.candidates(
-        for: event, index: index, roster: roster, origin: descriptor.origin, now: now)
-      if !wakes.isEmpty { _ = try outbox.enqueue(wakes, nowMilliseconds: nowMilliseconds) }
+      try relay.didStore(event, receivedAt: clock.now())
       return true
     } catch {
       return false
     }
   }
 
-  /// The back-fill candidates: bridge events of `push_kinds` received in the last 120 s, newest
-  /// first, at most 256.
-  func candidates() -> [Event] {
-    let now = clock.seconds
-    return recent.withLock { recent in
-      recent.reversed().prefix { now - $0.receivedAt <= PushMatcher.backfillWindowSeconds }.map(\.event)
-    }
-  }
-
   /// The stored kind 30350 events `filters` return to `identity`, as fixture entries.
   func visibleLeases(_ filters: [Filter], identity: String?) -> [RelayFixtureData.Entry] {
-    let events =
-      (try? store.visibleLeaseEvents(matching: filters, identity: identity, origin: descriptor.origin))
+    let events = (try? relay.visibleLeaseEvents(matching: filters, identity: identity))
     return (events ?? []).map { RelayFixtureData.Entry(event: $0, json: $0.jsonBytes()) }
   }
 
@@ -184,14 +154,14 @@ final class FixturePush: Sendable {
     try outbox.wakes()
   }
 
-  /// Stops the worker (waiting for its sweep in flight) and removes a temporary state file; the
+  /// Stops the worker (waiting for its batch in flight) and removes a temporary state file; the
   /// SQLite connection closes when the server drops this, its last owner, at `stop()`.
   func stop() async {
     if let task = worker.withLock({ task in
       defer { task = nil }
       return task
     }) {
-      task.cancel()
+      relay.stop()
       await task.value
     }
     if let temporaryPath {

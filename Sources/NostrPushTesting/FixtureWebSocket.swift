@@ -25,6 +25,9 @@ final class FixtureWebSocket {
   var queue: [[UInt8]] = []
   var queuedBytes = 0
   var sentOfFirst = 0
+  /// Where in `queue` the pong not yet started sits: a later ping replaces it (only the latest
+  /// unanswered ping is answered), so a client that floods pings costs one queued pong.
+  var pongIndex: Int?
   /// When a partial frame's first byte arrived.
   var frameStarted: ContinuousClock.Instant?
   var lastHeard = ContinuousClock.now
@@ -53,6 +56,27 @@ final class FixtureWebSocket {
     guard closingSince == nil else { return true }
     for frame in WebSocketFrameEncoder.textMessage(message, role: .server) { enqueue(frame) }
     return queuedBytes <= Self.maxQueuedBytes
+  }
+
+  /// Queues the pong for a ping with `payload`, replacing a queued pong not yet started; false when
+  /// the queue (control frames included) would pass its bound.
+  func enqueuePong(_ payload: [UInt8]) -> Bool {
+    let pong = WebSocketFrameEncoder.control(.pong, payload: payload, role: .server)
+    if let index = pongIndex, index > 0 || sentOfFirst == 0 {
+      queuedBytes += pong.count - queue[index].count
+      queue[index] = pong
+    } else {
+      enqueue(pong)
+      pongIndex = queue.count - 1
+    }
+    return queuedBytes <= Self.maxQueuedBytes
+  }
+
+  /// Takes the first frame off the queue once it is sent.
+  func removeFirstFrame() {
+    queuedBytes -= queue.removeFirst().count
+    sentOfFirst = 0
+    if let index = pongIndex { pongIndex = index > 0 ? index - 1 : nil }
   }
 
   /// Queues a frame as it is.

@@ -115,34 +115,52 @@ struct HTTPRequestParser {
 
   /// Parses a request line and header fields (without the closing blank line).
   static func parse(head: String) -> Result<HTTPRequest, HeadError> {
-    let lines = head.components(separatedBy: "\r\n")
-    let parts = lines[0].split(separator: " ", omittingEmptySubsequences: false)
+    // Byte-level: the head is split on CRLF, the request line on spaces, each header line at its
+    // first colon (a String-and-CharacterSet parse cost the gateway fixture most of its time).
+    let bytes = Array(head.utf8)
+    var lines: [ArraySlice<UInt8>] = []
+    var start = 0
+    var index = 0
+    while index + 1 < bytes.count {
+      if bytes[index] == 0x0D && bytes[index + 1] == 0x0A {
+        lines.append(bytes[start..<index])
+        index += 2
+        start = index
+      } else {
+        index += 1
+      }
+    }
+    lines.append(bytes[start...])
+    let parts = lines[0].split(separator: 0x20, omittingEmptySubsequences: false)
     guard parts.count == 3 else { return .failure(HeadError(message: "malformed request line")) }
-    let method = String(parts[0])
-    let target = String(parts[1])
-    guard !method.isEmpty, method.utf8.allSatisfy({ isTokenByte($0) }) else {
+    let method = String(decoding: parts[0], as: UTF8.self)
+    let target = String(decoding: parts[1], as: UTF8.self)
+    guard !parts[0].isEmpty, parts[0].allSatisfy({ isTokenByte($0) }) else {
       return .failure(HeadError(message: "malformed method"))
     }
-    guard target.hasPrefix("/"), target.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+    guard parts[1].first == UInt8(ascii: "/"), parts[1].allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
       return .failure(HeadError(message: "malformed request target"))
     }
     let minor: Int
-    switch parts[2] {
+    switch String(decoding: parts[2], as: UTF8.self) {
     case "HTTP/1.1": minor = 1
     case "HTTP/1.0": minor = 0
     default: return .failure(HeadError(message: "unsupported HTTP version"))
     }
     var headers: [(name: String, value: String)] = []
     for line in lines.dropFirst() {
-      guard let colon = line.firstIndex(of: ":") else {
+      guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
         return .failure(HeadError(message: "malformed header line"))
       }
-      let name = String(line[..<colon])
-      guard !name.isEmpty, name.utf8.allSatisfy({ isTokenByte($0) }) else {
+      let name = line[line.startIndex..<colon]
+      guard !name.isEmpty, name.allSatisfy({ isTokenByte($0) }) else {
         return .failure(HeadError(message: "malformed header name"))
       }
-      let value = line[line.index(after: colon)...].trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
-      headers.append((name.lowercased(), value))
+      var value = line[(colon + 1)...]
+      while let first = value.first, first == 0x20 || first == 0x09 { value = value.dropFirst() }
+      while let last = value.last, last == 0x20 || last == 0x09 { value = value.dropLast() }
+      let lowered = name.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 + 32 : $0 }
+      headers.append((String(decoding: lowered, as: UTF8.self), String(decoding: value, as: UTF8.self)))
     }
     return .success(
       HTTPRequest(method: method, target: target, minorVersion: minor, headers: headers, body: []))

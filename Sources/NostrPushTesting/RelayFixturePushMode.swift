@@ -4,8 +4,9 @@ import PushRelay
 /// The fixture relay's push mode (`push-relay.md`): the push key it opens leases with, and
 /// optionally the gateway its in-process delivery worker sends wakes to.
 ///
-/// A relay with a push mode ingests kind 30350 through `PushIngest`, matches every event newly
-/// stored over a bridge into a SQLite wake outbox, and, with `gatewayURL`, delivers those wakes.
+/// A relay with a push mode calls one `PushRelay` for everything push: it ingests kind 30350
+/// through it, hands it every event stored over a bridge (matched into a SQLite wake outbox), and,
+/// with `gatewayURL`, runs its delivery worker.
 /// Equality compares the push key by its public key, never by its secret.
 public struct RelayFixturePushMode: Sendable, Hashable {
   /// The push secret key: it replaces the `pubkey` of the descriptor's current key (id kept).
@@ -17,26 +18,27 @@ public struct RelayFixturePushMode: Sendable, Hashable {
   public var statePath: String?
   /// How long one gateway request may take (`GatewayClient.timeoutRange`).
   public var gatewayTimeout: Duration
-  /// The pause between delivery sweeps; at most `DeliveryWorker.maxFixtureSweepInterval`.
-  public var sweepInterval: Duration
+  /// How long the idle delivery worker waits for an enqueue's signal before claiming anyway
+  /// (1 s by default; a test sets it long to prove that the signal alone delivers).
+  public var fallbackInterval: Duration
 
   /// A push mode with `pushKey`; the other settings default to the spec's values.
   public init(
     pushKey: SecretKey, gatewayURL: String? = nil, statePath: String? = nil,
     gatewayTimeout: Duration = GatewayClient.defaultTimeout,
-    sweepInterval: Duration = DeliveryWorker.defaultSweepInterval
+    fallbackInterval: Duration = .seconds(1)
   ) {
     self.pushKey = pushKey
     self.gatewayURL = gatewayURL
     self.statePath = statePath
     self.gatewayTimeout = gatewayTimeout
-    self.sweepInterval = sweepInterval
+    self.fallbackInterval = fallbackInterval
   }
 
   public static func == (lhs: RelayFixturePushMode, rhs: RelayFixturePushMode) -> Bool {
     lhs.pushKey.publicKeyHex == rhs.pushKey.publicKeyHex && lhs.gatewayURL == rhs.gatewayURL
       && lhs.statePath == rhs.statePath && lhs.gatewayTimeout == rhs.gatewayTimeout
-      && lhs.sweepInterval == rhs.sweepInterval
+      && lhs.fallbackInterval == rhs.fallbackInterval
   }
 
   public func hash(into hasher: inout Hasher) {

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import NostrEvent
+import NostrPushCore
 import NostrWebSocket
 import PushDescriptor
 import PushRelay
@@ -175,8 +176,8 @@ public final class RelayFixtureServer: Sendable {
     let nip11 = state.withLock { $0.nip11 }
     let selfPubkey = nip11.flatMap { try? RelayInformation(lenientJSON: $0) }?.selfPubkey
     let roster = FixtureRoster(selfPubkey: selfPubkey, events: { [state] in state.withLock { $0.store } })
-    let clock = PushRelayClock { [state] in
-      state.withLock { $0.nowMilliseconds } ?? PushRelayClock.system.milliseconds()
+    let clock = UnixClock { [state] in
+      state.withLock { $0.nowMilliseconds } ?? UnixClock.system.nowMilliseconds()
     }
     let push = try FixturePush(
       mode: mode, nip11: nip11, webSocketOrigin: webSocketOrigin, roster: roster, clock: clock)
@@ -207,13 +208,17 @@ public final class RelayFixtureServer: Sendable {
   }
 
   /// Moves a fixed clock (`now`, `setNow`) forward by `duration`: NIP-98, event timestamps, lease
-  /// expiry and the delivery worker's backoff all read it. Without a fixed clock it does nothing,
-  /// since the system clock cannot be moved.
+  /// expiry and the delivery worker's backoff all read it, and the worker is woken to claim what
+  /// became due. Without a fixed clock it does nothing, since the system clock cannot be moved.
   public func advanceClock(by duration: Duration) {
     let delta = duration.wholeMilliseconds
-    state.withLock { state in
+    let push = state.withLock { state in
       if let now = state.nowMilliseconds { state.nowMilliseconds = now + delta }
+      return state.push
     }
+    // A retry whose backoff has now passed is due: the worker claims at once, not at its
+    // fallback timer.
+    push?.relay.wakeWorker()
   }
 
   /// The base URL while running (`http://127.0.0.1:<port>`), else nil.
@@ -301,7 +306,7 @@ public final class RelayFixtureServer: Sendable {
   /// The fixture's clock in Unix seconds: the fixed one (floor), else the system's.
   private static func seconds(_ state: State) -> Int64 {
     guard let milliseconds = state.nowMilliseconds else { return Int64(Date().timeIntervalSince1970) }
-    return SQLiteWakeOutbox.seconds(milliseconds)
+    return UnixClock.seconds(milliseconds)
   }
 
   // MARK: The request log

@@ -199,8 +199,8 @@ struct WebSocketRelay {
     return merged
   }
 
-  /// Why `filters` may not be answered for `identity`: a filter whose kinds are all author-only
-  /// without `authors` = [identity].
+  /// Why `filters` may not be answered for `identity`: no identity while a filter names an
+  /// author-only kind, or a filter whose kinds are all author-only without `authors` = [identity].
   func visibilityProblem(_ filters: [Filter], identity: String?) -> String? {
     Self.visibilityProblem(filters, identity: identity, authorOnlyKinds: authorOnlyKinds)
   }
@@ -208,6 +208,13 @@ struct WebSocketRelay {
   /// `visibilityProblem` for a given set of author-only kinds (shared with `/query`).
   static func visibilityProblem(_ filters: [Filter], identity: String?, authorOnlyKinds: Set<Int>) -> String?
   {
+    // No identity yet and an author-only kind named: ask for AUTH rather than silently omit the
+    // author's own events, so a client with a key authenticates and asks again.
+    if identity == nil,
+      filters.contains(where: { $0.kinds?.contains(where: authorOnlyKinds.contains) ?? false })
+    {
+      return Self.notAuthenticated
+    }
     for filter in filters {
       guard let kinds = filter.kinds, !kinds.isEmpty, kinds.allSatisfy(authorOnlyKinds.contains) else {
         continue
@@ -255,11 +262,9 @@ struct WebSocketRelay {
         return refuse("invalid: event pubkey does not match authenticated identity")
       }
     }
-    switch event.verify() {
-    case .valid: break
-    case .idMismatch:
+    guard let verified = VerifiedEvent(event) else {
+      if case .badSignature = event.verify() { return refuse("invalid: invalid schnorr signature") }
       return refuse("invalid: invalid event id: computed \(event.computedID()), got \(event.id)")
-    case .badSignature: return refuse("invalid: invalid schnorr signature")
     }
     guard abs(event.createdAt - now) <= Self.timestampWindow else {
       return refuse("invalid: event timestamp too far from server time")
@@ -267,7 +272,7 @@ struct WebSocketRelay {
     let entry = RelayFixtureData.Entry(event: event, json: event.jsonBytes())
     if event.kind == Self.leaseKind {
       guard let push else { return refuse("invalid: push not supported") }
-      let answer = push.ingestLease(event, identity: identity)
+      let answer = push.ingestLease(verified, identity: identity)
       guard answer.accepted else { return refuse(answer.message) }
       return (event.id, true, answer.message, answer.message.isEmpty ? entry : nil)
     }
@@ -276,7 +281,10 @@ struct WebSocketRelay {
     case .stored:
       if let push, !push.stored(event) { return (event.id, false, FixturePush.internalError, entry) }
       return (event.id, true, "", entry)
-    case .duplicate: return (event.id, true, "duplicate: already have this event", nil)
+    case .duplicate:
+      // A client retrying after an `error:` answer: PushRelay completes what failed, once.
+      if let push, !push.stored(event) { return (event.id, false, FixturePush.internalError, nil) }
+      return (event.id, true, "duplicate: already have this event", nil)
     case .stale: return refuse("invalid: stale replacement")
     }
   }

@@ -16,6 +16,9 @@ import Darwin
 package final class PosixWebSocketTransport: WebSocketTransport, @unchecked Sendable {
   /// The size of one `recv()`.
   static let readChunkBytes = 64 * 1024
+  /// The most received messages held for a receiver that does not take them; past it the
+  /// connection is closed (`protocol_violation`), so a hostile relay cannot grow the client.
+  public static let maxUndeliveredMessages = 10_000
 
   private struct Shared {
     var outgoing: [[UInt8]] = []
@@ -107,6 +110,9 @@ package final class PosixWebSocketTransport: WebSocketTransport, @unchecked Send
     if let ending { throw ending }
     signal()
   }
+
+  /// How the connection ended, nil while it is open: what a test reads to see a bound enforced.
+  package var endedWith: RelayConnectionError? { shared.withLock { $0.ending } }
 
   /// The next text message the thread assembled; `cancelled` when the awaiting task is cancelled
   /// (the message stays queued for the next call).
@@ -464,18 +470,37 @@ package final class PosixWebSocketTransport: WebSocketTransport, @unchecked Send
       case .partial, .pong: continue
       case .ping(let payload):
         if !wire.closeSent {
-          wire.control.append(WebSocketFrameEncoder.control(.pong, payload: payload, role: .client))
+          // Pongs coalesce: only the latest unanswered ping is answered, so a relay flooding
+          // pings costs one queued pong.
+          let pong = WebSocketFrameEncoder.control(.pong, payload: payload, role: .client)
+          if let queued = wire.control.lastIndex(where: { $0.first == 0x8A }) {
+            wire.control[queued] = pong
+          } else {
+            wire.control.append(pong)
+          }
         }
       case .text(let message):
+        var overflow = false
         let receiver = shared.withLock { shared -> CheckedContinuation<[UInt8], any Error>? in
           guard let receiver = shared.receiver else {
-            shared.messages.append(message)
+            if shared.messages.count >= Self.maxUndeliveredMessages {
+              overflow = true
+            } else {
+              shared.messages.append(message)
+            }
             return nil
           }
           shared.receiver = nil
           return receiver.continuation
         }
         receiver?.resume(returning: message)
+        if overflow {
+          let reason = "more than \(Self.maxUndeliveredMessages) undelivered messages"
+          end(RelayConnectionError(code: .protocolViolation, message: reason))
+          if wire.closeSent { return false }
+          wire.startClose(code: WebSocketCloseCode.policyViolation, reason: reason)
+          wire.endAfterFlush = true
+        }
       case .close(let code, let reason):
         if wire.closeSent { return false }
         end(RelayConnectionError(code: .connectionClosed, message: "\(code ?? 1005) \(reason)"))

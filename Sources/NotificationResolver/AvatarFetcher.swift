@@ -1,6 +1,7 @@
 import EnrichmentCache
 import NostrEvent
 import NostrHTTP
+import NostrPushCore
 
 /// Downloads a profile picture for a notification attachment, under the rules that keep the
 /// relay's credentials and the user's device safe.

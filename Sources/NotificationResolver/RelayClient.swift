@@ -1,6 +1,7 @@
 import NostrEvent
 import NostrHTTP
 import NostrJSON
+import NostrPushCore
 
 /// Talks to one relay on behalf of one account: queries over NIP-98-authenticated `POST /query`
 /// or over one WebSocket (``QueryTransport``), and the NIP-11 document over HTTP, each with its

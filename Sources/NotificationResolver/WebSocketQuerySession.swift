@@ -1,4 +1,5 @@
 import NostrEvent
+import NostrPushCore
 import NostrWebSocket
 
 /// The one WebSocket of a wake on `.websocket`: opened by the first query (its deadline covers

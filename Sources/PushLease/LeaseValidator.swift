@@ -61,6 +61,13 @@ public struct LeaseValidator: Sendable {
   /// The ids of the keys this validator can open leases with, sorted.
   package var keyIDs: [String] { pushKeys.keys.sorted() }
 
+  /// The push key that signs gateway requests for a lease encrypted to `keyID`: that key, or,
+  /// with one key held, the only one (the key the grant names); nil when none fits.
+  package func signingKey(for keyID: String) -> SecretKey? {
+    if let key = pushKeys[keyID] { return key }
+    return pushKeys.count == 1 ? pushKeys.first?.value : nil
+  }
+
   /// Opens and judges `event`, sent to the relay at `tenantOrigin`, at Unix time `now`.
   public func open(_ event: Event, tenantOrigin: String, now: Int64) throws(LeaseRejection) -> OpenedLease {
     let limits = descriptor.limitation

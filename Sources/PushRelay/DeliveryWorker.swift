@@ -19,111 +19,168 @@ public struct WakeAttempt: Sendable, Hashable {
 /// Claims due wakes, re-checks each lease, sends the signed request and writes what the gateway's
 /// answer means: the reaction table of `push-relay.md`.
 ///
-/// It runs on its own task (`run()`), or a test drives it one sweep at a time with `runOnce()` on
-/// an injected clock, so no test sleeps through a backoff. Signing uses the push key of the
-/// wake's `key_id`; with one key held, that key whatever the id.
-public final class DeliveryWorker: Sendable {
-  /// The default pause between sweeps (100 ms).
-  public static let defaultSweepInterval: Duration = .milliseconds(100)
-  /// The longest pause between sweeps the fixture allows (200 ms).
-  public static let maxFixtureSweepInterval: Duration = .milliseconds(200)
+/// `PushRelay.run()` drives it: woken by every enqueue through its `WakeSignal`, it claims again
+/// at once after a full batch and otherwise idles on a fallback timer, so no wake waits for a
+/// timer. A test drives it one sweep at a time with `runOnce()` on an injected clock, so no test
+/// sleeps through a backoff. Signing uses the push key of the wake's `key_id`; with one key held,
+/// that key whatever the id.
+package final class DeliveryWorker: Sendable {
+  /// The default fallback timer: how long an idle worker waits for a signal (1 s).
+  package static let defaultFallbackInterval: Duration = .seconds(1)
+  /// How often the worker deletes rows an hour past their expiry (at most once a minute).
+  package static let sweepIntervalMilliseconds: Int64 = 60_000
 
   private let store: any LeaseStore
   private let outbox: any WakeOutbox
   private let client: GatewayClient
-  private let pushKeys: [String: SecretKey]
+  private let signingKey: @Sendable (String) -> SecretKey?
   private let roster: any RosterSource
-  private let clock: PushRelayClock
-  /// The pause between sweeps of `run()`.
-  public let sweepInterval: Duration
+  private let clock: UnixClock
+  private let signal: any WakeSignal
+  private let lastSweep = Locked<Int64?>(nil)
+  /// How long an idle worker waits for a signal before claiming anyway.
+  package let fallbackInterval: Duration
 
   /// A worker over `store` and `outbox` (normally on one `PushStateDatabase`), sending through
-  /// `client`, signing with `pushKeys` (by key id), re-checking channel membership with `roster`.
-  public init(
-    store: any LeaseStore, outbox: any WakeOutbox, client: GatewayClient, pushKeys: [String: SecretKey],
-    roster: any RosterSource, clock: PushRelayClock = .system, sweepInterval: Duration = defaultSweepInterval
+  /// `client`, signing with `signingKey(keyID)`, re-checking channel membership with `roster`,
+  /// woken by `signal`.
+  package init(
+    store: any LeaseStore, outbox: any WakeOutbox, client: GatewayClient,
+    signingKey: @escaping @Sendable (String) -> SecretKey?, roster: any RosterSource,
+    clock: UnixClock = .system,
+    signal: any WakeSignal = InProcessWakeSignal(), fallbackInterval: Duration = defaultFallbackInterval
   ) {
     self.store = store
     self.outbox = outbox
     self.client = client
-    self.pushKeys = pushKeys
+    self.signingKey = signingKey
     self.roster = roster
     self.clock = clock
-    self.sweepInterval = sweepInterval
+    self.signal = signal
+    self.fallbackInterval = fallbackInterval
   }
 
-  /// Sweeps until the task is cancelled; a storage failure waits for the next sweep.
-  public func run() async {
-    while !Task.isCancelled {
-      _ = try? await runOnce()
-      try? await Task.sleep(for: sweepInterval)
+  /// A worker signing with `pushKeys` by key id (with one key, that key whatever the id).
+  package convenience init(
+    store: any LeaseStore, outbox: any WakeOutbox, client: GatewayClient, pushKeys: [String: SecretKey],
+    roster: any RosterSource, clock: UnixClock = .system, signal: any WakeSignal = InProcessWakeSignal(),
+    fallbackInterval: Duration = defaultFallbackInterval
+  ) {
+    self.init(
+      store: store, outbox: outbox, client: client,
+      signingKey: { id in pushKeys[id] ?? (pushKeys.count == 1 ? pushKeys.first?.value : nil) },
+      roster: roster, clock: clock, signal: signal, fallbackInterval: fallbackInterval)
+  }
+
+  /// How many claim → send → record loops run at once (each claims its own rows, so they never
+  /// send one wake twice): a batch waiting on its slowest request or its commit does not hold up
+  /// the next.
+  package static let concurrentBatches = 4
+
+  /// Delivers until `shouldStop()` or cancellation, in `concurrentBatches` loops: a full batch
+  /// claims again at once, anything less waits for the signal (or the fallback timer); a storage
+  /// failure waits the same way.
+  package func run(until shouldStop: @escaping @Sendable () -> Bool = { false }) async {
+    await withTaskGroup(of: Void.self) { group in
+      for _ in 0..<Self.concurrentBatches {
+        group.addTask { [self] in await loop(until: shouldStop) }
+      }
     }
   }
 
-  /// One sweep: drops rows an hour past expiry, claims up to one batch, and sends them at once.
+  private func loop(until shouldStop: @Sendable () -> Bool) async {
+    while !Task.isCancelled && !shouldStop() {
+      let claimed: Int
+      do {
+        claimed = try await runOnce().count
+      } catch {
+        claimed = 0
+      }
+      if claimed >= WakeSchedule.claimBatch { continue }
+      guard !Task.isCancelled && !shouldStop() else { return }
+      await signal.wait(timeout: fallbackInterval)
+    }
+  }
+
+  /// One sweep: drops rows an hour past expiry (at most once a minute), claims up to one batch,
+  /// sends them at once, and writes their outcomes in one transaction.
   @discardableResult
-  public func runOnce() async throws(PushRelayError) -> [WakeAttempt] {
-    let now = clock.milliseconds()
-    // The store's calls may wait out a busy timeout: they run through `BlockingWork`, never on
-    // the cooperative pool.
-    let claimed = try await BlockingWork.run { [outbox] () throws(PushRelayError) -> [Wake] in
-      _ = try outbox.sweep(nowMilliseconds: now)
-      return try outbox.claim(nowMilliseconds: now, limit: WakeSchedule.claimBatch)
+  package func runOnce() async throws(PushRelayError) -> [WakeAttempt] {
+    let now = clock.nowMilliseconds()
+    let sweepDue = lastSweep.withLock { last in
+      guard last.map({ now - $0 >= Self.sweepIntervalMilliseconds || now < $0 }) ?? true else { return false }
+      last = now
+      return true
+    }
+    // The database steps are synchronous and may wait on a lock (the busy timeout), so they run
+    // through BlockingWork, off the cooperative pool: one hop for the sweep, the claim and the
+    // send-time re-checks of the batch, one for the outcomes.
+    let claimed = try await BlockingWork.run { [self] () throws(PushRelayError) -> [(Wake, Bool)] in
+      if sweepDue { _ = try outbox.sweep(nowMilliseconds: now) }
+      var claimed: [(Wake, Bool)] = []
+      for wake in try outbox.claim(nowMilliseconds: now, limit: WakeSchedule.claimBatch) {
+        claimed.append((wake, try stillWanted(wake)))
+      }
+      return claimed
     }
     guard !claimed.isEmpty else { return [] }
-    let results = await withTaskGroup(of: (Int, Result<WakeAttempt, PushRelayError>).self) { group in
-      for (index, wake) in claimed.enumerated() {
+    let results = await withTaskGroup(of: (Int, Result<Sent, PushRelayError>).self) { group in
+      for (index, (wake, wanted)) in claimed.enumerated() {
         group.addTask { [self] in
           do throws(PushRelayError) {
-            return (index, .success(try await attempt(wake)))
+            return (index, .success(try await attempt(wake, wanted: wanted)))
           } catch {
             return (index, .failure(error))
           }
         }
       }
-      var results: [(Int, Result<WakeAttempt, PushRelayError>)] = []
+      var results: [(Int, Result<Sent, PushRelayError>)] = []
       for await result in group { results.append(result) }
       return results.sorted { $0.0 < $1.0 }.map(\.1)
     }
-    var attempts: [WakeAttempt] = []
-    for result in results { attempts.append(try result.get()) }
-    return attempts
+    var sent: [Sent] = []
+    for result in results { sent.append(try result.get()) }
+    let outcomes = sent.map { WakeResult(wake: $0.wake, outcome: $0.outcome, status: $0.status) }
+    let recordedAt = clock.nowMilliseconds()
+    let written = try await BlockingWork.run { [outbox] () throws(PushRelayError) in
+      try outbox.record(outcomes, nowMilliseconds: recordedAt)
+    }
+    return zip(sent, written).map { sent, recorded in
+      WakeAttempt(
+        requestID: sent.wake.requestID, attempt: sent.wake.attempts, answer: sent.answer,
+        outcome: sent.outcome,
+        recorded: recorded)
+    }
   }
 
-  /// One claimed wake: re-check, send, react.
-  private func attempt(_ wake: Wake) async throws(PushRelayError) -> WakeAttempt {
-    let wanted = try await BlockingWork.run { () throws(PushRelayError) in try self.stillWanted(wake) }
-    guard wanted, let key = signingKey(for: wake.candidate.keyID) else {
-      let recorded = try await record(.failed, for: wake, status: nil)
-      return WakeAttempt(
-        requestID: wake.requestID, attempt: wake.attempts, answer: nil, outcome: .failed, recorded: recorded)
+  /// One attempt before its outcome is written.
+  private struct Sent: Sendable {
+    var wake: Wake
+    var answer: GatewayAnswer?
+    var outcome: WakeOutcome
+    var status: Int?
+  }
+
+  /// One claimed wake: send unless the re-check said no (`wanted`), react (the outcome is written
+  /// with the batch).
+  private func attempt(_ wake: Wake, wanted: Bool) async throws(PushRelayError) -> Sent {
+    guard wanted, let key = signingKey(wake.candidate.keyID) else {
+      return Sent(wake: wake, answer: nil, outcome: .failed, status: nil)
     }
-    let (answer, status) = await client.deliver(wake, key: key, now: clock.seconds)
+    let (answer, status) = await client.deliver(wake, key: key, now: clock.now())
     let outcome = Self.outcome(of: answer, attempt: wake.attempts)
     if case .invalidEndpoint = answer {
+      let candidate = wake.candidate
       _ = try await BlockingWork.run { [store] () throws(PushRelayError) in
         try store.disableEndpoint(
-          address: wake.candidate.address, generation: wake.candidate.generation,
-          endpointHash: wake.candidate.endpointHash)
+          address: candidate.address, generation: candidate.generation, endpointHash: candidate.endpointHash)
       }
     }
-    let recorded = try await record(outcome, for: wake, status: status)
-    return WakeAttempt(
-      requestID: wake.requestID, attempt: wake.attempts, answer: answer, outcome: outcome, recorded: recorded)
-  }
-
-  /// Writes the attempt's outcome through `BlockingWork`; whether the claim still held.
-  private func record(_ outcome: WakeOutcome, for wake: Wake, status: Int?) async throws(PushRelayError)
-    -> Bool
-  {
-    let now = clock.milliseconds()
-    return try await BlockingWork.run { [outbox] () throws(PushRelayError) in
-      try outbox.record(outcome, for: wake, status: status, nowMilliseconds: now)
-    }
+    return Sent(wake: wake, answer: answer, outcome: outcome, status: status)
   }
 
   /// The reaction table: what `answer` on attempt `attempt` means for the wake.
-  public static func outcome(of answer: GatewayAnswer, attempt: Int) -> WakeOutcome {
+  package static func outcome(of answer: GatewayAnswer, attempt: Int) -> WakeOutcome {
     switch answer {
     case .accepted: .delivered
     case .unexpectedSuccess, .invalidEndpoint, .unsupportedTransport, .refused: .failed
@@ -138,7 +195,7 @@ public final class DeliveryWorker: Sendable {
   private func stillWanted(_ wake: Wake) throws(PushRelayError) -> Bool {
     let candidate = wake.candidate
     guard let lease = try store.lease(at: candidate.address), lease.generation == candidate.generation,
-      lease.endpointHash == candidate.endpointHash, lease.isLive(now: clock.seconds)
+      lease.endpointHash == candidate.endpointHash, lease.isLive(now: clock.now())
     else { return false }
     if let channel = candidate.channel {
       guard
@@ -147,10 +204,5 @@ public final class DeliveryWorker: Sendable {
       else { return false }
     }
     return true
-  }
-
-  private func signingKey(for keyID: String) -> SecretKey? {
-    if let key = pushKeys[keyID] { return key }
-    return pushKeys.count == 1 ? pushKeys.first?.value : nil
   }
 }

@@ -68,9 +68,7 @@ public struct StoredLease: Sendable, Hashable {
   /// SHA-256 of the endpoint as 64 lowercase hex, nil for a tombstone.
   public var endpointHash: String?
   /// The subscriptions, empty for a tombstone.
-  public let subscriptions: [LeaseSubscription]
-  /// The subscriptions as NIP-01 `Filter`s, built once per row for the matcher.
-  package let compiled: [CompiledSubscription]
+  public var subscriptions: [LeaseSubscription]
   /// The event as received (its JSON bytes).
   public var eventJSON: [UInt8]
 
@@ -94,44 +92,12 @@ public struct StoredLease: Sendable, Hashable {
     self.endpoint = endpoint
     self.endpointHash = endpointHash
     self.subscriptions = subscriptions
-    self.compiled = subscriptions.map(CompiledSubscription.init)
     self.eventJSON = eventJSON
   }
 
   /// Whether the lease may be matched and woken at `now`: active, enabled and unexpired.
   public func isLive(now: Int64) -> Bool {
     active && endpointEnabled && expiresAt > now
-  }
-}
-
-/// One subscription with its filters as NIP-01 `Filter`s, so matching is `Filter.matches`.
-package struct CompiledSubscription: Sendable, Hashable {
-  /// The filter that wakes.
-  package var filter: Filter
-  /// The filters that keep quiet.
-  package var ignore: [Filter]
-  /// The `p` tag ceiling, nil when unset.
-  package var pTagsMax: Int?
-  /// The push class.
-  package var pushClass: String
-  /// Whether the filter has `#p` (a gift wrap needs one).
-  package var hasPTagFilter: Bool
-
-  package init(_ subscription: LeaseSubscription) {
-    filter = Self.filter(subscription.filter)
-    ignore = subscription.ignore.map(Self.filter)
-    pTagsMax = subscription.pTagsMax
-    pushClass = subscription.pushClass
-    hasPTagFilter = subscription.filter.pTags != nil
-  }
-
-  /// The NIP-01 filter of a lease filter: `kinds`, `authors` and the `p`, `h`, `e` tags.
-  package static func filter(_ lease: LeaseFilter) -> Filter {
-    var tags: [String: [String]] = [:]
-    if let values = lease.pTags { tags["p"] = values }
-    if let values = lease.hTags { tags["h"] = values }
-    if let values = lease.eTags { tags["e"] = values }
-    return Filter(authors: lease.authors, kinds: lease.kinds, tags: tags)
   }
 }
 
@@ -169,21 +135,28 @@ public protocol RosterSource: Sendable {
   func members(ofChannel channel: String, origin: String) -> Set<String>?
 }
 
-/// Where a relay keeps leases: the atomic accept step of `push-relay.md`, the live leases the
-/// matcher meets, the visible current events, and the 410 switch.
+/// Where a relay keeps leases: the atomic accept step of `push-relay.md`, the record of stored
+/// events that back-fill reads and that makes matching idempotent, the live leases the matcher
+/// meets, the visible current events, and the 410 switch.
 ///
 /// Synchronous (`throws(PushRelayError)`, never `async`): SQLite is, and a relay's event loop calls
-/// it inline. Another database implements the same contract: `accept` is serializable per
-/// (origin, pubkey), applies the acceptance table in order with a rejection changing nothing, never
-/// deletes a row, and is ordered against event insertion so that each (event, lease) pair meets
-/// the matcher exactly once (at ingest of the event, or in the back-fill of the lease).
+/// it inline. Another database (PostgreSQL) implements the same contract: `accept` is serializable
+/// per (origin, pubkey), applies the acceptance table in order with a rejection changing nothing,
+/// and is ordered against `didStore` so that each (event, lease) pair meets the matcher exactly
+/// once (in the event's `didStore`, or in the back-fill of the lease's accept, which reads the
+/// events `didStore` recorded).
 public protocol LeaseStore: Sendable {
   /// Applies the acceptance table to `lease` (opened from `event`) at `now`, back-filling wakes for
-  /// an active lease from `recent` (newest first, at most `PushMatcher.maxBackfillCandidates`) in
-  /// the same transaction.
-  func accept(
-    _ lease: OpenedLease, event: Event, maxLeases: Int, recent: [Event], roster: any RosterSource, now: Int64
-  ) throws(PushRelayError) -> LeaseAcceptance
+  /// an active lease from the recorded recent events (received in the last 120 s, newest first, at
+  /// most 256) in the same transaction.
+  func accept(_ lease: OpenedLease, event: Event, maxLeases: Int, roster: any RosterSource, now: Int64)
+    throws(PushRelayError) -> LeaseAcceptance
+
+  /// Records a stored event of `origin` (first `receivedAt` kept) among the recent events, matches
+  /// it against the live leases and enqueues its wakes, all in one transaction; an event already
+  /// recorded is not matched again. Returns how many wakes it enqueued.
+  func didStore(_ event: Event, origin: String, receivedAt: Int64, roster: any RosterSource, now: Int64)
+    throws(PushRelayError) -> Int
 
   /// The leases of `origin` the matcher meets at `now`: active, enabled and unexpired.
   func liveLeases(origin: String, now: Int64) throws(PushRelayError) -> [StoredLease]

@@ -1,4 +1,5 @@
 import NostrEvent
+import NostrPushCore
 import PushDescriptor
 import PushLease
 
@@ -16,46 +17,22 @@ public struct IngestAnswer: Sendable, Hashable {
   }
 }
 
-/// The one entry point for a kind 30350 event: authentication, author, id and signature, clock,
-/// the validator and the store's atomic accept, first failure answering (`push-relay.md` steps
-/// 1–7).
-///
-/// A relay without a push key has no `PushIngest` and answers `invalid: push not supported`
-/// itself (step 5 by construction). Both of the fixture's bridges (WebSocket `EVENT`,
-/// `POST /events`) call it, and so can any relay. A storage failure throws, for the relay's
-/// `error: internal server error`.
-public struct PushIngest: Sendable {
+/// `PushRelay`'s ingest of a kind 30350 event: authentication, author, clock, the validator and the
+/// store's atomic accept, first failure answering (`push-relay.md` steps 1, 2 and 4–7; step 3, id
+/// and signature, is what `VerifiedEvent` says the socket layer did).
+struct PushIngest: Sendable {
   /// How far `created_at` may be from the relay's clock (900 s either way).
-  public static let maxClockSkewSeconds: Int64 = 900
+  static let maxClockSkewSeconds: Int64 = 900
 
-  /// The validator holding the push keys.
-  public let validator: LeaseValidator
-  /// The lease store.
-  public let store: any LeaseStore
-  /// Channel rosters, for back-fill.
-  public let roster: any RosterSource
-  /// The relay's descriptor: the tenant origin and `max_leases_per_pubkey`.
-  public let descriptor: PushDescriptor
-  /// The relay's clock.
-  public let clock: PushRelayClock
+  let validator: LeaseValidator
+  let store: any LeaseStore
+  let roster: any RosterSource
+  let descriptor: PushDescriptor
+  let clock: UnixClock
 
-  /// An ingest path over these parts.
-  public init(
-    validator: LeaseValidator, store: any LeaseStore, roster: any RosterSource, descriptor: PushDescriptor,
-    clock: PushRelayClock = .system
-  ) {
-    self.validator = validator
-    self.store = store
-    self.roster = roster
-    self.descriptor = descriptor
-    self.clock = clock
-  }
-
-  /// Runs steps 1–7 for `event` from the authenticated `identity` (nil: none), with the relay's
-  /// back-fill candidates `recent` (newest first, received in the last 120 s, at most 256).
-  public func ingest(_ event: Event, identity: String?, recent: [Event]) throws(PushRelayError)
-    -> IngestAnswer
-  {
+  /// Runs steps 1, 2 and 4–7 for `verified` from the authenticated `identity` (nil: none).
+  func ingest(_ verified: VerifiedEvent, identity: String?) throws(PushRelayError) -> IngestAnswer {
+    let event = verified.event
     guard let identity else {
       return IngestAnswer(accepted: false, message: "auth-required: not authenticated")
     }
@@ -63,16 +40,7 @@ public struct PushIngest: Sendable {
       return IngestAnswer(
         accepted: false, message: "invalid: event pubkey does not match authenticated identity")
     }
-    switch event.verify() {
-    case .valid: break
-    case .idMismatch:
-      return IngestAnswer(
-        accepted: false, message: "invalid: invalid event id: computed \(event.computedID()), got \(event.id)"
-      )
-    case .badSignature:
-      return IngestAnswer(accepted: false, message: "invalid: invalid schnorr signature")
-    }
-    let now = clock.seconds
+    let now = clock.now()
     let (distance, overflow) = now.subtractingReportingOverflow(event.createdAt)
     guard !overflow, distance.magnitude <= UInt64(Self.maxClockSkewSeconds) else {
       return IngestAnswer(accepted: false, message: "invalid: event timestamp too far from server time")
@@ -83,13 +51,8 @@ public struct PushIngest: Sendable {
     } catch {
       return IngestAnswer(accepted: false, message: error.message)
     }
-    let candidates = recent.prefix(PushMatcher.maxBackfillCandidates).filter {
-      $0.kind != PushMatcher.leaseKind
-    }
     let acceptance = try store.accept(
-      lease, event: event, maxLeases: descriptor.limitation.maxLeasesPerPubkey, recent: Array(candidates),
-      roster: roster, now: now)
+      lease, event: event, maxLeases: descriptor.limitation.maxLeasesPerPubkey, roster: roster, now: now)
     return IngestAnswer(accepted: acceptance.isAccepted, message: acceptance.message)
   }
-
 }

@@ -4,112 +4,141 @@ import PushLease
 /// Meets one newly stored event with the leases of its origin and says which endpoints to wake,
 /// with which class and until when: the five matching rules of `push-relay.md`.
 ///
-/// A value with no state; the store's back-fill and a relay's ingest path both use it, so an
+/// Rules 1 and 2 are `LeaseSubscription`'s (`PushLease`), the function the extension's resolver
+/// calls too; this adds liveness, the class (rule 3) and the wake's expiry (rule 4). A value with
+/// no state: the store's back-fill and its match of a stored event both use it, so an
 /// (event, lease) pair is judged the same way whichever side arrived first.
-public struct PushMatcher: Sendable {
+package struct PushMatcher: Sendable {
   /// The lease kind, never matched.
-  public static let leaseKind = 30350
-  /// The gift-wrap kind, which wakes only a lease whose filter has `#p` and whose pubkey the
-  /// event's `p` names.
-  public static let giftWrapKind = 1059
+  package static let leaseKind = 30350
   /// The most back-fill candidates one lease meets (the relay's newest, within
   /// `backfillWindowSeconds`).
-  public static let maxBackfillCandidates = 256
+  package static let maxBackfillCandidates = 256
   /// How far back back-fill candidates reach (120 s).
-  public static let backfillWindowSeconds: Int64 = 120
+  package static let backfillWindowSeconds: Int64 = 120
   /// The push classes from lowest to highest; a wake takes the highest surviving one.
-  public static let classOrder = ["silent", "default", "time_sensitive", "urgent"]
+  package static let classOrder = ["silent", "default", "time_sensitive", "urgent"]
 
   /// The kinds that may wake (`push_kinds`), nil for any kind but 30350.
-  public let pushKinds: Set<Int>?
+  package let pushKinds: Set<Int>?
 
   /// A matcher waking only `pushKinds` (nil: every kind but 30350).
-  public init(pushKinds: Set<Int>? = nil) {
+  package init(pushKinds: Set<Int>? = nil) {
     self.pushKinds = pushKinds
   }
 
-  /// The wakes `event` causes among `leases` (all of `origin`) at `now`, one per lease that
-  /// survives rules 1–4; the outbox keeps one per endpoint (rule 5).
-  public func candidates(
-    for event: Event, leases: [StoredLease], roster: any RosterSource, origin: String, now: Int64
+  /// Whether `event`'s kind may wake at all: in `pushKinds` and never 30350.
+  package func isEligible(_ event: Event) -> Bool {
+    event.kind != Self.leaseKind && (pushKinds?.contains(event.kind) ?? true)
+  }
+
+  /// What an event brings to every lease it meets: rule 1's reading and its channel's members,
+  /// asked of the roster once per event.
+  package struct Reading: Sendable {
+    package var rule: LeaseSubscription.ChannelRule
+    package var members: Set<String>?
+
+    /// The channel a wake re-checks at send time, nil when rule 1 does not apply.
+    package var channel: String? {
+      if case .channel(let channel) = rule { return channel }
+      return nil
+    }
+  }
+
+  /// Reads `event` once for all the leases of `origin` it will meet; nil when it wakes nobody
+  /// (not eligible, or a message without exactly one `h` tag).
+  package func read(_ event: Event, roster: any RosterSource, origin: String) -> Reading? {
+    guard isEligible(event) else { return nil }
+    let rule = LeaseSubscription.channelRule(event)
+    switch rule {
+    case .refused: return nil
+    case .none: return Reading(rule: rule, members: nil)
+    case .channel(let channel):
+      guard let members = roster.members(ofChannel: channel, origin: origin), members.contains(event.pubkey)
+      else { return nil }
+      return Reading(rule: rule, members: members)
+    }
+  }
+
+  /// The wakes `event` (received at `receivedAt`) causes among `leases` at `now`, one per lease
+  /// that survives rules 1–4; the outbox keeps one per endpoint (rule 5).
+  package func candidates(
+    for event: Event, leases: [StoredLease], roster: any RosterSource, origin: String, receivedAt: Int64,
+    now: Int64
   ) -> [WakeCandidate] {
-    guard isEligible(event) else { return [] }
-    let channel = Self.channel(of: event)
-    let members = channel.flatMap { roster.members(ofChannel: $0, origin: origin) }
+    guard let reading = read(event, roster: roster, origin: origin) else { return [] }
     var result: [WakeCandidate] = []
+    result.reserveCapacity(leases.count)
     for lease in leases where lease.address.origin == origin {
-      if let candidate = candidate(for: event, lease: lease, channel: channel, members: members, now: now) {
-        result.append(candidate)
+      if let wake = candidate(for: event, lease: lease, reading: reading, receivedAt: receivedAt, now: now) {
+        result.append(wake)
       }
     }
     return result
   }
 
-  /// As `candidates(for:leases:…)`, meeting only the leases `index` says could match.
-  public func candidates(
-    for event: Event, index: LeaseIndex, roster: any RosterSource, origin: String, now: Int64
+  /// The wakes `event` causes among the leases `index` says could match, at `now`.
+  package func candidates(
+    for event: Event, index: inout LeaseIndex, reading: Reading, receivedAt: Int64, now: Int64
   ) -> [WakeCandidate] {
-    guard isEligible(event) else { return [] }
-    return candidates(for: event, leases: index.leases(for: event), roster: roster, origin: origin, now: now)
+    var result: [WakeCandidate] = []
+    result.reserveCapacity(128)
+    index.forEachLease(for: event) { lease in
+      if let wake = candidate(for: event, lease: lease, reading: reading, receivedAt: receivedAt, now: now) {
+        result.append(wake)
+      }
+    }
+    return result
   }
 
-  /// The wake of `event` for one `lease`, or nil: the lease must be live, a channel event's
-  /// `members` (nil: none) must hold the lease's pubkey, a subscription must survive and the wake
-  /// must not be expired.
-  public func candidate(
-    for event: Event, lease: StoredLease, channel: String?, members: Set<String>?, now: Int64
+  /// The wake of `event` for one `lease`, or nil: the lease must be live, rule 1 must admit its
+  /// owner, a subscription must survive rule 2, and the wake must not be expired (rule 4).
+  package func candidate(
+    for event: Event, lease: borrowing StoredLease, reading: Reading, receivedAt: Int64, now: Int64
   ) -> WakeCandidate? {
-    guard isEligible(event), lease.isLive(now: now), let endpoint = lease.endpoint,
-      let endpointHash = lease.endpointHash, let transport = lease.transport
+    guard lease.isLive(now: now), let endpoint = lease.endpoint, let endpointHash = lease.endpointHash,
+      let transport = lease.transport
     else { return nil }
-    if channel != nil {
-      guard let members, members.contains(lease.address.pubkey) else { return nil }
+    let owner = lease.address.pubkey
+    if case .channel = reading.rule {
+      // Rule 1: `read` admitted the author already; the owner must be a member too.
+      guard reading.members?.contains(owner) == true else { return nil }
     }
-    var best: Int?
+    var best = -1
     var bestClass: String?
-    for subscription in lease.compiled
-    where Self.survives(subscription, event: event, owner: lease.address.pubkey) {
-      let rank = Self.classOrder.firstIndex(of: subscription.pushClass) ?? -1
-      if best.map({ rank > $0 }) ?? true {
+    for position in lease.subscriptions.indices
+    where lease.subscriptions[position].survives(event, owner: owner) {
+      let rank = Self.rank(lease.subscriptions[position].pushClass)
+      if bestClass == nil || rank > best {
         best = rank
-        bestClass = subscription.pushClass
+        bestClass = lease.subscriptions[position].pushClass
       }
     }
     guard let bestClass else { return nil }
-    let (limit, overflow) = event.createdAt.addingReportingOverflow(WakeSchedule.maxWakeLifetimeSeconds)
-    let expiresAt = min(lease.expiresAt, overflow ? Int64.max : limit)
+    let expiresAt = min(lease.expiresAt, Self.wakeLimit(of: event, receivedAt: receivedAt))
     guard expiresAt > now else { return nil }
     return WakeCandidate(
       address: lease.address, generation: lease.generation, keyID: lease.keyID, endpoint: endpoint,
-      endpointHash: endpointHash, transport: transport, eventID: event.id, channel: channel,
+      endpointHash: endpointHash, transport: transport, eventID: event.id, channel: reading.channel,
       pushClass: bestClass, expiresAt: expiresAt)
   }
 
-  /// Whether `event`'s kind may wake at all: in `pushKinds` and never 30350.
-  public func isEligible(_ event: Event) -> Bool {
-    event.kind != Self.leaseKind && (pushKinds?.contains(event.kind) ?? true)
+  /// The position of `pushClass` in `classOrder`, -1 for an unknown one.
+  static func rank(_ pushClass: String) -> Int {
+    switch pushClass {
+    case "silent": 0
+    case "default": 1
+    case "time_sensitive": 2
+    case "urgent": 3
+    default: -1
+    }
   }
 
-  /// The channel of an event: the value of its first `h` tag, nil without one.
-  public static func channel(of event: Event) -> String? {
-    guard let tag = event.tags.first(where: { $0.first == "h" }) else { return nil }
-    return tag.count >= 2 ? tag[1] : ""
-  }
-
-  /// Rule 2: the filter matches (NIP-01, `Filter.matches`), no ignore filter matches, the `p`
-  /// tags are within `p_tags_max`, and a gift wrap names the owner in a `p` with a `#p` filter.
-  static func survives(_ subscription: CompiledSubscription, event: Event, owner: String) -> Bool {
-    guard subscription.filter.matches(event) else { return false }
-    if subscription.ignore.contains(where: { $0.matches(event) }) { return false }
-    if let limit = subscription.pTagsMax {
-      let count = event.tags.reduce(0) { $0 + ($1.first == "p" ? 1 : 0) }
-      guard count <= limit else { return false }
-    }
-    if event.kind == giftWrapKind {
-      guard subscription.hasPTagFilter,
-        event.tags.contains(where: { $0.count >= 2 && $0[0] == "p" && $0[1] == owner })
-      else { return false }
-    }
-    return true
+  /// Rule 4's bound from the event: `created_at` + 3600, or for a gift wrap (whose `created_at` is
+  /// backdated on purpose) the time the relay received it + 3600.
+  package static func wakeLimit(of event: Event, receivedAt: Int64) -> Int64 {
+    let start = event.kind == LeaseSubscription.giftWrapKind ? receivedAt : event.createdAt
+    let (limit, overflow) = start.addingReportingOverflow(WakeSchedule.maxWakeLifetimeSeconds)
+    return overflow ? Int64.max : limit
   }
 }

@@ -1,13 +1,14 @@
 import Foundation
 import _NostrSQLite
 
-/// The relay's push state file: one SQLite connection (WAL) shared by `SQLiteLeaseStore` and
-/// `SQLiteWakeOutbox`, every use of it under one lock.
+/// The relay's push state file: one SQLite connection (WAL, `synchronous=FULL`) shared by
+/// `SQLiteLeaseStore` and `SQLiteWakeOutbox`, every use of it under one lock.
 ///
 /// Leases and wakes live in one file so that accepting a lease and back-filling its wakes, or
 /// storing an event and enqueueing its wakes, are one transaction. The connection is touched only
 /// inside `withConnection`, which holds its lock throughout. The schema is an ordered list of
-/// migrations recorded in `PRAGMA user_version`.
+/// migrations recorded in `PRAGMA user_version`. `synchronous=FULL` makes an acknowledged lease,
+/// tombstone or outbox state survive a power cut, not just a process kill.
 public final class PushStateDatabase: Sendable {
   /// The default busy timeout (5000 ms): how long a write waits for another process's lock.
   public static let defaultBusyTimeoutMilliseconds: Int32 = 5000
@@ -16,7 +17,8 @@ public final class PushStateDatabase: Sendable {
 
   /// The migrations, in order; migration `i` (1-based) moves `user_version` from `i − 1` to `i`.
   static let migrations: [String] = [
-    // 1: push_lease. Rows are never deleted; an expired or revoked lease turns inactive.
+    // 1: push_lease. An expired or revoked lease turns inactive; inactive rows are pruned a day
+    // past their expiry.
     """
     CREATE TABLE push_lease (
       origin TEXT NOT NULL,
@@ -67,24 +69,53 @@ public final class PushStateDatabase: Sendable {
     );
     CREATE INDEX push_wake_due ON push_wake (state, next_attempt_ms);
     """,
+    // 3: the recent stored events (back-fill and idempotent matching), and the indexes that let
+    // the claim and the sweep read only the rows they touch. push_lease_live (origin, active, …)
+    // goes: the planner took it for the author's quota count and sweep, reading every active row
+    // of the origin; those must narrow on (origin, pubkey), the primary key.
+    """
+    CREATE TABLE push_recent_event (
+      origin TEXT NOT NULL,
+      event_id TEXT NOT NULL,
+      received_at INTEGER NOT NULL,
+      event BLOB NOT NULL,
+      PRIMARY KEY (origin, event_id)
+    );
+    CREATE INDEX push_recent_event_received ON push_recent_event (origin, received_at);
+    DROP INDEX push_wake_due;
+    CREATE INDEX push_wake_pending ON push_wake (next_attempt_ms) WHERE state = 'pending';
+    CREATE INDEX push_wake_sending ON push_wake (fence_ms) WHERE state = 'sending';
+    CREATE INDEX push_wake_expiry ON push_wake (expires_at);
+    DROP INDEX push_lease_live;
+    """,
   ]
 
   private let connection: Locked<PushStateConnection>
-  /// The file's path (`:memory:` is refused: the worker and the store must share one file).
+  /// The file's path (`:memory:` is refused: an acknowledged lease must survive a restart).
   public let path: String
 
-  /// Opens (creating when missing) the state file at `path`, switches it to WAL and applies the
-  /// migrations it lacks.
+  /// Opens (creating when missing) the state file at `path`, switches it to WAL with
+  /// `synchronous=FULL` and applies the migrations it lacks.
   ///
-  /// Throws `storage` when SQLite refuses, `unsupported_schema` when the file is newer than this
-  /// code.
+  /// Throws `invalid_configuration` (field `state`) for `:memory:` or an empty path (a temporary
+  /// database), `storage` when SQLite refuses or the file cannot run WAL, `unsupported_schema`
+  /// when the file is newer than this code.
   public init(path: String, busyTimeoutMilliseconds: Int32 = defaultBusyTimeoutMilliseconds)
     throws(PushRelayError)
   {
+    guard !Self.isTemporary(path) else {
+      throw PushRelayError(
+        code: .invalidConfiguration, field: "state",
+        message: "\(path.isEmpty ? "an empty path" : path) is not durable: the push state needs a file")
+    }
     self.path = path
     let opened = try PushStateConnection(statePath: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
-    _ = try opened.query("PRAGMA journal_mode = WAL") { $0.text(0) }
-    try opened.execute("PRAGMA synchronous = NORMAL")
+    let mode = try opened.query("PRAGMA journal_mode = WAL") { $0.text(0) ?? "" }.first ?? ""
+    guard mode.lowercased() == "wal" else {
+      throw PushRelayError(
+        code: .storage, field: "state", message: "\(path): journal_mode is \(mode), WAL was asked for")
+    }
+    try opened.execute("PRAGMA synchronous = FULL")
     try Self.migrate(opened)
     connection = Locked(opened)
   }
@@ -101,6 +132,28 @@ public final class PushStateDatabase: Sendable {
     try withConnection { connection throws(PushRelayError) in
       try connection.query("PRAGMA integrity_check") { $0.text(0) ?? "" }
     }
+  }
+
+  /// The `EXPLAIN QUERY PLAN` details of `sql` (its parameters unbound), for the test that
+  /// proves every statement is served by an index.
+  package func queryPlan(_ sql: String) throws(PushRelayError) -> [String] {
+    try withConnection { connection throws(PushRelayError) in
+      try connection.query("EXPLAIN QUERY PLAN " + sql) { $0.text(3) ?? "" }
+    }
+  }
+
+  /// The connection's `journal_mode` and `synchronous` level (2 is FULL), for the durability test.
+  package func durability() throws(PushRelayError) -> (journalMode: String, synchronous: Int64) {
+    try withConnection { connection throws(PushRelayError) in
+      let mode = try connection.query("PRAGMA journal_mode") { $0.text(0) ?? "" }.first ?? ""
+      let level = try connection.query("PRAGMA synchronous") { $0.integer(0) }.first ?? -1
+      return (mode, level)
+    }
+  }
+
+  /// Whether `path` names a database SQLite keeps only in memory or in a temporary file.
+  static func isTemporary(_ path: String) -> Bool {
+    path.isEmpty || path == ":memory:" || (path.hasPrefix("file:") && path.contains("memory"))
   }
 
   /// Runs `body` with the connection, holding the lock for its whole duration.

@@ -3,70 +3,58 @@ import NostrEvent
 import PushLease
 import _NostrSQLite
 
-/// The `push_lease` table of a `PushStateDatabase`: the SQLite `LeaseStore`.
+/// The `push_lease` and `push_recent_event` tables of a `PushStateDatabase`: the SQLite
+/// `LeaseStore`.
 ///
 /// `accept` is one `BEGIN IMMEDIATE` transaction (SQLite's single writer stands in for Buzz's
 /// per-author advisory locks) that applies the acceptance table in order and back-fills the wakes
-/// of an active lease into the same file's outbox; a rejection rolls everything back. Rows are
-/// never deleted. The live leases of an origin are cached, parsed, and reloaded whenever this
-/// store writes or `PRAGMA data_version` says another connection did. `Sendable` because the
-/// database is, and the cache has its own lock.
-public final class SQLiteLeaseStore: LeaseStore, Sendable {
+/// of an active lease from the recorded recent events into the same file's outbox; a rejection
+/// rolls everything back. `didStore` records an event, matches it and enqueues its wakes in one
+/// transaction too. Both run under the database's one lock, so each (event, lease) pair meets the
+/// matcher exactly once.
+///
+/// The live leases of each origin are held in a `LeaseIndex`, read from the file once and then
+/// updated by address when an accept, tombstone or 410 commits, and by expiry as time passes;
+/// another process's write (`PRAGMA data_version`) reloads it. `@unchecked Sendable` because the
+/// indexes are touched only inside `database.withConnection`, which holds the connection's lock.
+public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
+  /// An author's rows, active or not, are bounded by this many times `max_leases_per_pubkey`.
+  public static let rowsPerLeaseQuota = 4
+  /// How long an inactive row stays past its `expires_at` (a day).
+  public static let inactiveRetentionSeconds: Int64 = 86_400
+
   /// The state file.
   public let database: PushStateDatabase
-  /// The matcher back-fill uses.
-  public let matcher: PushMatcher
-  /// The parsed live leases and match indexes per origin, valid for one `generation`.
-  private struct LeaseCache {
-    var leases: [String: [StoredLease]] = [:]
-    var indexes: [String: (generation: Int, index: LeaseIndex)] = [:]
-    var dataVersion: Int64 = -1
-    var generation = 0
+  private let matcher = PushMatcher()
+  /// The live index per origin; guarded by the database's lock.
+  private var indexes: [String: LeaseIndex] = [:]
+  /// The `data_version` the indexes were read at; guarded by the database's lock.
+  private var dataVersion: Int64 = -1
 
-    mutating func clear() {
-      leases.removeAll()
-      indexes.removeAll()
-      generation += 1
-    }
-  }
-
-  private let cache = Locked(LeaseCache())
-
-  /// A store on `database`; `matcher` judges back-fill candidates.
-  public init(database: PushStateDatabase, matcher: PushMatcher = PushMatcher()) {
+  /// A store on `database`.
+  public init(database: PushStateDatabase) {
     self.database = database
-    self.matcher = matcher
   }
-
-  static let columns = """
-    origin, pubkey, d, event_id, created_at, expires_at, key_id, generation, active, endpoint_enabled,
-    app_profile, transport, endpoint, endpoint_hash, subscriptions, event
-    """
 
   /// Applies the acceptance table in one `BEGIN IMMEDIATE` transaction and back-fills an active
-  /// lease's wakes in it; a rejection rolls everything back.
+  /// lease's wakes in it; a rejection rolls everything back. Once committed, the live index is
+  /// updated at the lease's address.
   public func accept(
-    _ lease: OpenedLease, event: Event, maxLeases: Int, recent: [Event], roster: any RosterSource, now: Int64
+    _ lease: OpenedLease, event: Event, maxLeases: Int, roster: any RosterSource, now: Int64
   ) throws(PushRelayError) -> LeaseAcceptance {
     let address = LeaseAddress(origin: lease.origin, lease: lease.address)
-    let answer = try database.withConnection { connection throws(PushRelayError) -> LeaseAcceptance in
+    return try database.withConnection { connection throws(PushRelayError) -> LeaseAcceptance in
+      try refreshIfChanged(on: connection)
+      var stored: StoredLease?
+      let answer: LeaseAcceptance
       do throws(PushRelayError) {
-        return try connection.immediateTransaction { () throws(PushRelayError) -> LeaseAcceptance in
+        answer = try connection.immediateTransaction { () throws(PushRelayError) -> LeaseAcceptance in
           let outcome = try Self.apply(
             lease, address: address, event: event, maxLeases: maxLeases, now: now, on: connection)
           guard case .accepted = outcome else { throw Rejected.error(outcome) }
-          if case .active = lease.state, let stored = try Self.row(address, on: connection) {
-            var wakes: [WakeCandidate] = []
-            for candidate in recent.prefix(PushMatcher.maxBackfillCandidates) {
-              let channel = PushMatcher.channel(of: candidate)
-              let members = channel.flatMap { roster.members(ofChannel: $0, origin: address.origin) }
-              if let wake = matcher.candidate(
-                for: candidate, lease: stored, channel: channel, members: members, now: now)
-              {
-                wakes.append(wake)
-              }
-            }
-            _ = try SQLiteWakeOutbox.insert(wakes, nowMilliseconds: now * 1000, on: connection)
+          stored = try Self.row(address, on: connection)
+          if case .active = lease.state, let row = stored {
+            try backfill(row, roster: roster, now: now, on: connection)
           }
           return .accepted
         }
@@ -74,9 +62,65 @@ public final class SQLiteLeaseStore: LeaseStore, Sendable {
         guard error.code == Rejected.code else { throw error }
         return Rejected.acceptance(of: error)
       }
+      if let stored { indexes[address.origin]?.update(stored) }
+      return answer
     }
-    if answer == .accepted { invalidate() }
-    return answer
+  }
+
+  /// Records `event`, matches it against the live index and enqueues its wakes in one
+  /// transaction; an event already recorded enqueues nothing.
+  public func didStore(
+    _ event: Event, origin: String, receivedAt: Int64, roster: any RosterSource, now: Int64
+  ) throws(PushRelayError) -> Int {
+    try database.withConnection { connection throws(PushRelayError) -> Int in
+      try refreshIfChanged(on: connection)
+      return try connection.immediateTransaction { () throws(PushRelayError) -> Int in
+        try connection.run(
+          PushStatements.pruneRecent,
+          [.text(origin), .integer(now - PushMatcher.backfillWindowSeconds)])
+        let recorded = try connection.query(
+          PushStatements.recentExists, [.text(origin), .text(event.id)]
+        ) { _ in true }
+        guard recorded.isEmpty else { return 0 }
+        try connection.run(
+          PushStatements.insertRecent,
+          [.text(origin), .text(event.id), .integer(receivedAt), .blob(event.jsonBytes())])
+        guard let reading = matcher.read(event, roster: roster, origin: origin) else { return 0 }
+        let matcher = self.matcher
+        let wakes = try withIndex(origin: origin, now: now, on: connection) { index in
+          index.removeExpired(now: now)
+          return matcher.candidates(
+            for: event, index: &index, reading: reading, receivedAt: receivedAt, now: now)
+        }
+        guard !wakes.isEmpty else { return 0 }
+        return try SQLiteWakeOutbox.insert(wakes, nowMilliseconds: now * 1000, on: connection).count
+      }
+    }
+  }
+
+  /// The back-fill of an accepted active lease: the recorded events of the last 120 s (newest
+  /// first, at most 256) that wake it, enqueued in the accept's transaction.
+  private func backfill(
+    _ lease: StoredLease, roster: any RosterSource, now: Int64, on connection: PushStateConnection
+  ) throws(PushRelayError) {
+    let origin = lease.address.origin
+    let recent = try connection.query(
+      PushStatements.recentCandidates,
+      [
+        .text(origin), .integer(now - PushMatcher.backfillWindowSeconds),
+        .integer(Int64(PushMatcher.maxBackfillCandidates)),
+      ]
+    ) { ($0.integer(0), $0.blob(1) ?? []) }
+    var wakes: [WakeCandidate] = []
+    for (receivedAt, bytes) in recent {
+      guard let candidate = try? Event(json: bytes),
+        let reading = matcher.read(candidate, roster: roster, origin: origin),
+        let wake = matcher.candidate(
+          for: candidate, lease: lease, reading: reading, receivedAt: receivedAt, now: now)
+      else { continue }
+      wakes.append(wake)
+    }
+    _ = try SQLiteWakeOutbox.insert(wakes, nowMilliseconds: now * 1000, on: connection)
   }
 
   /// A rejection or duplicate carried out of the transaction so that it rolls back.
@@ -92,17 +136,18 @@ public final class SQLiteLeaseStore: LeaseStore, Sendable {
     }
   }
 
-  /// Steps 1–7 of the acceptance table inside the transaction; anything but `.accepted` is thrown
-  /// by the caller so that the transaction rolls back.
+  /// Steps 1–7 of the acceptance table, with the row bound, inside the transaction; anything but
+  /// `.accepted` is thrown by the caller so that the transaction rolls back.
   private static func apply(
     _ lease: OpenedLease, address: LeaseAddress, event: Event, maxLeases: Int, now: Int64,
     on connection: PushStateConnection
   ) throws(PushRelayError) -> LeaseAcceptance {
+    let origin = SQLiteValue.text(address.origin)
+    let pubkey = SQLiteValue.text(address.pubkey)
     // 1: the event id is already some address's current event.
-    let holders = try connection.query(
-      "SELECT pubkey, d FROM push_lease WHERE origin = ? AND event_id = ?",
-      [.text(address.origin), .text(lease.eventID)]
-    ) { ($0.text(0) ?? "", $0.text(1) ?? "") }
+    let holders = try connection.query(PushStatements.eventHolder, [origin, .text(lease.eventID)]) {
+      ($0.text(0) ?? "", $0.text(1) ?? "")
+    }
     if let holder = holders.first {
       if holder.0 == address.pubkey && holder.1 == address.d {
         return .duplicate
@@ -119,13 +164,20 @@ public final class SQLiteLeaseStore: LeaseStore, Sendable {
       // 3: the generation must rise.
       guard lease.generation > existing.generation else { return .rejected("invalid: stale generation") }
     }
-    // 4: sweep the author's expired active rows.
+    // 4: sweep the author's expired active rows; prune inactive rows a day past their expiry.
+    try connection.run(PushStatements.sweepAuthor, [origin, pubkey, .integer(now)])
     try connection.run(
-      "UPDATE push_lease SET active = 0 WHERE origin = ? AND pubkey = ? AND active = 1 AND expires_at <= ?",
-      [.text(address.origin), .text(address.pubkey), .integer(now)])
+      PushStatements.pruneAuthor, [origin, pubkey, .integer(now - inactiveRetentionSeconds)])
+    // Rows are bounded: a new address past 4 × max_leases rows of the author is refused.
+    if existing == nil {
+      let rows =
+        try connection.query(PushStatements.authorRows, [origin, pubkey]) { $0.integer(0) }.first ?? 0
+      guard rows < Int64(rowsPerLeaseQuota) * Int64(maxLeases) else {
+        return .rejected("invalid: lease quota exceeded")
+      }
+    }
     var values: [SQLiteValue] = [
-      .text(address.origin), .text(address.pubkey), .text(address.d), .text(lease.eventID),
-      .integer(lease.createdAt),
+      origin, pubkey, .text(address.d), .text(lease.eventID), .integer(lease.createdAt),
       .integer(lease.expiration), .text(lease.keyID), .integer(lease.generation),
     ]
     switch lease.state {
@@ -133,22 +185,14 @@ public final class SQLiteLeaseStore: LeaseStore, Sendable {
       let appProfile = profile ?? ""  // buzz-push-v1: the empty string, never NULL (unique index, `= ?`)
       // 5: quota over the author's other active addresses.
       let others =
-        try connection.query(
-          "SELECT COUNT(*) FROM push_lease WHERE origin = ? AND pubkey = ? AND active = 1 AND d <> ?",
-          [.text(address.origin), .text(address.pubkey), .text(address.d)]
-        ) { $0.integer(0) }.first ?? 0
+        try connection.query(PushStatements.quota, [origin, pubkey, .text(address.d)]) { $0.integer(0) }.first
+        ?? 0
       guard others < Int64(maxLeases) else { return .rejected("invalid: lease quota exceeded") }
       // 6: one active address per (app profile, endpoint).
       let clash =
         try connection.query(
-          """
-          SELECT COUNT(*) FROM push_lease WHERE origin = ? AND pubkey = ? AND active = 1 AND d <> ?
-            AND app_profile = ? AND endpoint_hash = ?
-          """,
-          [
-            .text(address.origin), .text(address.pubkey), .text(address.d), .text(appProfile),
-            .text(endpointHash),
-          ]
+          PushStatements.endpointClash,
+          [origin, pubkey, .text(address.d), .text(appProfile), .text(endpointHash)]
         ) { $0.integer(0) }.first ?? 0
       guard clash == 0 else { return .rejected("invalid: endpoint already leased") }
       values += [
@@ -161,16 +205,7 @@ public final class SQLiteLeaseStore: LeaseStore, Sendable {
     values.append(.blob(event.jsonBytes()))
     // 7: upsert; any other constraint failure is the lease's fault, not storage's.
     do {
-      try connection.run(
-        """
-        INSERT INTO push_lease (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (origin, pubkey, d) DO UPDATE SET
-          event_id = excluded.event_id, created_at = excluded.created_at, expires_at = excluded.expires_at,
-          key_id = excluded.key_id, generation = excluded.generation, active = excluded.active,
-          endpoint_enabled = excluded.endpoint_enabled, app_profile = excluded.app_profile,
-          transport = excluded.transport, endpoint = excluded.endpoint, endpoint_hash = excluded.endpoint_hash,
-          subscriptions = excluded.subscriptions, event = excluded.event
-        """, values)
+      try connection.run(PushStatements.upsertLease, values)
     } catch {
       guard PushStateConnection.isConstraint(error) else { throw error }
       return .rejected("invalid: lease constraint violation")
@@ -178,32 +213,21 @@ public final class SQLiteLeaseStore: LeaseStore, Sendable {
     return .accepted
   }
 
-  /// The active, enabled, unexpired leases of `origin`, from the cache.
+  /// The active, enabled, unexpired leases of `origin`, from the live index.
   public func liveLeases(origin: String, now: Int64) throws(PushRelayError) -> [StoredLease] {
-    try cachedLeases(origin: origin).filter { $0.isLive(now: now) }
-  }
-
-  /// The active, enabled leases of `origin` indexed for matching (expiry is checked per event),
-  /// cached until the lease set changes.
-  public func liveIndex(origin: String) throws(PushRelayError) -> LeaseIndex {
-    let generation = cache.withLock { $0.generation }
-    let leases = try cachedLeases(origin: origin)
-    return cache.withLock { cache in
-      guard generation == cache.generation else { return LeaseIndex(leases) }
-      if let cached = cache.indexes[origin], cached.generation == generation { return cached.index }
-      let index = LeaseIndex(leases)
-      cache.indexes[origin] = (generation, index)
-      return index
+    try database.withConnection { connection throws(PushRelayError) in
+      try refreshIfChanged(on: connection)
+      return try withIndex(origin: origin, now: now, on: connection) { index in
+        index.removeExpired(now: now)
+        return index.leases
+      }
     }
   }
 
   /// The current event of each of `pubkey`'s addresses at `origin`, newest first (ties: lower id).
   public func currentEvents(origin: String, pubkey: String) throws(PushRelayError) -> [Event] {
     let blobs = try database.withConnection { connection throws(PushRelayError) in
-      try connection.query(
-        "SELECT event FROM push_lease WHERE origin = ? AND pubkey = ? ORDER BY created_at DESC, event_id ASC",
-        [.text(origin), .text(pubkey)]
-      ) { $0.blob(0) ?? [] }
+      try connection.query(PushStatements.currentEvents, [.text(origin), .text(pubkey)]) { $0.blob(0) ?? [] }
     }
     var events: [Event] = []
     for blob in blobs {
@@ -216,23 +240,21 @@ public final class SQLiteLeaseStore: LeaseStore, Sendable {
     return events
   }
 
-  /// Clears the endpoint only while the row has the wake's generation and endpoint hash.
+  /// Clears the endpoint only while the row has the wake's generation and endpoint hash, and
+  /// takes the address out of the live index.
   public func disableEndpoint(
     address: LeaseAddress, generation: Int64, endpointHash: String
   ) throws(PushRelayError) -> Bool {
-    let changed = try database.withConnection { connection throws(PushRelayError) in
-      try connection.run(
-        """
-        UPDATE push_lease SET endpoint_enabled = 0
-        WHERE origin = ? AND pubkey = ? AND d = ? AND generation = ? AND endpoint_hash = ? AND endpoint_enabled = 1
-        """,
+    try database.withConnection { connection throws(PushRelayError) in
+      let changed = try connection.run(
+        PushStatements.disableEndpoint,
         [
           .text(address.origin), .text(address.pubkey), .text(address.d), .integer(generation),
           .text(endpointHash),
         ])
+      if changed > 0 { indexes[address.origin]?.remove(address) }
+      return changed > 0
     }
-    if changed > 0 { invalidate() }
-    return changed > 0
   }
 
   /// The row of `address`, lease or tombstone.
@@ -240,16 +262,61 @@ public final class SQLiteLeaseStore: LeaseStore, Sendable {
     try database.withConnection { connection throws(PushRelayError) in try Self.row(address, on: connection) }
   }
 
+  /// Accepts `leases` in one transaction without back-fill, for a benchmark or test that needs a
+  /// store holding many leases before it measures; returns how many were accepted.
+  package func seed(_ leases: [(lease: OpenedLease, event: Event)], maxLeases: Int, now: Int64)
+    throws(PushRelayError) -> Int
+  {
+    try database.withConnection { connection throws(PushRelayError) -> Int in
+      let accepted = try connection.immediateTransaction { () throws(PushRelayError) -> Int in
+        var accepted = 0
+        for (lease, event) in leases {
+          let address = LeaseAddress(origin: lease.origin, lease: lease.address)
+          let outcome = try Self.apply(
+            lease, address: address, event: event, maxLeases: maxLeases, now: now, on: connection)
+          if outcome == .accepted { accepted += 1 }
+        }
+        return accepted
+      }
+      indexes.removeAll()
+      return accepted
+    }
+  }
+
   /// Every row of `origin` (leases and tombstones, live or not), for tests and inspection.
-  public func allLeases(origin: String) throws(PushRelayError) -> [StoredLease] {
+  package func allLeases(origin: String) throws(PushRelayError) -> [StoredLease] {
     try database.withConnection { connection throws(PushRelayError) in
       let rows = try connection.query(
-        "SELECT \(Self.columns) FROM push_lease WHERE origin = ? ORDER BY pubkey, d", [.text(origin)],
-        Self.raw)
+        "SELECT \(PushStatements.leaseColumns) FROM push_lease WHERE origin = ? ORDER BY pubkey, d",
+        [.text(origin)], Self.raw)
       var leases: [StoredLease] = []
       for row in rows { leases.append(try row.lease()) }
       return leases
     }
+  }
+
+  // MARK: Live index
+
+  /// Drops every index when another connection wrote the file since they were read.
+  private func refreshIfChanged(on connection: PushStateConnection) throws(PushRelayError) {
+    let version = try connection.query("PRAGMA data_version") { $0.integer(0) }.first ?? 0
+    if version != dataVersion {
+      indexes.removeAll()
+      dataVersion = version
+    }
+  }
+
+  /// Runs `body` on the live index of `origin`, reading it from the file the first time.
+  private func withIndex<T>(
+    origin: String, now: Int64, on connection: PushStateConnection, _ body: (inout LeaseIndex) -> T
+  ) throws(PushRelayError) -> T {
+    if indexes[origin] == nil {
+      let rows = try connection.query(PushStatements.liveLeases, [.text(origin), .integer(now)], Self.raw)
+      var index = LeaseIndex()
+      for row in rows { index.update(try row.lease()) }
+      indexes[origin] = index
+    }
+    return body(&indexes[origin]!)
   }
 
   // MARK: Rows
@@ -258,7 +325,7 @@ public final class SQLiteLeaseStore: LeaseStore, Sendable {
     -> StoredLease?
   {
     try connection.query(
-      "SELECT \(columns) FROM push_lease WHERE origin = ? AND pubkey = ? AND d = ?",
+      PushStatements.leaseRow,
       [.text(address.origin), .text(address.pubkey), .text(address.d)], raw
     ).first?.lease()
   }
@@ -292,35 +359,4 @@ public final class SQLiteLeaseStore: LeaseStore, Sendable {
       subscriptions: row.text(14))
   }
 
-  // MARK: Cache
-
-  private func invalidate() {
-    cache.withLock { $0.clear() }
-  }
-
-  private func cachedLeases(origin: String) throws(PushRelayError) -> [StoredLease] {
-    let version = try database.withConnection { connection throws(PushRelayError) in
-      try connection.query("PRAGMA data_version") { $0.integer(0) }.first ?? 0
-    }
-    let (cached, generation) = cache.withLock { cache in
-      if version != cache.dataVersion {
-        cache.clear()
-        cache.dataVersion = version
-      }
-      return (cache.leases[origin], cache.generation)
-    }
-    if let cached { return cached }
-    let leases = try database.withConnection { connection throws(PushRelayError) in
-      let rows = try connection.query(
-        "SELECT \(Self.columns) FROM push_lease WHERE origin = ? AND active = 1 AND endpoint_enabled = 1",
-        [.text(origin)], Self.raw)
-      var leases: [StoredLease] = []
-      for row in rows { leases.append(try row.lease()) }
-      return leases
-    }
-    cache.withLock { cache in
-      if generation == cache.generation { cache.leases[origin] = leases }
-    }
-    return leases
-  }
 }

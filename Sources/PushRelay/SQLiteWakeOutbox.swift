@@ -1,9 +1,10 @@
+import NostrPushCore
 import _NostrSQLite
 
 /// The `push_wake` table of a `PushStateDatabase`: the SQLite `WakeOutbox`.
 ///
 /// It shares the lease store's connection and lock, so back-fill enqueues in the lease's own
-/// transaction. `Sendable` because the database is.
+/// transaction and a stored event's wakes commit with its record. `Sendable` because the database is.
 public final class SQLiteWakeOutbox: WakeOutbox {
   /// The state file.
   public let database: PushStateDatabase
@@ -12,11 +13,6 @@ public final class SQLiteWakeOutbox: WakeOutbox {
   public init(database: PushStateDatabase) {
     self.database = database
   }
-
-  static let columns = """
-    request_id, origin, pubkey, d, generation, key_id, endpoint, endpoint_hash, transport, event_id,
-    channel, class, expires_at, state, attempts, next_attempt_ms, fence_ms, last_status
-    """
 
   /// Inserts the candidates in one transaction; `INSERT OR IGNORE` keeps the first row per
   /// (origin, endpoint_hash, event id).
@@ -38,10 +34,7 @@ public final class SQLiteWakeOutbox: WakeOutbox {
     for candidate in candidates {
       let requestID = WakeRequestID.generate()
       let changed = try connection.run(
-        """
-        INSERT OR IGNORE INTO push_wake (\(Self.columns))
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, 0, NULL)
-        """,
+        PushStatements.insertWake,
         [
           .text(requestID), .text(candidate.address.origin), .text(candidate.address.pubkey),
           .text(candidate.address.d), .integer(candidate.generation), .text(candidate.keyID),
@@ -54,79 +47,79 @@ public final class SQLiteWakeOutbox: WakeOutbox {
     return created
   }
 
-  /// Fails expired and fenced-out rows, then claims up to `limit` (at most 16) due rows, earliest
-  /// first, in one transaction.
+  /// Claims up to `limit` (at most 16) due rows, earliest first, in one transaction: pending rows
+  /// whose next attempt has come and sending rows whose fence passed, read in due order from their
+  /// partial indexes; an expired row, or one at the last attempt, fails instead of being claimed.
   public func claim(nowMilliseconds: Int64, limit: Int = WakeSchedule.claimBatch) throws(PushRelayError)
     -> [Wake]
   {
-    let nowSeconds = Self.seconds(nowMilliseconds)
+    let nowSeconds = UnixClock.seconds(nowMilliseconds)
+    let limit = max(0, min(limit, WakeSchedule.claimBatch))
+    guard limit > 0 else { return [] }
     return try database.withConnection { connection throws(PushRelayError) in
       try connection.immediateTransaction { () throws(PushRelayError) in
-        try connection.run(
-          """
-          UPDATE push_wake SET state = 'failed'
-          WHERE (state = 'pending' AND (expires_at <= ? OR attempts >= ?))
-             OR (state = 'sending' AND fence_ms <= ? AND (expires_at <= ? OR attempts >= ?))
-          """,
-          [
-            .integer(nowSeconds), .integer(Int64(WakeSchedule.maxAttempts)), .integer(nowMilliseconds),
-            .integer(nowSeconds), .integer(Int64(WakeSchedule.maxAttempts)),
-          ])
-        let due = try connection.query(
-          """
-          SELECT \(Self.columns) FROM push_wake
-          WHERE expires_at > ? AND attempts < ?
-            AND ((state = 'pending' AND next_attempt_ms <= ?) OR (state = 'sending' AND fence_ms <= ?))
-          ORDER BY CASE state WHEN 'pending' THEN next_attempt_ms ELSE fence_ms END, rowid
-          LIMIT ?
-          """,
-          [
-            .integer(nowSeconds), .integer(Int64(WakeSchedule.maxAttempts)), .integer(nowMilliseconds),
-            .integer(nowMilliseconds), .integer(Int64(max(0, min(limit, WakeSchedule.claimBatch)))),
-          ], Self.wake)
         var claimed: [Wake] = []
-        for var wake in due {
-          wake.state = .sending
-          wake.attempts += 1
-          wake.fenceMilliseconds = nowMilliseconds + WakeSchedule.fenceMilliseconds
-          try connection.run(
-            "UPDATE push_wake SET state = 'sending', attempts = ?, fence_ms = ? WHERE request_id = ?",
-            [.integer(Int64(wake.attempts)), .integer(wake.fenceMilliseconds), .text(wake.requestID)])
-          claimed.append(wake)
+        while claimed.count < limit {
+          let want = Int64(limit - claimed.count)
+          let pending = try connection.query(
+            PushStatements.duePending, [.integer(nowMilliseconds), .integer(want)], Self.wake)
+          let fenced = try connection.query(
+            PushStatements.fencedSending, [.integer(nowMilliseconds), .integer(want)], Self.wake)
+          let due = (pending + fenced).sorted { lhs, rhs in
+            Self.dueAt(lhs) < Self.dueAt(rhs)
+          }
+          guard !due.isEmpty else { break }
+          for var wake in due.prefix(Int(want)) {
+            if wake.candidate.expiresAt <= nowSeconds || wake.attempts >= WakeSchedule.maxAttempts {
+              try connection.run(PushStatements.failWake, [.text(wake.requestID)])
+              continue
+            }
+            wake.state = .sending
+            wake.attempts += 1
+            wake.fenceMilliseconds = nowMilliseconds + WakeSchedule.fenceMilliseconds
+            try connection.run(
+              PushStatements.claimWake,
+              [.integer(Int64(wake.attempts)), .integer(wake.fenceMilliseconds), .text(wake.requestID)])
+            claimed.append(wake)
+          }
         }
         return claimed
       }
     }
   }
 
+  private static func dueAt(_ wake: Wake) -> Int64 {
+    wake.state == .pending ? wake.nextAttemptMilliseconds : wake.fenceMilliseconds
+  }
+
   /// Writes the outcome with a guarded `UPDATE` (same attempts, `sending`, fence ahead of now).
   public func record(
     _ outcome: WakeOutcome, for wake: Wake, status: Int?, nowMilliseconds: Int64
   ) throws(PushRelayError) -> Bool {
-    let state: WakeState
-    var next = wake.nextAttemptMilliseconds
-    switch outcome {
-    case .delivered: state = .delivered
-    case .failed: state = .failed
-    case .retry(let base):
-      if wake.attempts >= WakeSchedule.maxAttempts {
-        state = .failed
-      } else {
-        state = .pending
-        next =
-          nowMilliseconds + WakeSchedule.retryDelayMilliseconds(attempts: wake.attempts, baseSeconds: base)
-      }
-    }
+    try record([WakeResult(wake: wake, outcome: outcome, status: status)], nowMilliseconds: nowMilliseconds)
+      == [true]
+  }
+
+  /// Writes a batch of outcomes in one transaction (one durable commit), each guarded as
+  /// `record(_:for:status:nowMilliseconds:)` is.
+  public func record(_ results: [WakeResult], nowMilliseconds: Int64) throws(PushRelayError) -> [Bool] {
+    guard !results.isEmpty else { return [] }
     return try database.withConnection { connection throws(PushRelayError) in
-      try connection.run(
-        """
-        UPDATE push_wake SET state = ?, next_attempt_ms = ?, last_status = ?
-        WHERE request_id = ? AND state = 'sending' AND attempts = ? AND fence_ms > ?
-        """,
-        [
-          .text(state.rawValue), .integer(next), status.map { .integer(Int64($0)) } ?? .null,
-          .text(wake.requestID), .integer(Int64(wake.attempts)), .integer(nowMilliseconds),
-        ]) == 1
+      try connection.immediateTransaction { () throws(PushRelayError) -> [Bool] in
+        var written: [Bool] = []
+        for result in results {
+          let (state, next) = WakeSchedule.next(
+            after: result.outcome, of: result.wake, nowMilliseconds: nowMilliseconds)
+          let changed = try connection.run(
+            PushStatements.recordWake,
+            [
+              .text(state.rawValue), .integer(next), result.status.map { .integer(Int64($0)) } ?? .null,
+              .text(result.wake.requestID), .integer(Int64(result.wake.attempts)), .integer(nowMilliseconds),
+            ])
+          written.append(changed == 1)
+        }
+        return written
+      }
     }
   }
 
@@ -135,20 +128,16 @@ public final class SQLiteWakeOutbox: WakeOutbox {
     try database.withConnection { connection throws(PushRelayError) in
       try connection.run(
         "DELETE FROM push_wake WHERE expires_at + ? <= ?",
-        [.integer(WakeSchedule.retentionSeconds), .integer(Self.seconds(nowMilliseconds))])
+        [.integer(WakeSchedule.retentionSeconds), .integer(UnixClock.seconds(nowMilliseconds))])
     }
   }
 
   /// Every row in insertion order.
   public func wakes() throws(PushRelayError) -> [Wake] {
     try database.withConnection { connection throws(PushRelayError) in
-      try connection.query("SELECT \(Self.columns) FROM push_wake ORDER BY rowid", [], Self.wake)
+      try connection.query(
+        "SELECT \(PushStatements.wakeColumns) FROM push_wake ORDER BY rowid", [], Self.wake)
     }
-  }
-
-  /// Unix seconds of a Unix-millisecond instant (floor).
-  package static func seconds(_ milliseconds: Int64) -> Int64 {
-    milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
   }
 
   private static func wake(_ row: SQLiteRow) -> Wake {

@@ -79,6 +79,23 @@ public enum WakeOutcome: Sendable, Hashable {
   case retry(baseSeconds: Int64)
 }
 
+/// One claimed wake's outcome and the gateway's HTTP status (nil when nothing was answered).
+public struct WakeResult: Sendable, Hashable {
+  /// The claimed wake.
+  public var wake: Wake
+  /// What the attempt came to.
+  public var outcome: WakeOutcome
+  /// The gateway's status, nil if none.
+  public var status: Int?
+
+  /// Creates a result.
+  public init(wake: Wake, outcome: WakeOutcome, status: Int?) {
+    self.wake = wake
+    self.outcome = outcome
+    self.status = status
+  }
+}
+
 /// The durable wake outbox of `push-relay.md`: enqueue once per (origin, endpoint, event), claim
 /// with a fence, count attempts, back off, and write an outcome only while the claim holds.
 ///
@@ -97,6 +114,10 @@ public protocol WakeOutbox: Sendable {
   /// fence not passed); returns whether it was written.
   func record(_ outcome: WakeOutcome, for wake: Wake, status: Int?, nowMilliseconds: Int64)
     throws(PushRelayError) -> Bool
+
+  /// Writes a batch of outcomes, each only while its claim holds, in one transaction; returns
+  /// whether each was written, in order.
+  func record(_ results: [WakeResult], nowMilliseconds: Int64) throws(PushRelayError) -> [Bool]
 
   /// Deletes rows an hour past their expiry; returns how many went.
   func sweep(nowMilliseconds: Int64) throws(PushRelayError) -> Int
@@ -123,6 +144,20 @@ public enum WakeSchedule {
   public static let retentionSeconds: Int64 = 3600
   /// The longest a wake may live past its event's `created_at` (1 h).
   public static let maxWakeLifetimeSeconds: Int64 = 3600
+
+  /// The state and next attempt (Unix ms) an outcome writes for `wake` at `nowMilliseconds`: a
+  /// retry at the last attempt fails; otherwise it waits base × 2^min(attempts − 1, 6) s.
+  public static func next(after outcome: WakeOutcome, of wake: Wake, nowMilliseconds: Int64) -> (
+    WakeState, Int64
+  ) {
+    switch outcome {
+    case .delivered: return (.delivered, wake.nextAttemptMilliseconds)
+    case .failed: return (.failed, wake.nextAttemptMilliseconds)
+    case .retry(let base):
+      guard wake.attempts < maxAttempts else { return (.failed, wake.nextAttemptMilliseconds) }
+      return (.pending, nowMilliseconds + retryDelayMilliseconds(attempts: wake.attempts, baseSeconds: base))
+    }
+  }
 
   /// The delay before the next attempt after `attempts` attempts, with `baseSeconds`, in ms.
   public static func retryDelayMilliseconds(attempts: Int, baseSeconds: Int64) -> Int64 {

@@ -1,5 +1,6 @@
 import Foundation
 import NostrEvent
+import NostrPushCore
 import NostrPushTestSupport
 import NostrPushTesting
 import PushLease
@@ -17,6 +18,9 @@ func crashHelperURL() throws -> URL {
 
 /// A relay process killed between claim and answer, restarted on the same state file.
 @Suite(.timeLimit(.minutes(1))) struct CrashSafetyTests {
+  /// The channel members the helper's roster answers with.
+  static let members = [Demo.account.publicKeyHex, Demo.alice.publicKeyHex].joined(separator: ",")
+
   @Test func deliversExactlyOnceMoreWithTheSameRequestIDAfterSIGKILL() async throws {
     let path = Demo.temporaryPath("crash")
     defer {
@@ -29,26 +33,29 @@ func crashHelperURL() throws -> URL {
         let database = try PushStateDatabase(path: path)
         let store = SQLiteLeaseStore(database: database)
         let validator = try LeaseValidator(descriptor: Demo.descriptor, pushKeys: [Demo.keyID: Demo.relayKey])
-        let ingest = PushIngest(
-          validator: validator, store: store, roster: TestRoster(channels: [:]), descriptor: Demo.descriptor,
-          clock: PushRelayClock { Demo.now * 1000 })
+        let roster = TestRoster(channels: [
+          Demo.channel: [Demo.account.publicKeyHex, Demo.alice.publicKeyHex]
+        ])
+        let relay = PushRelay(
+          validator: validator, store: store, outbox: SQLiteWakeOutbox(database: database),
+          descriptor: Demo.descriptor, roster: roster, gateway: nil, clock: .fixed(Demo.now))
         let grant = try gateway.issueGrant(relayPubkey: Demo.relayKey.publicKeyHex, deviceToken: "c0ffee")
           .grant
         let lease = Demo.lease(endpoint: grant, generation: 1, d: .generate())
-        #expect(try ingest.ingest(lease, identity: lease.pubkey, recent: []).accepted)
-        let mention = Demo.event(tags: [["p", Demo.account.publicKeyHex]])
-        let candidates = PushMatcher().candidates(
-          for: mention, leases: try store.liveLeases(origin: Demo.origin, now: Demo.now),
-          roster: TestRoster(channels: [:]), origin: Demo.origin, now: Demo.now)
-        requestID = try #require(
-          try SQLiteWakeOutbox(database: database).enqueue(candidates, nowMilliseconds: Demo.now * 1000).first
-        )
+        #expect(try relay.ingestLease(try #require(VerifiedEvent(lease)), identity: lease.pubkey).accepted)
+        let mention = Demo.event(tags: [["h", Demo.channel], ["p", Demo.account.publicKeyHex]])
+        try relay.didStore(mention, receivedAt: Demo.now)
+        requestID = try #require(try SQLiteWakeOutbox(database: database).wakes().first?.requestID)
       }
       // The first answer is held 30 s, so the helper is inside the exchange when it is killed.
       gateway.script([GatewayScriptEntry(status: 503, delayMilliseconds: 30_000)])
       let helper = try crashHelperURL()
       let first = try await ChildProcess.start(
-        helper, [path, base, String(Demo.now * 1000), Hex.encode(try relayKeyBytes()), Demo.keyID, "10000"])
+        helper,
+        [
+          path, base, String(Demo.now * 1000), Hex.encode(try relayKeyBytes()), Demo.keyID, "10000",
+          Self.members,
+        ])
       #expect(await Polling.eventually(within: .seconds(20)) { !gateway.requests().isEmpty })
       #expect(gateway.requests().map(\.requestID) == [requestID])
       first.send(SIGKILL)
@@ -64,7 +71,10 @@ func crashHelperURL() throws -> URL {
       for (index, run) in [0, 1].enumerated() {
         let exit = try await ChildProcess.run(
           helper,
-          [path, base, String(restartedAt + Int64(run)), Hex.encode(try relayKeyBytes()), Demo.keyID, "2000"])
+          [
+            path, base, String(restartedAt + Int64(run)), Hex.encode(try relayKeyBytes()), Demo.keyID, "2000",
+            Self.members,
+          ])
         #expect(exit.status == 0, "\(exit.stderrText)")
         #expect(exit.stdoutText == (index == 0 ? "\(requestID) 2 true\n" : ""))
       }

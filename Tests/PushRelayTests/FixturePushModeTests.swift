@@ -1,6 +1,7 @@
 import Foundation
 import NostrEvent
 import NostrJSON
+import NostrPushCore
 import NostrPushTestSupport
 import NostrPushTesting
 import NostrWebSocket
@@ -21,7 +22,7 @@ final class PushModeRelay: LoopbackFixture, @unchecked Sendable {
 
   let server: RelayFixtureServer
   let gateway: GatewayFixture?
-  let gatewayClock: ManualPushClock
+  let gatewayClock: ManualUnixClock
   let origin: String
   let webSocket: String
   let descriptor: PushDescriptor
@@ -30,7 +31,7 @@ final class PushModeRelay: LoopbackFixture, @unchecked Sendable {
   /// A push-mode fixture on the demo folder at `Demo.now`, with a gateway fixture when asked.
   init(withGateway: Bool, pushKey: SecretKey = Demo.relayKey, statePath: String? = nil) async throws {
     self.pushKey = pushKey
-    gatewayClock = ManualPushClock(seconds: Demo.now)
+    gatewayClock = ManualUnixClock(seconds: Demo.now)
     var gatewayURL: String?
     if withGateway {
       let clock = gatewayClock
@@ -358,6 +359,30 @@ final class PushModeRelay: LoopbackFixture, @unchecked Sendable {
       let empty = try await relay.query(aliceOwn, as: Demo.alice)
       #expect(empty.status == 200)
       #expect(try JSONReader().read(empty.body).arrayValue?.isEmpty == true)
+    }
+  }
+
+  @Test func asksAnUnauthenticatedREQNamingAnAuthorOnlyKindToAuthenticate() async throws {
+    try await withStarted(try await PushModeRelay(withGateway: false)) { relay in
+      let lease = try relay.lease(endpoint: "opaque-grant", d: .generate())
+      #expect(try await relay.post(lease, as: Demo.account).status == 200)
+      // No key: the REQ is CLOSED auth-required, not answered without the author's own lease.
+      let anonymous = try await relay.connect(nil)
+      let error = await #expect(throws: RelayConnectionError.self) {
+        _ = try await anonymous.query([Filter(kinds: [30350, 9])], deadline: .now + .seconds(10))
+      }
+      #expect(error?.code == .authRequired)
+      #expect(error?.message == "auth-required: not authenticated")
+      // A filter without kinds still omits author-only events silently.
+      let unnamed = try await anonymous.query(
+        [Filter(authors: [Demo.account.publicKeyHex])], deadline: .now + .seconds(10))
+      #expect(!unnamed.contains { $0.kind == 30350 })
+      await anonymous.close()
+      // With a key the client authenticates, asks again and gets its own lease.
+      let account = try await relay.connect(Demo.account)
+      let mine = try await account.query([Filter(kinds: [30350, 9])], deadline: .now + .seconds(10))
+      await account.close()
+      #expect(mine.filter { $0.kind == 30350 }.map(\.id) == [lease.id])
     }
   }
 

@@ -87,7 +87,7 @@ import Testing
       #expect(row.keyID == Demo.keyID)
       #expect(row.subscriptions == Demo.plan())
       #expect(row.eventJSON == event.jsonBytes())
-      #expect(try world.database.schemaVersion() == 2)
+      #expect(try world.database.schemaVersion() == 3)
     }
   }
 
@@ -108,7 +108,7 @@ import Testing
       var opened = try world.validator.open(event, tenantOrigin: Demo.origin, now: Demo.now)
       opened.address.d = "another"
       let answer = try world.store.accept(
-        opened, event: event, maxLeases: 8, recent: [], roster: world.roster, now: Demo.now)
+        opened, event: event, maxLeases: 8, roster: world.roster, now: Demo.now)
       #expect(answer == .rejected("invalid: source event collision"))
       #expect(try world.store.allLeases(origin: Demo.origin).count == 1)
     }
@@ -159,7 +159,7 @@ import Testing
   {
     let opened = try world.validator.open(event, tenantOrigin: Demo.origin, now: now)
     return try world.store.accept(
-      opened, event: event, maxLeases: maxLeases, recent: [], roster: world.roster, now: now)
+      opened, event: event, maxLeases: maxLeases, roster: world.roster, now: now)
   }
 
   @Test func refusesALeaseOverTheQuotaAndChangesNothing() async throws {
@@ -320,8 +320,8 @@ import Testing
     defer { try? FileManager.default.removeItem(atPath: path) }
     _ = try PushStateDatabase(path: path)
     let reopened = try PushStateDatabase(path: path)
-    #expect(try reopened.schemaVersion() == 2)
-    try SQLiteTestHelper.execute("PRAGMA user_version = 3", path: path)
+    #expect(try reopened.schemaVersion() == 3)
+    try SQLiteTestHelper.execute("PRAGMA user_version = 4", path: path)
     let error = try #require(throws: PushRelayError.self) { _ = try PushStateDatabase(path: path) }
     #expect(error.code == .unsupportedSchema)
   }

@@ -37,17 +37,18 @@ import Testing
     pTagsMax: 20)
 
   static func wakes(_ event: Event, _ leases: [StoredLease], now: Int64 = Demo.now) -> [WakeCandidate] {
-    matcher.candidates(for: event, leases: leases, roster: roster, origin: Demo.origin, now: now)
+    matcher.candidates(
+      for: event, leases: leases, roster: roster, origin: Demo.origin, receivedAt: now, now: now)
   }
 
   @Test func wakesForAMention() {
-    let event = Demo.event(tags: [["p", Self.me]])
+    let event = Demo.event(tags: [["h", Self.channel], ["p", Self.me]])
     let wakes = Self.wakes(event, [Self.lease([Self.mentions])])
     #expect(wakes.count == 1)
     let wake = wakes[0]
     #expect(wake.eventID == event.id)
     #expect(wake.pushClass == "default")
-    #expect(wake.channel == nil)
+    #expect(wake.channel == Self.channel)
     #expect(wake.generation == 3)
     #expect(wake.endpoint == "grant-d1")
     #expect(wake.keyID == Demo.keyID)
@@ -64,10 +65,15 @@ import Testing
     let root = String(repeating: "ab", count: 32)
     let thread = LeaseSubscription(
       filter: LeaseFilter(kinds: [9], authors: [Self.alice], eTags: [root]), pushClass: "default")
-    #expect(Self.wakes(Demo.event(tags: [["e", root, "", "root"]]), [Self.lease([thread])]).count == 1)
     #expect(
-      Self.wakes(Demo.event(tags: [["e", String(repeating: "cd", count: 32)]]), [Self.lease([thread])])
-        .isEmpty)
+      Self.wakes(Demo.event(tags: [["h", Self.channel], ["e", root, "", "root"]]), [Self.lease([thread])])
+        .count == 1)
+    #expect(
+      Self.wakes(
+        Demo.event(tags: [["h", Self.channel], ["e", String(repeating: "cd", count: 32)]]),
+        [Self.lease([thread])]
+      )
+      .isEmpty)
     #expect(Self.wakes(Demo.event(by: Demo.carol, tags: [["e", root]]), [Self.lease([thread])]).isEmpty)
   }
 
@@ -103,7 +109,8 @@ import Testing
 
   @Test(arguments: [(20, true), (21, false)])
   func countsPTagsAgainstTheLimitDuplicatesIncluded(count: Int, wakes: Bool) {
-    let tags = [["p", Self.me]] + Array(repeating: ["p", Self.alice], count: count - 1)
+    let tags =
+      [["h", Self.channel], ["p", Self.me]] + Array(repeating: ["p", Self.alice], count: count - 1)
     #expect(Self.wakes(Demo.event(tags: tags), [Self.lease([Self.mentions])]).isEmpty == !wakes)
   }
 
@@ -111,7 +118,8 @@ import Testing
   func wakesOnlyForAFilterKindInPushKinds(kind: Int) {
     let all = LeaseSubscription(
       filter: LeaseFilter(kinds: [1, 7, 30350, 9], pTags: [Self.me]), pushClass: "default")
-    let matched = Self.wakes(Demo.event(kind: kind, tags: [["p", Self.me]]), [Self.lease([all])])
+    let matched = Self.wakes(
+      Demo.event(kind: kind, tags: [["h", Self.channel], ["p", Self.me]]), [Self.lease([all])])
     #expect(matched.isEmpty)
   }
 
@@ -121,12 +129,14 @@ import Testing
     let event = Demo.event(kind: 30350, tags: [["p", Self.me]])
     #expect(
       any.candidates(
-        for: event, leases: [Self.lease([all])], roster: Self.roster, origin: Demo.origin, now: Demo.now
+        for: event, leases: [Self.lease([all])], roster: Self.roster, origin: Demo.origin,
+        receivedAt: Demo.now,
+        now: Demo.now
       ).isEmpty)
   }
 
   @Test func ignoresATombstonedADisabledAndAnExpiredLease() {
-    let event = Demo.event(tags: [["p", Self.me]])
+    let event = Demo.event(tags: [["h", Self.channel], ["p", Self.me]])
     #expect(Self.wakes(event, [Self.lease([Self.mentions], active: false)]).isEmpty)
     #expect(Self.wakes(event, [Self.lease([Self.mentions], enabled: false)]).isEmpty)
     #expect(Self.wakes(event, [Self.lease([Self.mentions], expiresAt: Demo.now)]).isEmpty)
@@ -137,9 +147,9 @@ import Testing
   }
 
   @Test func expiresAWakeAnHourAfterItsEvent() {
-    let old = Demo.event(createdAt: Demo.now - 3599, tags: [["p", Self.me]])
+    let old = Demo.event(createdAt: Demo.now - 3599, tags: [["h", Self.channel], ["p", Self.me]])
     #expect(Self.wakes(old, [Self.lease([Self.mentions])]).map(\.expiresAt) == [Demo.now + 1])
-    let older = Demo.event(createdAt: Demo.now - 3600, tags: [["p", Self.me]])
+    let older = Demo.event(createdAt: Demo.now - 3600, tags: [["h", Self.channel], ["p", Self.me]])
     #expect(Self.wakes(older, [Self.lease([Self.mentions])]).isEmpty)
   }
 
@@ -152,6 +162,56 @@ import Testing
     #expect(Self.wakes(noRoster, [Self.lease([subscription])]).isEmpty)
     let firstH = Demo.event(tags: [["h", Self.otherChannel], ["h", Self.channel], ["p", Self.me]])
     #expect(Self.wakes(firstH, [Self.lease([subscription])]).isEmpty)
+  }
+
+  @Test func wakesNobodyForAMessageWithTwoHTags() {
+    let both = Demo.event(tags: [["h", Self.channel], ["h", Self.channel], ["p", Self.me]])
+    #expect(Self.wakes(both, [Self.lease([Self.mentions, Self.channelMessages])]).isEmpty)
+    let one = Demo.event(tags: [["h", Self.channel], ["p", Self.me]])
+    #expect(Self.wakes(one, [Self.lease([Self.mentions, Self.channelMessages])]).count == 1)
+  }
+
+  @Test func wakesNobodyForAMessageWithoutAnHTagThatMentionsTheOwner() {
+    let bare = Demo.event(tags: [["p", Self.me]])
+    #expect(Self.wakes(bare, [Self.lease([Self.mentions])]).isEmpty)
+    #expect(!Self.mentions.matches(bare, owner: Self.me, roster: { Self.roster.channels[$0] }))
+  }
+
+  @Test func wakesNobodyForAChannelMessageFromASenderOutsideTheRoster() {
+    // carol is in no roster: her message in the channel, mentioning the owner, wakes no one.
+    let intruder = Demo.event(by: Demo.carol, tags: [["h", Self.channel], ["p", Self.me]])
+    #expect(Self.wakes(intruder, [Self.lease([Self.mentions, Self.channelMessages])]).isEmpty)
+    let member = Demo.event(by: Demo.alice, tags: [["h", Self.channel], ["p", Self.me]])
+    #expect(Self.wakes(member, [Self.lease([Self.mentions, Self.channelMessages])]).count == 1)
+  }
+
+  @Test func agreesWithTheSubscriptionsOwnMatchingRule() {
+    let events = [
+      Demo.event(tags: [["h", Self.channel], ["p", Self.me]]),
+      Demo.event(by: Demo.carol, tags: [["h", Self.channel], ["p", Self.me]]),
+      Demo.event(tags: [["h", Self.otherChannel], ["p", Self.me]]),
+      Demo.event(tags: [["p", Self.me]]),
+      Demo.event(tags: [["h", Self.channel]]),
+      Demo.event(by: Demo.account, tags: [["h", Self.channel]]),
+    ]
+    for event in events {
+      for subscription in [Self.mentions, Self.channelMessages] {
+        let relay = !Self.wakes(event, [Self.lease([subscription])]).isEmpty
+        let shared = subscription.matches(event, owner: Self.me, roster: { Self.roster.channels[$0] })
+        #expect(relay == shared)
+      }
+    }
+  }
+
+  @Test func expiresAGiftWrapWakeAnHourAfterItWasReceived() {
+    let byP = LeaseSubscription(filter: LeaseFilter(kinds: [1059], pTags: [Self.me]), pushClass: "default")
+    // A gift wrap's created_at is backdated up to two days on purpose.
+    let wrap = Demo.event(kind: 1059, createdAt: Demo.now - 2 * 86_400, tags: [["p", Self.me]])
+    let wakes = Self.matcher.candidates(
+      for: wrap, leases: [Self.lease([byP])], roster: Self.roster, origin: Demo.origin,
+      receivedAt: Demo.now - 10,
+      now: Demo.now)
+    #expect(wakes.map(\.expiresAt) == [Demo.now - 10 + 3600])
   }
 
   @Test func wakesForAGiftWrapOnlyWithAPFilterAndTheOwnersP() {
@@ -167,12 +227,13 @@ import Testing
     let path = Demo.temporaryPath()
     defer { try? FileManager.default.removeItem(atPath: path) }
     let outbox = SQLiteWakeOutbox(database: try PushStateDatabase(path: path))
-    let event = Demo.event(tags: [["p", Self.me]])
+    let event = Demo.event(tags: [["h", Self.channel], ["p", Self.me]])
     let candidates = Self.wakes(event, [Self.lease([Self.mentions])])
     #expect(try outbox.enqueue(candidates + candidates, nowMilliseconds: Demo.now * 1000).count == 1)
     #expect(try outbox.enqueue(candidates, nowMilliseconds: Demo.now * 1000).isEmpty)
     let second = Self.wakes(
-      Demo.event(tags: [["p", Self.me]], content: "again"), [Self.lease([Self.mentions])])
+      Demo.event(tags: [["h", Self.channel], ["p", Self.me]], content: "again"), [Self.lease([Self.mentions])]
+    )
     #expect(try outbox.enqueue(second, nowMilliseconds: Demo.now * 1000).count == 1)
     #expect(try outbox.wakes().count == 2)
   }
@@ -206,7 +267,7 @@ import Testing
       members[channel] = Set(people.map(\.publicKeyHex).filter { _ in Bool.random() })
     }
     let roster = TestRoster(channels: members)
-    let index = LeaseIndex(leases)
+    var index = LeaseIndex(leases)
     let matcher = PushMatcher()
     var woken = 0
     for _ in 0..<300 {
@@ -216,9 +277,10 @@ import Testing
       if Bool.random() { tags.append(["e", String(repeating: "e", count: 64)]) }
       let event = Demo.event(kind: Bool.random() ? 9 : 1059, by: people.randomElement()!, tags: tags)
       let linear = matcher.candidates(
-        for: event, leases: leases, roster: roster, origin: Demo.origin, now: Demo.now)
+        for: event, leases: leases, roster: roster, origin: Demo.origin, receivedAt: Demo.now, now: Demo.now)
       let indexed = matcher.candidates(
-        for: event, index: index, roster: roster, origin: Demo.origin, now: Demo.now)
+        for: event, leases: index.leases(for: event), roster: roster, origin: Demo.origin,
+        receivedAt: Demo.now, now: Demo.now)
       #expect(indexed == linear)
       woken += linear.count
     }
@@ -229,7 +291,53 @@ import Testing
     let lease = PushMatcherTests.lease([
       LeaseSubscription(filter: LeaseFilter(kinds: [9]), pushClass: "default")
     ])
-    let index = LeaseIndex([lease])
+    var index = LeaseIndex([lease])
     #expect(index.leases(for: Demo.event()).map(\.address) == [lease.address])
+  }
+
+  @Test func replacesRemovesAndDisablesByAddress() {
+    let mention = PushMatcherTests.mentions
+    let first = PushMatcherTests.lease([mention], d: "a")
+    let other = PushMatcherTests.lease([mention], d: "b")
+    var index = LeaseIndex([first, other])
+    let event = Demo.event(tags: [["h", Demo.channel], ["p", PushMatcherTests.me]])
+    #expect(index.leases(for: event).map(\.address.d) == ["a", "b"])
+    // A replacement at "a" narrowed on a channel no longer meets a mention outside it.
+    var replaced = PushMatcherTests.lease(
+      [
+        LeaseSubscription(
+          filter: LeaseFilter(kinds: [9], hTags: [PushMatcherTests.otherChannel]), pushClass: "default")
+      ],
+      d: "a")
+    replaced.eventID = String(repeating: "1", count: 64)
+    index.update(replaced)
+    #expect(index.leases(for: event).map(\.address.d) == ["b"])
+    #expect(index.count == 2)
+    // A tombstone and a disabled endpoint take their address out.
+    var tombstone = other
+    tombstone.active = false
+    index.update(tombstone)
+    #expect(index.leases(for: event).isEmpty)
+    var disabled = replaced
+    disabled.endpointEnabled = false
+    index.update(disabled)
+    #expect(index.count == 0)
+  }
+
+  @Test func takesALeaseOutOnceItsExpiryComes() {
+    let soon = PushMatcherTests.lease([PushMatcherTests.mentions], expiresAt: Demo.now + 10, d: "soon")
+    let later = PushMatcherTests.lease([PushMatcherTests.mentions], expiresAt: Demo.now + 20, d: "later")
+    var index = LeaseIndex([later, soon])
+    #expect(index.removeExpired(now: Demo.now + 9).isEmpty)
+    #expect(index.removeExpired(now: Demo.now + 10).map(\.d) == ["soon"])
+    #expect(index.count == 1)
+    // A lease replaced before its old expiry keeps the new one.
+    var renewed = later
+    renewed.eventID = String(repeating: "2", count: 64)
+    renewed.expiresAt = Demo.now + 100
+    index.update(renewed)
+    #expect(index.removeExpired(now: Demo.now + 50).isEmpty)
+    #expect(index.count == 1)
+    #expect(index.removeExpired(now: Demo.now + 100).map(\.d) == ["later"])
   }
 }

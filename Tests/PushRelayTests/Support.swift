@@ -2,6 +2,7 @@ import Foundation
 import NostrEvent
 import NostrHTTP
 import NostrJSON
+import NostrPushCore
 import NostrPushTestSupport
 import NostrPushTesting
 import NotificationResolver
@@ -95,9 +96,9 @@ enum Demo {
 }
 
 /// A relay's push half on a real SQLite file, with a real gateway fixture on loopback, all on one
-/// manual clock.
+/// manual clock: the `PushRelay` a vendor builds, and its worker driven one sweep at a time.
 final class PushWorld: LoopbackFixture, @unchecked Sendable {
-  let clock: ManualPushClock
+  let clock: ManualUnixClock
   let path: String
   let database: PushStateDatabase
   let store: SQLiteLeaseStore
@@ -105,28 +106,49 @@ final class PushWorld: LoopbackFixture, @unchecked Sendable {
   let roster: MutableRoster
   let gateway: GatewayFixture
   let validator: LeaseValidator
-  let matcher = PushMatcher(pushKinds: Set(Demo.descriptor.pushKinds))
-  var ingest: PushIngest
+  var relay: PushRelay!
+  var ingest: Ingest!
   var worker: DeliveryWorker!
   var client: GatewayClient!
 
+  /// What a relay's socket layer does with a kind 30350 `EVENT`: verify once (step 3), then ask
+  /// `PushRelay`; `recent` events are stored first, as the relay would have.
+  struct Ingest {
+    let world: PushWorld
+
+    func ingest(_ event: Event, identity: String?, recent: [Event] = []) throws -> IngestAnswer {
+      for candidate in recent { try world.publish(candidate) }
+      guard let verified = VerifiedEvent(event) else {
+        if case .badSignature = event.verify() {
+          return IngestAnswer(accepted: false, message: "invalid: invalid schnorr signature")
+        }
+        return IngestAnswer(
+          accepted: false,
+          message: "invalid: invalid event id: computed \(event.computedID()), got \(event.id)")
+      }
+      return try world.relay.ingestLease(verified, identity: identity)
+    }
+  }
+
   init(quota: Int = 0, timeout: Duration = GatewayClient.defaultTimeout) async throws {
-    clock = ManualPushClock(seconds: Demo.now)
+    clock = ManualUnixClock(seconds: Demo.now)
     path = Demo.temporaryPath()
     database = try PushStateDatabase(path: path)
-    store = SQLiteLeaseStore(database: database, matcher: matcher)
+    store = SQLiteLeaseStore(database: database)
     outbox = SQLiteWakeOutbox(database: database)
     roster = MutableRoster([Demo.channel: [Demo.account.publicKeyHex, Demo.alice.publicKeyHex]])
     let clock = clock
     gateway = try GatewayFixture(
       configuration: GatewayFixtureConfiguration(quota: quota), clock: { clock.seconds })
     validator = try LeaseValidator(descriptor: Demo.descriptor, pushKeys: [Demo.keyID: Demo.relayKey])
-    ingest = PushIngest(
-      validator: validator, store: store, roster: roster, descriptor: Demo.descriptor, clock: clock.clock)
     let base = try await gateway.start()
     client = try GatewayClient(
       baseURL: String(base.absoluteString.trimmingSuffix("/")), transport: URLSessionHTTPTransport(),
       timeout: timeout)
+    relay = PushRelay(
+      validator: validator, store: store, outbox: outbox, descriptor: Demo.descriptor, roster: roster,
+      gateway: client, clock: clock.clock)
+    ingest = Ingest(world: self)
     worker = DeliveryWorker(
       store: store, outbox: outbox, client: client, pushKeys: [Demo.keyID: Demo.relayKey], roster: roster,
       clock: clock.clock)
@@ -146,19 +168,19 @@ final class PushWorld: LoopbackFixture, @unchecked Sendable {
     ).grant
   }
 
-  /// Ingests `event` as authenticated by its author.
+  /// Ingests `event` as authenticated by its author, after storing `recent`.
   @discardableResult
   func publish(lease event: Event, recent: [Event] = []) throws -> IngestAnswer {
     try ingest.ingest(event, identity: event.pubkey, recent: recent)
   }
 
-  /// Stores `event` in the relay's eyes: matches it and enqueues its wakes.
+  /// Stores `event` in the relay's eyes (`PushRelay.didStore`); returns the request ids of the
+  /// wakes it enqueued.
   @discardableResult
   func publish(_ event: Event) throws -> [String] {
-    let index = try store.liveIndex(origin: Demo.origin)
-    let candidates = matcher.candidates(
-      for: event, index: index, roster: roster, origin: Demo.origin, now: clock.seconds)
-    return try outbox.enqueue(candidates, nowMilliseconds: clock.milliseconds)
+    let before = Set(try outbox.wakes().map(\.requestID))
+    try relay.didStore(event, receivedAt: clock.seconds)
+    return try outbox.wakes().map(\.requestID).filter { !before.contains($0) }
   }
 
   /// The only wake, required.
@@ -170,9 +192,10 @@ final class PushWorld: LoopbackFixture, @unchecked Sendable {
     return wakes[0]
   }
 
-  /// A mention of the account by alice, `offset` seconds from now.
+  /// A mention of the account by alice in the demo channel, `offset` seconds from now.
   func mention(offset: Int64 = 0) -> Event {
-    Demo.event(createdAt: clock.seconds + offset, tags: [["p", Demo.account.publicKeyHex]])
+    Demo.event(
+      createdAt: clock.seconds + offset, tags: [["h", Demo.channel], ["p", Demo.account.publicKeyHex]])
   }
 }
 

@@ -1,6 +1,8 @@
 import Foundation
 import NostrEvent
 import NostrHTTP
+import NostrPushCore
+import NostrPushTestSupport
 import NostrPushTesting
 import NostrWebSocket
 import PushDescriptor
@@ -35,43 +37,45 @@ struct ChannelRoster: RosterSource {
     FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)")
   }
 
+  /// The channel the guides' messages are sent in.
+  static let channel = "5c1c2a4e-8f3b-4c2d-9a7e-1b2c3d4e5f60"
+
   static func mention(of account: String, by sender: SecretKey, at now: Int64, _ content: String) throws
     -> Event
   {
     try UnsignedEvent(
-      pubkey: sender.publicKeyHex, createdAt: now, kind: 9, tags: [["p", account]], content: content
+      pubkey: sender.publicKeyHex, createdAt: now, kind: 9, tags: [["h", channel], ["p", account]],
+      content: content
     )
     .signed(with: sender)
   }
 
-  /// The relay's parts on a SQLite file at `statePath`, on `clock`, with one accepted lease of a
-  /// fresh account for `grant` and one wake from a mention of it: the outbox's `request_id`s.
+  /// The relay's push side on a SQLite file at `statePath`, on `clock`, delivering to `gateway`,
+  /// with one accepted lease of a fresh account for `grant` and one wake from a mention of it in a
+  /// channel both are members of: the outbox's `request_id`s.
   static func relayWithOneWake(
-    statePath: String, clock: ManualPushClock, grant: String, roster: ChannelRoster
-  ) throws -> (store: SQLiteLeaseStore, outbox: SQLiteWakeOutbox, requestIDs: [String]) {
+    statePath: String, clock: ManualUnixClock, grant: String, gateway: GatewayClient
+  ) throws -> (push: PushRelay, store: SQLiteLeaseStore, outbox: SQLiteWakeOutbox, requestIDs: [String]) {
     let descriptor = try descriptor()
     let account = SecretKey.generate()
+    let sender = SecretKey.generate()
     let database = try PushStateDatabase(path: statePath)
-    let matcher = PushMatcher(pushKinds: Set(descriptor.pushKinds))
-    let store = SQLiteLeaseStore(database: database, matcher: matcher)
+    let store = SQLiteLeaseStore(database: database)
     let outbox = SQLiteWakeOutbox(database: database)
-    let ingest = PushIngest(
+    let roster = ChannelRoster(members: [channel: [account.publicKeyHex, sender.publicKeyHex]])
+    let push = PushRelay(
       validator: try LeaseValidator(descriptor: descriptor, pushKeys: [keyID: pushKey]), store: store,
-      roster: roster, descriptor: descriptor, clock: clock.clock)
+      outbox: outbox, descriptor: descriptor, roster: roster, gateway: gateway, clock: clock.clock)
     let lease = try LeaseBuilder(descriptor: descriptor, appProfile: profile).active(
       endpoint: grant,
       subscriptions: try SubscriptionPlanner(descriptor: descriptor).plan(
         for: account.publicKeyHex, joined: [], muted: [], mentionsOnly: true),
       generation: 1, createdAt: clock.seconds, installationID: .generate(), now: clock.seconds,
       signer: account)
-    #expect(try ingest.ingest(lease, identity: account.publicKeyHex, recent: []).accepted)
-    let message = try mention(of: account.publicKeyHex, by: .generate(), at: clock.seconds, "ping")
-    let requestIDs = try outbox.enqueue(
-      matcher.candidates(
-        for: message, index: try store.liveIndex(origin: descriptor.origin), roster: roster,
-        origin: descriptor.origin, now: clock.seconds),
-      nowMilliseconds: clock.milliseconds)
-    return (store, outbox, requestIDs)
+    #expect(try push.ingestLease(#require(VerifiedEvent(lease)), identity: account.publicKeyHex).accepted)
+    let message = try mention(of: account.publicKeyHex, by: sender, at: clock.seconds, "ping")
+    try push.didStore(message, receivedAt: clock.seconds)
+    return (push, store, outbox, try outbox.wakes().map(\.requestID))
   }
 
   @Test func enrollsRotatesAndRevokesAgainstAPushRelay() async throws {
@@ -149,7 +153,14 @@ struct ChannelRoster: RosterSource {
       #expect(loadEnrollment()?.lastGeneration == 2)
       #expect(loadEnrollment()?.installationID == enrollment.installationID)
 
-      // A mention of the account wakes the rotated lease, once.
+      // A mention of the account in a channel both are members of (the relay's own kind 39002
+      // roster, signed by its NIP-11 `self`) wakes the rotated lease, once.
+      try server.add([
+        try UnsignedEvent(
+          pubkey: Self.pushKey.publicKeyHex, createdAt: now, kind: 39002,
+          tags: [["d", Self.channel], ["p", account.publicKeyHex], ["p", sender.publicKeyHex]], content: ""
+        ).signed(with: Self.pushKey)
+      ])
       let message = try Self.mention(of: account.publicKeyHex, by: sender, at: now, "are you there?")
       let connection = try await RelayConnection.connect(
         to: descriptor.origin, key: sender, clock: { now }, deadline: .now + .seconds(10))
@@ -194,68 +205,63 @@ struct ChannelRoster: RosterSource {
     try await gateway.serving {
       let account = SecretKey.generate()
       let sender = SecretKey.generate()
-      let clock = PushRelayClock.system
+      let clock = UnixClock.system
       let grant = try gateway.issueGrant(relayPubkey: pushKey.publicKeyHex, deviceToken: "a1b2c3d4")
       let lease = try LeaseBuilder(descriptor: descriptor, appProfile: Self.profile).active(
         endpoint: grant.grant,
         subscriptions: try SubscriptionPlanner(descriptor: descriptor).plan(
           for: account.publicKeyHex, joined: [], muted: [], mentionsOnly: true),
-        generation: 1, createdAt: clock.seconds, installationID: .generate(), now: clock.seconds,
+        generation: 1, createdAt: clock.now(), installationID: .generate(), now: clock.now(),
         signer: account)
-      let message = try Self.mention(of: account.publicKeyHex, by: sender, at: clock.seconds, "ping")
+      let message = try Self.mention(of: account.publicKeyHex, by: sender, at: clock.now(), "ping")
       let authenticated: String? = account.publicKeyHex  // the connection's NIP-42 identity
-      let recentEvents: [Event] = []  // events received in the last 120 s, newest first
+      let verified = try #require(VerifiedEvent(lease))  // your socket layer verified it once
+      let channel = Self.channel
       // README example: begin
-      // Once, at startup: one state file, the push keys by id, and the parts over them.
+      // Once, at startup: one state file and the relay's push side over it.
       let database = try PushStateDatabase(path: statePath)
-      let matcher = PushMatcher(pushKinds: Set(descriptor.pushKinds))
-      let store = SQLiteLeaseStore(database: database, matcher: matcher)
+      let store = SQLiteLeaseStore(database: database)
       let outbox = SQLiteWakeOutbox(database: database)
-      let roster = ChannelRoster(members: [:])  // your channel memberships
+      let roster = ChannelRoster(members: [channel: [account.publicKeyHex, sender.publicKeyHex]])
       let validator = try LeaseValidator(descriptor: descriptor, pushKeys: [keyID: pushKey])
-      let ingest = PushIngest(
-        validator: validator, store: store, roster: roster, descriptor: descriptor, clock: clock)
       let client = try GatewayClient(baseURL: gatewayURL, transport: URLSessionHTTPTransport.shared)
-      let worker = DeliveryWorker(
-        store: store, outbox: outbox, client: client, pushKeys: [keyID: pushKey], roster: roster,
-        clock: clock)
+      let push = PushRelay(
+        validator: validator, store: store, outbox: outbox, descriptor: descriptor, roster: roster,
+        gateway: client, clock: clock)
+      let worker = Task { await push.run() }  // delivers, woken by every enqueue, until push.stop()
 
-      // EVENT handler, kind 30350: ingest answers the OK (steps 1–7); never store it yourself.
-      let answer = try ingest.ingest(lease, identity: authenticated, recent: recentEvents)
+      // EVENT handler, kind 30350 (id and signature verified once): the OK; never store it yourself.
+      let answer = try push.ingestLease(verified, identity: authenticated)
       // answer.accepted == true, answer.message == "" → ["OK", lease.id, true, ""]
 
-      // EVENT handler, any other kind, once the event is stored: match it, enqueue its wakes.
-      let index = try store.liveIndex(origin: descriptor.origin)
-      let candidates = matcher.candidates(
-        for: message, index: index, roster: roster, origin: descriptor.origin, now: clock.seconds)
-      let requestIDs = try outbox.enqueue(candidates, nowMilliseconds: clock.milliseconds())
-
-      // The worker runs on its own task (`await worker.run()`); one sweep here:
-      let attempts = try await worker.runOnce()
-      // attempts.map(\.answer) == [.accepted]; the gateway recorded one APNs request
+      // Any other kind, once stored, and again when a client resends one you already had:
+      try push.didStore(message, receivedAt: clock.now())
+      // a throw means ["OK", id, false, "error: internal server error"]; the resend completes it
       // README example: end
       #expect(answer == IngestAnswer(accepted: true, message: ""))
+      #expect(await Polling.eventually(within: .seconds(10)) { gateway.deliveries().count == 1 })
+      push.stop()
+      await worker.value
+      let requestIDs = try outbox.wakes().map(\.requestID)
       #expect(requestIDs.count == 1)
-      #expect(attempts.map(\.answer) == [.accepted])
       #expect(gateway.deliveries().map(\.requestID) == requestIDs)
       #expect(try outbox.wakes().map(\.state) == [.delivered])
-      let replay = try ingest.ingest(lease, identity: authenticated, recent: recentEvents)
+      let replay = try push.ingestLease(verified, identity: authenticated)
       #expect(replay == IngestAnswer(accepted: true, message: "duplicate: already have this event"))
-      let stranger = try ingest.ingest(lease, identity: sender.publicKeyHex, recent: [])
+      let stranger = try push.ingestLease(verified, identity: sender.publicKeyHex)
       #expect(stranger.message == "invalid: event pubkey does not match authenticated identity")
     }
   }
 
   @Test func retriesAScripted503WithTheSameRequestID() async throws {
-    let (keyID, pushKey) = (Self.keyID, Self.pushKey)
+    let pushKey = Self.pushKey
     let statePath = Self.temporaryFile("push-state").path + ".sqlite"
     defer {
       for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: statePath + suffix) }
     }
-    let roster = ChannelRoster(members: [:])
     // README example: begin
     // One manual clock for the gateway and the relay's worker: a test moves it past a backoff.
-    let clock = ManualPushClock(seconds: 1_767_226_200)
+    let clock = ManualUnixClock(seconds: 1_767_226_200)
     let gateway = try GatewayFixture(
       configuration: GatewayFixtureConfiguration(quota: 0), clock: { clock.seconds })
     let base = try await gateway.start()  // http://127.0.0.1:<a free port>
@@ -265,19 +271,16 @@ struct ChannelRoster: RosterSource {
       // The next delivery is answered 503 and asks for 5 s; later ones get the default 200.
       gateway.script([GatewayScriptEntry(status: 503, body: #"{"status":"retry","retry_after_seconds":5}"#)])
       // README example: end
-      let (store, outbox, enqueued) = try Self.relayWithOneWake(
-        statePath: statePath, clock: clock, grant: grant.grant, roster: roster)
+      let client = try GatewayClient(baseURL: base.absoluteString)
+      let (push, _, _, enqueued) = try Self.relayWithOneWake(
+        statePath: statePath, clock: clock, grant: grant.grant, gateway: client)
       #expect(enqueued.count == 1)
       // README example: begin
-      let client = try GatewayClient(baseURL: base.absoluteString)
-      let worker = DeliveryWorker(
-        store: store, outbox: outbox, client: client, pushKeys: [keyID: pushKey], roster: roster,
-        clock: clock.clock)
-
-      let first = try await worker.runOnce()  // attempt 1: the scripted 503
-      let early = try await worker.runOnce()  // nothing is due yet: the clock has not moved
+      // `push` is the relay's PushRelay on `clock`, delivering to `base`, with one wake enqueued.
+      let first = try await push.deliverOnce()  // attempt 1: the scripted 503
+      let early = try await push.deliverOnce()  // nothing is due yet: the clock has not moved
       clock.advance(by: .seconds(5))
-      let second = try await worker.runOnce()  // attempt 2, same request_id: accepted
+      let second = try await push.deliverOnce()  // attempt 2, same request_id: accepted
 
       let requests = gateway.requests()  // every answered attempt: request_id, device_token, status
       let deliveries = gateway.deliveries()  // the APNs requests the gateway would have sent
@@ -299,27 +302,24 @@ struct ChannelRoster: RosterSource {
 
   @Test func disablesTheEndpointOnAScripted410() async throws {
     let descriptor = try Self.descriptor()
-    let (keyID, pushKey) = (Self.keyID, Self.pushKey)
+    let pushKey = Self.pushKey
     let statePath = Self.temporaryFile("push-state").path + ".sqlite"
     defer {
       for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: statePath + suffix) }
     }
-    let roster = ChannelRoster(members: [:])
-    let clock = ManualPushClock(seconds: 1_767_226_200)
+    let clock = ManualUnixClock(seconds: 1_767_226_200)
     let gateway = try GatewayFixture(clock: { clock.seconds })
     let base = try await gateway.start()
     try await gateway.serving {
       let grant = try gateway.issueGrant(relayPubkey: pushKey.publicKeyHex, deviceToken: "a1b2c3d4")
-      let (store, outbox, enqueued) = try Self.relayWithOneWake(
-        statePath: statePath, clock: clock, grant: grant.grant, roster: roster)
+      let (push, store, _, enqueued) = try Self.relayWithOneWake(
+        statePath: statePath, clock: clock, grant: grant.grant,
+        gateway: try GatewayClient(baseURL: base.absoluteString))
       #expect(enqueued.count == 1)
-      let worker = DeliveryWorker(
-        store: store, outbox: outbox, client: try GatewayClient(baseURL: base.absoluteString),
-        pushKeys: [keyID: pushKey], roster: roster, clock: clock.clock)
       // README example: begin
       // Only this device token's next attempt is answered 410 (the default invalid_endpoint body).
       gateway.script([GatewayScriptEntry(deviceToken: "a1b2c3d4", status: 410)])
-      let attempts = try await worker.runOnce()
+      let attempts = try await push.deliverOnce()
       // attempts.map(\.outcome) == [.failed]: the wake is over and the lease's endpoint disabled,
       // so no event wakes that device until the app re-enrolls with a new grant
       // README example: end

@@ -3,6 +3,7 @@ import EnrichmentCache
 import Foundation
 import NostrEvent
 import NostrJSON
+import NostrPushCore
 import NostrPushTesting
 import NostrWebSocket
 import NotificationResolver
@@ -205,20 +206,18 @@ struct DemoPipeline {
     return Published(event: event, acceptedAt: acceptedAt)
   }
 
-  /// The gateway's next recorded APNs request, checked to be for `message` by the relay's outbox.
+  /// The gateway's recorded APNs request for `message`, found through the relay's outbox.
   func wake(for message: Published) async throws(DemoFailure) -> RecordedWake {
-    let known = Set(gateway.deliveries().map(\.requestID))
     let deadline = ContinuousClock.now + Self.wakeTimeout
     while ContinuousClock.now < deadline {
-      if let delivery = gateway.deliveries().first(where: { !known.contains($0.requestID) }) {
+      // The wake is found by the message's event id in the relay's outbox, not by "a delivery the
+      // gateway did not have before": a signal-woken worker may deliver before this is called.
+      let outbox = (try? relay.wakes()) ?? []
+      let wakes = Set(outbox.filter { $0.candidate.eventID == message.event.id }.map(\.requestID))
+      if let delivery = gateway.deliveries().first(where: { wakes.contains($0.requestID) }),
+        let row = outbox.first(where: { $0.requestID == delivery.requestID })
+      {
         let recordedAt = ContinuousClock.now
-        let outbox = (try? relay.wakes()) ?? []
-        guard let row = outbox.first(where: { $0.requestID == delivery.requestID }) else {
-          throw DemoFailure("wake", "the relay's outbox has no wake \(delivery.requestID)")
-        }
-        guard row.candidate.eventID == message.event.id else {
-          throw DemoFailure("wake", "the wake was for \(row.candidate.eventID), not \(message.event.id)")
-        }
         emit(
           "wake",
           [
@@ -234,7 +233,14 @@ struct DemoPipeline {
       await whileWaiting()
       try? await Task.sleep(for: .milliseconds(10))
     }
-    throw DemoFailure("wake", "no wake reached the gateway within \(Self.wakeTimeout)")
+    // Say what the relay and the gateway saw, so that a missing wake can be told apart from a
+    // refused one.
+    let rows = ((try? relay.wakes()) ?? []).map { "\($0.candidate.eventID.prefix(8)):\($0.state)/\($0.attempts)" }
+    let answers = gateway.requests().map { "\($0.status)" }
+    throw DemoFailure(
+      "wake",
+      "no wake reached the gateway within \(Self.wakeTimeout) (outbox: \(rows.joined(separator: ", ")); "
+        + "gateway answers: \(answers.joined(separator: ", ")))")
   }
 
   /// What the extension does with a wake: resolve it with the lease's filters and the shared
@@ -253,7 +259,7 @@ struct DemoPipeline {
       throw DemoFailure("notification", "cannot set up the extension: \(error)")
     }
     let clock = self.clock
-    let unixClock = UnixClock { clock?() ?? Int64(Date().timeIntervalSince1970) }
+    let unixClock = clock.map { read in UnixClock { read() * 1000 } } ?? .system
     return await NotificationResolver(configuration: configuration, cache: cache, clock: unixClock).resolve()
   }
 

@@ -133,15 +133,16 @@ struct Enrollment: Sendable {
       try SubscriptionPlanner(descriptor: descriptor).plan(
         for: key.publicKeyHex, joined: joined, muted: muted, mentionsOnly: joined.isEmpty)
     }
-    var state = try loadState()
-    var enrollment =
-      state.enrollment(origin: descriptor.origin, pubkey: key.publicKeyHex)
-      ?? LeaseEnrollment(origin: descriptor.origin, pubkey: key.publicKeyHex)
-    enrollment.grantExpiresAt = grantExpiresAt
     let now = clock()
-    let stamp = enrollment.next(now: now)
-    state.set(enrollment)
-    try save(state)
+    let (enrollment, stamp) = try updatingState { (state) throws(CommandFailure) in
+      var enrollment =
+        state.enrollment(origin: descriptor.origin, pubkey: key.publicKeyHex)
+        ?? LeaseEnrollment(origin: descriptor.origin, pubkey: key.publicKeyHex)
+      enrollment.grantExpiresAt = grantExpiresAt
+      let stamp = enrollment.next(now: now)
+      state.set(enrollment)
+      return (enrollment, stamp)
+    }
     let event = try CommandFailure.reporting { () throws(LeaseBuildError) in
       try builder.active(
         endpoint: endpoint, subscriptions: subscriptions, generation: stamp.generation,
@@ -187,15 +188,17 @@ struct Enrollment: Sendable {
   /// Publishes the tombstone of the saved enrollment with its next generation.
   func revoke() async throws(CommandFailure) -> EnrollmentOutcome {
     let descriptor = try await discover()
-    var state = try loadState()
-    guard var enrollment = state.enrollment(origin: descriptor.origin, pubkey: key.publicKeyHex) else {
-      throw CommandFailure(
-        "not_enrolled", "no enrollment for \(descriptor.origin) and this account in \(statePath)")
-    }
     let now = clock()
-    let stamp = enrollment.next(now: now)
-    state.set(enrollment)
-    try save(state)
+    let statePath = self.statePath
+    let (enrollment, stamp) = try updatingState { (state) throws(CommandFailure) in
+      guard var enrollment = state.enrollment(origin: descriptor.origin, pubkey: key.publicKeyHex) else {
+        throw CommandFailure(
+          "not_enrolled", "no enrollment for \(descriptor.origin) and this account in \(statePath)")
+      }
+      let stamp = enrollment.next(now: now)
+      state.set(enrollment)
+      return (enrollment, stamp)
+    }
     let event = try CommandFailure.reporting { () throws(LeaseBuildError) in
       try LeaseBuilder(descriptor: descriptor).tombstone(
         installationID: enrollment.installationID, generation: stamp.generation, createdAt: stamp.createdAt,
@@ -227,23 +230,43 @@ struct Enrollment: Sendable {
     }
   }
 
-  private func loadState() throws(CommandFailure) -> EnrollmentState {
+  /// Loads the state, lets `body` change it, and writes it back, all under the state file's
+  /// exclusive lock.
+  private func updatingState<T>(_ body: (inout EnrollmentState) throws(CommandFailure) -> T)
+    throws(CommandFailure) -> T
+  {
+    let statePath = self.statePath
+    var failure: CommandFailure?
+    var result: T?
     do {
-      return try EnrollmentState(path: statePath)
+      try EnrollmentState.withLock(statePath) {
+        var state: EnrollmentState
+        do {
+          state = try EnrollmentState(path: statePath)
+        } catch {
+          failure = CommandFailure("invalid_state", "\(statePath): \(error)")
+          return
+        }
+        do throws(CommandFailure) {
+          result = try body(&state)
+        } catch {
+          failure = error
+          return
+        }
+        do {
+          try state.write(to: statePath)
+        } catch {
+          failure = CommandFailure("invalid_state", "cannot write \(statePath): \(error)")
+        }
+      }
     } catch {
-      throw CommandFailure("invalid_state", "\(statePath): \(error)")
+      throw CommandFailure("invalid_state", "cannot lock \(statePath): \(error)")
     }
+    if let failure { throw failure }
+    guard let result else { throw CommandFailure("invalid_state", "\(statePath): not updated") }
+    return result
   }
 
-  private func save(_ state: EnrollmentState) throws(CommandFailure) {
-    do {
-      try state.write(to: statePath)
-    } catch {
-      throw CommandFailure("invalid_state", "cannot write \(statePath): \(error)")
-    }
-  }
-
-  /// Publishes the lease to the descriptor's `push.origin`, answering NIP-42 with the account key.
   private func publish(_ lease: PreparedLease) async throws(CommandFailure) -> PublishResult {
     let deadline = ContinuousClock.now + Self.stepTimeout
     let (key, clock) = (self.key, self.clock)

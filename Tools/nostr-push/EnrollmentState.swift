@@ -5,9 +5,11 @@ import PushLease
 /// The `--state` file of `enroll` and `revoke`: per `push.origin`, then per account pubkey, the
 /// `LeaseEnrollment` less the origin and pubkey that key it (`pipeline.md`).
 ///
-/// Read strictly and bounded; written whole to a temporary file that then replaces the old one,
-/// so a crash leaves the old state or the new, never half of one. `enroll` writes it before it
-/// signs, so no publish (answered, failed or lost) ever reuses a generation.
+/// Read strictly and bounded; written whole to a temporary file that is fsynced and then replaces
+/// the old one (the folder fsynced too), so a crash or a power cut leaves the old state or the
+/// new, never half of one. `enroll` reads, advances and writes it under an exclusive lock before it
+/// signs, so no publish (answered, failed or lost) ever reuses a generation, even with two enrolls
+/// at once.
 struct EnrollmentState: Sendable {
   /// The largest state file read.
   static let maxBytes = 1024 * 1024
@@ -40,7 +42,9 @@ struct EnrollmentState: Sendable {
     entries[enrollment.origin, default: [:]][enrollment.pubkey] = enrollment
   }
 
-  /// Writes the whole state to `path` (a temporary file beside it, then a rename).
+  /// Writes the whole state to `path` durably: a temporary file beside it, written whole and
+  /// fsynced, renamed over the old one, then the folder fsynced, so a crash or power cut leaves the
+  /// old state or the new, never half of one. Callers hold ``withLock(_:_:)``.
   func write(to path: String) throws {
     let origins = entries.keys.sorted().map { origin in
       JSONMember(
@@ -53,13 +57,49 @@ struct EnrollmentState: Sendable {
     }
     let bytes = JSONWriter.bytes(.object(JSONObject(origins))) + [0x0A]
     let temporary = path + ".tmp-\(getpid())"
-    guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
-      throw StateFileError("cannot create \(temporary)")
+    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    guard descriptor >= 0 else { throw StateFileError("cannot create \(temporary) (errno \(errno))") }
+    var written = 0
+    while written < bytes.count {
+      let count = bytes[written...].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+      guard count > 0 else {
+        close(descriptor)
+        try? FileManager.default.removeItem(atPath: temporary)
+        throw StateFileError("cannot write \(temporary) (errno \(errno))")
+      }
+      written += count
     }
+    guard fsync(descriptor) == 0 else {
+      close(descriptor)
+      try? FileManager.default.removeItem(atPath: temporary)
+      throw StateFileError("cannot fsync \(temporary) (errno \(errno))")
+    }
+    close(descriptor)
     guard rename(temporary, path) == 0 else {
       try? FileManager.default.removeItem(atPath: temporary)
       throw StateFileError("cannot replace \(path) (errno \(errno))")
     }
+    let folder = (path as NSString).deletingLastPathComponent
+    let directory = open(folder.isEmpty ? "." : folder, O_RDONLY)
+    if directory >= 0 {
+      defer { close(directory) }
+      guard fsync(directory) == 0 else {
+        throw StateFileError("cannot fsync the folder of \(path) (errno \(errno))")
+      }
+    }
+  }
+
+  /// Runs `body` holding an exclusive lock (`flock`) on `path` + `.lock`, so two processes never
+  /// read the same state and take the same generation.
+  static func withLock<T>(_ path: String, _ body: () throws -> T) throws -> T {
+    let descriptor = open(path + ".lock", O_RDWR | O_CREAT, 0o600)
+    guard descriptor >= 0 else { throw StateFileError("cannot open \(path).lock (errno \(errno))") }
+    defer { close(descriptor) }
+    guard flock(descriptor, LOCK_EX) == 0 else {
+      throw StateFileError("cannot lock \(path).lock (errno \(errno))")
+    }
+    defer { flock(descriptor, LOCK_UN) }
+    return try body()
   }
 
   private static func value(_ enrollment: LeaseEnrollment) -> JSONValue {

@@ -1,6 +1,7 @@
 import Foundation
 import NostrEvent
 import NostrJSON
+import NostrPushCore
 import NotificationResolver
 import PushDescriptor
 import PushLease

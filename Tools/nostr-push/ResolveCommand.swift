@@ -3,6 +3,7 @@ import EnrichmentCache
 import Foundation
 import NostrEvent
 import NostrJSON
+import NostrPushCore
 import NotificationResolver
 
 /// `nostr-push resolve`: one wake to one notification line (see `cli.md`).

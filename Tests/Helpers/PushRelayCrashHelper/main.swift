@@ -9,6 +9,7 @@
 import Foundation
 import NostrEvent
 import NostrHTTP
+import NostrPushCore
 import NotificationResolver
 import PushRelay
 
@@ -17,16 +18,18 @@ func fail(_ message: String, status: Int32) -> Never {
   exit(status)
 }
 
-/// No channel rosters: the helper's wakes are mentions.
-struct NoRoster: RosterSource {
-  func members(ofChannel channel: String, origin: String) -> Set<String>? { nil }
+/// Every channel has the members given on the command line.
+struct FixedRoster: RosterSource {
+  var members: Set<String>
+  func members(ofChannel channel: String, origin: String) -> Set<String>? { members }
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count == 7, let now = Int64(arguments[3]), let timeout = Int(arguments[6]),
+guard arguments.count == 8, let now = Int64(arguments[3]), let timeout = Int(arguments[6]),
   let key = try? SecretKey(hex: arguments[4])
 else {
-  fail("usage: PushRelayCrashHelper STATE GATEWAY_URL NOW_MS PUSH_KEY_HEX KEY_ID TIMEOUT_MS", status: 2)
+  fail(
+    "usage: PushRelayCrashHelper STATE GATEWAY_URL NOW_MS PUSH_KEY_HEX KEY_ID TIMEOUT_MS MEMBERS", status: 2)
 }
 
 do {
@@ -36,8 +39,9 @@ do {
   let client = try GatewayClient(
     baseURL: arguments[2], transport: URLSessionHTTPTransport(), timeout: .milliseconds(timeout))
   let worker = DeliveryWorker(
-    store: store, outbox: outbox, client: client, pushKeys: [arguments[5]: key], roster: NoRoster(),
-    clock: PushRelayClock { now })
+    store: store, outbox: outbox, client: client, pushKeys: [arguments[5]: key],
+    roster: FixedRoster(members: Set(arguments[7].split(separator: ",").map(String.init))),
+    clock: UnixClock { now })
   for attempt in try await worker.runOnce() {
     print("\(attempt.requestID) \(attempt.attempt) \(attempt.recorded)")
   }
