@@ -235,7 +235,9 @@ struct DemoPipeline {
     }
     // Say what the relay and the gateway saw, so that a missing wake can be told apart from a
     // refused one.
-    let rows = ((try? relay.wakes()) ?? []).map { "\($0.candidate.eventID.prefix(8)):\($0.state)/\($0.attempts)" }
+    let rows = ((try? relay.wakes()) ?? []).map {
+      "\($0.candidate.eventID.prefix(8)):\($0.state)/\($0.attempts)"
+    }
     let answers = gateway.requests().map { "\($0.status)" }
     throw DemoFailure(
       "wake",
