@@ -19,19 +19,19 @@ extension ErrorCode where Domain == CacheErrorDomain {
   /// A table is locked within a shared-cache or same-process connection.
   public static var locked: Self { "locked" }
   /// The file was written by a newer version of this library and is left untouched.
-  public static var newerSchema: Self { "newer_schema" }
+  package static var newerSchema: Self { "newer_schema" }
   /// The file is damaged or not a database.
   public static var corrupt: Self { "corrupt" }
   /// Any other SQLite or file-system failure.
-  public static var storage: Self { "storage" }
+  package static var storage: Self { "storage" }
   /// The event's id or signature does not verify.
-  public static var invalidEvent: Self { "invalid_event" }
+  package static var invalidEvent: Self { "invalid_event" }
   /// The event is of another kind than the operation stores.
-  public static var wrongKind: Self { "wrong_kind" }
+  package static var wrongKind: Self { "wrong_kind" }
   /// The event is not signed by the expected key.
   package static var wrongSigner: Self { "wrong_signer" }
   /// A field of the event or argument is missing or malformed; `field` names it.
-  public static var invalidField: Self { "invalid_field" }
+  package static var invalidField: Self { "invalid_field" }
   /// Avatar bytes are not PNG, JPEG, GIF or WebP, or exceed the size bound.
   package static var invalidImage: Self { "invalid_image" }
   /// The account was removed; only an explicit add clears it.
@@ -41,7 +41,7 @@ extension ErrorCode where Domain == CacheErrorDomain {
   /// Waiting for a result passed its deadline.
   public static var timeout: Self { "timeout" }
   /// The waiting task was cancelled.
-  public static var cancelled: Self { "cancelled" }
+  package static var cancelled: Self { "cancelled" }
 }
 
 extension DomainError where Domain == CacheErrorDomain {

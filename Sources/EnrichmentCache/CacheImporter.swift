@@ -15,7 +15,7 @@ import NostrEvent
 public final class CacheImporter: Sendable {
   /// The most batches waiting (not counting the one being written); beyond it `enqueue(_:)`
   /// throws `queueFull`, so a stalled cache never grows the app's memory.
-  public static let maxPendingBatches = 8
+  package static let maxPendingBatches = 8
   /// Profiles written per transaction.
   package static let profilesPerTransaction = 256
   /// Channel metadata/membership refreshes written per transaction.
@@ -92,7 +92,7 @@ public final class CacheImporter: Sendable {
 
   /// The number of batches waiting (not counting the one being written); at
   /// `maxPendingBatches`, `enqueue(_:)` refuses a batch it cannot coalesce.
-  public var pendingCount: Int { worker.pendingCount }
+  package var pendingCount: Int { worker.pendingCount }
 
   /// Retries made so far by the batch being written (tests watch it to act at a known point).
   var currentRetries: Int { worker.currentRetries }

@@ -64,7 +64,7 @@ public struct ImportTicket: Sendable, Hashable {
 public struct ImportResult: Sendable, Hashable {
   /// The batch, a number the importer gives each enqueued batch in order (it names the batch in
   /// `ImportFailure.batchID` too).
-  public var batchID: UInt64
+  package var batchID: UInt64
   /// The account the batch was written for (the one it was enqueued for).
   public var account: String
   /// Profiles and channel halves stored or renewed.
@@ -72,10 +72,10 @@ public struct ImportResult: Sendable, Hashable {
   /// Events dropped because they did not verify, had the wrong kind or signer, or bad fields.
   public var rejected: Int
   /// Profiles of later requests merged into this batch while it waited, instead of queued twice.
-  public var coalesced: Int
+  package var coalesced: Int
   /// Retries after a busy or locked database (another process, such as the extension, held the
   /// write lock).
-  public var retries: Int
+  package var retries: Int
   /// The terminal failure, when the batch did not complete; nil when every chunk was written.
   public var failure: ImportFailure?
   /// The order in which batches finished (0, 1, 2, … per importer).
@@ -88,13 +88,13 @@ public struct ImportResult: Sendable, Hashable {
 /// what an app logs when its imports do not reach the cache.
 public struct ImportFailure: Sendable, Hashable {
   /// The batch, as numbered in `ImportResult.batchID`.
-  public var batchID: UInt64
+  package var batchID: UInt64
   /// The account the batch was enqueued for.
   public var account: String
   /// The index of the chunk (transaction) that failed; chunks before it were written.
-  public var chunk: Int
+  package var chunk: Int
   /// How many times the chunk was tried (1 plus the retries of the retry schedule it used).
-  public var attempts: Int
+  package var attempts: Int
   /// The last error the chunk met (`busy`, `locked`, `storage`, `corrupt`, …).
   public var error: CacheError
 }

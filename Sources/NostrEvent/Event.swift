@@ -79,7 +79,7 @@ public struct Event: Sendable, Hashable {
   }
 
   /// Parses an event from a JSON string; nothing is verified (call `verify()`).
-  public init(json: String) throws(EventError) {
+  package init(json: String) throws(EventError) {
     var json = json
     self = try json.withUTF8 { buffer in
       Result { () throws(EventError) in try Event(jsonBuffer: UnsafeRawBufferPointer(buffer)) }

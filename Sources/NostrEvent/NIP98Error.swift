@@ -15,13 +15,13 @@ extension ErrorCode where Domain == NIP98ErrorDomain {
   /// No `Authorization` header.
   public static var missingHeader: Self { "missing_header" }
   /// The scheme is not `Nostr`.
-  public static var scheme: Self { "scheme" }
+  package static var scheme: Self { "scheme" }
   /// Not base64, too long, or the decoded bytes are not an event.
-  public static var malformed: Self { "malformed" }
+  package static var malformed: Self { "malformed" }
   /// The event's id or signature does not verify.
   public static var invalidEvent: Self { "invalid_event" }
   /// The kind is not 27235.
-  public static var wrongKind: Self { "wrong_kind" }
+  package static var wrongKind: Self { "wrong_kind" }
   /// `created_at` is more than the window away from now.
   public static var expired: Self { "expired" }
   /// The `u` tag is missing or names another URL.
@@ -29,11 +29,11 @@ extension ErrorCode where Domain == NIP98ErrorDomain {
   /// The `method` tag is missing or names another method.
   public static var methodMismatch: Self { "method_mismatch" }
   /// The request has a body but the event no `payload` tag.
-  public static var payloadMissing: Self { "payload_missing" }
+  package static var payloadMissing: Self { "payload_missing" }
   /// The `payload` tag is not the SHA-256 of the body.
   public static var payloadMismatch: Self { "payload_mismatch" }
   /// `requireNonce` is set and the event has no `nonce` tag.
-  public static var nonceMissing: Self { "nonce_missing" }
+  package static var nonceMissing: Self { "nonce_missing" }
   /// The event id was already accepted within the replay window.
   public static var replayed: Self { "replayed" }
 }

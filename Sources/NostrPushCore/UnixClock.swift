@@ -39,7 +39,7 @@ public struct UnixClock: Sendable {
   }
 
   /// Unix seconds of a Unix-millisecond instant (floor, also before 1970).
-  public static func seconds(_ milliseconds: Int64) -> Int64 {
+  package static func seconds(_ milliseconds: Int64) -> Int64 {
     milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
   }
 }

@@ -25,7 +25,7 @@ public struct RelayFixtureConfiguration: Sendable, Hashable {
   public var port: Int
   /// The loopback host name the relay's own URLs use (its origin and the NIP-98 `u` it expects),
   /// such as `relay_1.localhost`, for a relay reached by name; nil uses the bound address.
-  public var publicHost: String?
+  package var publicHost: String?
   /// A fixed clock (UNIX seconds) for NIP-98 `created_at` checks; nil uses the system clock.
   public var now: Int64?
   /// Whether `GET /media/<name>` requires NIP-98 auth (a relay's own media does; a stand-in
@@ -45,7 +45,7 @@ public struct RelayFixtureConfiguration: Sendable, Hashable {
   package var writeTimeout: Duration
   /// How many requests the request log keeps; when it is full the oldest tenth is dropped, so
   /// counts cover the latest requests only. 0 keeps no log (a relay nobody inspects).
-  public var requestLogCapacity: Int
+  package var requestLogCapacity: Int
   /// Push mode (lease ingest, matching, the wake outbox and delivery); nil serves no push, so a
   /// kind 30350 event is answered `invalid: push not supported`.
   public var push: RelayFixturePushMode?

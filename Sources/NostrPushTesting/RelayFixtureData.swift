@@ -12,11 +12,11 @@ public struct RelayFixtureData: Sendable {
   package static let maxFileBytes = 64 * 1024 * 1024
 
   /// A line of `events.jsonl` that was skipped, and why.
-  public struct Problem: Sendable, Hashable {
+  package struct Problem: Sendable, Hashable {
     /// The 1-based line number.
-    public var line: Int
+    package var line: Int
     /// Why the line was skipped.
-    public var message: String
+    package var message: String
 
     /// Creates a problem report.
     package init(line: Int, message: String) {
@@ -34,14 +34,14 @@ public struct RelayFixtureData: Sendable {
   /// The bytes of `GET /` with `Accept: application/nostr+json`; nil answers 404.
   public var nip11: [UInt8]?
   /// Media files by name (a single path component), served under `/media/<name>`.
-  public var media: [String: [UInt8]]
+  package var media: [String: [UInt8]]
   /// Faults active from the start.
   public var faults: [RelayFault]
   /// Kinds besides 30350 that only their author may read (`policy.json`'s `auth_required_kinds`):
   /// a REQ or `/query` for them needs `authors` = [the authenticated pubkey].
-  public var authRequiredKinds: Set<Int> = []
+  package var authRequiredKinds: Set<Int> = []
   /// Lines of `events.jsonl` that could not be parsed (empty for data built in memory).
-  public private(set) var problems: [Problem]
+  package private(set) var problems: [Problem]
   private(set) var entries: [Entry]
 
   /// The events served by `POST /query`.

@@ -19,19 +19,19 @@ extension ErrorCode where Domain == RelayFixtureErrorDomain {
   public static var nonLoopbackHost: Self { "non_loopback_host" }
   /// The host is `::1` where only IPv4 loopback is served (push mode, the gateway fixture):
   /// FoundationNetworking on Linux cannot fetch a URL with an IPv6 literal.
-  public static var ipv4LoopbackOnly: Self { "ipv4_loopback_only" }
+  package static var ipv4LoopbackOnly: Self { "ipv4_loopback_only" }
   /// The host is not an IP address literal at all.
-  public static var invalidHost: Self { "invalid_host" }
+  package static var invalidHost: Self { "invalid_host" }
   /// The port is outside 0 … 65535.
-  public static var invalidPort: Self { "invalid_port" }
+  package static var invalidPort: Self { "invalid_port" }
   /// The address is already bound by another socket.
   public static var addressInUse: Self { "address_in_use" }
   /// A socket call failed (the message holds `errno`'s text).
-  public static var socket: Self { "socket" }
+  package static var socket: Self { "socket" }
   /// `start()` was called on a server that is running or was stopped.
-  public static var invalidState: Self { "invalid_state" }
+  package static var invalidState: Self { "invalid_state" }
   /// A file of the data folder could not be read.
-  public static var unreadable: Self { "unreadable" }
+  package static var unreadable: Self { "unreadable" }
   /// A file of the data folder is present but does not have the documented shape.
   public static var invalidData: Self { "invalid_data" }
 }

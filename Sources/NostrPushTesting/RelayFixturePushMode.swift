@@ -35,12 +35,14 @@ public struct RelayFixturePushMode: Sendable, Hashable {
     self.fallbackInterval = fallbackInterval
   }
 
+  /// Equal when every member is (the push key by its public key).
   public static func == (lhs: RelayFixturePushMode, rhs: RelayFixturePushMode) -> Bool {
     lhs.pushKey.publicKeyHex == rhs.pushKey.publicKeyHex && lhs.gatewayURL == rhs.gatewayURL
       && lhs.statePath == rhs.statePath && lhs.gatewayTimeout == rhs.gatewayTimeout
       && lhs.fallbackInterval == rhs.fallbackInterval
   }
 
+  /// Hashes the key, the gateway and the state path (part of what `==` compares).
   public func hash(into hasher: inout Hasher) {
     hasher.combine(pushKey.publicKeyHex)
     hasher.combine(gatewayURL)

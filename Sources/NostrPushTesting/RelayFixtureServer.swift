@@ -59,7 +59,7 @@ public final class RelayFixtureServer: Sendable {
   /// The configuration the server was created with.
   public let configuration: RelayFixtureConfiguration
   /// The lines of `events.jsonl` that were skipped when the data was loaded.
-  public let problems: [RelayFixtureData.Problem]
+  package let problems: [RelayFixtureData.Problem]
   private let state: Locked<State>
   private let verifier = NIP98Verifier()
   private let host = LoopbackServerHost()
@@ -279,18 +279,18 @@ public final class RelayFixtureServer: Sendable {
 
   /// Replaces every served event while running: a test changes what the relay holds between
   /// two calls of the client.
-  public func setEvents(_ events: [Event]) {
+  package func setEvents(_ events: [Event]) {
     let entries = events.map { RelayFixtureData.Entry(event: $0, json: $0.jsonBytes()) }
     state.withLock { $0.store = EventStore(entries) }
   }
 
   /// Serves `bytes` as `/media/<name>`, or removes the file when `bytes` is nil.
-  public func setMedia(_ bytes: [UInt8]?, named name: String) {
+  package func setMedia(_ bytes: [UInt8]?, named name: String) {
     state.withLock { $0.media[name] = bytes }
   }
 
   /// Replaces the NIP-11 document (nil answers 404).
-  public func setInformationDocument(_ bytes: [UInt8]?) {
+  package func setInformationDocument(_ bytes: [UInt8]?) {
     state.withLock { $0.nip11 = bytes }
   }
 
@@ -299,7 +299,7 @@ public final class RelayFixtureServer: Sendable {
   public var now: Int64 { state.withLock { Self.seconds($0) } }
 
   /// Fixes the relay's clock for NIP-98 checks (UNIX seconds); nil returns to the system clock.
-  public func setNow(_ now: Int64?) {
+  package func setNow(_ now: Int64?) {
     state.withLock { $0.nowMilliseconds = now.map { $0 * 1000 } }
   }
 
@@ -328,7 +328,7 @@ public final class RelayFixtureServer: Sendable {
   }
 
   /// Empties the request log, so a test can assert on the requests of one phase alone.
-  public func resetRequestLog() {
+  package func resetRequestLog() {
     state.withLock { $0.log.removeAll() }
   }
 

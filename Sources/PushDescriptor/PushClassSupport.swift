@@ -8,7 +8,7 @@ public struct PushClassSupport: Sendable, Hashable {
   /// The APNs classes, in the order given; never empty and always containing `default`.
   public var apns: [PushClass]
   /// Every other transport's entry, raw, in document order.
-  public var otherTransports: JSONObject
+  package var otherTransports: JSONObject
 
   /// Creates a class-support table.
   public init(apns: [PushClass], otherTransports: JSONObject = JSONObject()) {

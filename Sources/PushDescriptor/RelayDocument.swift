@@ -59,7 +59,7 @@ public struct RelayDocument: Sendable, Hashable {
   public var ignoredTopLevelKeys: [String] { information.ignoredTopLevelKeys }
 
   /// The whole document as a JSON value, members in their stored order.
-  public var jsonValue: JSONValue { .object(information.object) }
+  package var jsonValue: JSONValue { .object(information.object) }
 
   /// The compact JSON of the whole document.
   public func jsonBytes() -> [UInt8] { JSONWriter.bytes(jsonValue) }

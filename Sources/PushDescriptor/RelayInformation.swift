@@ -19,25 +19,25 @@ public struct RelayInformation: Sendable, Hashable {
   /// The relay's name.
   public var name: String?
   /// The relay's description.
-  public var description: String?
+  package var description: String?
   /// A URL of a banner image.
   package var banner: String?
   /// A URL of an icon.
-  public var icon: String?
+  package var icon: String?
   /// The administrator's public key as 64 lowercase hex (a 64-hex or npub `pubkey`).
-  public var pubkey: String?
+  package var pubkey: String?
   /// The relay's own public key as 64 lowercase hex (the `self` member, 64 hex or npub).
   public var selfPubkey: String?
   /// An alternative contact (URI).
   package var contact: String?
   /// The NIP numbers the relay supports, as given; entries that are not numbers are dropped.
-  public var supportedNIPs: [Int]?
+  package var supportedNIPs: [Int]?
   /// The software's project URL.
-  public var software: String?
+  package var software: String?
   /// The software's version.
-  public var version: String?
+  package var version: String?
   /// The NIP-11 `limitation` object, raw.
-  public var limitation: JSONObject?
+  package var limitation: JSONObject?
   /// The NIP-11 `retention` array, raw.
   package var retention: [JSONValue]?
   /// The NIP-11 `fees` object, raw.

@@ -25,6 +25,7 @@ public struct InstallationID: RawRepresentable, Sendable, Hashable, Codable, Cus
 
   private init(unchecked rawValue: String) { self.rawValue = rawValue }
 
+  /// Decodes the value, checking it as the validating initialiser does.
   public init(from decoder: any Decoder) throws {
     let text = try decoder.singleValueContainer().decode(String.self)
     guard let id = InstallationID(rawValue: text) else {
@@ -36,10 +37,12 @@ public struct InstallationID: RawRepresentable, Sendable, Hashable, Codable, Cus
     self = id
   }
 
+  /// Encodes the value in the form `init(from:)` reads.
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.singleValueContainer()
     try container.encode(rawValue)
   }
 
+  /// The text form: the value itself.
   public var description: String { rawValue }
 }

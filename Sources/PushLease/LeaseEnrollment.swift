@@ -59,6 +59,7 @@ public struct LeaseEnrollment: Sendable, Hashable, Codable {
     case grantExpiresAt = "grant_expires_at"
   }
 
+  /// Decodes the value, checking it as the validating initialiser does.
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
     origin = try container.decode(String.self, forKey: .origin)
@@ -69,6 +70,7 @@ public struct LeaseEnrollment: Sendable, Hashable, Codable {
     grantExpiresAt = try container.decodeIfPresent(Int64.self, forKey: .grantExpiresAt)
   }
 
+  /// Encodes the value in the form `init(from:)` reads.
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.container(keyedBy: CodingKeys.self)
     try container.encode(origin, forKey: .origin)

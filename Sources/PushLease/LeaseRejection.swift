@@ -24,12 +24,15 @@ public struct LeaseRejection: Error, Sendable, Hashable, CustomStringConvertible
   /// The reason without its `invalid: ` prefix.
   public var reason: String { String(message.dropFirst("invalid: ".count)) }
 
+  /// The relay's answer text, `invalid: <reason>`.
   public var description: String { message }
 
+  /// Equal when the codes are (the wording is not compared).
   public static func == (lhs: LeaseRejection, rhs: LeaseRejection) -> Bool {
     lhs.message == rhs.message
   }
 
+  /// Hashes what `==` compares.
   public func hash(into hasher: inout Hasher) {
     hasher.combine(message)
   }

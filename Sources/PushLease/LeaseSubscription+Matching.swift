@@ -3,10 +3,10 @@ import NostrEvent
 extension LeaseSubscription {
   /// The message kinds (NIP-29 chat, threads and replies): each must carry exactly one `h` tag
   /// and is judged against that channel's roster (rule 1 of `push-relay.md`'s matcher).
-  public static let messageKinds: Set<Int> = [9, 40002, 45001, 45003]
+  package static let messageKinds: Set<Int> = [9, 40002, 45001, 45003]
   /// The gift-wrap kind: it wakes only a subscription whose filter has `#p` and an owner its `p`
   /// names.
-  public static let giftWrapKind = 1059
+  package static let giftWrapKind = 1059
 
   /// Whether `event` wakes the lease owner `owner` through this subscription: the one matching
   /// rule that the relay's matcher and the extension's resolver share, so they never disagree.
@@ -78,7 +78,7 @@ extension LeaseSubscription {
 extension LeaseFilter {
   /// NIP-01 matching over the members a lease filter has: `kinds`, `authors`, and for `#p`, `#h`,
   /// `#e` some tag of that name whose second element is in the set.
-  public func matches(_ event: Event) -> Bool {
+  package func matches(_ event: Event) -> Bool {
     guard kinds.contains(event.kind) else { return false }
     if let authors, !authors.contains(event.pubkey) { return false }
     if let pTags, !Self.hasTag("p", in: pTags, event) { return false }

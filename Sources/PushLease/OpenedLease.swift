@@ -14,7 +14,7 @@ public struct OpenedLease: Sendable, Hashable {
     public var d: String
 
     /// Names a lease by its author and `d` tag, the key a relay's store keeps it under.
-    public init(pubkey: String, d: String) {
+    package init(pubkey: String, d: String) {
       self.pubkey = pubkey
       self.d = d
     }

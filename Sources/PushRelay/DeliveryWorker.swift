@@ -3,17 +3,17 @@ import NostrPushCore
 
 /// What one claimed attempt came to: the answer (nil when nothing was sent) and the outcome
 /// written, if the claim still held.
-public struct WakeAttempt: Sendable, Hashable {
+package struct WakeAttempt: Sendable, Hashable {
   /// The wake's `request_id`.
-  public var requestID: String
+  package var requestID: String
   /// The attempt number (1…8).
-  public var attempt: Int
+  package var attempt: Int
   /// The gateway's answer; nil when the send-time re-check failed and nothing was sent.
-  public var answer: GatewayAnswer?
+  package var answer: GatewayAnswer?
   /// The outcome the table gives.
-  public var outcome: WakeOutcome
+  package var outcome: WakeOutcome
   /// Whether the outcome was written (false: the claim had passed its fence).
-  public var recorded: Bool
+  package var recorded: Bool
 }
 
 /// Claims due wakes, re-checks each lease, sends the signed request and writes what the gateway's

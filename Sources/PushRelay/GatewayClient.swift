@@ -3,7 +3,7 @@ import NostrHTTP
 import NostrJSON
 
 /// How the gateway answered one delivery, classified by the worker's reaction table.
-public enum GatewayAnswer: Sendable, Hashable {
+package enum GatewayAnswer: Sendable, Hashable {
   /// 2xx with a JSON object whose `status` is `accepted`.
   case accepted
   /// Any other 2xx.
@@ -34,9 +34,9 @@ public struct GatewayClient: Sendable {
   /// The default per-attempt timeout (2000 ms).
   public static let defaultTimeout: Duration = .milliseconds(2000)
   /// The allowed timeouts (100…10 000 ms).
-  public static let timeoutRange: ClosedRange<Duration> = .milliseconds(100) ... .milliseconds(10_000)
+  package static let timeoutRange: ClosedRange<Duration> = .milliseconds(100) ... .milliseconds(10_000)
   /// The most response bytes read (16 KiB).
-  public static let maxResponseBytes = 16 * 1024
+  package static let maxResponseBytes = 16 * 1024
 
   /// The base URL as given (`https://gateway.example`, `http://127.0.0.1:9000`).
   public let baseURL: String
@@ -67,13 +67,13 @@ public struct GatewayClient: Sendable {
   }
 
   /// The URL deliveries through `transport` go to.
-  public func deliveryURL(transport: String) -> String {
+  package func deliveryURL(transport: String) -> String {
     baseURL + "/v1/deliveries/" + transport
   }
 
   /// The exact body: `{"v":1,"endpoint_grant":…,"request_id":…,"expires_at":n}`, compact, in this
   /// order, strings escaped as NIP-01 does.
-  public static func body(endpointGrant: String, requestID: String, expiresAt: Int64) -> [UInt8] {
+  package static func body(endpointGrant: String, requestID: String, expiresAt: Int64) -> [UInt8] {
     JSONWriter.bytes(
       .object(
         JSONObject([
@@ -86,8 +86,9 @@ public struct GatewayClient: Sendable {
 
   /// Sends `wake` signed by `key` at Unix time `now` and classifies the answer, with the HTTP
   /// status (nil when nothing came back); never throws (a transport failure is `.unreachable`).
-  public func deliver(_ wake: Wake, key: SecretKey, now: Int64) async -> (answer: GatewayAnswer, status: Int?)
-  {
+  package func deliver(_ wake: Wake, key: SecretKey, now: Int64) async -> (
+    answer: GatewayAnswer, status: Int?
+  ) {
     let candidate = wake.candidate
     guard Self.isPathSafe(candidate.transport) else { return (.unsupportedTransport, nil) }
     let url = deliveryURL(transport: candidate.transport)
@@ -118,7 +119,7 @@ public struct GatewayClient: Sendable {
   }
 
   /// The reaction-table class of a response.
-  public static func classify(_ response: GatewayHTTPResponse) -> GatewayAnswer {
+  package static func classify(_ response: GatewayHTTPResponse) -> GatewayAnswer {
     let object: JSONObject? =
       response.bodyExceededCap || response.body.count > maxResponseBytes
       ? nil : (try? JSONReader(maxBytes: maxResponseBytes).read(response.body))?.objectValue

@@ -1,15 +1,15 @@
 /// What the gateway answered, as `GatewayClient.classify(_:)` reads it: the status and at most
 /// `maxResponseBytes` of the body.
-public struct GatewayHTTPResponse: Sendable, Hashable {
+package struct GatewayHTTPResponse: Sendable, Hashable {
   /// The status (redirects are never followed, so a 3xx arrives as is).
-  public var status: Int
+  package var status: Int
   /// The body bytes kept.
-  public var body: [UInt8]
+  package var body: [UInt8]
   /// Whether the body was longer than the cap (then it is unparseable for the client).
-  public var bodyExceededCap: Bool
+  package var bodyExceededCap: Bool
 
   /// Creates a response.
-  public init(status: Int, body: [UInt8], bodyExceededCap: Bool = false) {
+  package init(status: Int, body: [UInt8], bodyExceededCap: Bool = false) {
     self.status = status
     self.body = body
     self.bodyExceededCap = bodyExceededCap

@@ -19,7 +19,7 @@ public struct LeaseAddress: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// The address of `lease` under `origin`.
-  public init(origin: String, lease: OpenedLease.Address) {
+  package init(origin: String, lease: OpenedLease.Address) {
     self.origin = origin
     self.lease = lease
   }
@@ -96,7 +96,7 @@ public struct StoredLease: Sendable, Hashable {
   }
 
   /// Whether the lease may be matched and woken at `now`: active, enabled and unexpired.
-  public func isLive(now: Int64) -> Bool {
+  package func isLive(now: Int64) -> Bool {
     active && endpointEnabled && expiresAt > now
   }
 }
@@ -111,7 +111,7 @@ public enum LeaseAcceptance: Sendable, Hashable {
   case rejected(String)
 
   /// The NIP-01 `OK` message of the answer.
-  public var message: String {
+  package var message: String {
     switch self {
     case .accepted: ""
     case .duplicate: "duplicate: already have this event"
@@ -120,7 +120,7 @@ public enum LeaseAcceptance: Sendable, Hashable {
   }
 
   /// Whether the `OK` is `true`.
-  public var isAccepted: Bool {
+  package var isAccepted: Bool {
     if case .rejected = self { return false }
     return true
   }
@@ -182,7 +182,7 @@ extension LeaseStore {
   /// Leases are served only from the store, never from an event log, and only to their author
   /// (`relay-connection.md` §4); a relay answers the refusals of that rule (`CLOSED`, 403) itself
   /// and merges these events into its answer.
-  public func visibleLeaseEvents(matching filters: [Filter], identity: String?, origin: String)
+  package func visibleLeaseEvents(matching filters: [Filter], identity: String?, origin: String)
     throws(PushRelayError) -> [Event]
   {
     guard let identity else { return [] }

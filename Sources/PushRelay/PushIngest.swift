@@ -11,7 +11,7 @@ public struct IngestAnswer: Sendable, Hashable {
   public var message: String
 
   /// Creates an answer.
-  public init(accepted: Bool, message: String) {
+  package init(accepted: Bool, message: String) {
     self.accepted = accepted
     self.message = message
   }

@@ -18,11 +18,11 @@ import PushLease
 /// no `PushRelay` and answers `invalid: push not supported` itself.
 public final class PushRelay: Sendable {
   /// The relay's descriptor: the tenant origin, `push_kinds` and `max_leases_per_pubkey`.
-  public let descriptor: PushDescriptor
+  package let descriptor: PushDescriptor
   /// The lease store.
-  public let store: any LeaseStore
+  package let store: any LeaseStore
   /// The wake outbox.
-  public let outbox: any WakeOutbox
+  package let outbox: any WakeOutbox
   private let ingest: PushIngest
   private let matcher: PushMatcher
   private let roster: any RosterSource
@@ -115,7 +115,7 @@ public final class PushRelay: Sendable {
 
   /// One delivery sweep instead of ``run()``, for a test that drives the worker on a manual clock:
   /// claims at most one batch, sends it and writes the outcomes; empty without a gateway.
-  public func deliverOnce() async throws(PushRelayError) -> [WakeAttempt] {
+  package func deliverOnce() async throws(PushRelayError) -> [WakeAttempt] {
     try await worker?.runOnce() ?? []
   }
 }

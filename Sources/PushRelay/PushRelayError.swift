@@ -20,13 +20,13 @@ extension ErrorCode where Domain == PushRelayErrorDomain {
   /// SQLite refused an operation (open, migrate, read or write); the message holds its text.
   public static var storage: Self { "storage" }
   /// The state file was written by a newer version (its `user_version` is above every migration).
-  public static var unsupportedSchema: Self { "unsupported_schema" }
+  package static var unsupportedSchema: Self { "unsupported_schema" }
   /// A setting is outside its documented range (a gateway URL, a timeout).
   public static var invalidConfiguration: Self { "invalid_configuration" }
   /// The transport could not deliver the request by its deadline: timeout, refused, reset or cut short.
   public static var transport: Self { "transport" }
   /// The push key needed to sign a gateway request is not held.
-  public static var unknownPushKey: Self { "unknown_push_key" }
+  package static var unknownPushKey: Self { "unknown_push_key" }
   /// A stored value does not have the shape it was written with.
-  public static var corruptRow: Self { "corrupt_row" }
+  package static var corruptRow: Self { "corrupt_row" }
 }

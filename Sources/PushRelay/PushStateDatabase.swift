@@ -13,7 +13,7 @@ public final class PushStateDatabase: Sendable {
   /// The default busy timeout (5000 ms): how long a write waits for another process's lock.
   public static let defaultBusyTimeoutMilliseconds: Int32 = 5000
   /// The busy timeout the fixture uses (250 ms): nobody else opens its state file.
-  public static let fixtureBusyTimeoutMilliseconds: Int32 = 250
+  package static let fixtureBusyTimeoutMilliseconds: Int32 = 250
 
   /// The migrations, in order; migration `i` (1-based) moves `user_version` from `i − 1` to `i`.
   static let migrations: [String] = [
@@ -121,14 +121,14 @@ public final class PushStateDatabase: Sendable {
   }
 
   /// The schema version recorded in the file.
-  public func schemaVersion() throws(PushRelayError) -> Int {
+  package func schemaVersion() throws(PushRelayError) -> Int {
     try withConnection { connection throws(PushRelayError) in
       Int(try connection.query("PRAGMA user_version") { $0.integer(0) }.first ?? 0)
     }
   }
 
   /// The result of `PRAGMA integrity_check`: `["ok"]` for a sound file.
-  public func integrityCheck() throws(PushRelayError) -> [String] {
+  package func integrityCheck() throws(PushRelayError) -> [String] {
     try withConnection { connection throws(PushRelayError) in
       try connection.query("PRAGMA integrity_check") { $0.text(0) ?? "" }
     }

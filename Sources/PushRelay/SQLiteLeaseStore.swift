@@ -19,12 +19,12 @@ import _NostrSQLite
 /// indexes are touched only inside `database.withConnection`, which holds the connection's lock.
 public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
   /// An author's rows, active or not, are bounded by this many times `max_leases_per_pubkey`.
-  public static let rowsPerLeaseQuota = 4
+  package static let rowsPerLeaseQuota = 4
   /// How long an inactive row stays past its `expires_at` (a day).
-  public static let inactiveRetentionSeconds: Int64 = 86_400
+  package static let inactiveRetentionSeconds: Int64 = 86_400
 
   /// The state file.
-  public let database: PushStateDatabase
+  package let database: PushStateDatabase
   private let matcher = PushMatcher()
   /// The live index per origin; guarded by the database's lock.
   private var indexes: [String: LeaseIndex] = [:]

@@ -7,7 +7,7 @@ import _NostrSQLite
 /// transaction and a stored event's wakes commit with its record. `Sendable` because the database is.
 public final class SQLiteWakeOutbox: WakeOutbox {
   /// The state file.
-  public let database: PushStateDatabase
+  package let database: PushStateDatabase
 
   /// An outbox on `database`.
   public init(database: PushStateDatabase) {

@@ -129,25 +129,25 @@ public protocol WakeOutbox: Sendable {
 /// The outbox's numbers, all from `push-relay.md`.
 public enum WakeSchedule {
   /// The most attempts of one wake.
-  public static let maxAttempts = 8
+  package static let maxAttempts = 8
   /// The most rows one claim takes.
   public static let claimBatch = 16
   /// How long a claim holds (30 s).
-  public static let fenceMilliseconds: Int64 = 30_000
+  package static let fenceMilliseconds: Int64 = 30_000
   /// The retry base without a usable `retry_after_seconds` (2 s).
-  public static let defaultRetryBaseSeconds: Int64 = 2
+  package static let defaultRetryBaseSeconds: Int64 = 2
   /// The largest `retry_after_seconds` honoured (3600); larger values are capped.
-  public static let maxRetryAfterSeconds: Int64 = 3600
+  package static let maxRetryAfterSeconds: Int64 = 3600
   /// The largest doubling exponent: the delay stops growing after the seventh attempt.
-  public static let maxBackoffExponent = 6
+  package static let maxBackoffExponent = 6
   /// How long a row stays after its expiry (1 h).
-  public static let retentionSeconds: Int64 = 3600
+  package static let retentionSeconds: Int64 = 3600
   /// The longest a wake may live past its event's `created_at` (1 h).
-  public static let maxWakeLifetimeSeconds: Int64 = 3600
+  package static let maxWakeLifetimeSeconds: Int64 = 3600
 
   /// The state and next attempt (Unix ms) an outcome writes for `wake` at `nowMilliseconds`: a
   /// retry at the last attempt fails; otherwise it waits base × 2^min(attempts − 1, 6) s.
-  public static func next(after outcome: WakeOutcome, of wake: Wake, nowMilliseconds: Int64) -> (
+  package static func next(after outcome: WakeOutcome, of wake: Wake, nowMilliseconds: Int64) -> (
     WakeState, Int64
   ) {
     switch outcome {
@@ -160,7 +160,7 @@ public enum WakeSchedule {
   }
 
   /// The delay before the next attempt after `attempts` attempts, with `baseSeconds`, in ms.
-  public static func retryDelayMilliseconds(attempts: Int, baseSeconds: Int64) -> Int64 {
+  package static func retryDelayMilliseconds(attempts: Int, baseSeconds: Int64) -> Int64 {
     let exponent = min(max(attempts - 1, 0), maxBackoffExponent)
     return baseSeconds * Int64(1 << exponent) * 1000
   }

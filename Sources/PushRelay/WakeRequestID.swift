@@ -5,12 +5,12 @@ import NostrEvent
 ///
 /// The gateway uses it as the APNs `apns-id` and to refuse a second delivery, so it is made once
 /// per outbox row, never per attempt. The gateway fixture checks requests with `isValid(_:)`.
-public enum WakeRequestID {
+package enum WakeRequestID {
   /// A fresh id from the system generator (`UUID()`), lowercase.
-  public static func generate() -> String {
+  package static func generate() -> String {
     UUID().uuidString.lowercased()
   }
 
   /// Whether `text` is a lowercase UUID v4 (`LowercaseUUID`, the package's one check).
-  public static func isValid(_ text: String) -> Bool { LowercaseUUID.isValidV4(text) }
+  package static func isValid(_ text: String) -> Bool { LowercaseUUID.isValidV4(text) }
 }

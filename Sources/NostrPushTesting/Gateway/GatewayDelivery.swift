@@ -15,9 +15,9 @@ public struct GatewayDelivery: Sendable, Hashable {
   /// The device token the grant sealed.
   public var deviceToken: String
   /// The relay key the grant was issued to (the NIP-98 signer).
-  public var relayPubkey: String
+  package var relayPubkey: String
   /// When the gateway received the request (its clock, Unix seconds).
-  public var receivedAt: Int64
+  package var receivedAt: Int64
   /// The APNs headers: `apns-id`, `apns-push-type` (`alert`), `apns-priority` (`10`),
   /// `apns-expiration` (the wake's `expires_at`), `apns-topic`.
   public var headers: [String: String]

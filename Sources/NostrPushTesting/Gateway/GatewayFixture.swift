@@ -24,7 +24,7 @@ import PushRelay
 /// `GET /v1/test/deliveries`; error bodies are `{"error":"<code>"}`.
 public final class GatewayFixture: Sendable {
   /// The APNs body of every recorded delivery: a content-free alert the extension rewrites.
-  public static let apnsBody =
+  package static let apnsBody =
     #"{"aps":{"alert":{"body":"Reconnect to your relay now"},"mutable-content":1}}"#
   /// The largest delivery body accepted (8192 bytes); more is 413.
   package static let maxDeliveryBodyBytes = 8192
