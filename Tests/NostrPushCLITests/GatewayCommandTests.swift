@@ -28,16 +28,20 @@ import FoundationNetworking
     #expect(object.keys == ["listening", "pubkey"])
     #expect(object["pubkey"]?.stringValue == Self.pubkey)
     let origin = try #require(object["listening"]?.stringValue)
-    var request = URLRequest(url: URL(string: origin + "/v1/test/grants")!)
-    request.httpMethod = "POST"
-    request.httpBody = Data(
-      #"{"relay_pubkey":"\#(Self.pubkey)","device_token":"abcd","ttl_seconds":60}"#.utf8)
-    let (data, response) = try await URLSession.shared.data(for: request)
+    let response: (status: Int, body: [UInt8])
+    do {
+      response = try await LoopbackFetch.send(
+        origin + "/v1/test/grants", method: "POST",
+        body: Array(#"{"relay_pubkey":"\#(Self.pubkey)","device_token":"abcd","ttl_seconds":60}"#.utf8))
+    } catch {
+      process.send(SIGKILL)  // no answer: the server does not outlive the test
+      throw error
+    }
     process.send(SIGTERM)
     let exit = await process.exited()
     #expect(origin.hasPrefix("http://127.0.0.1:"))
-    #expect((response as? HTTPURLResponse)?.statusCode == 200)
-    #expect(try JSONReader().read(Array(data)).objectValue?["expires_at"] == .integer(1_767_225_660))
+    #expect(response.status == 200)
+    #expect(try JSONReader().read(response.body).objectValue?["expires_at"] == .integer(1_767_225_660))
     #expect(exit.status == 0)
   }
 

@@ -31,14 +31,12 @@ import FoundationNetworking
     let origin = try #require(listening)
     let webSocket = try JSONReader().read(line).objectValue?["websocket"]?.stringValue
     #expect(webSocket == "ws" + origin.dropFirst("http".count))
-    var request = URLRequest(url: URL(string: origin + "/")!)
-    request.setValue("application/nostr+json", forHTTPHeaderField: "Accept")
-    let (data, response) = try await URLSession.shared.data(for: request)
+    let response = try await LoopbackFetch.send(origin + "/", headers: ["Accept": "application/nostr+json"])
     process.send(SIGTERM)
     let exit = await process.exited()
     #expect(origin.hasPrefix("http://127.0.0.1:"))
-    #expect((response as? HTTPURLResponse)?.statusCode == 200)
-    #expect(String(decoding: data, as: UTF8.self) == #"{"name":"cli fixture"}"#)
+    #expect(response.status == 200)
+    #expect(String(decoding: response.body, as: UTF8.self) == #"{"name":"cli fixture"}"#)
     #expect(exit.status == 0)
   }
 
@@ -152,12 +150,10 @@ import FoundationNetworking
     let listening = try JSONReader().read(line).objectValue
     let origin = try #require(listening?["listening"]?.stringValue)
     let webSocket = try #require(listening?["websocket"]?.stringValue)
-    var request = URLRequest(url: URL(string: origin + "/")!)
-    request.setValue("application/nostr+json", forHTTPHeaderField: "Accept")
-    let (data, _) = try await URLSession.shared.data(for: request)
+    let response = try await LoopbackFetch.send(origin + "/", headers: ["Accept": "application/nostr+json"])
     process.send(SIGTERM)
     let exit = await process.exited()
-    let push = try JSONReader().read(Array(data)).objectValue?["push"]?.objectValue
+    let push = try JSONReader().read(response.body).objectValue?["push"]?.objectValue
     #expect(push?["origin"]?.stringValue == webSocket)
     #expect(exit.status == 0)
   }

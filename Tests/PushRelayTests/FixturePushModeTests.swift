@@ -122,16 +122,10 @@ final class PushModeRelay: LoopbackFixture, @unchecked Sendable {
   )
     async throws -> (Int, [UInt8])
   {
-    var request = URLRequest(url: URL(string: url)!)
-    request.httpMethod = method
-    if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
-    if let accept { request.setValue(accept, forHTTPHeaderField: "Accept") }
-    if let body {
-      request.httpBody = Data(body)
-      request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-    }
-    let (data, response) = try await URLSession.shared.data(for: request)
-    return ((response as? HTTPURLResponse)?.statusCode ?? 0, Array(data))
+    var headers: [String: String] = [:]
+    if let authorization { headers["Authorization"] = authorization }
+    if let accept { headers["Accept"] = accept }
+    return try await LoopbackFetch.send(url, method: method, headers: headers, body: body)
   }
 
   /// A grant of the gateway fixture for `token`, issued to the push key.
