@@ -154,46 +154,19 @@ public struct GatewayClient: Sendable {
       }
   }
 
+  /// Checks the base through the package's one URL parser (`RelayOrigin.parse`): `http(s)` with
+  /// a valid host and port and nothing after it (a trailing `/` included), and `http` only on
+  /// loopback (`RelayOrigin.isLoopback`).
   private static func checkBase(_ base: String) throws(PushRelayError) {
     func refuse(_ why: String) -> PushRelayError {
       PushRelayError(code: .invalidConfiguration, field: "gateway", message: "the gateway URL \(why)")
     }
-    let scheme: String
-    let rest: Substring
-    if base.hasPrefix("https://") {
-      scheme = "https"
-      rest = base.dropFirst("https://".count)
-    } else if base.hasPrefix("http://") {
-      scheme = "http"
-      rest = base.dropFirst("http://".count)
-    } else {
+    guard base.hasPrefix("https://") || base.hasPrefix("http://") else {
       throw refuse("must start with https:// (http:// on loopback)")
     }
-    guard !rest.isEmpty, !rest.contains(where: { "/?#@ \\".contains($0) }) else {
-      throw refuse("must be scheme://host[:port] with nothing after it")
+    guard let (origin, rest, _) = RelayOrigin.parse(base), rest.isEmpty else {
+      throw refuse("must be scheme://host[:port] with a valid host and port and nothing after it")
     }
-    var host = String(rest)
-    if let colon = rest.lastIndex(of: ":"), !rest[colon...].contains("]") {
-      let port = rest[rest.index(after: colon)...]
-      guard isDigits(port), let number = Int(port), (1...65535).contains(number) else {
-        throw refuse("has an invalid port")
-      }
-      host = String(rest[..<colon])
-    }
-    guard !host.isEmpty else { throw refuse("has no host") }
-    if scheme == "http", !isLoopback(host) { throw refuse("may use http only on loopback") }
-  }
-
-  /// Whether `host` names loopback: 127.0.0.0/8, `[::1]`, `localhost` or a `*.localhost` name.
-  static func isLoopback(_ host: String) -> Bool {
-    let lower = host.lowercased()
-    if lower == "localhost" || lower.hasSuffix(".localhost") || lower == "[::1]" { return true }
-    let parts = lower.split(separator: ".", omittingEmptySubsequences: false)
-    return parts.count == 4 && parts[0] == "127"
-      && parts.allSatisfy { part in isDigits(part) && part.count <= 3 && Int(part).map { $0 <= 255 } == true }
-  }
-
-  private static func isDigits(_ text: Substring) -> Bool {
-    !text.isEmpty && text.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+    if !origin.isSecure, !origin.isLoopback { throw refuse("may use http only on loopback") }
   }
 }
