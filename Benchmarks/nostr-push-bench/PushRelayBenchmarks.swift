@@ -369,7 +369,7 @@ struct DeliveryRun: Sendable {
     let start = Stopwatch.mark()
     let running = Task { await relay.run() }
     let done = await Polling.eventually(within: .seconds(120), every: .milliseconds(10)) {
-      gateway.requests().count >= wakes
+      gateway.requestCount() >= wakes
     }
     let seconds = Stopwatch.seconds(since: start)
     relay.stop()

@@ -211,6 +211,12 @@ public final class GatewayFixture: Sendable {
     state.withLock { $0.requests }
   }
 
+  /// How many delivery request records are held (`requests().count`, up to `recordCapacity`)
+  /// without copying them: what a benchmark waits on.
+  package func requestCount() -> Int {
+    state.withLock { $0.requests.count }
+  }
+
   /// Whether `text` is a device token: an even number (2…`maxDeviceTokenHexLength`) of hex
   /// characters of either case.
   package static func isDeviceToken(_ text: String) -> Bool {
