@@ -76,6 +76,11 @@ final class FixturePush: Sendable {
       throw RelayFixtureError(code: .unreadable, field: "state", message: "\(path): \(error.message)")
     }
     let store = SQLiteLeaseStore(database: database)
+    do {
+      try store.bindProtocol(descriptor.pushProtocol, origin: descriptor.origin)
+    } catch {
+      throw RelayFixtureError(code: .invalidData, field: "nip11.json", message: error.message)
+    }
     let outbox = SQLiteWakeOutbox(database: database)
     self.descriptor = descriptor
     self.document = document
