@@ -77,6 +77,23 @@ import Testing
       #expect(message.contains("leases and grants are not portable"))
       #expect(message.contains("start from an empty state"))
       #expect(try store.recordedProtocol(origin: origin) == .buzzPushV1)
+      // A relay built over it with the other generation fails to start; with its own, it starts.
+      let nipPL = try RelayDocument(
+        bytes: [UInt8](
+          try Data(contentsOf: Demo.packageRoot.appendingPathComponent("Fixtures/demo/nip11.json")))
+      ).push
+      #expect(nipPL.origin == origin)
+      let outbox = SQLiteWakeOutbox(database: store.database)
+      let refused = #expect(throws: PushRelayError.self) {
+        _ = try PushRelay(
+          validator: try LeaseValidator(descriptor: nipPL, pushKeys: [Demo.keyID: Demo.relayKey]),
+          store: store,
+          outbox: outbox, descriptor: nipPL, roster: MutableRoster([:]), gateway: nil)
+      }
+      #expect(refused?.field == "nip11.json")
+      _ = try PushRelay(
+        validator: try LeaseValidator(descriptor: Self.descriptor, pushKeys: [Demo.keyID: Demo.relayKey]),
+        store: store, outbox: outbox, descriptor: Self.descriptor, roster: MutableRoster([:]), gateway: nil)
       // Another origin of the same file is its own.
       try store.bindProtocol(.nipPL, origin: "wss://other.example")
       #expect(try store.recordedProtocol(origin: "wss://other.example") == .nipPL)
