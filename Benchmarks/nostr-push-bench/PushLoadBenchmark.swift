@@ -52,7 +52,7 @@ struct PushLoadRun: Sendable {
     let population = LoadPopulation(accounts: accounts, channelGroup: 2)
     let roster = LoadRoster(channels: population.members)
     let validator = try LeaseValidator(descriptor: descriptor, pushKeys: ["load": relayKey])
-    let relay = PushRelay(
+    let relay = try PushRelay(
       validator: validator, store: store, outbox: outbox, descriptor: descriptor, roster: roster,
       gateway: nil,
       clock: .fixed(now))

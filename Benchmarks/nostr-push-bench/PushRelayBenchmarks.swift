@@ -362,7 +362,7 @@ struct DeliveryRun: Sendable {
         expiresAt: now + 3600)
     }
     _ = try outbox.enqueue(candidates, nowMilliseconds: now * 1000)
-    let relay = PushRelay(
+    let relay = try PushRelay(
       validator: try LeaseValidator(descriptor: descriptor, pushKeys: [BenchDescriptor.keyID: pushKey]),
       store: store, outbox: outbox, descriptor: descriptor, roster: LoadRoster(channels: [:]),
       gateway: try GatewayClient(baseURL: base, transport: URLSessionHTTPTransport(), timeout: .seconds(10)))

@@ -83,9 +83,14 @@ final class FixturePush: Sendable {
     self.outbox = outbox
     self.clock = clock
     self.temporaryPath = mode.statePath == nil ? path : nil
-    let relay = PushRelay(
-      validator: validator, store: store, outbox: outbox, descriptor: descriptor, roster: roster,
-      gateway: client, clock: clock, fallbackInterval: mode.fallbackInterval)
+    let relay: PushRelay
+    do {
+      relay = try PushRelay(
+        validator: validator, store: store, outbox: outbox, descriptor: descriptor, roster: roster,
+        gateway: client, clock: clock, fallbackInterval: mode.fallbackInterval)
+    } catch {
+      throw RelayFixtureError(code: .invalidData, field: error.field ?? "nip11.json", message: error.message)
+    }
     self.relay = relay
     if client != nil {
       self.worker.withLock { $0 = Task { await relay.run() } }

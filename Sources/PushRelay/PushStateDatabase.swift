@@ -88,6 +88,20 @@ public final class PushStateDatabase: Sendable {
     CREATE INDEX push_wake_expiry ON push_wake (expires_at);
     DROP INDEX push_lease_live;
     """,
+    // 4: the protocol generation of each origin's rows (`buzz-push-v1.md`): leases and grants of
+    // one generation are not another's. Rows written before it are `nip-pl`, unless their active
+    // rows hold only the empty app profile a `buzz-push-v1` lease stores.
+    """
+    CREATE TABLE push_origin_protocol (
+      origin TEXT PRIMARY KEY NOT NULL,
+      protocol TEXT NOT NULL
+    );
+    INSERT INTO push_origin_protocol (origin, protocol)
+      SELECT origin,
+        CASE WHEN SUM(app_profile = '') > 0 AND SUM(app_profile <> '') = 0 THEN 'buzz-push-v1'
+          ELSE 'nip-pl' END
+      FROM push_lease GROUP BY origin;
+    """,
   ]
 
   private let connection: Locked<PushStateConnection>

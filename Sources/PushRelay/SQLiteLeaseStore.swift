@@ -1,5 +1,6 @@
 import Foundation
 import NostrEvent
+import PushDescriptor
 import PushLease
 import _NostrSQLite
 
@@ -211,6 +212,49 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
       return .rejected("invalid: lease constraint violation")
     }
     return .accepted
+  }
+
+  /// Records `pushProtocol` as the generation of `origin`'s rows, as a relay starts: a store holds
+  /// one generation per origin. An origin recorded with the other generation is switched only
+  /// while it has no rows; otherwise this throws `invalid_configuration` (field `nip11.json`), as
+  /// leases and grants are not portable between generations.
+  package func bindProtocol(_ pushProtocol: PushProtocol, origin: String) throws(PushRelayError) {
+    try database.withConnection { connection throws(PushRelayError) in
+      try connection.immediateTransaction { () throws(PushRelayError) in
+        let recorded =
+          try connection.query(
+            "SELECT protocol FROM push_origin_protocol WHERE origin = ?", [.text(origin)]
+          ) { $0.text(0) ?? "" }.first
+        guard recorded != pushProtocol.rawValue else { return }
+        if let recorded {
+          let rows =
+            try connection.query(
+              "SELECT COUNT(*) FROM push_lease WHERE origin = ?", [.text(origin)]
+            ) { $0.integer(0) }.first ?? 0
+          guard rows == 0 else {
+            throw PushRelayError(
+              code: .invalidConfiguration, field: "nip11.json",
+              message:
+                "the state holds \(recorded) leases for \(origin) and the relay is started as "
+                + "\(pushProtocol.rawValue): leases and grants are not portable between "
+                + "generations; start from an empty state")
+          }
+        }
+        try connection.run(
+          "INSERT INTO push_origin_protocol (origin, protocol) VALUES (?, ?) "
+            + "ON CONFLICT (origin) DO UPDATE SET protocol = excluded.protocol",
+          [.text(origin), .text(pushProtocol.rawValue)])
+      }
+    }
+  }
+
+  /// The generation recorded for `origin`'s rows, nil before a relay bound one.
+  package func recordedProtocol(origin: String) throws(PushRelayError) -> PushProtocol? {
+    try database.withConnection { connection throws(PushRelayError) in
+      try connection.query(
+        "SELECT protocol FROM push_origin_protocol WHERE origin = ?", [.text(origin)]
+      ) { PushProtocol(rawValue: $0.text(0) ?? "") }.first ?? nil
+    }
   }
 
   /// The active, enabled, unexpired leases of `origin`, from the live index.

@@ -231,9 +231,11 @@ import Testing
   }
 
   /// The main job: every step of `pipeline.md`'s table, in order, each notification naming the
-  /// event of its wake, the constant content-free payload, and no wake after revocation.
-  @Test func runsTheWholePipelineDemo() async throws {
-    let run = try await NostrPushBinary.run(["demo"])
+  /// event of its wake, the constant content-free payload, and no wake after revocation; in both
+  /// generations (`buzz-push-v1` on `Fixtures/demo-v1`), one at a time (the demo's port).
+  @Test(.serialized, arguments: [nil, "buzz-push-v1"])
+  func runsTheWholePipelineDemo(pushProtocol: String?) async throws {
+    let run = try await NostrPushBinary.run(["demo"] + (pushProtocol.map { ["--protocol", $0] } ?? []))
     #expect(run.status == 0)
     let objects = try run.stdout.split(separator: "\n").map {
       try #require(try JSONReader().read(String($0)).objectValue)
@@ -244,6 +246,7 @@ import Testing
         "notification", "revoked", "published", "silent",
       ])
     guard objects.count == 12 else { return }
+    #expect(objects[0]["protocol"] == .string(pushProtocol ?? "nip-pl"))
     #expect(
       objects[0]["push_kinds"] == .array([.integer(9), .integer(40002), .integer(45001), .integer(45003)]))
     #expect(objects[2]["generation"] == .integer(1))
@@ -266,6 +269,13 @@ import Testing
     #expect(objects[9]["generation"] == .integer(2))
     #expect(objects[11]["event_id"] == objects[10]["event_id"])
     #expect(run.stderr.contains("match → gateway"))
+  }
+
+  @Test func refusesAnUnknownDemoProtocolWithAUsageError() async throws {
+    let run = try await NostrPushBinary.run(["demo", "--protocol", "nip-pl-2"])
+    #expect(run.status == 2)
+    #expect(run.stdout.isEmpty)
+    #expect(run.stderr.contains("--protocol must be nip-pl or buzz-push-v1, got 'nip-pl-2'"))
   }
 }
 

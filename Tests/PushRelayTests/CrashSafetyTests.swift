@@ -36,7 +36,7 @@ func crashHelperURL() throws -> URL {
         let roster = TestRoster(channels: [
           Demo.channel: [Demo.account.publicKeyHex, Demo.alice.publicKeyHex]
         ])
-        let relay = PushRelay(
+        let relay = try PushRelay(
           validator: validator, store: store, outbox: SQLiteWakeOutbox(database: database),
           descriptor: Demo.descriptor, roster: roster, gateway: nil, clock: .fixed(Demo.now))
         let grant = try gateway.issueGrant(relayPubkey: Demo.relayKey.publicKeyHex, deviceToken: "c0ffee")

@@ -433,4 +433,37 @@ final class PushModeRelay: LoopbackFixture, @unchecked Sendable {
     let rows = try SQLiteLeaseStore(database: database).allLeases(origin: first.descriptor.origin)
     #expect(rows.map(\.eventID) == [lease.id])
   }
+
+  /// The generation comes from `nip11.json`; a `buzz-push-v1` fixture does not start over the
+  /// `nip-pl` leases of its origin, and does on another origin of the same file.
+  @Test func refusesToServeTheOtherGenerationOverAnOriginsLeases() async throws {
+    let path = Demo.temporaryPath("fixture-push-generation")
+    defer {
+      for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+    let first = try await PushModeRelay(withGateway: false, statePath: path)
+    #expect(first.descriptor.pushProtocol == .nipPL)
+    let lease = try first.lease(endpoint: "opaque-grant", d: .generate())
+    #expect(try await first.post(lease, as: Demo.account).status == 200)
+    let port = try #require(URL(string: first.origin)?.port)
+    await first.stop()
+    let v1 = try RelayFixtureData.load(folder: Demo.packageRoot.appendingPathComponent("Fixtures/demo-v1"))
+    let same = RelayFixtureServer(
+      data: v1,
+      configuration: RelayFixtureConfiguration(
+        port: port, now: Demo.now, push: RelayFixturePushMode(pushKey: Demo.relayKey, statePath: path)))
+    let error = await #expect(throws: RelayFixtureError.self) { try await same.start() }
+    await same.stop()
+    #expect(error?.field == "nip11.json")
+    let message = error?.message ?? ""
+    #expect(message.contains("nip-pl leases") && message.contains("started as buzz-push-v1"))
+    #expect(message.contains("leases and grants are not portable"))
+    let other = RelayFixtureServer(
+      data: v1,
+      configuration: RelayFixtureConfiguration(
+        now: Demo.now, push: RelayFixturePushMode(pushKey: Demo.relayKey, statePath: path)))
+    _ = try await other.start()
+    #expect(other.pushDescriptor?.pushProtocol == .buzzPushV1)
+    await other.stop()
+  }
 }

@@ -87,7 +87,7 @@ import Testing
       #expect(row.keyID == Demo.keyID)
       #expect(row.subscriptions == Demo.plan())
       #expect(row.eventJSON == event.jsonBytes())
-      #expect(try world.database.schemaVersion() == 3)
+      #expect(try world.database.schemaVersion() == 4)
     }
   }
 
@@ -320,8 +320,8 @@ import Testing
     defer { try? FileManager.default.removeItem(atPath: path) }
     _ = try PushStateDatabase(path: path)
     let reopened = try PushStateDatabase(path: path)
-    #expect(try reopened.schemaVersion() == 3)
-    try SQLiteTestHelper.execute("PRAGMA user_version = 4", path: path)
+    #expect(try reopened.schemaVersion() == 4)
+    try SQLiteTestHelper.execute("PRAGMA user_version = 5", path: path)
     let error = try #require(throws: PushRelayError.self) { _ = try PushStateDatabase(path: path) }
     #expect(error.code == .unsupportedSchema)
   }

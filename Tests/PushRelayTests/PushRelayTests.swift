@@ -141,7 +141,7 @@ import Testing
 
   @Test func deliversOnTheEnqueueSignalWithALongFallbackTimer() async throws {
     try await withStarted(try await PushWorld()) { world in
-      let relay = PushRelay(
+      let relay = try PushRelay(
         validator: world.validator, store: world.store, outbox: world.outbox, descriptor: Demo.descriptor,
         roster: world.roster, gateway: world.client, clock: world.clock.clock, fallbackInterval: .seconds(60))
       let running = Task { await relay.run() }

@@ -145,7 +145,7 @@ final class PushWorld: LoopbackFixture, @unchecked Sendable {
     client = try GatewayClient(
       baseURL: String(base.absoluteString.trimmingSuffix("/")), transport: URLSessionHTTPTransport(),
       timeout: timeout)
-    relay = PushRelay(
+    relay = try PushRelay(
       validator: validator, store: store, outbox: outbox, descriptor: Demo.descriptor, roster: roster,
       gateway: client, clock: clock.clock)
     ingest = Ingest(world: self)

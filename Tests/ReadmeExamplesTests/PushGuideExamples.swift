@@ -63,7 +63,7 @@ struct ChannelRoster: RosterSource {
     let store = SQLiteLeaseStore(database: database)
     let outbox = SQLiteWakeOutbox(database: database)
     let roster = ChannelRoster(members: [channel: [account.publicKeyHex, sender.publicKeyHex]])
-    let push = PushRelay(
+    let push = try PushRelay(
       validator: try LeaseValidator(descriptor: descriptor, pushKeys: [keyID: pushKey]), store: store,
       outbox: outbox, descriptor: descriptor, roster: roster, gateway: gateway, clock: clock.clock)
     let lease = try LeaseBuilder(descriptor: descriptor, appProfile: profile).active(
@@ -225,9 +225,11 @@ struct ChannelRoster: RosterSource {
       let roster = ChannelRoster(members: [channel: [account.publicKeyHex, sender.publicKeyHex]])
       let validator = try LeaseValidator(descriptor: descriptor, pushKeys: [keyID: pushKey])
       let client = try GatewayClient(baseURL: gatewayURL, transport: URLSessionHTTPTransport.shared)
-      let push = PushRelay(
+      let push = try PushRelay(
         validator: validator, store: store, outbox: outbox, descriptor: descriptor, roster: roster,
         gateway: client, clock: clock)
+      // throws invalid_configuration (field nip11.json) when the state holds this origin's leases of the
+      // other protocol generation (nip-pl / buzz-push-v1): they are not portable; start from an empty state
       let worker = Task { await push.run() }  // delivers, woken by every enqueue, until push.stop()
 
       // EVENT handler, kind 30350 (id and signature verified once): the OK; never store it yourself.

@@ -4,16 +4,18 @@ import NostrEvent
 import NostrJSON
 import NostrPushTesting
 import NotificationResolver
+import PushDescriptor
 
 /// `nostr-push demo`: the main job on embedded defaults — the whole pipeline of `pipeline.md` on
 /// loopback, the gateway fixture and the fixture relay in-process (`DemoPipeline` plays the rest).
 enum DemoCommand: CLICommand {
   static let name = "demo"
-  static let summary = "run the whole NIP-PL pipeline on loopback: enroll, match, wake, resolve, revoke"
+  static let summary = "run the whole push pipeline on loopback: enroll, match, wake, resolve, revoke"
   static let usage = """
-    usage: nostr-push demo
+    usage: nostr-push demo [--protocol nip-pl|buzz-push-v1]
 
-    Starts the gateway fixture and the fixture relay in push mode on 127.0.0.1 with Fixtures/demo/,
+    Starts the gateway fixture and the fixture relay in push mode on 127.0.0.1 with Fixtures/demo/
+    (--protocol buzz-push-v1: Fixtures/demo-v1/, the same world served as buzz-push-v1),
     then plays the app, a second user and the extension through the libraries: discover the push
     descriptor, obtain a grant, enroll a NIP-44 lease over WebSocket with NIP-42, publish two
     messages (each matched, delivered to the gateway as a content-free wake and resolved into a
@@ -26,9 +28,15 @@ enum DemoCommand: CLICommand {
   static let demoPort = 48111
 
   static func run(_ arguments: [String]) async throws -> Int32 {
-    _ = try ArgumentReader(arguments, valueFlags: []).positionals(atMost: 0)
-    guard let folder = DemoData.locate() else {
-      CLIOutput.error("nostr-push demo: cannot find Fixtures/demo (run from the package or its build folder)")
+    let reader = try ArgumentReader(arguments, valueFlags: ["protocol"])
+    _ = try reader.positionals(atMost: 0)
+    let name = reader.value("protocol") ?? PushProtocol.nipPL.rawValue
+    guard let generation = PushProtocol(rawValue: name) else {
+      throw UsageError("--protocol must be nip-pl or buzz-push-v1, got '\(name)'")
+    }
+    let relative = generation == .nipPL ? "Fixtures/demo" : "Fixtures/demo-v1"
+    guard let folder = DemoData.locate(relative) else {
+      CLIOutput.error("nostr-push demo: cannot find \(relative) (run from the package or its build folder)")
       return ExitCode.failure
     }
     let workspace = NSTemporaryDirectory() + "nostr-push-demo-" + UUID().uuidString
@@ -105,9 +113,8 @@ enum DemoData {
   /// How many parent folders of the executable are searched for `Package.swift`.
   static let maxLevels = 8
 
-  static func locate() -> URL? {
+  static func locate(_ relative: String = "Fixtures/demo") -> URL? {
     let manager = FileManager.default
-    let relative = "Fixtures/demo"
     let current = URL(fileURLWithPath: manager.currentDirectoryPath).appendingPathComponent(relative)
     if manager.fileExists(atPath: current.appendingPathComponent("events.jsonl").path) { return current }
     let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()

@@ -21,7 +21,8 @@ import PushRelay
 struct DemoPipeline {
   /// The demo's device token (a test value; the gateway fixture never reaches APNs).
   static let deviceToken = "a1b2c3d4e5f60718293a4b5c6d7e8f90"
-  /// The app profile the demo descriptor advertises.
+  /// The app profile the demo descriptor advertises (`nip-pl` only; a `buzz-push-v1` lease has
+  /// none).
   static let appProfile = "org.nostrpushkit.demo"
   /// How long a wake may take to reach the gateway before the step fails.
   static let wakeTimeout: Duration = .seconds(10)
@@ -113,6 +114,7 @@ struct DemoPipeline {
       [
         "origin": .string(descriptor.origin), "exec": .string(descriptor.currentKey?.id ?? ""),
         "push_kinds": .array(descriptor.pushKinds.map { .integer(Int64($0)) }),
+        "protocol": .string(descriptor.pushProtocol.rawValue),
       ],
       "the relay's NIP-11 document carries a valid push descriptor (origin \(descriptor.origin))",
       since: started)
@@ -128,7 +130,9 @@ struct DemoPipeline {
     started = .now
     let enrolled = try await DemoFailure.at("enrolled") { () async throws(CommandFailure) in
       try await self.enrollment.enroll(
-        descriptor: descriptor, appProfile: Self.appProfile, transport: "apns", endpoint: endpoint,
+        descriptor: descriptor,
+        appProfile: descriptor.pushProtocol == .nipPL ? Self.appProfile : nil, transport: "apns",
+        endpoint: endpoint,
         grantExpiresAt: expiresAt, joined: [channel], muted: [])
     }
     guard enrolled.result.accepted else { throw DemoFailure("enrolled", enrolled.result.message) }
