@@ -90,6 +90,8 @@ package final class DeliveryWorker: Sendable {
 
   private func loop(until shouldStop: @Sendable () -> Bool) async {
     while !Task.isCancelled && !shouldStop() {
+      // Read before claiming: a notification that comes while this loop claims ends its wait.
+      let seen = signal.count
       let claimed: Int
       do {
         claimed = try await runOnce().count
@@ -98,7 +100,7 @@ package final class DeliveryWorker: Sendable {
       }
       if claimed >= WakeSchedule.claimBatch { continue }
       guard !Task.isCancelled && !shouldStop() else { return }
-      await signal.wait(timeout: fallbackInterval)
+      await signal.wait(after: seen, timeout: fallbackInterval)
     }
   }
 

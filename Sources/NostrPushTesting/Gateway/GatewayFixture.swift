@@ -154,7 +154,7 @@ public final class GatewayFixture: Sendable {
   }
 
   /// Fixes the gateway's own clock at `now` (nil: the system clock, offset cleared).
-  public func setNow(_ now: Int64?) {
+  package func setNow(_ now: Int64?) {
     state.withLock { state in
       state.fixedNow = now
       state.offset = 0
