@@ -124,21 +124,8 @@ struct PipelineRun: Sendable {
   let sweepInterval: Duration
 
   func run() async throws -> PipelineSamples {
-    let keys = try JSONReader().read(
-      Array(try Data(contentsOf: demo.appendingPathComponent("keys.json")))
-    ).objectValue
-    let manifest = try JSONReader().read(
-      Array(try Data(contentsOf: demo.appendingPathComponent("manifest.json")))
-    ).objectValue
-    guard let accountHex = keys?["account"]?.objectValue?["secret_key"]?.stringValue,
-      let senderHex = keys?["alice"]?.objectValue?["secret_key"]?.stringValue,
-      let channel = manifest?["channel_id"]?.stringValue
-    else {
-      throw PipelineRunError(
-        "Fixtures/demo lacks keys.json's account or alice, or manifest.json's channel_id")
-    }
-    let account = try SecretKey(hex: accountHex)
-    let sender = try SecretKey(hex: senderHex)
+    let parties = try DemoParties(demo: demo)
+    let (account, sender, channel) = (parties.account, parties.sender, parties.channel)
     let workspace = NSTemporaryDirectory() + "nostr-push-pipeline-bench-" + UUID().uuidString
     try FileManager.default.createDirectory(atPath: workspace, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: workspace) }

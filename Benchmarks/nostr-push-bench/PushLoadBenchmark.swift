@@ -38,12 +38,9 @@ struct PushLoadRun: Sendable {
     let origin = "ws://127.0.0.1:48111"
     let descriptor = try PushDescriptor(
       strictJSON: Array(Self.document(origin: origin, pubkey: relayKey.publicKeyHex).utf8))
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "push-load-\(UUID().uuidString).sqlite"
-    ).path
-    defer {
-      for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-    }
+    let pathFile = TemporarySQLiteFile(prefix: "push-load")
+    defer { pathFile.remove() }
+    let path = pathFile.path
     let database = try PushStateDatabase(path: path)
     let store = SQLiteLeaseStore(database: database)
     let outbox = SQLiteWakeOutbox(database: database)

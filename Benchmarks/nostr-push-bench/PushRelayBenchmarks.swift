@@ -113,7 +113,7 @@ enum BenchDescriptor {
 /// A SQLite store holding `otherLeases` active leases of other authors, its live index loaded; each
 /// timed accept is a fresh author's lease, followed (untimed) by that address's tombstone.
 final class AcceptWorkload: @unchecked Sendable {
-  let path: String
+  let file = TemporarySQLiteFile(prefix: "push-accept")
   let store: SQLiteLeaseStore
   let now: Int64 = 1_767_226_200
   let roster = LoadRoster(channels: [:])
@@ -121,11 +121,7 @@ final class AcceptWorkload: @unchecked Sendable {
   private var generation: Int64 = 0
 
   init(otherLeases: Int) throws {
-    path =
-      FileManager.default.temporaryDirectory.appendingPathComponent(
-        "push-accept-\(UUID().uuidString).sqlite"
-      ).path
-    store = SQLiteLeaseStore(database: try PushStateDatabase(path: path))
+    store = SQLiteLeaseStore(database: try PushStateDatabase(path: file.path))
     var seeds: [(lease: OpenedLease, event: Event)] = []
     for _ in 0..<otherLeases { seeds.append(nextLease()) }
     for chunk in stride(from: 0, to: seeds.count, by: 10_000) {
@@ -135,9 +131,7 @@ final class AcceptWorkload: @unchecked Sendable {
     precondition(live == otherLeases)
   }
 
-  func remove() {
-    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-  }
+  func remove() { file.remove() }
 
   private func hex(_ words: Int) -> String {
     (0..<words).map { _ in String(format: "%016llx", random.next()) }.joined()
@@ -329,12 +323,9 @@ struct DeliveryRun: Sendable {
     let now = Int64(Date().timeIntervalSince1970)
     let pushKey = SecretKey.generate()
     let descriptor = try BenchDescriptor.make(pushKey: pushKey)
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "push-delivery-\(UUID().uuidString).sqlite"
-    ).path
-    defer {
-      for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-    }
+    let pathFile = TemporarySQLiteFile(prefix: "push-delivery")
+    defer { pathFile.remove() }
+    let path = pathFile.path
     let database = try PushStateDatabase(path: path)
     let store = SQLiteLeaseStore(database: database)
     let outbox = SQLiteWakeOutbox(database: database)
@@ -396,20 +387,8 @@ struct WakeLatencyRun: Sendable {
   let messages: Int
 
   func run() async throws -> WakeLatencySamples {
-    let keys = try JSONReader().read(Array(try Data(contentsOf: demo.appendingPathComponent("keys.json"))))
-      .objectValue
-    let manifest = try JSONReader().read(
-      Array(try Data(contentsOf: demo.appendingPathComponent("manifest.json")))
-    ).objectValue
-    guard let accountHex = keys?["account"]?.objectValue?["secret_key"]?.stringValue,
-      let senderHex = keys?["alice"]?.objectValue?["secret_key"]?.stringValue,
-      let channel = manifest?["channel_id"]?.stringValue
-    else {
-      throw PipelineRunError(
-        "Fixtures/demo lacks keys.json's account or alice, or manifest.json's channel_id")
-    }
-    let account = try SecretKey(hex: accountHex)
-    let sender = try SecretKey(hex: senderHex)
+    let parties = try DemoParties(demo: demo)
+    let (account, sender, channel) = (parties.account, parties.sender, parties.channel)
     let gateway = try GatewayFixture(configuration: GatewayFixtureConfiguration(quota: 0))
     var gatewayURL = try await gateway.start().absoluteString
     if gatewayURL.hasSuffix("/") { gatewayURL.removeLast() }
@@ -419,12 +398,9 @@ struct WakeLatencyRun: Sendable {
         port: 0, requestLogCapacity: 0,
         push: RelayFixturePushMode(pushKey: SecretKey.generate(), gatewayURL: gatewayURL)))
     try await relay.start()
-    let commitPath = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "push-commit-\(UUID().uuidString).sqlite"
-    ).path
-    defer {
-      for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: commitPath + suffix) }
-    }
+    let commitPathFile = TemporarySQLiteFile(prefix: "push-commit")
+    defer { commitPathFile.remove() }
+    let commitPath = commitPathFile.path
     do {
       let samples = try await measure(
         relay: relay, gateway: gateway, account: account, sender: sender, channel: channel,
