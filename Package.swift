@@ -189,7 +189,7 @@ let package = Package(
       "NostrPushCLITests",
       [
         "nostr-push", "NostrEvent", "NostrJSON", "Bech32", "NostrPushTesting", "EnrichmentCache",
-        "NotificationResolver", "PushRelay", "GiftWrap",
+        "NotificationResolver", "PushRelay", "GiftWrap", "NostrWebSocket",
       ]),
   ],
   swiftLanguageModes: [.v6]

@@ -28,6 +28,15 @@ public struct GiftWrapper: Sendable {
   public func wrap(
     _ rumor: UnsignedEvent, for recipient: String, now: Int64, backdate: WrapBackdate = .random
   ) throws(GiftWrapError) -> Event {
+    try wrap(rumor, for: recipient, now: now, backdate: backdate, oneTimeKey: SecretKey.generate())
+  }
+
+  /// `wrap(_:for:now:backdate:)` signed by a given one-time key, for a publisher that answers
+  /// the relay's NIP-42 challenge with it (`nostr-push dm send`); the key must be fresh and used
+  /// for this wrap alone.
+  package func wrap(
+    _ rumor: UnsignedEvent, for recipient: String, now: Int64, backdate: WrapBackdate, oneTimeKey: SecretKey
+  ) throws(GiftWrapError) -> Event {
     guard rumor.pubkey == sender.publicKeyHex else {
       throw GiftWrapError(
         code: .invalidRumor, field: "rumor.pubkey", message: "the rumor's pubkey is not the sender's")
@@ -47,7 +56,6 @@ public struct GiftWrapper: Sendable {
         pubkey: sender.publicKeyHex, createdAt: max(0, now - WrapBackdate.randomSeconds()),
         kind: GiftWrapOpening.sealKind, tags: [], content: sealContent),
       with: sender)
-    let oneTimeKey = SecretKey.generate()
     let wrapContent = try encrypt(
       String(decoding: seal.jsonBytes(), as: UTF8.self), from: oneTimeKey, to: recipient, layer: "seal")
     return try sign(
