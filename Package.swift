@@ -189,7 +189,7 @@ let package = Package(
       "NostrPushCLITests",
       [
         "nostr-push", "NostrEvent", "NostrJSON", "Bech32", "NostrPushTesting", "EnrichmentCache",
-        "NotificationResolver", "PushRelay", "GiftWrap", "NostrWebSocket",
+        "NotificationResolver", "PushRelay", "GiftWrap", "NostrWebSocket", "PushLease",
       ]),
   ],
   swiftLanguageModes: [.v6]

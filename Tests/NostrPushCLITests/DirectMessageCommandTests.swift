@@ -5,6 +5,8 @@ import NostrJSON
 import NostrPushTestSupport
 import NostrPushTesting
 import NostrWebSocket
+import PushLease
+import PushRelay
 import Testing
 
 /// `nostr-push dm send` (`cli.md`, `direct-messages.md`) against an in-process fixture relay:
@@ -145,6 +147,46 @@ import Testing
       let readByRecipient = try await Self.wraps(
         at: webSocket, for: recipient.publicKeyHex, readAs: recipient)
       #expect(readByRecipient.count == 1)
+    }
+  }
+
+  /// The demo folder in push mode with 1059 added to `push_kinds`: `enroll --direct-messages`
+  /// for the demo account, then a backdated wrap to it, wakes the account's lease.
+  @Test func wakesALeaseEnrolledForDirectMessages() async throws {
+    let demo = NostrPushBinary.packageRoot.appendingPathComponent("Fixtures/demo")
+    var data = try RelayFixtureData.load(folder: demo)
+    let nip11 = String(decoding: try #require(data.nip11), as: UTF8.self)
+    let withWraps = nip11.replacingOccurrences(
+      of: #""push_kinds": [9,40002,45001,45003]"#, with: #""push_kinds": [9,40002,45001,45003,1059]"#)
+    #expect(withWraps != nip11)
+    data.nip11 = Array(withWraps.utf8)
+    let relayKey = try SecretKey(hex: "8d959b54ec6a9ebef76c4edb67c6c8e3216db81cb5255ffe1f2fac4e67ba4098")
+    let account = try SecretKey(hex: "42f46fe1e335ef8bb1fd031e45566a98ecec3f333e92bff5ed3aaea92856ca2b")
+    let keys = KeyFiles()
+    try await withRelay(
+      data,
+      configuration: RelayFixtureConfiguration(now: Self.now, push: RelayFixturePushMode(pushKey: relayKey))
+    ) { relay in
+      let origin = try #require(relay.origin)
+      let enroll = try await NostrPushBinary.run([
+        "enroll", "--relay", origin, "--secret-key-file", demo.appendingPathComponent("account.key").path,
+        "--state", keys.folder.appendingPathComponent("state.json").path, "--app-profile",
+        "org.nostrpushkit.demo", "--transport", "apns", "--endpoint", "grant-for-tests", "--direct-messages",
+        "--now", String(Self.now),
+      ])
+      #expect(enroll.status == 0, "\(enroll.stdout) \(enroll.stderr)")
+      let send = try await NostrPushBinary.run([
+        "dm", "send", "--relay", "ws" + origin.dropFirst("http".count), "--secret-key-file",
+        try keys.file(sender), "--to", account.publicKeyHex, "--text", "are you awake?", "--backdate-seconds",
+        "169200", "--now", String(Self.now),
+      ])
+      #expect(send.status == 0, "\(send.stdout) \(send.stderr)")
+      let wrapID = try #require(
+        try Self.output(send)["wraps"]?.arrayValue?.first?.objectValue?["id"]?.stringValue)
+      let wakes = try relay.wakes().filter { $0.candidate.eventID == wrapID }
+      #expect(wakes.count == 1)
+      #expect(wakes.first?.candidate.address.lease.pubkey == account.publicKeyHex)
+      #expect((wakes.first?.candidate.expiresAt ?? 0) > Self.now)
     }
   }
 
