@@ -105,12 +105,13 @@ enum GiftWrapOpening {
     }
   }
 
-  /// Reads a decrypted layer as JSON within the layer's bounds (depth 3, 65 535 bytes).
+  /// Reads a decrypted layer as JSON within the layer's bounds (depth 3, 65 535 bytes); a
+  /// failure names the reader's code only, never a member name from the plaintext.
   private static func json(_ text: String) throws(EventError) -> JSONValue {
     do {
       return try JSONReader(maxDepth: maxDepth, maxBytes: NIP44.maxPlaintextBytes).read(text)
     } catch {
-      throw EventError(code: .malformedJSON, message: "malformed JSON: \(error.description)")
+      throw EventError(code: .malformedJSON, message: "malformed JSON (\(error.code.rawValue))")
     }
   }
 }

@@ -12,10 +12,7 @@ extension UnsignedEvent {
   /// form only when a string needs it), as `Event.verify()` checks an id.
   package func hasID(_ id: String) -> Bool {
     if self.id == id { return true }
-    let needsLiteral =
-      NostrStringEscaper.rulesDiffer(for: content)
-      || tags.contains { $0.contains { NostrStringEscaper.rulesDiffer(for: $0) } }
-    guard needsLiteral else { return false }
+    guard Event.needsLiteralForm(tags: tags, content: content) else { return false }
     let literal = CanonicalSerializer.id(
       pubkey: pubkey, createdAt: createdAt, kind: kind, tags: tags, content: content, rule: .literal)
     return Hex.encode(literal) == id
