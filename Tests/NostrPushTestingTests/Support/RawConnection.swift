@@ -43,10 +43,11 @@ final class RawConnection: @unchecked Sendable {
         }
       }
     }
-    guard result == 0 else {
-      close(descriptor)
-      throw RawConnectionError.connectFailed(errno)
-    }
+    // Not closed here: every stored property is set, so a throw from here on runs `deinit`, which
+    // closes it. Closing it here as well closed the descriptor twice, and the second close could
+    // hit a number another test had just been given (a listener or a connection of a fixture
+    // running beside this test), which lost that test's requests or refused its connections.
+    guard result == 0 else { throw RawConnectionError.connectFailed(errno) }
   }
 
   deinit {
