@@ -92,7 +92,7 @@ let package = Package(
       "NotificationResolver",
       [
         "NostrPushCore", "NostrJSON", "Bech32", "NostrEvent", "NostrHTTP", "EnrichmentCache",
-        "NostrWebSocket",
+        "NostrWebSocket", "PushLease",
       ]),
     library(
       "PushRelay",
@@ -164,7 +164,7 @@ let package = Package(
       "NotificationResolverTests",
       [
         "NotificationResolver", "NostrPushTesting", "EnrichmentCache", "NostrEvent", "NostrJSON", "Bech32",
-        "NostrHTTP", "CSQLite",
+        "NostrHTTP", "CSQLite", "NostrPushTestSupport", "PushLease",
       ]),
     tests(
       "PushRelayTests",

@@ -34,14 +34,14 @@ struct CacheStore: EnrichmentStore {
     attempt { () throws(CacheError) in try cache.registerAccount(account, now: cache.clock()) } ?? true
   }
 
-  func claimDelivery(
-    account: String, relay: RelayOrigin, eventID: String, now: Int64, commitIf: () -> Bool
+  func claimDeliveries(
+    _ messageIDs: [String], account: String, relay: RelayOrigin, now: Int64, commitIf: ([String]) -> Bool
   ) -> DeliveryClaim {
     guard !breaker.isTripped else { return .unavailable }
     do {
-      return try cache.claimDelivery(
-        eventID: eventID, account: account, relay: relay, now: now, commitIf: commitIf)
-        ? .claimed : .alreadyDelivered
+      let claimed = try cache.claimDeliveries(
+        messageIDs, account: account, relay: relay, now: now, commitIf: commitIf)
+      return claimed.isEmpty ? .alreadyDelivered : .claimed(claimed)
     } catch {
       if error.isTransient { breaker.trip() }
       switch error.code {
@@ -49,6 +49,17 @@ struct CacheStore: EnrichmentStore {
       case .cancelled: return .abandoned
       default: return .unavailable
       }
+    }
+  }
+
+  /// Marks presented even after a busy answer tripped the breaker: this write is what keeps the
+  /// message from being shown twice, so it gets its own busy timeout.
+  func markPresented(_ messageIDs: [String], now: Int64) -> Bool {
+    do {
+      _ = try cache.markPresented(messageIDs, now: now)
+      return true
+    } catch {
+      return false
     }
   }
 

@@ -46,11 +46,11 @@ struct AvatarSnapshot: Sendable, Hashable {
   var isFresh: Bool
 }
 
-/// The outcome of claiming a message for delivery.
+/// The outcome of claiming a wake's candidates for delivery.
 enum DeliveryClaim: Sendable, Hashable {
-  /// This wake presents it.
-  case claimed
-  /// Another wake already presented it.
+  /// This wake claimed these ids (a non-empty subset of the candidates, in their order).
+  case claimed([String])
+  /// Every candidate is presented or under another wake's live claim.
   case alreadyDelivered
   /// The cache could not answer in time; deliver without the once-guarantee.
   case unavailable
@@ -70,11 +70,14 @@ protocol EnrichmentStore: Sendable {
   /// Registers the account on first use in one atomic step, unless it was removed: false for a
   /// removed account, true otherwise (also when the cache cannot answer).
   func registerAccount(_ account: String) -> Bool
-  /// Claims `eventID` once; `commitIf` decides, with the lock held, whether the claim may commit
-  /// (false: `.abandoned`, nothing recorded).
-  func claimDelivery(
-    account: String, relay: RelayOrigin, eventID: String, now: Int64, commitIf: () -> Bool
+  /// Claims the ids not presented and not under a live claim, in one transaction; `commitIf`
+  /// decides, with the lock held and the claimed ids known, whether the claim may commit (false:
+  /// `.abandoned`, nothing recorded).
+  func claimDeliveries(
+    _ messageIDs: [String], account: String, relay: RelayOrigin, now: Int64, commitIf: ([String]) -> Bool
   ) -> DeliveryClaim
+  /// Marks claimed messages presented; false when the cache could not answer.
+  func markPresented(_ messageIDs: [String], now: Int64) -> Bool
   func profile(_ scope: StoreScope, pubkey: String, now: Int64) -> ProfileSnapshot?
   func channel(_ scope: StoreScope, channelID: String, now: Int64) -> ChannelSnapshot?
   func membership(_ scope: StoreScope, channelID: String, sender: String, now: Int64) -> MembershipSnapshot?

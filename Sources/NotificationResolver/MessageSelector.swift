@@ -1,7 +1,8 @@
 import NostrEvent
 
 /// Picks the messages a wake may present from what the relay answered: eligible kinds, not the
-/// account's own, not from the future, not blank, matching a filter that was sent; newest first.
+/// account's own, within the presentation window (not older than now − window, not more than
+/// ``maxFutureSkew`` ahead), not blank, matching a filter that was sent; newest first.
 package enum MessageSelector {
   /// The kinds a notification presents: chat message, stream message, forum post, forum reply.
   package static let eligibleKinds: Set<Int> = [9, 40002, 45001, 45003]
@@ -12,11 +13,13 @@ package enum MessageSelector {
   /// first and a tie to the lower id, without duplicates.
   ///
   /// Call it on the relay's answer before claiming one for delivery.
-  package static func candidates(_ events: [Event], filters: [Filter], account: String, now: Int64) -> [Event]
-  {
+  package static func candidates(
+    _ events: [Event], filters: [Filter], account: String, now: Int64, window: Int64
+  ) -> [Event] {
     var seen: Set<String> = []
     var kept: [Event] = []
-    for event in events where isEligible(event, filters: filters, account: account, now: now) {
+    for event in events where isEligible(event, filters: filters, account: account, now: now, window: window)
+    {
       if seen.insert(event.id).inserted { kept.append(event) }
     }
     return kept.sorted { lhs, rhs in
@@ -24,10 +27,13 @@ package enum MessageSelector {
     }
   }
 
-  /// Whether one verified event may be presented for `account` at `now`.
-  package static func isEligible(_ event: Event, filters: [Filter], account: String, now: Int64) -> Bool {
+  /// Whether one verified event may be presented for `account` at `now` with a presentation
+  /// window of `window` seconds.
+  package static func isEligible(
+    _ event: Event, filters: [Filter], account: String, now: Int64, window: Int64
+  ) -> Bool {
     guard eligibleKinds.contains(event.kind), event.pubkey != account.lowercased() else { return false }
-    guard event.createdAt <= now + maxFutureSkew else { return false }
+    guard event.createdAt <= now + maxFutureSkew, event.createdAt >= now - window else { return false }
     guard !event.content.unicodeScalars.allSatisfy({ $0.properties.isWhitespace || isInvisible($0) }) else {
       return false
     }

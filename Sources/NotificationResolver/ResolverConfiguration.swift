@@ -12,6 +12,13 @@ public struct ResolverConfiguration: Sendable {
   public static let defaultQueryTimeout: Duration = .seconds(8)
   /// The longest budget or query timeout accepted.
   public static let maxTimeout: Duration = .seconds(60)
+  /// The default presentation window (3 days): older messages are never presented.
+  public static let defaultPresentationWindow: Duration = .seconds(3 * 24 * 3600)
+  /// The shortest presentation window accepted (1 hour).
+  public static let minPresentationWindow: Duration = .seconds(3600)
+  /// The longest presentation window accepted (14 days); the cache keeps delivery claims one day
+  /// longer (`EnrichmentCache.deliveryRetention`), so a message never comes back.
+  public static let maxPresentationWindow: Duration = .seconds(14 * 24 * 3600)
 
   /// The relay's canonical origin.
   public var relay: RelayOrigin
@@ -36,25 +43,45 @@ public struct ResolverConfiguration: Sendable {
   public var transport: any HTTPTransport
   /// How queries reach the relay: `POST /query` (the default) or one WebSocket per wake.
   public var queryTransport: QueryTransport
+  /// How old a message may be and still be presented: each query asks `since` = now − window,
+  /// and an older answer is dropped (1 hour … 14 days, 3 days by default).
+  public private(set) var presentationWindow: Duration
+  /// Whether the extension holds the filtering entitlement
+  /// (`com.apple.developer.usernotifications.filtering`): then a ``NotificationOutcome/nothingNew(_:suppress:)``
+  /// outcome says `suppress`, and the notification is dropped instead of shown as the fallback.
+  public var canFilterNotifications: Bool
+
+  /// Called right after the claim is written, before enrichment: the CLI's `--kill-after-claim`
+  /// ends the process there (SIGKILL), as iOS would kill an extension. Tests only.
+  package var afterClaim: (@Sendable () -> Void)?
+
+  /// The presentation window in whole seconds.
+  var presentationWindowSeconds: Int64 { presentationWindow.components.seconds }
 
   /// The account's public key (64 lowercase hex): the cache's account key for this wake.
   public var account: String { secretKey.publicKeyHex }
 
   /// Creates a configuration; `filters` nil means the default lease filter for the account.
   ///
-  /// Throws when a budget or timeout is not positive or exceeds ``maxTimeout``, or `relayPubkey`
-  /// is not 64 hex.
+  /// Throws when a budget or timeout is not positive or exceeds ``maxTimeout``, the presentation
+  /// window is outside 1 hour … 14 days, or `relayPubkey` is not 64 hex.
   public init(
     relay: RelayOrigin, secretKey: SecretKey, filters: [Filter]? = nil, relayPubkey: String? = nil,
     community: String? = nil, budget: Duration = defaultBudget, queryTimeout: Duration = defaultQueryTimeout,
     avatarDirectory: String? = nil, transport: any HTTPTransport = URLSessionHTTPTransport.shared,
-    queryTransport: QueryTransport = .httpQuery
+    queryTransport: QueryTransport = .httpQuery, presentationWindow: Duration = defaultPresentationWindow,
+    canFilterNotifications: Bool = false
   ) throws(ResolverError) {
     guard budget > .zero, budget <= Self.maxTimeout else {
       throw ResolverError(code: .outOfRange, field: "budget", message: "must be between 1 ms and 60 s")
     }
     guard queryTimeout > .zero, queryTimeout <= Self.maxTimeout else {
       throw ResolverError(code: .outOfRange, field: "query_timeout", message: "must be between 1 ms and 60 s")
+    }
+    guard presentationWindow >= Self.minPresentationWindow, presentationWindow <= Self.maxPresentationWindow
+    else {
+      throw ResolverError(
+        code: .outOfRange, field: "presentation_window", message: "must be between 1 hour and 14 days")
     }
     var relayKey: String? = nil
     if let relayPubkey {
@@ -73,6 +100,8 @@ public struct ResolverConfiguration: Sendable {
     self.avatarDirectory = avatarDirectory
     self.transport = transport
     self.queryTransport = queryTransport
+    self.presentationWindow = presentationWindow
+    self.canFilterNotifications = canFilterNotifications
   }
 
   /// The lease filter used when none is configured: eligible kinds tagging the account.

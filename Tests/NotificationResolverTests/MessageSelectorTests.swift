@@ -4,6 +4,7 @@ import Testing
 
 @Suite struct MessageSelectorTests {
   static let now: Int64 = 1_800_000_000
+  static let window: Int64 = 3 * 24 * 3600
   let account = SecretKey.generate()
   let sender = SecretKey.generate()
 
@@ -25,7 +26,7 @@ import Testing
       message("c", kind: 45001, at: Self.now - 10), message("d", kind: 45003, at: Self.now - 20),
     ]
     let chosen = MessageSelector.candidates(
-      events, filters: filters, account: account.publicKeyHex, now: Self.now)
+      events, filters: filters, account: account.publicKeyHex, now: Self.now, window: Self.window)
     let tie = [events[1].id, events[2].id].sorted()
     #expect(chosen.map(\.id) == tie + [events[3].id, events[0].id])
   }
@@ -37,16 +38,28 @@ import Testing
       message("note", kind: 1), good, good,
     ]
     let chosen = MessageSelector.candidates(
-      events, filters: filters, account: account.publicKeyHex, now: Self.now)
+      events, filters: filters, account: account.publicKeyHex, now: Self.now, window: Self.window)
     #expect(chosen.map(\.id) == [good.id])
     let unrelated = [Filter(kinds: [9], tags: ["p": [sender.publicKeyHex]])]
     #expect(
-      MessageSelector.candidates([good], filters: unrelated, account: account.publicKeyHex, now: Self.now)
-        .isEmpty)
+      MessageSelector.candidates(
+        [good], filters: unrelated, account: account.publicKeyHex, now: Self.now, window: Self.window
+      )
+      .isEmpty)
+  }
+
+  @Test func dropsMessagesOlderThanTheWindow() {
+    let edge = message("edge", at: Self.now - Self.window)
+    let old = message("old", at: Self.now - Self.window - 1)
+    let chosen = MessageSelector.candidates(
+      [edge, old], filters: filters, account: account.publicKeyHex, now: Self.now, window: Self.window)
+    #expect(chosen.map(\.id) == [edge.id])
   }
 
   @Test func acceptsFiveMinutesOfClockSkew() {
     let edge = message("edge", at: Self.now + 300)
-    #expect(MessageSelector.isEligible(edge, filters: filters, account: account.publicKeyHex, now: Self.now))
+    #expect(
+      MessageSelector.isEligible(
+        edge, filters: filters, account: account.publicKeyHex, now: Self.now, window: Self.window))
   }
 }

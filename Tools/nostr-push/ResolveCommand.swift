@@ -6,6 +6,12 @@ import NostrJSON
 import NostrPushCore
 import NotificationResolver
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// `nostr-push resolve`: one wake to one notification line (see `cli.md`).
 enum ResolveCommand: CLICommand {
   static let name = "resolve"
@@ -13,14 +19,20 @@ enum ResolveCommand: CLICommand {
   static let usage = """
     usage: nostr-push resolve --relay URL --secret-key-file FILE --cache FILE
                               [--filters FILE] [--relay-pubkey HEX] [--community NAME]
+                              [--window-hours 72] [--can-filter]
                               [--budget-ms 1500] [--query-timeout-ms 8000] [--linger-ms 0] [--now UNIX]
-                              [--transport query|websocket]
+                              [--transport query|websocket] [--kill-after-claim]
 
-    Queries the relay (NIP-98 POST /query, or REQ over one WebSocket with NIP-42) for the message the wake was for, verifies it, claims it once in the cache,
-    enriches it within the budget and prints one JSON line: the notification, or the fallback with
-    its reason. Exits 0 whenever a line was printed.
+    Queries the relay (NIP-98 POST /query, or REQ over one WebSocket with NIP-42) for the messages
+    the wake was for, verifies them, claims the new ones in the cache, enriches the newest within
+    the budget, marks them presented and prints one JSON line: the notification, nothing new, or
+    the fallback with its reason. Exits 0 whenever a line was printed.
     """
 
+  /// The shortest `--window-hours` (the resolver's 1 hour).
+  static let minWindowHours: Int64 = 1
+  /// The longest `--window-hours` (the resolver's 14 days).
+  static let maxWindowHours: Int64 = 336
   /// The most a `--linger-ms` may ask for (one minute).
   static let maxLingerMilliseconds: Int64 = 60_000
 
@@ -29,8 +41,9 @@ enum ResolveCommand: CLICommand {
       arguments,
       valueFlags: [
         "relay", "secret-key-file", "cache", "filters", "relay-pubkey", "community", "budget-ms",
-        "query-timeout-ms", "linger-ms", "now", "transport",
-      ])
+        "query-timeout-ms", "linger-ms", "now", "transport", "window-hours",
+      ],
+      booleanFlags: ["can-filter", "kill-after-claim"])
     _ = try reader.positionals(atMost: 0)
     let relayURL = try reader.required("relay")
     let keyFile = try reader.required("secret-key-file")
@@ -40,6 +53,10 @@ enum ResolveCommand: CLICommand {
     let linger = try reader.integer("linger-ms", default: 0)!
     guard (0...maxLingerMilliseconds).contains(linger) else {
       throw UsageError("--linger-ms must be between 0 and \(maxLingerMilliseconds)")
+    }
+    let windowHours = try reader.integer("window-hours", default: 72)!
+    guard (minWindowHours...maxWindowHours).contains(windowHours) else {
+      throw UsageError("--window-hours must be between \(minWindowHours) and \(maxWindowHours)")
     }
     let clock = try reader.integer("now").map(UnixClock.fixed) ?? .system
     let transportName = reader.value("transport") ?? QueryTransport.httpQuery.rawValue
@@ -52,11 +69,13 @@ enum ResolveCommand: CLICommand {
       let key = try SecretKeyFile.read(keyFile)
       let relay = try RelayOrigin(relayURL)
       let filters = try reader.value("filters").map(FilterFile.read)
-      let configuration = try ResolverConfiguration(
+      var configuration = try ResolverConfiguration(
         relay: relay, secretKey: key, filters: filters, relayPubkey: reader.value("relay-pubkey"),
         community: reader.value("community"), budget: .milliseconds(budget),
         queryTimeout: .milliseconds(queryTimeout),
-        avatarDirectory: cachePath + "-avatars", queryTransport: queryTransport)
+        avatarDirectory: cachePath + "-avatars", queryTransport: queryTransport,
+        presentationWindow: .seconds(windowHours * 3600), canFilterNotifications: reader.has("can-filter"))
+      if reader.has("kill-after-claim") { configuration.afterClaim = { _ = kill(getpid(), SIGKILL) } }
       options = ResolveOptions(configuration: configuration, cachePath: cachePath, clock: clock)
     } catch {
       CLIOutput.error("nostr-push resolve: \(error)")
