@@ -97,6 +97,18 @@ struct CacheStore: EnrichmentStore {
       isFresh: cached.isFresh)
   }
 
+  func isListed(_ scope: StoreScope, channelID: String, pubkey: String, signer: String?, now: Int64) -> Bool?
+  {
+    guard
+      let cached = attempt({ () throws(CacheError) in
+        try cache.lookupMembership(
+          account: scope.account, relay: scope.relay, channelID: channelID, member: pubkey, now: now)
+      }) ?? nil
+    else { return nil }
+    if let signer, cached.value.signer != signer { return nil }
+    return cached.value.isListed
+  }
+
   func avatar(_ scope: StoreScope, pubkey: String, url: String, now: Int64) -> AvatarSnapshot? {
     guard
       let cached = attempt({ () throws(CacheError) in

@@ -82,6 +82,10 @@ protocol EnrichmentStore: Sendable {
   func channel(_ scope: StoreScope, channelID: String, now: Int64) -> ChannelSnapshot?
   func membership(_ scope: StoreScope, channelID: String, sender: String, now: Int64) -> MembershipSnapshot?
   func avatar(_ scope: StoreScope, pubkey: String, url: String, now: Int64) -> AvatarSnapshot?
+  /// Whether `pubkey` is in the cached roster of `channelID` (signed by `signer` when given):
+  /// true or false when the roster is complete, nil when it is unknown (none cached, another
+  /// signer, or a roster truncated at the stored maximum that does not list the key).
+  func isListed(_ scope: StoreScope, channelID: String, pubkey: String, signer: String?, now: Int64) -> Bool?
   /// Stores the profile of a verified kind 0 event and returns the profile now stored (nil when
   /// nothing is).
   func saveProfile(_ scope: StoreScope, profile: Profile, now: Int64) -> ProfileSnapshot?

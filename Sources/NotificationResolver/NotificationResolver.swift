@@ -168,23 +168,19 @@ public struct NotificationResolver: Sendable {
       relayKeyTask.cancel()
       return (.fallback(error.reason), .none)
     }
-    let candidates = MessageSelector.candidates(
-      events, filters: configuration.filters, account: account, now: now,
-      window: configuration.presentationWindowSeconds)
-    guard !candidates.isEmpty else {
-      relayKeyTask.cancel()
-      return (nothingNew(.noEligibleEvent), .none)
-    }
     let scope = StoreScope(account: account, relay: configuration.relay)
     let composer = NotificationComposer(
       scope: scope, community: configuration.community, avatarDirectory: configuration.avatarDirectory)
     let covered: CoveredMessages
     switch await BlockingWork.run({
-      claim(Array(candidates.prefix(coverageLimit)), now: now, progress: progress, composer: composer)
+      selectAndClaim(events, scope: scope, now: now, progress: progress, composer: composer)
     }) {
     case .covered(let claimed):
       covered = claimed
       configuration.afterClaim?()
+    case .noEligibleEvent:
+      relayKeyTask.cancel()
+      return (nothingNew(.noEligibleEvent), .none)
     case .nothingNew:
       relayKeyTask.cancel()
       return (nothingNew(.alreadyDelivered), .none)
@@ -216,6 +212,27 @@ public struct NotificationResolver: Sendable {
 
   private func nothingNew(_ reason: FallbackReason) -> NotificationOutcome {
     .nothingNew(reason, suppress: configuration.canFilterNotifications)
+  }
+
+  /// Selects the eligible events of the answer by the relay's rule, with the rosters the cache
+  /// holds (each channel and key looked up once), and claims them.
+  private func selectAndClaim(
+    _ events: [Event], scope: StoreScope, now: Int64, progress: WakeProgress, composer: NotificationComposer
+  ) -> Claim {
+    let store = self.store
+    let signer = configuration.relayPubkey
+    var known: [String: Bool?] = [:]
+    let membership = { (channel: String, pubkey: String) -> Bool? in
+      let key = channel + " " + pubkey
+      if let answer = known[key] { return answer }
+      let answer = store?.isListed(scope, channelID: channel, pubkey: pubkey, signer: signer, now: now)
+      known[key] = answer
+      return answer
+    }
+    let candidates = MessageSelector(configuration: configuration, now: now).candidates(
+      events, membership: membership)
+    guard !candidates.isEmpty else { return .noEligibleEvent }
+    return claim(Array(candidates.prefix(coverageLimit)), now: now, progress: progress, composer: composer)
   }
 
   /// Claims `candidates` (newest first) in one transaction: the claimed ones are the wake's
@@ -263,6 +280,7 @@ public struct NotificationResolver: Sendable {
   /// What the claim step decided: the wake's messages, nothing new, or the fallback it must show.
   private enum Claim {
     case covered(CoveredMessages)
+    case noEligibleEvent
     case nothingNew
     case refused(FallbackReason)
   }

@@ -1,5 +1,6 @@
 import NostrEvent
 import NostrHTTP
+import PushLease
 
 /// Everything one wake needs to know about the account and its relay.
 ///
@@ -25,8 +26,28 @@ public struct ResolverConfiguration: Sendable {
   /// The account's secret key: it signs the NIP-98 (or NIP-42) authentication of every request,
   /// so the relay answers only what the account may read.
   public var secretKey: SecretKey
-  /// The lease's filters: what the relay was asked to push for.
-  public var filters: [Filter]
+  /// The most subscriptions (or compatibility filters) and muted senders a configuration holds.
+  public static let maxSubscriptions = 64
+  /// The most muted senders a configuration holds.
+  public static let maxMutedPubkeys = 10_000
+
+  /// The lease's subscriptions: what the relay matches with, and what a wake keeps by the same
+  /// rule (`LeaseSubscription.matches(_:owner:roster:)`: filter, ignore filters, `p_tags_max`,
+  /// one `h` tag per message). Setting them replaces compatibility ``filters``.
+  public var subscriptions: [LeaseSubscription] {
+    didSet { compatibilityFilters = nil }
+  }
+  /// The NIP-01 filters each query sends: the subscriptions' filters, or — set directly, for
+  /// compatibility — plain filters that replace the subscriptions (then no ignore filters and no
+  /// `p_tags_max` apply; one `h` tag per message and the roster still do).
+  public var filters: [Filter] {
+    get { compatibilityFilters ?? subscriptions.map(\.filter.queryFilter) }
+    set { compatibilityFilters = newValue }
+  }
+  /// Filters set in place of subscriptions; nil when the subscriptions rule.
+  private(set) var compatibilityFilters: [Filter]?
+  /// Senders whose messages are never presented (64 lowercase hex).
+  public private(set) var mutedPubkeys: Set<String>
   /// The key that signs channel metadata and membership; nil to read NIP-11 `self`.
   public var relayPubkey: String?
   /// The relay's community name, the subtitle when a channel has none.
@@ -61,12 +82,17 @@ public struct ResolverConfiguration: Sendable {
   /// The account's public key (64 lowercase hex): the cache's account key for this wake.
   public var account: String { secretKey.publicKeyHex }
 
-  /// Creates a configuration; `filters` nil means the default lease filter for the account.
+  /// Creates a configuration. `subscriptions` are the lease's; without them, `filters` (plain
+  /// NIP-01 filters, for compatibility); without either, the planner's mention subscription for
+  /// the account.
   ///
   /// Throws when a budget or timeout is not positive or exceeds ``maxTimeout``, the presentation
-  /// window is outside 1 hour … 14 days, or `relayPubkey` is not 64 hex.
+  /// window is outside 1 hour … 14 days, there are more than ``maxSubscriptions`` subscriptions or
+  /// filters or more than ``maxMutedPubkeys`` muted senders, or `relayPubkey` or a muted pubkey is
+  /// not 64 hex.
   public init(
-    relay: RelayOrigin, secretKey: SecretKey, filters: [Filter]? = nil, relayPubkey: String? = nil,
+    relay: RelayOrigin, secretKey: SecretKey, subscriptions: [LeaseSubscription]? = nil,
+    filters: [Filter]? = nil, mutedPubkeys: [String] = [], relayPubkey: String? = nil,
     community: String? = nil, budget: Duration = defaultBudget, queryTimeout: Duration = defaultQueryTimeout,
     avatarDirectory: String? = nil, transport: any HTTPTransport = URLSessionHTTPTransport.shared,
     queryTransport: QueryTransport = .httpQuery, presentationWindow: Duration = defaultPresentationWindow,
@@ -83,6 +109,22 @@ public struct ResolverConfiguration: Sendable {
       throw ResolverError(
         code: .outOfRange, field: "presentation_window", message: "must be between 1 hour and 14 days")
     }
+    guard (subscriptions?.count ?? 0) <= Self.maxSubscriptions, (filters?.count ?? 0) <= Self.maxSubscriptions
+    else {
+      throw ResolverError(
+        code: .invalidFilters, field: "subscriptions", message: "more than \(Self.maxSubscriptions)")
+    }
+    guard mutedPubkeys.count <= Self.maxMutedPubkeys else {
+      throw ResolverError(
+        code: .outOfRange, field: "muted_pubkeys", message: "more than \(Self.maxMutedPubkeys)")
+    }
+    var muted: Set<String> = []
+    for pubkey in mutedPubkeys {
+      guard let hex = NostrID(lenient: pubkey)?.hex else {
+        throw ResolverError(code: .invalidKey, field: "muted_pubkeys", message: "not 64 hex characters")
+      }
+      muted.insert(hex)
+    }
     var relayKey: String? = nil
     if let relayPubkey {
       guard let hex = NostrID(lenient: relayPubkey)?.hex else {
@@ -92,7 +134,11 @@ public struct ResolverConfiguration: Sendable {
     }
     self.relay = relay
     self.secretKey = secretKey
-    self.filters = filters ?? [Self.defaultFilter(account: secretKey.publicKeyHex)]
+    self.subscriptions =
+      subscriptions
+      ?? (filters == nil ? [SubscriptionPlanner.mentionSubscription(for: secretKey.publicKeyHex)] : [])
+    self.compatibilityFilters = subscriptions == nil ? filters : nil
+    self.mutedPubkeys = muted
     self.relayPubkey = relayKey
     self.community = community
     self.budget = budget
@@ -102,10 +148,5 @@ public struct ResolverConfiguration: Sendable {
     self.queryTransport = queryTransport
     self.presentationWindow = presentationWindow
     self.canFilterNotifications = canFilterNotifications
-  }
-
-  /// The lease filter used when none is configured: eligible kinds tagging the account.
-  package static func defaultFilter(account: String) -> Filter {
-    Filter(kinds: MessageSelector.eligibleKinds.sorted(), tags: ["p": [account]], limit: 10)
   }
 }

@@ -217,6 +217,44 @@ import Testing
     }
   }
 
+  /// `--muted-pubkeys` drops the muted sender's messages (here the demo's Alice: Carol's reply
+  /// is left); `--subscriptions` with the channel in an ignore filter drops every message.
+  @Test func appliesMutedSendersAndTheSubscriptionsIgnoreFilters() async throws {
+    let manifest = try Manifest()
+    let server = try await Self.startRelay()
+    try await server.serving {
+      let workspace = Workspace()
+      let account = try Self.accountPubkey()
+      let muted = workspace.path + "/muted.json"
+      try Data("{\"\(account)\":[\"\(manifest.sender)\"]}".utf8).write(to: URL(fileURLWithPath: muted))
+      let (_, line) = try await Self.resolve(
+        server, cache: workspace.cache, extra: ["--muted-pubkeys", muted])
+      #expect(line["target"]?.objectValue?["event_id"] == manifest.id("carol_reply").map(JSONValue.string))
+      #expect(line["more_count"] == .integer(0))
+
+      let quiet = Workspace()
+      let subscriptions = quiet.path + "/subscriptions.json"
+      let kinds = "[9,40002,45001,45003]"
+      try Data(
+        ("[{\"filter\":{\"kinds\":\(kinds),\"#p\":[\"\(account)\"]},\"class\":\"default\","
+          + "\"ignore\":[{\"kinds\":[9],\"#h\":[\"\(manifest.channel)\"]}],\"suppress\":{\"p_tags_max\":20}}]")
+          .utf8
+      ).write(to: URL(fileURLWithPath: subscriptions))
+      let (run, none) = try await Self.resolve(
+        server, cache: quiet.cache, extra: ["--subscriptions", subscriptions])
+      #expect(run.status == 0)
+      #expect(none["outcome"] == .string("nothing_new"))
+      #expect(none["reason"] == .string("no_eligible_event"))
+    }
+  }
+
+  /// The demo account's pubkey.
+  static func accountPubkey() throws -> String {
+    let hex = try String(contentsOf: demo.appendingPathComponent("account.key"), encoding: .utf8)
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+    return try SecretKey(hex: hex).publicKeyHex
+  }
+
   @Test(arguments: ["0", "337", "x"]) func refusesAWindowOutsideOneHourToFourteenDays(_ hours: String)
     async throws
   {

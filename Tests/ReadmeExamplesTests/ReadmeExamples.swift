@@ -250,7 +250,8 @@ import FoundationNetworking
       content: #"{"display_name":"Alice Martin"}"#
     ).signed(with: alice)
     let message = try UnsignedEvent(
-      pubkey: alice.publicKeyHex, createdAt: now - 5, kind: 9, tags: [["p", account.publicKeyHex]],
+      pubkey: alice.publicKeyHex, createdAt: now - 5, kind: 9,
+      tags: [["h", "3f6c2b1e-9a4d-4e7b-8c21-5d0f7a9e6b13"], ["p", account.publicKeyHex]],
       content: "Lunch at `noon`? https://example.com/menu"
     ).signed(with: alice)
     let relay = RelayFixtureServer(

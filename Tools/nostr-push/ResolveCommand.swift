@@ -5,6 +5,7 @@ import NostrEvent
 import NostrJSON
 import NostrPushCore
 import NotificationResolver
+import PushLease
 
 #if canImport(Glibc)
 import Glibc
@@ -18,8 +19,8 @@ enum ResolveCommand: CLICommand {
   static let summary = "resolve one push wake into a notification (JSON line)"
   static let usage = """
     usage: nostr-push resolve --relay URL --secret-key-file FILE --cache FILE
-                              [--filters FILE] [--relay-pubkey HEX] [--community NAME]
-                              [--window-hours 72] [--can-filter]
+                              [--subscriptions FILE] [--filters FILE] [--relay-pubkey HEX]
+                              [--community NAME] [--muted-pubkeys FILE] [--window-hours 72] [--can-filter]
                               [--budget-ms 1500] [--query-timeout-ms 8000] [--linger-ms 0] [--now UNIX]
                               [--transport query|websocket] [--kill-after-claim]
 
@@ -40,7 +41,8 @@ enum ResolveCommand: CLICommand {
     let reader = try ArgumentReader(
       arguments,
       valueFlags: [
-        "relay", "secret-key-file", "cache", "filters", "relay-pubkey", "community", "budget-ms",
+        "relay", "secret-key-file", "cache", "filters", "subscriptions", "muted-pubkeys", "relay-pubkey",
+        "community", "budget-ms",
         "query-timeout-ms", "linger-ms", "now", "transport", "window-hours",
       ],
       booleanFlags: ["can-filter", "kill-after-claim"])
@@ -69,8 +71,17 @@ enum ResolveCommand: CLICommand {
       let key = try SecretKeyFile.read(keyFile)
       let relay = try RelayOrigin(relayURL)
       let filters = try reader.value("filters").map(FilterFile.read)
+      let account = key.publicKeyHex
+      let subscriptions = try reader.value("subscriptions").map { path in
+        try PerAccountFile.read(path, account: account, what: "subscriptions", SubscriptionsFile.parse)
+      }
+      let muted = try reader.value("muted-pubkeys").map { path in
+        try PerAccountFile.read(path, account: account, what: "muted-pubkeys", MutedPubkeysFile.parse)
+      }
       var configuration = try ResolverConfiguration(
-        relay: relay, secretKey: key, filters: filters, relayPubkey: reader.value("relay-pubkey"),
+        relay: relay, secretKey: key, subscriptions: subscriptions, filters: filters,
+        mutedPubkeys: muted ?? [],
+        relayPubkey: reader.value("relay-pubkey"),
         community: reader.value("community"), budget: .milliseconds(budget),
         queryTimeout: .milliseconds(queryTimeout),
         avatarDirectory: cachePath + "-avatars", queryTransport: queryTransport,
@@ -156,6 +167,64 @@ enum FilterFile {
       throw ResolverError(code: .invalidFilters, field: "filters", message: "more than \(maxFilters) filters")
     }
     return filters
+  }
+}
+
+/// Reads a file that holds one account's value (a JSON array) or several accounts' (an object
+/// keyed by account pubkey hex): `--subscriptions`, `--muted-pubkeys`.
+enum PerAccountFile {
+  /// The largest file read.
+  static let maxBytes = 1024 * 1024
+
+  /// The array for `account`: the whole array, or its entry in the object (an empty array when
+  /// the object has none).
+  static func read<Value>(
+    _ path: String, account: String, what: String, _ parse: (JSONValue) throws -> [Value]
+  ) throws -> [Value] {
+    let bytes = try BoundedFile.bytes(path, maxBytes: maxBytes, what: what + " file")
+    let json: JSONValue
+    do {
+      json = try JSONReader(maxBytes: maxBytes).read(bytes)
+    } catch {
+      throw ResolverError(code: .outOfRange, field: what, message: "not JSON (\(error.code.rawValue))")
+    }
+    switch json {
+    case .array: return try parse(json)
+    case .object(let accounts):
+      for key in accounts.keys where NostrID(lenient: key) == nil {
+        throw ResolverError(code: .invalidKey, field: what, message: "a key is not an account pubkey")
+      }
+      let entry = accounts.keys.first { NostrID(lenient: $0)?.hex == account }.flatMap { accounts[$0] }
+      return try entry.map(parse) ?? []
+    default:
+      throw ResolverError(code: .outOfRange, field: what, message: "must be an array or an object of arrays")
+    }
+  }
+}
+
+/// Parses `--subscriptions`: a JSON array of lease subscriptions (`push-lease.md`).
+enum SubscriptionsFile {
+  static func parse(_ json: JSONValue) throws -> [LeaseSubscription] {
+    do {
+      return try LeaseSubscription.list(jsonValue: json)
+    } catch {
+      throw ResolverError(code: .invalidFilters, field: "subscriptions", message: error.reason)
+    }
+  }
+}
+
+/// Parses `--muted-pubkeys`: a JSON array of sender pubkeys (64 hex).
+enum MutedPubkeysFile {
+  static func parse(_ json: JSONValue) throws -> [String] {
+    guard case .array(let items) = json else {
+      throw ResolverError(code: .outOfRange, field: "muted-pubkeys", message: "must be an array")
+    }
+    return try items.map { item in
+      guard let text = item.stringValue else {
+        throw ResolverError(code: .invalidKey, field: "muted-pubkeys", message: "values must be strings")
+      }
+      return text
+    }
   }
 }
 
