@@ -25,19 +25,32 @@ extension EnrichmentCache {
     _ messageIDs: [String], account: String, relay: RelayOrigin, now: Int64,
     commitIf: ([String]) -> Bool = { _ in true }
   ) throws(CacheError) -> [String] {
-    guard messageIDs.count <= Self.maxClaimBatch else {
+    try claimDeliveries(messageIDs.map { ($0, account) }, relay: relay, now: now, commitIf: commitIf)
+  }
+
+  /// As ``claimDeliveries(_:account:relay:now:commitIf:)`` for messages of several accounts of
+  /// one device: each row records the account it was claimed for (an account's removal deletes
+  /// its rows). Throws `accountRemoved` when any of the accounts was removed.
+  package func claimDeliveries(
+    _ messages: [(id: String, account: String)], relay: RelayOrigin, now: Int64,
+    commitIf: ([String]) -> Bool = { _ in true }
+  ) throws(CacheError) -> [String] {
+    guard messages.count <= Self.maxClaimBatch else {
       throw CacheError(code: .invalidField, field: "ids", message: "more than \(Self.maxClaimBatch) ids")
     }
-    for id in messageIDs { try HexKey.check(id, field: "id") }
-    try HexKey.check(account, field: "account")
+    for (id, account) in messages {
+      try HexKey.check(id, field: "id")
+      try HexKey.check(account, field: "account")
+    }
+    let accounts = Set(messages.map(\.account))
     return try locked { db throws(CacheError) in
       try db.immediateTransaction { () throws(CacheError) in
-        guard try !isRemoved(db, account) else {
+        for account in accounts where try isRemoved(db, account) {
           throw CacheError(code: .accountRemoved, field: "account", message: "the account was removed")
         }
         try db.run("DELETE FROM deliveries WHERE claimed_at < ?", [.integer(now - Self.deliveryRetention)])
         var claimed: [String] = []
-        for id in messageIDs where !claimed.contains(id) {
+        for (id, account) in messages where !claimed.contains(id) {
           let changed = try db.run(
             """
             INSERT INTO deliveries(message_id, account, relay, claimed_at, claim_expires_at, presented_at)

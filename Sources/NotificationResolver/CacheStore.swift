@@ -35,12 +35,11 @@ struct CacheStore: EnrichmentStore {
   }
 
   func claimDeliveries(
-    _ messageIDs: [String], account: String, relay: RelayOrigin, now: Int64, commitIf: ([String]) -> Bool
+    _ messages: [(id: String, account: String)], relay: RelayOrigin, now: Int64, commitIf: ([String]) -> Bool
   ) -> DeliveryClaim {
     guard !breaker.isTripped else { return .unavailable }
     do {
-      let claimed = try cache.claimDeliveries(
-        messageIDs, account: account, relay: relay, now: now, commitIf: commitIf)
+      let claimed = try cache.claimDeliveries(messages, relay: relay, now: now, commitIf: commitIf)
       return claimed.isEmpty ? .alreadyDelivered : .claimed(claimed)
     } catch {
       if error.isTransient { breaker.trip() }

@@ -74,7 +74,7 @@ protocol EnrichmentStore: Sendable {
   /// decides, with the lock held and the claimed ids known, whether the claim may commit (false:
   /// `.abandoned`, nothing recorded).
   func claimDeliveries(
-    _ messageIDs: [String], account: String, relay: RelayOrigin, now: Int64, commitIf: ([String]) -> Bool
+    _ messages: [(id: String, account: String)], relay: RelayOrigin, now: Int64, commitIf: ([String]) -> Bool
   ) -> DeliveryClaim
   /// Marks claimed messages presented; false when the cache could not answer.
   func markPresented(_ messageIDs: [String], now: Int64) -> Bool

@@ -35,12 +35,13 @@ package struct MessageSelector: Sendable {
   /// The presentation window, seconds.
   package let window: Int64
 
-  /// A selector for `configuration`'s account at `now`.
-  package init(configuration: ResolverConfiguration, now: Int64) {
+  /// A selector for `configuration`'s account at `now`, with the presentation window of `window`
+  /// (the wake's settings; by default the account's own).
+  package init(configuration: ResolverConfiguration, window: ResolverConfiguration? = nil, now: Int64) {
     self.init(
       owner: configuration.account, subscriptions: configuration.subscriptions,
       compatibilityFilters: configuration.compatibilityFilters, muted: configuration.mutedPubkeys, now: now,
-      window: configuration.presentationWindowSeconds)
+      window: (window ?? configuration).presentationWindowSeconds)
   }
 
   /// A selector from its parts.

@@ -5,7 +5,7 @@ import NostrPushCore
 /// `notification-resolver.md`): the same rules for the final plan and for the plain plan of the
 /// expiry path, which simply knows no parts.
 struct NotificationComposer: Sendable {
-  let scope: StoreScope
+  let relay: RelayOrigin
   let community: String?
   let avatarDirectory: String?
 
@@ -16,6 +16,7 @@ struct NotificationComposer: Sendable {
     mentionName: @escaping @Sendable (String) -> String? = { _ in nil }
   ) -> ResolvedNotification {
     let message = covered.shown
+    let scope = StoreScope(account: covered.accountKey, relay: relay)
     let target = MessageTarget(eventID: message.id, tags: message.tags)
     let name = parts.profile?.displayName.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }
     let source: EnrichmentSource

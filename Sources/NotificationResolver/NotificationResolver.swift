@@ -34,23 +34,52 @@ import NostrPushCore
 public struct NotificationResolver: Sendable {
   /// The slack on top of query timeout + budget within which every resolution ends.
   public static let deadlineSlack: Duration = .seconds(1)
+  /// The most accounts one wake resolves for.
+  public static let maxAccounts = 16
   /// The most messages one wake claims and covers, whatever the filters' limits add up to (the
   /// cache's claim batch).
   package static let maxCoveredPerWake = EnrichmentCache.maxClaimBatch
 
+  /// The wake's settings: the first account's configuration.
   private let configuration: ResolverConfiguration
+  /// Every account enrolled with the relay, in the configuration's order (the first is
+  /// `configuration`).
+  private let accounts: [ResolverConfiguration]
   private let store: (any EnrichmentStore)?
   private let clock: UnixClock
 
-  /// Creates a resolver for one wake.
+  /// Creates a resolver for one wake of one account.
   ///
   /// `cache` nil means enrichment from the relay only, and no delivery-once guarantee.
   public init(configuration: ResolverConfiguration, cache: EnrichmentCache?, clock: UnixClock = .system) {
-    self.init(configuration: configuration, store: cache.map(CacheStore.init), clock: clock)
+    self.init(accounts: [configuration], store: cache.map(CacheStore.init), clock: clock)
   }
 
-  init(configuration: ResolverConfiguration, store: (any EnrichmentStore)?, clock: UnixClock) {
-    self.configuration = configuration
+  /// Creates a resolver for one wake of every account enrolled with one relay (the wake names no
+  /// account): each configuration gives an account's key, subscriptions and muted senders; the
+  /// first one's relay, relay key, budget, timeouts, window, avatar folder, transport and
+  /// filtering flag apply to the wake. Queries run for all accounts in parallel within the one
+  /// query timeout and their candidates meet in one ordering; a message two accounts see is
+  /// presented once, for the first in this order.
+  ///
+  /// Throws `outOfRange` when `configurations` is empty or longer
+  /// than ``maxAccounts``, or names more than one relay.
+  public init(
+    configurations: [ResolverConfiguration], cache: EnrichmentCache?, clock: UnixClock = .system
+  ) throws(ResolverError) {
+    guard let first = configurations.first, configurations.count <= Self.maxAccounts else {
+      throw ResolverError(code: .outOfRange, field: "accounts", message: "1 to \(Self.maxAccounts) accounts")
+    }
+    guard configurations.allSatisfy({ $0.relay == first.relay }) else {
+      throw ResolverError(
+        code: .outOfRange, field: "accounts", message: "every account must name the same relay")
+    }
+    self.init(accounts: configurations, store: cache.map(CacheStore.init), clock: clock)
+  }
+
+  init(accounts: [ResolverConfiguration], store: (any EnrichmentStore)?, clock: UnixClock) {
+    self.configuration = accounts[0]
+    self.accounts = accounts
     self.store = store
     self.clock = clock
   }
@@ -108,72 +137,112 @@ public struct NotificationResolver: Sendable {
       enrichmentElapsed: progress.chosenAt.map { $0.duration(to: finished) }, lingering: lingering)
   }
 
-  /// One wake on one client; a WebSocket client is closed once the wake's lingering work ends.
+  /// One wake, one client per account; WebSocket clients are closed once the wake's lingering
+  /// work ends.
   private func run(
     started: ContinuousClock.Instant, deadline: ContinuousClock.Instant, progress: WakeProgress
   ) async -> (NotificationOutcome, LingeringWork) {
-    let client = RelayClient(
-      origin: configuration.relay, key: configuration.secretKey, transport: configuration.transport,
-      clock: clock, queryTransport: configuration.queryTransport)
+    let clients = accounts.map { account in
+      RelayClient(
+        origin: configuration.relay, key: account.secretKey, transport: configuration.transport,
+        clock: clock, queryTransport: configuration.queryTransport)
+    }
     let (outcome, lingering) = await run(
-      client: client, started: started, deadline: deadline, progress: progress)
+      clients: clients, started: started, deadline: deadline, progress: progress)
     guard configuration.queryTransport == .websocket else { return (outcome, lingering) }
     let closing = Task {
       await lingering.wait()
-      await client.close()
+      for client in clients { await client.close() }
     }
     return (outcome, lingering.adding(closing))
   }
 
-  /// The filters as sent: each with `since` = now − the presentation window unless it has a
-  /// later one (its `limit` is added by the client).
-  private func queryFilters(now: Int64) -> [Filter] {
+  /// `account`'s filters as sent: each with `since` = now − the presentation window unless it has
+  /// a later one (its `limit` is added by the client).
+  private func queryFilters(_ account: ResolverConfiguration, now: Int64) -> [Filter] {
     let since = now - configuration.presentationWindowSeconds
-    return configuration.filters.map { filter in
+    return account.filters.map { filter in
       var filter = filter
       filter.since = max(filter.since ?? since, since)
       return filter
     }
   }
 
-  /// How many messages one wake may cover: the sum of the requests' limits.
+  /// How many messages one wake may cover: the sum of the requests' limits over every account.
   private var coverageLimit: Int {
-    let sum = configuration.filters.reduce(0) { $0 + max(0, $1.limit ?? RelayClient.defaultLimit) }
+    let sum = accounts.flatMap(\.filters).reduce(0) { $0 + max(0, $1.limit ?? RelayClient.defaultLimit) }
     return min(sum, Self.maxCoveredPerWake)
   }
 
+  /// The accounts' answers, queried in parallel within the one query deadline: index and events
+  /// for each account that answered, or the first failure when none did.
+  private func queryAll(
+    _ clients: [RelayClient], live: [Int], now: Int64, deadline: ContinuousClock.Instant
+  ) async -> Result<[(account: Int, events: [Event])], RelayFailure> {
+    let results = await withTaskGroup(of: (Int, Result<[Event], RelayFailure>).self) { group in
+      for index in live {
+        let (client, filters) = (clients[index], queryFilters(accounts[index], now: now))
+        group.addTask {
+          do throws(RelayFailure) {
+            return (
+              index,
+              .success(try await client.query(filters, cap: RelayClient.messageQueryCap, deadline: deadline))
+            )
+          } catch {
+            return (index, .failure(error))
+          }
+        }
+      }
+      var results: [(Int, Result<[Event], RelayFailure>)] = []
+      for await result in group { results.append(result) }
+      return results.sorted { $0.0 < $1.0 }
+    }
+    var answers: [(account: Int, events: [Event])] = []
+    var firstFailure: RelayFailure?
+    for (index, result) in results {
+      switch result {
+      case .success(let events): answers.append((index, events))
+      case .failure(let failure): firstFailure = firstFailure ?? failure
+      }
+    }
+    if answers.isEmpty, let firstFailure { return .failure(firstFailure) }
+    return .success(answers)
+  }
+
   private func run(
-    client: RelayClient, started: ContinuousClock.Instant, deadline: ContinuousClock.Instant,
+    clients: [RelayClient], started: ContinuousClock.Instant, deadline: ContinuousClock.Instant,
     progress: WakeProgress
   ) async -> (NotificationOutcome, LingeringWork) {
-    let account = configuration.account
     let now = clock.now()
     // Every cache call may wait out the busy timeout: it runs through `BlockingWork`, never on the
     // cooperative pool the deadline's timer needs.
-    if let store, await !BlockingWork.run({ store.registerAccount(account) }) {
-      return (.fallback(.accountRemoved), .none)
+    var live = Array(accounts.indices)
+    if let store {
+      let names = accounts.map(\.account)
+      live = await BlockingWork.run { names.indices.filter { store.registerAccount(names[$0]) } }
+      guard !live.isEmpty else { return (.fallback(.accountRemoved), .none) }
     }
     let queryDeadline = min(started + configuration.queryTimeout, deadline)
     let relayKeyTask: Task<String?, Never>
     if let configured = configuration.relayPubkey {
       relayKeyTask = Task { configured }
     } else {
+      let client = clients[live[0]]
       relayKeyTask = Task { try? await client.relayKey(deadline: queryDeadline) }
     }
-    let events: [Event]
-    do {
-      events = try await client.query(
-        queryFilters(now: now), cap: RelayClient.messageQueryCap, deadline: queryDeadline)
-    } catch {
+    let answers: [(account: Int, events: [Event])]
+    switch await queryAll(clients, live: live, now: now, deadline: queryDeadline) {
+    case .success(let answered): answers = answered
+    case .failure(let failure):
       relayKeyTask.cancel()
-      return (.fallback(error.reason), .none)
+      return (.fallback(failure.reason), .none)
     }
-    let scope = StoreScope(account: account, relay: configuration.relay)
     let composer = NotificationComposer(
-      scope: scope, community: configuration.community, avatarDirectory: configuration.avatarDirectory)
+      relay: configuration.relay, community: configuration.community,
+      avatarDirectory: configuration.avatarDirectory)
     let covered: CoveredMessages
     switch await BlockingWork.run({
-      selectAndClaim(events, scope: scope, now: now, progress: progress, composer: composer)
+      selectAndClaim(answers, now: now, progress: progress, composer: composer)
     }) {
     case .covered(let claimed):
       covered = claimed
@@ -191,14 +260,15 @@ public struct NotificationResolver: Sendable {
     let chosenAt = progress.chosenAt ?? .now
     let enrichDeadline = min(chosenAt + configuration.budget, deadline)
     let message = covered.shown
+    let owner = accounts[covered.account]
+    let scope = StoreScope(account: owner.account, relay: configuration.relay)
     let target = MessageTarget(eventID: message.id, tags: message.tags)
     let enrichment = EnrichmentRun(
       scope: scope, sender: message.pubkey, channelID: target.channelID,
       relayKey: { await relayKeyTask.value }, store: store,
-      client: client,
+      client: clients[covered.account],
       avatars: AvatarFetcher(
-        relay: configuration.relay, key: configuration.secretKey, transport: configuration.transport,
-        clock: clock),
+        relay: configuration.relay, key: owner.secretKey, transport: configuration.transport, clock: clock),
       now: now, requestTimeout: configuration.queryTimeout)
     let (parts, lingering) = await enrichment.run(deadline: enrichDeadline)
     let store = self.store
@@ -214,24 +284,38 @@ public struct NotificationResolver: Sendable {
     .nothingNew(reason, suppress: configuration.canFilterNotifications)
   }
 
-  /// Selects the eligible events of the answer by the relay's rule, with the rosters the cache
-  /// holds (each channel and key looked up once), and claims them.
+  /// Selects the eligible events of each account's answer by the relay's rule, with the rosters
+  /// the cache holds (each channel and key looked up once per account), meets them in one
+  /// ordering (newest first, a tie to the lower id; a message two accounts see belongs to the
+  /// first in the configuration's order), and claims them.
   private func selectAndClaim(
-    _ events: [Event], scope: StoreScope, now: Int64, progress: WakeProgress, composer: NotificationComposer
+    _ answers: [(account: Int, events: [Event])], now: Int64, progress: WakeProgress,
+    composer: NotificationComposer
   ) -> Claim {
     let store = self.store
     let signer = configuration.relayPubkey
-    var known: [String: Bool?] = [:]
-    let membership = { (channel: String, pubkey: String) -> Bool? in
-      let key = channel + " " + pubkey
-      if let answer = known[key] { return answer }
-      let answer = store?.isListed(scope, channelID: channel, pubkey: pubkey, signer: signer, now: now)
-      known[key] = answer
-      return answer
+    var candidates: [WakeCandidate] = []
+    var seen: Set<String> = []
+    for (index, events) in answers {
+      let scope = StoreScope(account: accounts[index].account, relay: configuration.relay)
+      var known: [String: Bool?] = [:]
+      let membership = { (channel: String, pubkey: String) -> Bool? in
+        let key = channel + " " + pubkey
+        if let answer = known[key] { return answer }
+        let answer = store?.isListed(scope, channelID: channel, pubkey: pubkey, signer: signer, now: now)
+        known[key] = answer
+        return answer
+      }
+      let selector = MessageSelector(configuration: accounts[index], window: configuration, now: now)
+      for event in selector.candidates(events, membership: membership) where seen.insert(event.id).inserted {
+        candidates.append(WakeCandidate(event: event, account: index))
+      }
     }
-    let candidates = MessageSelector(configuration: configuration, now: now).candidates(
-      events, membership: membership)
     guard !candidates.isEmpty else { return .noEligibleEvent }
+    candidates.sort { lhs, rhs in
+      lhs.event.createdAt != rhs.event.createdAt
+        ? lhs.event.createdAt > rhs.event.createdAt : lhs.event.id < rhs.event.id
+    }
     return claim(Array(candidates.prefix(coverageLimit)), now: now, progress: progress, composer: composer)
   }
 
@@ -240,23 +324,26 @@ public struct NotificationResolver: Sendable {
   /// answer, all are taken without the once-guarantee; either way only while the wake has not
   /// ended (`progress`).
   private func claim(
-    _ candidates: [Event], now: Int64, progress: WakeProgress, composer: NotificationComposer
+    _ candidates: [WakeCandidate], now: Int64, progress: WakeProgress, composer: NotificationComposer
   ) -> Claim {
+    let accounts = self.accounts
     let covering = { (ids: [String], recorded: Bool) -> CoveredMessages? in
-      let chosen = candidates.filter { ids.contains($0.id) }
+      let chosen = candidates.filter { ids.contains($0.event.id) }
       guard let shown = chosen.first else { return nil }
-      return CoveredMessages(shown: shown, ids: chosen.map(\.id), isRecorded: recorded)
+      return CoveredMessages(
+        shown: shown.event, account: shown.account, accountKey: accounts[shown.account].account,
+        ids: chosen.map(\.event.id), isRecorded: recorded)
     }
     let admit = { (ids: [String], recorded: Bool) -> Bool in
       guard let covered = covering(ids, recorded) else { return false }
       return progress.admit(covered, plain: .resolved(composer.compose(covered, parts: EnrichedParts())))
     }
-    let ids = candidates.map(\.id)
+    let ids = candidates.map(\.event.id)
     var recorded = false
     let taken: [String]
     if let store {
       switch store.claimDeliveries(
-        ids, account: configuration.account, relay: configuration.relay, now: now,
+        candidates.map { ($0.event.id, accounts[$0.account].account) }, relay: configuration.relay, now: now,
         commitIf: { admit($0, true) })
       {
       case .claimed(let claimed):
@@ -275,6 +362,12 @@ public struct NotificationResolver: Sendable {
     }
     guard let covered = covering(taken, recorded) else { return .nothingNew }
     return .covered(covered)
+  }
+
+  /// One eligible message and the account (an index into the configurations) it belongs to.
+  private struct WakeCandidate {
+    var event: Event
+    var account: Int
   }
 
   /// What the claim step decided: the wake's messages, nothing new, or the fallback it must show.

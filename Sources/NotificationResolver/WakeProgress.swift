@@ -5,6 +5,10 @@ import NostrPushCore
 struct CoveredMessages: Sendable, Hashable {
   /// The message the notification shows.
   var shown: Event
+  /// The account the shown message belongs to: its index in the wake's accounts.
+  var account: Int
+  /// That account's pubkey (64 lowercase hex).
+  var accountKey: String
   /// The ids of every message the plan covers, the shown one first; all are marked presented
   /// together.
   var ids: [String]

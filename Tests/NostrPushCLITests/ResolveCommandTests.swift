@@ -248,6 +248,28 @@ import Testing
     }
   }
 
+  /// `--secret-key-file` twice: the wake queries both accounts and names the one the message
+  /// belongs to (the demo's messages are the demo account's, listed second here).
+  @Test func resolvesForSeveralAccountsAndNamesTheMessagesAccount() async throws {
+    let server = try await Self.startRelay()
+    try await server.serving {
+      let workspace = Workspace()
+      let otherKey = workspace.path + "/other.key"
+      // A test key of an account with no messages on the demo relay.
+      try Data(String(repeating: "07", count: 32).utf8).write(to: URL(fileURLWithPath: otherKey))
+      let run = try await NostrPushBinary.run([
+        "resolve", "--relay", try #require(server.origin), "--secret-key-file", otherKey, "--secret-key-file",
+        Self.demo.appendingPathComponent("account.key").path, "--cache", workspace.cache, "--now",
+        "\(Self.now)",
+      ])
+      let line = try #require(try JSONReader().read(run.stdout).objectValue)
+      #expect(line["outcome"] == .string("message"))
+      #expect(line["account"] == .string(try Self.accountPubkey()))
+      #expect(line["more_count"] == .integer(3))
+      #expect(server.requests().filter { $0.path == "/query" }.count >= 2)
+    }
+  }
+
   /// The demo account's pubkey.
   static func accountPubkey() throws -> String {
     let hex = try String(contentsOf: demo.appendingPathComponent("account.key"), encoding: .utf8)

@@ -45,10 +45,14 @@ enum ResolveCommand: CLICommand {
         "community", "budget-ms",
         "query-timeout-ms", "linger-ms", "now", "transport", "window-hours",
       ],
-      booleanFlags: ["can-filter", "kill-after-claim"])
+      booleanFlags: ["can-filter", "kill-after-claim"], repeatableFlags: ["secret-key-file"])
     _ = try reader.positionals(atMost: 0)
     let relayURL = try reader.required("relay")
-    let keyFile = try reader.required("secret-key-file")
+    _ = try reader.required("secret-key-file")
+    let keyFiles = reader.all("secret-key-file")
+    guard keyFiles.count <= NotificationResolver.maxAccounts else {
+      throw UsageError("at most \(NotificationResolver.maxAccounts) --secret-key-file")
+    }
     let cachePath = try reader.required("cache")
     let budget = try reader.integer("budget-ms", default: 1500)!
     let queryTimeout = try reader.integer("query-timeout-ms", default: 8000)!
@@ -68,26 +72,30 @@ enum ResolveCommand: CLICommand {
 
     let options: ResolveOptions
     do {
-      let key = try SecretKeyFile.read(keyFile)
       let relay = try RelayOrigin(relayURL)
       let filters = try reader.value("filters").map(FilterFile.read)
-      let account = key.publicKeyHex
-      let subscriptions = try reader.value("subscriptions").map { path in
-        try PerAccountFile.read(path, account: account, what: "subscriptions", SubscriptionsFile.parse)
+      var configurations: [ResolverConfiguration] = []
+      for keyFile in keyFiles {
+        let key = try SecretKeyFile.read(keyFile)
+        let account = key.publicKeyHex
+        let subscriptions = try reader.value("subscriptions").map { path in
+          try PerAccountFile.read(path, account: account, what: "subscriptions", SubscriptionsFile.parse)
+        }
+        let muted = try reader.value("muted-pubkeys").map { path in
+          try PerAccountFile.read(path, account: account, what: "muted-pubkeys", MutedPubkeysFile.parse)
+        }
+        var configuration = try ResolverConfiguration(
+          relay: relay, secretKey: key, subscriptions: subscriptions, filters: filters,
+          mutedPubkeys: muted ?? [], relayPubkey: reader.value("relay-pubkey"),
+          community: reader.value("community"), budget: .milliseconds(budget),
+          queryTimeout: .milliseconds(queryTimeout), avatarDirectory: cachePath + "-avatars",
+          queryTransport: queryTransport, presentationWindow: .seconds(windowHours * 3600),
+          canFilterNotifications: reader.has("can-filter"))
+        if reader.has("kill-after-claim") { configuration.afterClaim = { _ = kill(getpid(), SIGKILL) } }
+        configurations.append(configuration)
       }
-      let muted = try reader.value("muted-pubkeys").map { path in
-        try PerAccountFile.read(path, account: account, what: "muted-pubkeys", MutedPubkeysFile.parse)
-      }
-      var configuration = try ResolverConfiguration(
-        relay: relay, secretKey: key, subscriptions: subscriptions, filters: filters,
-        mutedPubkeys: muted ?? [],
-        relayPubkey: reader.value("relay-pubkey"),
-        community: reader.value("community"), budget: .milliseconds(budget),
-        queryTimeout: .milliseconds(queryTimeout),
-        avatarDirectory: cachePath + "-avatars", queryTransport: queryTransport,
-        presentationWindow: .seconds(windowHours * 3600), canFilterNotifications: reader.has("can-filter"))
-      if reader.has("kill-after-claim") { configuration.afterClaim = { _ = kill(getpid(), SIGKILL) } }
-      options = ResolveOptions(configuration: configuration, cachePath: cachePath, clock: clock)
+      _ = try NotificationResolver(configurations: configurations, cache: nil, clock: clock)
+      options = ResolveOptions(configurations: configurations, cachePath: cachePath, clock: clock)
     } catch {
       CLIOutput.error("nostr-push resolve: \(error)")
       return ExitCode.failure
@@ -118,7 +126,8 @@ struct ResolveOptions: Sendable {
   /// The busy timeout the resolver opens the cache with (at most 250 ms, per the spec).
   static let cacheBusyTimeout: Duration = .milliseconds(250)
 
-  var configuration: ResolverConfiguration
+  /// One configuration per enrolled account, in the order of `--secret-key-file`.
+  var configurations: [ResolverConfiguration]
   var cachePath: String
   var clock: UnixClock
 
@@ -131,7 +140,11 @@ struct ResolveOptions: Sendable {
     } catch {
       CLIOutput.error("nostr-push resolve: cache unavailable, enriching without it (\(error))")
     }
-    return await NotificationResolver(configuration: configuration, cache: cache, clock: clock).resolve()
+    // `run` checked the configurations (`NotificationResolver(configurations:)` with no cache).
+    let resolver =
+      (try? NotificationResolver(configurations: configurations, cache: cache, clock: clock))
+      ?? NotificationResolver(configuration: configurations[0], cache: cache, clock: clock)
+    return await resolver.resolve()
   }
 }
 
