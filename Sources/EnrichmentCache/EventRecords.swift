@@ -5,12 +5,15 @@ import NostrJSON
 /// `Roster` (kind 0 → `Profile` is `Profile.init(event:)`).
 ///
 /// `check` runs the cheap tests first (kind, signer) and the signature last; the `record`
-/// functions assume a checked event and validate its fields.
-enum EventRecords {
+/// functions assume a checked event and validate its fields. The one owner of these rules: the
+/// app's importer, the cache's store API and the notification extension (for a record it shows
+/// before the write lands) all go through it, so the same event gives the same record whoever
+/// stored it.
+package enum EventRecords {
   /// The channel metadata kind (signed by the relay key, `d` = channel id).
-  static let channelMetadataKind = 39000
+  package static let channelMetadataKind = 39000
   /// The channel membership kind (signed by the relay key, `d` = channel id, `p` = members).
-  static let membershipKind = 39002
+  package static let membershipKind = 39002
 
   /// Throws `wrongKind`, `wrongSigner` or `invalidEvent` unless the event is of `kind`, signed by
   /// `signer` (when given) and verifies.
@@ -33,8 +36,8 @@ enum EventRecords {
     }
   }
 
-  /// The metadata of a checked kind 39000.
-  static func channelMetadata(_ event: Event) throws(CacheError) -> ChannelMetadata {
+  /// The metadata of a checked kind 39000: the sanitised `name`, the first *valid* `t` tag.
+  package static func channelMetadata(_ event: Event) throws(CacheError) -> ChannelMetadata {
     let channelID = try channelID(event)
     let type = event.tagValues("t").lazy.compactMap(ChannelType.init(rawValue:)).first
     return ChannelMetadata(
@@ -43,7 +46,7 @@ enum EventRecords {
   }
 
   /// The roster of a checked kind 39002; one malformed `p` value rejects it.
-  static func roster(_ event: Event) throws(CacheError) -> Roster {
+  package static func roster(_ event: Event) throws(CacheError) -> Roster {
     try Roster(
       channelID: try channelID(event), memberPubkeys: event.tagValues("p"), signer: event.pubkey,
       eventID: event.id, createdAt: event.createdAt)

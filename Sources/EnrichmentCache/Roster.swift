@@ -36,6 +36,15 @@ package struct Roster: Sendable, Hashable {
     self.createdAt = createdAt
   }
 
+  /// The roster summary for `pubkey`, as a lookup of the stored roster gives it: listed, not
+  /// listed, or (outside a roster truncated at `Membership.maxStoredMembers`) unknown.
+  package func membership(for pubkey: String) -> Membership {
+    let isListed: Bool? = members.contains(pubkey) ? true : (count > members.count ? nil : false)
+    return Membership(
+      channelID: channelID, count: count, signer: signer, eventID: eventID, createdAt: createdAt,
+      isListed: isListed)
+  }
+
   /// The stored members as one blob of 32-byte keys.
   var packedMembers: [UInt8] {
     var blob: [UInt8] = []

@@ -72,28 +72,22 @@ struct CacheStore: EnrichmentStore {
       displayName: cached.value.displayName, picture: cached.value.pictureURL, isFresh: cached.isFresh)
   }
 
-  func channel(_ scope: StoreScope, channelID: String, now: Int64) -> ChannelSnapshot? {
+  func snapshot(_ scope: StoreScope, sender: String, channelID: String?, now: Int64) -> (
+    profile: ProfileSnapshot?, channel: ChannelSnapshot?, membership: MembershipSnapshot?
+  )? {
     guard
-      let cached = attempt({ () throws(CacheError) in
-        try cache.lookupChannel(account: scope.account, relay: scope.relay, channelID: channelID, now: now)
-      }) ?? nil
+      let records = attempt({ () throws(CacheError) in
+        try cache.lookupSnapshot(
+          account: scope.account, relay: scope.relay, sender: sender, channelID: channelID, now: now)
+      })
     else { return nil }
-    return ChannelSnapshot(
-      name: cached.value.name, type: cached.value.type?.rawValue, signer: cached.value.signer,
-      isFresh: cached.isFresh)
-  }
-
-  func membership(_ scope: StoreScope, channelID: String, sender: String, now: Int64) -> MembershipSnapshot? {
-    guard
-      let cached = attempt({ () throws(CacheError) in
-        try cache.lookupMembership(
-          account: scope.account, relay: scope.relay, channelID: channelID, member: sender, now: now)
-      }) ?? nil
-    else { return nil }
-    return MembershipSnapshot(
-      memberCount: cached.value.count, senderIsListed: cached.value.isListed == true,
-      signer: cached.value.signer,
-      isFresh: cached.isFresh)
+    return (
+      records.profile.map {
+        ProfileSnapshot(displayName: $0.value.displayName, picture: $0.value.pictureURL, isFresh: $0.isFresh)
+      },
+      records.channel.map { ChannelSnapshot($0.value, isFresh: $0.isFresh) },
+      records.membership.map { MembershipSnapshot($0.value, isFresh: $0.isFresh) }
+    )
   }
 
   func isListed(_ scope: StoreScope, channelID: String, pubkey: String, signer: String?, now: Int64) -> Bool?
@@ -132,28 +126,15 @@ struct CacheStore: EnrichmentStore {
     }
   }
 
+  /// Stores the pair through the cache's store API (`storeChannel(metadata:membership:relayKey:…)`),
+  /// which makes the records by `EventRecords`, the rule the app's importer goes through too.
   func saveChannelPair(_ scope: StoreScope, metadata: Event?, roster: Event?, now: Int64) {
-    var record: ChannelMetadata? = nil
-    if let metadata, let channelID = metadata.tagValues("d").first,
-      let parsed = ChannelContent.channel(event: metadata)
-    {
-      record = ChannelMetadata(
-        channelID: channelID, name: parsed.name, type: parsed.type.flatMap(ChannelType.init(rawValue:)),
-        signer: metadata.pubkey, eventID: metadata.id, createdAt: metadata.createdAt)
-    }
-    var members: Roster? = nil
-    if let roster, let channelID = roster.tagValues("d").first {
-      members = try? Roster(
-        channelID: channelID, memberPubkeys: roster.tagValues("p"), signer: roster.pubkey, eventID: roster.id,
-        createdAt: roster.createdAt)
-    }
-    if let record, let members, record.signer != members.signer || record.channelID != members.channelID {
-      return
-    }
-    guard record != nil || members != nil else { return }
+    guard let relayKey = metadata?.pubkey ?? roster?.pubkey else { return }
     _ = attempt { () throws(CacheError) in
       try cache.storeChannel(
-        metadata: record, roster: members, account: scope.account, relay: scope.relay, now: now)
+        metadata: metadata, membership: roster, relayKey: relayKey, account: scope.account,
+        relay: scope.relay,
+        now: now)
     }
   }
 

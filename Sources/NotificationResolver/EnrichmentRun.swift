@@ -66,13 +66,12 @@ struct EnrichmentRun: Sendable {
     return (await collect(cached: cached, board: board), LingeringWork(tasks))
   }
 
+  /// The cache's records for this message, in the wake's one read transaction.
   private func readCache() -> CachedParts {
-    var parts = CachedParts(profile: store?.profile(scope, pubkey: sender, now: now))
-    if let channelID {
-      parts.channel = store?.channel(scope, channelID: channelID, now: now)
-      parts.membership = store?.membership(scope, channelID: channelID, sender: sender, now: now)
+    guard let records = store?.snapshot(scope, sender: sender, channelID: channelID, now: now) else {
+      return CachedParts()
     }
-    return parts
+    return CachedParts(profile: records.profile, channel: records.channel, membership: records.membership)
   }
 
   /// The cached channel pair as far as `relayKey` signed it.
@@ -109,13 +108,15 @@ struct EnrichmentRun: Sendable {
           async let metadata = fetchChannelEvent(
             kind: 39000, channelID, relayKey: relayKey, deadline: requestDeadline
           ) {
-            if let channel = ChannelContent.channel(event: $0) { await board.set(channel: channel) }
+            if let record = try? EventRecords.channelMetadata($0) {
+              await board.set(channel: ChannelSnapshot(record, isFresh: true))
+            }
           }
           async let roster = fetchChannelEvent(
             kind: 39002, channelID, relayKey: relayKey, deadline: requestDeadline
           ) {
-            if let membership = ChannelContent.membership(event: $0, sender: sender) {
-              await board.set(membership: membership)
+            if let roster = try? EventRecords.roster($0) {
+              await board.set(membership: MembershipSnapshot(roster.membership(for: sender), isFresh: true))
             }
           }
           let (metadataEvent, rosterEvent) = await (metadata, roster)
@@ -198,7 +199,8 @@ struct EnrichmentRun: Sendable {
   ) async -> Event? {
     let filter = Filter(authors: [relayKey], kinds: [kind], tags: ["d": [channelID]], limit: 1)
     let cap = kind == 39000 ? RelayClient.channelQueryCap : RelayClient.membershipQueryCap
-    guard let events = try? await client.query([filter], cap: cap, deadline: deadline),
+    let limits = kind == 39000 ? EventReadLimits.notification : RelayClient.membershipLimits
+    guard let events = try? await client.query([filter], cap: cap, limits: limits, deadline: deadline),
       let event = newest(events, matching: filter), event.pubkey == relayKey, event.kind == kind
     else { return nil }
     await arrived(event)

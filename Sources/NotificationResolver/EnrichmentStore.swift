@@ -21,20 +21,38 @@ extension ProfileSnapshot {
   }
 }
 
-/// A channel's metadata, signed by `signer`.
+/// A channel's metadata, signed by `signer`: what the cache's record (`ChannelMetadata`, made by
+/// `EventRecords`, the one owner of event → record) says, never parsed by the resolver itself.
 struct ChannelSnapshot: Sendable, Hashable {
   var name: String?
   var type: String?
   var signer: String
   var isFresh: Bool
+
+  init(_ record: ChannelMetadata, isFresh: Bool) {
+    self.name = record.name
+    self.type = record.type?.rawValue
+    self.signer = record.signer
+    self.isFresh = isFresh
+  }
 }
 
-/// A channel's roster summary, signed by `signer`, with whether the sender is listed in it.
+/// A channel's roster summary for the sender, signed by `signer`: the cache's record
+/// (`Membership`, from `EventRecords`' roster), never parsed by the resolver itself.
 struct MembershipSnapshot: Sendable, Hashable {
   var memberCount: Int
+  /// Whether the sender counts as a member: listed, or outside a roster truncated at
+  /// `Membership.maxStoredMembers` (a presented channel message passed the membership rule).
   var senderIsListed: Bool
   var signer: String
   var isFresh: Bool
+
+  init(_ record: Membership, isFresh: Bool) {
+    self.memberCount = record.count
+    self.senderIsListed = record.isListed != false
+    self.signer = record.signer
+    self.isFresh = isFresh
+  }
 }
 
 /// An avatar image with its source URL and validators.
@@ -79,8 +97,11 @@ protocol EnrichmentStore: Sendable {
   /// Marks claimed messages presented; false when the cache could not answer.
   func markPresented(_ messageIDs: [String], now: Int64) -> Bool
   func profile(_ scope: StoreScope, pubkey: String, now: Int64) -> ProfileSnapshot?
-  func channel(_ scope: StoreScope, channelID: String, now: Int64) -> ChannelSnapshot?
-  func membership(_ scope: StoreScope, channelID: String, sender: String, now: Int64) -> MembershipSnapshot?
+  /// The sender's profile and the channel's metadata and roster summary, read in one read
+  /// transaction (the wake's one read of the records); nil when the cache cannot answer.
+  func snapshot(_ scope: StoreScope, sender: String, channelID: String?, now: Int64) -> (
+    profile: ProfileSnapshot?, channel: ChannelSnapshot?, membership: MembershipSnapshot?
+  )?
   func avatar(_ scope: StoreScope, pubkey: String, url: String, now: Int64) -> AvatarSnapshot?
   /// Whether `pubkey` is in the cached roster of `channelID` (signed by `signer` when given):
   /// true or false when the roster is complete, nil when it is unknown (none cached, another

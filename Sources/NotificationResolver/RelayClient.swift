@@ -19,6 +19,12 @@ package struct RelayClient: Sendable {
   package static let informationDocumentCap = 64 * 1024
   /// The `limit` added to a filter that has none.
   package static let defaultLimit = 10
+  /// The bounds of a membership answer: a roster is one event of up to `Event.maxTags` `p` tags
+  /// (its answer's byte cap bounds it); the other bounds as for messages.
+  package static let membershipLimits = EventReadLimits(
+    maxTagsPerEvent: Event.maxTags, maxTagElements: EventReadLimits.notification.maxTagElements,
+    maxStringBytes: EventReadLimits.notification.maxStringBytes, maxTotalTags: Event.maxTags,
+    maxGeneralElementBytes: EventReadLimits.notification.maxGeneralElementBytes)
 
   /// The relay's canonical HTTP origin.
   package let origin: RelayOrigin
@@ -56,7 +62,9 @@ package struct RelayClient: Sendable {
   ///
   /// Throws when the relay cannot be reached, answers non-2xx, or the body is not a JSON array
   /// within `cap` bytes.
-  package func query(_ filters: [Filter], cap: Int, deadline: ContinuousClock.Instant)
+  package func query(
+    _ filters: [Filter], cap: Int, limits: EventReadLimits = .notification, deadline: ContinuousClock.Instant
+  )
     async throws(RelayFailure)
     -> [Event]
   {
@@ -78,27 +86,25 @@ package struct RelayClient: Sendable {
       ],
       body: body, maxResponseBytes: cap)
     let response = try await send(request, deadline: deadline)
-    return try Self.verifiedEvents(in: response.body, cap: cap)
+    return try Self.verifiedEvents(in: response.body, cap: cap, limits: limits)
   }
 
-  /// The events of a `/query` answer that parse and verify, in order; bad elements are dropped.
+  /// The events of a `/query` answer that parse, keep within `limits` and verify, in order; bad
+  /// or oversized elements are dropped.
   ///
-  /// An array of events in the common shape is read straight into events (`EventFastReader`,
-  /// the reader `verify --jsonl` uses); any other body goes through the strict reader and
-  /// `Event(jsonValue:)`, which give the same events and the exact failure.
-  static func verifiedEvents(in body: [UInt8], cap: Int) throws(RelayFailure) -> [Event] {
-    if let events = body.withUnsafeBytes({ EventFastReader.readArray($0, maxBytes: cap) }) {
-      return events.filter { $0.verify().isValid }
+  /// The answer is read element by element (`EventFastReader.readArray(_:maxBytes:limits:)`): an
+  /// element is located before anything is built, and one over a bound (tags, tag elements,
+  /// string length, the answer's tag total) is dropped unbuilt, so memory is bounded by the
+  /// limits, not just the byte cap (`notification-resolver.md` §1). An element outside the common
+  /// shape goes through the strict reader and `Event(jsonValue:)` when it is small.
+  static func verifiedEvents(
+    in body: [UInt8], cap: Int, limits: EventReadLimits = .notification
+  ) throws(RelayFailure) -> [Event] {
+    guard let read = body.withUnsafeBytes({ EventFastReader.readArray($0, maxBytes: cap, limits: limits) })
+    else {
+      throw RelayFailure(.invalidResponse, "the body is not a JSON array within \(cap) bytes")
     }
-    guard case .array(let elements) = try Self.parse(body, cap: cap) else {
-      throw RelayFailure(.invalidResponse, "the body is not a JSON array")
-    }
-    var events: [Event] = []
-    for element in elements {
-      guard let event = try? Event(jsonValue: element), event.verify().isValid else { continue }
-      events.append(event)
-    }
-    return events
+    return read.events.filter { $0.verify().isValid }
   }
 
   /// The relay's own key from its NIP-11 document (`self`, 64 hex), or nil when it names none.
