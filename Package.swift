@@ -92,7 +92,7 @@ let package = Package(
       "NotificationResolver",
       [
         "NostrPushCore", "NostrJSON", "Bech32", "NostrEvent", "NostrHTTP", "EnrichmentCache",
-        "NostrWebSocket", "PushLease",
+        "NostrWebSocket", "PushLease", "PushDescriptor",
       ]),
     library(
       "PushRelay",

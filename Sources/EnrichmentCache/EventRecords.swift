@@ -52,6 +52,22 @@ package enum EventRecords {
       eventID: event.id, createdAt: event.createdAt)
   }
 
+  /// The roster of a verified roster reading (`EventFastReader.readRosters`, which never builds
+  /// the tags): the same record `roster(_:)` gives for the same event. Throws `wrongKind` for
+  /// another kind and, as for an event, on a missing or invalid `d` or a malformed `p` value.
+  package static func roster(_ reading: RosterReading) throws(CacheError) -> Roster {
+    guard reading.kind == membershipKind else {
+      throw CacheError(code: .wrongKind, field: "kind", message: "expected kind \(membershipKind)")
+    }
+    guard let channelID = reading.channelID else { throw .invalid("tags.d", "missing channel id") }
+    try EnrichmentCache.checkChannelID(channelID)
+    guard !reading.hasMalformedKey else { throw .invalid("tags.p", "member is not 64 lowercase hex") }
+    return Roster(
+      channelID: channelID, packedMembers: reading.keptKeys, count: reading.distinctCount,
+      signer: reading.pubkey,
+      eventID: reading.id, createdAt: reading.createdAt)
+  }
+
   private static func channelID(_ event: Event) throws(CacheError) -> String {
     guard let channelID = event.tagValues("d").first else { throw .invalid("tags.d", "missing channel id") }
     try EnrichmentCache.checkChannelID(channelID)

@@ -54,6 +54,18 @@ package final class EventDocumentVerifier {
     return verify(fields, of: reader, in: large)
   }
 
+  /// The outcome for an event already located by `reader` (an element of an answer), its
+  /// serialization written into this verifier's buffer, or one of the element's size.
+  func verify(_ fields: EventFields, of reader: EventFastReader) -> Outcome {
+    let needed = fields.tags.count + fields.content.count + 512
+    if needed <= buffer.count {
+      return verify(fields, of: reader, in: buffer)
+    }
+    let large = UnsafeMutableRawBufferPointer.allocate(byteCount: needed, alignment: 16)
+    defer { large.deallocate() }
+    return verify(fields, of: reader, in: large)
+  }
+
   private func verify(
     _ fields: EventFields, of reader: EventFastReader, in buffer: UnsafeMutableRawBufferPointer
   ) -> Outcome {

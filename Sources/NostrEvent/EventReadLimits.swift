@@ -33,6 +33,15 @@ package struct EventReadLimits: Sendable, Hashable {
     self.maxGeneralElementBytes = maxGeneralElementBytes
   }
 
+  /// These limits with `maxTags` tags allowed per event and in all (a roster's answer: one event
+  /// of many `p` tags, bounded by its byte cap).
+  package func with(maxTags: Int) -> EventReadLimits {
+    var limits = self
+    limits.maxTagsPerEvent = maxTags
+    limits.maxTotalTags = maxTags
+    return limits
+  }
+
   /// Whether a materialised event keeps within the per-event bounds.
   package func admits(_ event: Event) -> Bool {
     guard event.tags.count <= maxTagsPerEvent, event.content.utf8.count <= maxStringBytes else {

@@ -126,15 +126,16 @@ struct CacheStore: EnrichmentStore {
     }
   }
 
-  /// Stores the pair through the cache's store API (`storeChannel(metadata:membership:relayKey:…)`),
-  /// which makes the records by `EventRecords`, the rule the app's importer goes through too.
-  func saveChannelPair(_ scope: StoreScope, metadata: Event?, roster: Event?, now: Int64) {
-    guard let relayKey = metadata?.pubkey ?? roster?.pubkey else { return }
+  /// Stores the pair of records (made by `EventRecords`, the rule the app's importer goes
+  /// through too) in one write; a pair of different signers or channels is not stored.
+  func saveChannelPair(_ scope: StoreScope, metadata: ChannelMetadata?, roster: Roster?, now: Int64) {
+    if let metadata, let roster, metadata.signer != roster.signer || metadata.channelID != roster.channelID {
+      return
+    }
+    guard metadata != nil || roster != nil else { return }
     _ = attempt { () throws(CacheError) in
       try cache.storeChannel(
-        metadata: metadata, membership: roster, relayKey: relayKey, account: scope.account,
-        relay: scope.relay,
-        now: now)
+        metadata: metadata, roster: roster, account: scope.account, relay: scope.relay, now: now)
     }
   }
 

@@ -112,17 +112,14 @@ struct EnrichmentRun: Sendable {
               await board.set(channel: ChannelSnapshot(record, isFresh: true))
             }
           }
-          async let roster = fetchChannelEvent(
-            kind: 39002, channelID, relayKey: relayKey, deadline: requestDeadline
-          ) {
-            if let roster = try? EventRecords.roster($0) {
-              await board.set(membership: MembershipSnapshot(roster.membership(for: sender), isFresh: true))
-            }
+          async let roster = fetchRoster(channelID, relayKey: relayKey, deadline: requestDeadline) {
+            await board.set(membership: MembershipSnapshot($0.membership(for: sender), isFresh: true))
           }
-          let (metadataEvent, rosterEvent) = await (metadata, roster)
-          guard metadataEvent != nil || rosterEvent != nil, await !accountGone() else { return }
+          let (metadataEvent, rosterRecord) = await (metadata, roster)
+          guard metadataEvent != nil || rosterRecord != nil, await !accountGone() else { return }
+          let metadataRecord = metadataEvent.flatMap { try? EventRecords.channelMetadata($0) }
           await cache { store in
-            store.saveChannelPair(scope, metadata: metadataEvent, roster: rosterEvent, now: now)
+            store.saveChannelPair(scope, metadata: metadataRecord, roster: rosterRecord, now: now)
           }
         })
     }
@@ -191,6 +188,22 @@ struct EnrichmentRun: Sendable {
       ?? ProfileSnapshot(profile, isFresh: true)
   }
 
+  /// Fetches the relay-signed roster of `channelID` (read in place, never as tag arrays), hands
+  /// it to `arrived`, and returns it for the paired cache write.
+  private func fetchRoster(
+    _ channelID: String, relayKey: String, deadline: ContinuousClock.Instant,
+    arrived: @Sendable (Roster) async -> Void
+  ) async -> Roster? {
+    let filter = Filter(authors: [relayKey], kinds: [39002], tags: ["d": [channelID]], limit: 1)
+    guard let rosters = try? await client.rosters(filter, signer: relayKey, deadline: deadline),
+      let roster = rosters.filter({ $0.channelID == channelID }).min(by: { lhs, rhs in
+        lhs.createdAt != rhs.createdAt ? lhs.createdAt > rhs.createdAt : lhs.eventID < rhs.eventID
+      })
+    else { return nil }
+    await arrived(roster)
+    return roster
+  }
+
   /// Fetches the relay-signed kind 39000 or 39002 event of `channelID`, hands it to `arrived` as
   /// soon as it is verified, and returns it for the paired cache write.
   private func fetchChannelEvent(
@@ -199,8 +212,7 @@ struct EnrichmentRun: Sendable {
   ) async -> Event? {
     let filter = Filter(authors: [relayKey], kinds: [kind], tags: ["d": [channelID]], limit: 1)
     let cap = kind == 39000 ? RelayClient.channelQueryCap : RelayClient.membershipQueryCap
-    let limits = kind == 39000 ? EventReadLimits.notification : RelayClient.membershipLimits
-    guard let events = try? await client.query([filter], cap: cap, limits: limits, deadline: deadline),
+    guard let events = try? await client.query([filter], cap: cap, deadline: deadline),
       let event = newest(events, matching: filter), event.pubkey == relayKey, event.kind == kind
     else { return nil }
     await arrived(event)

@@ -110,8 +110,9 @@ protocol EnrichmentStore: Sendable {
   /// Stores the profile of a verified kind 0 event and returns the profile now stored (nil when
   /// nothing is).
   func saveProfile(_ scope: StoreScope, profile: Profile, now: Int64) -> ProfileSnapshot?
-  /// Stores a channel refresh: verified relay-signed metadata, roster, or both, in one write.
-  func saveChannelPair(_ scope: StoreScope, metadata: Event?, roster: Event?, now: Int64)
+  /// Stores a channel refresh: the records of verified relay-signed metadata, roster, or both
+  /// (made by `EventRecords`), in one write.
+  func saveChannelPair(_ scope: StoreScope, metadata: ChannelMetadata?, roster: Roster?, now: Int64)
   func saveAvatar(_ scope: StoreScope, pubkey: String, avatar: AvatarSnapshot, now: Int64)
   func renewAvatar(_ scope: StoreScope, pubkey: String, url: String, now: Int64)
 }

@@ -1,7 +1,9 @@
+import EnrichmentCache
 import NostrEvent
 import NostrHTTP
 import NostrJSON
 import NostrPushCore
+import PushDescriptor
 
 /// Talks to one relay on behalf of one account: queries over NIP-98-authenticated `POST /query`
 /// or over one WebSocket (``QueryTransport``), and the NIP-11 document over HTTP, each with its
@@ -15,16 +17,14 @@ package struct RelayClient: Sendable {
   package static let channelQueryCap = 64 * 1024
   /// The response cap of a membership query (a roster can be long).
   package static let membershipQueryCap = 2 * 1024 * 1024
-  /// The response cap of the NIP-11 document.
-  package static let informationDocumentCap = 64 * 1024
+  /// The response cap of the NIP-11 document: discovery's (`PushDiscovery.maxBodyBytes`,
+  /// 256 KiB), one constant for every NIP-11 fetch.
+  package static let informationDocumentCap = PushDiscovery.maxBodyBytes
   /// The `limit` added to a filter that has none.
   package static let defaultLimit = 10
   /// The bounds of a membership answer: a roster is one event of up to `Event.maxTags` `p` tags
   /// (its answer's byte cap bounds it); the other bounds as for messages.
-  package static let membershipLimits = EventReadLimits(
-    maxTagsPerEvent: Event.maxTags, maxTagElements: EventReadLimits.notification.maxTagElements,
-    maxStringBytes: EventReadLimits.notification.maxStringBytes, maxTotalTags: Event.maxTags,
-    maxGeneralElementBytes: EventReadLimits.notification.maxGeneralElementBytes)
+  package static let membershipLimits = EventReadLimits.notification.with(maxTags: Event.maxTags)
 
   /// The relay's canonical HTTP origin.
   package let origin: RelayOrigin
@@ -71,22 +71,33 @@ package struct RelayClient: Sendable {
     if let webSocket {
       return try await webSocket.query(filters.map(Self.withDefaultLimit), cap: cap, deadline: deadline)
     }
-    let body = JSONWriter.bytes(.array(filters.map { Self.withDefaultLimit($0).jsonValue }))
-    let authorization: String
-    do {
-      authorization = try NIP98.authorizationHeader(
-        url: queryURL, method: "POST", body: body, key: key, now: clock.now())
-    } catch {
-      throw RelayFailure(.relayError, "could not sign the NIP-98 header")
-    }
-    let request = HTTPTransportRequest(
-      url: queryURL, method: "POST",
-      headers: [
-        "Content-Type": "application/json", "Authorization": authorization, "Accept": "application/json",
-      ],
-      body: body, maxResponseBytes: cap)
-    let response = try await send(request, deadline: deadline)
+    let response = try await send(try queryRequest(filters, cap: cap), deadline: deadline)
     return try Self.verifiedEvents(in: response.body, cap: cap, limits: limits)
+  }
+
+  /// The rosters (kind 39002 records) `filter` finds, signed by `signer`: over `POST /query`
+  /// read in place (`EventFastReader.readRosters`: the `p` values go straight into a compact set
+  /// of 32-byte keys, at most `Membership.maxStoredMembers` kept and the total counted, never an
+  /// array of tag arrays); over a WebSocket from the events. Records are made by `EventRecords`,
+  /// the cache's one rule.
+  package func rosters(_ filter: Filter, signer: String, deadline: ContinuousClock.Instant)
+    async throws(RelayFailure) -> [Roster]
+  {
+    let cap = Self.membershipQueryCap
+    if webSocket != nil {
+      let events = try await query([filter], cap: cap, limits: Self.membershipLimits, deadline: deadline)
+      return events.filter { $0.pubkey == signer && $0.kind == 39002 }.compactMap {
+        try? EventRecords.roster($0)
+      }
+    }
+    let response = try await send(try queryRequest([filter], cap: cap), deadline: deadline)
+    guard
+      let readings = response.body.withUnsafeBytes({
+        EventFastReader.readRosters(
+          $0, maxBytes: cap, limits: Self.membershipLimits, maxKept: Membership.maxStoredMembers)
+      })
+    else { throw RelayFailure(.invalidResponse, "the body is not a JSON array within \(cap) bytes") }
+    return readings.filter { $0.pubkey == signer }.compactMap { try? EventRecords.roster($0) }
   }
 
   /// The events of a `/query` answer that parse, keep within `limits` and verify, in order; bad
@@ -105,6 +116,25 @@ package struct RelayClient: Sendable {
       throw RelayFailure(.invalidResponse, "the body is not a JSON array within \(cap) bytes")
     }
     return read.events.filter { $0.verify().isValid }
+  }
+
+  /// The NIP-98-signed `POST /query` request for `filters` (each with the default `limit` when
+  /// it has none).
+  private func queryRequest(_ filters: [Filter], cap: Int) throws(RelayFailure) -> HTTPTransportRequest {
+    let body = JSONWriter.bytes(.array(filters.map { Self.withDefaultLimit($0).jsonValue }))
+    let authorization: String
+    do {
+      authorization = try NIP98.authorizationHeader(
+        url: queryURL, method: "POST", body: body, key: key, now: clock.now())
+    } catch {
+      throw RelayFailure(.relayError, "could not sign the NIP-98 header")
+    }
+    return HTTPTransportRequest(
+      url: queryURL, method: "POST",
+      headers: [
+        "Content-Type": "application/json", "Authorization": authorization, "Accept": "application/json",
+      ],
+      body: body, maxResponseBytes: cap)
   }
 
   /// The relay's own key from its NIP-11 document (`self`, 64 hex), or nil when it names none.
