@@ -25,7 +25,7 @@ package struct RosterReading: Sendable, Hashable {
 }
 
 /// A 32-byte key held inline, for a set of keys without one allocation per key.
-struct Key32: Hashable {
+struct Key32: Hashable, Comparable {
   var words: (UInt64, UInt64, UInt64, UInt64)
 
   init(_ bytes: UnsafeRawBufferPointer) {
@@ -40,6 +40,12 @@ struct Key32: Hashable {
   static func == (lhs: Key32, rhs: Key32) -> Bool {
     lhs.words.0 == rhs.words.0 && lhs.words.1 == rhs.words.1 && lhs.words.2 == rhs.words.2
       && lhs.words.3 == rhs.words.3
+  }
+
+  static func < (lhs: Key32, rhs: Key32) -> Bool {
+    (lhs.words.0, lhs.words.1, lhs.words.2, lhs.words.3) < (
+      rhs.words.0, rhs.words.1, rhs.words.2, rhs.words.3
+    )
   }
 
   func hash(into hasher: inout Hasher) {
@@ -95,7 +101,12 @@ extension EventFastReader {
       id: hexText(fields.id, count: 64), pubkey: hexText(fields.pubkey, count: 64),
       createdAt: fields.createdAt,
       kind: fields.kind, channelID: nil, keptKeys: [], distinctCount: 0, hasMalformedKey: false)
-    var seen = Set<Key32>()
+    // The first `maxKept` distinct keys, in event order, through a set of at most that many; the
+    // distinct total by sorting every key once at the end (one inline array, no hash table of
+    // every member).
+    var kept = Set<Key32>(minimumCapacity: min(maxKept, fields.tagCount))
+    var all: [Key32] = []
+    all.reserveCapacity(fields.tagCount)
     var position = 0
     var name: UInt8 = 0
     var failed = false
@@ -117,9 +128,10 @@ extension EventFastReader {
               reading.hasMalformedKey = true
               return true
             }
-            if seen.insert(Key32(UnsafeRawBufferPointer(key))).inserted {
-              reading.distinctCount += 1
-              if reading.keptKeys.count < maxKept * 32 { reading.keptKeys += UnsafeRawBufferPointer(key) }
+            let value = Key32(UnsafeRawBufferPointer(key))
+            all.append(value)
+            if kept.count < maxKept, kept.insert(value).inserted {
+              reading.keptKeys += UnsafeRawBufferPointer(key)
             }
           } else if position == 1, name == UInt8(ascii: "d"), reading.channelID == nil {
             guard let value = string(span) else {
@@ -134,7 +146,12 @@ extension EventFastReader {
         return true
       }
     }
-    return failed ? nil : reading
+    guard !failed else { return nil }
+    all.sort()
+    reading.distinctCount = all.indices.reduce(0) { count, index in
+      index == 0 || all[index] != all[index - 1] ? count + 1 : count
+    }
+    return reading
   }
 
   private static func isLowercaseHex(_ byte: UInt8) -> Bool {

@@ -49,6 +49,17 @@ import Testing
     #expect(late.recipientCount(metadataSigner: Self.relayKey.publicKeyHex) == members.count - 1)
   }
 
+  /// A roster larger than the verifier's buffer is hashed window by window: a valid one is
+  /// kept (above), a forged one dropped.
+  @Test func dropsAForgedLargeRoster() throws {
+    let members = (0..<3000).map { _ in SecretKey.generate().publicKeyHex }
+    let event = Self.roster(members)
+    let forged = Self.document(event).replacingOccurrences(of: members[1500], with: members[1499])
+    #expect(forged != Self.document(event))
+    #expect(Self.read(documents: [forged]) == [])
+    #expect(Self.read(documents: [Self.document(event)])?.first?.count == members.count)
+  }
+
   @Test func dropsAForgedRosterAndRejectsAMalformedKey() throws {
     let good = Self.roster([SecretKey.generate().publicKeyHex])
     let forged = Self.document(good).replacingOccurrences(of: "\"content\":\"\"", with: "\"content\":\"x\"")
