@@ -47,31 +47,6 @@ package struct EventFastReader {
     return reader.event(fields)
   }
 
-  /// The events of a JSON array of event objects, in order, or nil when the array or any of its
-  /// elements is not in the common shape (the caller then reads it the general way).
-  ///
-  /// `package` for NotificationResolver's `/query` answers; `maxBytes` is the caller's bound on
-  /// the whole array.
-  package static func readArray(_ buffer: UnsafeRawBufferPointer, maxBytes: Int) -> [Event]? {
-    guard buffer.count <= maxBytes, buffer.baseAddress != nil else { return nil }
-    var reader = EventFastReader(buffer)
-    reader.skipWhitespace()
-    guard reader.take(UInt8(ascii: "[")) else { return nil }
-    var events: [Event] = []
-    reader.skipWhitespace()
-    if !reader.take(UInt8(ascii: "]")) {
-      repeat {
-        reader.skipWhitespace()
-        guard let fields = reader.readFields(), let event = reader.event(fields) else { return nil }
-        events.append(event)
-        reader.skipWhitespace()
-      } while reader.take(UInt8(ascii: ","))
-      guard reader.take(UInt8(ascii: "]")) else { return nil }
-    }
-    reader.skipWhitespace()
-    return reader.position == reader.end ? events : nil
-  }
-
   // MARK: Locating the members
 
   private enum Member: UInt8 {
