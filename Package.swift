@@ -94,7 +94,7 @@ let package = Package(
       "NotificationResolver",
       [
         "NostrPushCore", "NostrJSON", "Bech32", "NostrEvent", "NostrHTTP", "EnrichmentCache",
-        "NostrWebSocket",
+        "NostrWebSocket", "PushLease", "PushDescriptor",
       ]),
     library(
       "PushRelay",
@@ -168,7 +168,7 @@ let package = Package(
       "NotificationResolverTests",
       [
         "NotificationResolver", "NostrPushTesting", "EnrichmentCache", "NostrEvent", "NostrJSON", "Bech32",
-        "NostrHTTP", "CSQLite",
+        "NostrHTTP", "CSQLite", "NostrPushTestSupport", "PushLease",
       ]),
     tests(
       "PushRelayTests",

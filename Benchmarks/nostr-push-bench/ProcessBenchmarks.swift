@@ -137,7 +137,7 @@ extension BenchmarkRegistry {
       "process rows: \(ProcessProbe.timePath) -v (\"Elapsed (wall clock)\", 10 ms resolution; \"Maximum "
         + "resident set size\"); relay = in-process RelayFixtureServer on \(fixture.origin) with Fixtures/demo, "
         + "--now \(ResolveFixture.now); warm = fresh copy of a cache filled by one earlier cold resolve "
-        + "(which claimed broadcast_reply), so each warm run presents thread_reply from cache; cold = new cache "
+        + "(which saw and claimed only broadcast_reply), so each warm run presents thread_reply (more_count 2) from cache; cold = new cache "
         + "path each run; baseline = \(baselineBinary) GET \(fixture.origin)/",
       "verify rows: corpora \(small) and \(large) (written once by --write-corpus, then reused)",
     ]
@@ -319,6 +319,8 @@ final class ResolveFixture {
   static let now: Int64 = 1_767_226_200
   /// The port the demo profile's avatar URL names (port 0 when it is taken: no avatar then).
   static let demoPort = 48111
+  /// The `created_at` of the demo's newest message (the broadcast reply).
+  static let newestMessageCreatedAt: Int64 = 1_767_226_100
   /// How long the template's cold resolve may keep writing late enrichment.
   static let lingerMilliseconds = 3000
 
@@ -341,8 +343,20 @@ final class ResolveFixture {
     let data = try RelayFixtureData.load(folder: demo)
     (server, origin) = try Self.startServer(data)
     template = workspace.appendingPathComponent("warm-template.sqlite").path
+    // The template's wake sees only the newest message (a `since` past the others), so a warm
+    // wake still has three new ones and presents the next (a wake covers every new message).
+    let newestOnly = workspace.appendingPathComponent("newest-only.json").path
+    let account = try SecretKey(
+      hex: String(decoding: try Data(contentsOf: URL(fileURLWithPath: keyFile)), as: UTF8.self)
+        .trimmingCharacters(in: .whitespacesAndNewlines))
+    try Data(
+      "[{\"kinds\":[9],\"#p\":[\"\(account.publicKeyHex)\"],\"since\":\(Self.newestMessageCreatedAt)}]".utf8
+    ).write(to: URL(fileURLWithPath: newestOnly))
     let first = try ProcessProbe.run(
-      nostrPush, resolveArguments(cache: template) + ["--linger-ms", "\(Self.lingerMilliseconds)"],
+      nostrPush,
+      resolveArguments(cache: template) + [
+        "--linger-ms", "\(Self.lingerMilliseconds)", "--filters", newestOnly,
+      ],
       keepOutput: true)
     try Self.expectResolved(first.output, enrichment: nil, what: "template (cold) resolve")
   }

@@ -49,7 +49,23 @@ enum CacheSchema {
       PRIMARY KEY(account, relay, event_id)
     );
     CREATE INDEX deliveries_time ON deliveries(delivered_at);
+    """,
+    // Two-phase claims keyed by message id per file (one device): a claim with its expiry, then
+    // its presentation. Rows of version 1 were claimed and shown at once: they become presented.
     """
+    CREATE TABLE claims(
+      message_id TEXT PRIMARY KEY,
+      account TEXT NOT NULL, relay TEXT NOT NULL,
+      claimed_at INTEGER NOT NULL, claim_expires_at INTEGER NOT NULL, presented_at INTEGER
+    ) WITHOUT ROWID;
+    INSERT INTO claims(message_id, account, relay, claimed_at, claim_expires_at, presented_at)
+      SELECT event_id, min(account), min(relay), min(delivered_at), min(delivered_at), min(delivered_at)
+      FROM deliveries GROUP BY event_id;
+    DROP TABLE deliveries;
+    ALTER TABLE claims RENAME TO deliveries;
+    CREATE INDEX deliveries_claimed ON deliveries(claimed_at);
+    CREATE INDEX deliveries_account ON deliveries(account);
+    """,
   ]
 
   /// The tables holding per-account rows, in the order an account removal deletes them.

@@ -18,7 +18,7 @@ import _NostrSQLite
 /// - A write that loses to the replacement order changes nothing, not even the fetch time.
 /// - Avatars are kept per (account, relay, sender) for the profile's current picture URL only; a
 ///   download for another URL is discarded.
-/// - Delivery claims are per (account, relay, event id).
+/// - Delivery claims are per message id in the file (one device), whichever account claimed it.
 /// - A damaged file that still has a valid header is reported as `corrupt` by the operation that
 ///   meets it rather than checked at open (a full check would break the 5 ms open budget).
 ///
@@ -31,8 +31,10 @@ public final class EnrichmentCache: Sendable {
   /// The default busy timeout (2 s), for the app; an extension opens the cache with at most
   /// 250 ms so a cache locked by the app never costs it its deadline.
   public static let defaultBusyTimeout: Duration = .seconds(2)
-  /// How long a delivery claim is kept (7 days).
-  package static let deliveryRetention: Int64 = 7 * 24 * 3600
+  /// How long a delivery claim is kept (15 days): the longest presentation window the resolver
+  /// accepts (14 days) + 1 day, so a message can never come back once its claim is pruned,
+  /// whatever window the wake that pruned it was configured with.
+  package static let deliveryRetention: Int64 = 15 * 24 * 3600
   /// The longest channel id accepted, in UTF-8 bytes.
   package static let maxChannelIDBytes = 256
   /// The longest `ETag` or `Last-Modified` value kept, in UTF-8 bytes.

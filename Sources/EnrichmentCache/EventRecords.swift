@@ -5,12 +5,15 @@ import NostrJSON
 /// `Roster` (kind 0 → `Profile` is `Profile.init(event:)`).
 ///
 /// `check` runs the cheap tests first (kind, signer) and the signature last; the `record`
-/// functions assume a checked event and validate its fields.
-enum EventRecords {
+/// functions assume a checked event and validate its fields. The one owner of these rules: the
+/// app's importer, the cache's store API and the notification extension (for a record it shows
+/// before the write lands) all go through it, so the same event gives the same record whoever
+/// stored it.
+package enum EventRecords {
   /// The channel metadata kind (signed by the relay key, `d` = channel id).
-  static let channelMetadataKind = 39000
+  package static let channelMetadataKind = 39000
   /// The channel membership kind (signed by the relay key, `d` = channel id, `p` = members).
-  static let membershipKind = 39002
+  package static let membershipKind = 39002
 
   /// Throws `wrongKind`, `wrongSigner` or `invalidEvent` unless the event is of `kind`, signed by
   /// `signer` (when given) and verifies.
@@ -33,8 +36,8 @@ enum EventRecords {
     }
   }
 
-  /// The metadata of a checked kind 39000.
-  static func channelMetadata(_ event: Event) throws(CacheError) -> ChannelMetadata {
+  /// The metadata of a checked kind 39000: the sanitised `name`, the first *valid* `t` tag.
+  package static func channelMetadata(_ event: Event) throws(CacheError) -> ChannelMetadata {
     let channelID = try channelID(event)
     let type = event.tagValues("t").lazy.compactMap(ChannelType.init(rawValue:)).first
     return ChannelMetadata(
@@ -43,10 +46,26 @@ enum EventRecords {
   }
 
   /// The roster of a checked kind 39002; one malformed `p` value rejects it.
-  static func roster(_ event: Event) throws(CacheError) -> Roster {
+  package static func roster(_ event: Event) throws(CacheError) -> Roster {
     try Roster(
       channelID: try channelID(event), memberPubkeys: event.tagValues("p"), signer: event.pubkey,
       eventID: event.id, createdAt: event.createdAt)
+  }
+
+  /// The roster of a verified roster reading (`EventFastReader.readRosters`, which never builds
+  /// the tags): the same record `roster(_:)` gives for the same event. Throws `wrongKind` for
+  /// another kind and, as for an event, on a missing or invalid `d` or a malformed `p` value.
+  package static func roster(_ reading: RosterReading) throws(CacheError) -> Roster {
+    guard reading.kind == membershipKind else {
+      throw CacheError(code: .wrongKind, field: "kind", message: "expected kind \(membershipKind)")
+    }
+    guard let channelID = reading.channelID else { throw .invalid("tags.d", "missing channel id") }
+    try EnrichmentCache.checkChannelID(channelID)
+    guard !reading.hasMalformedKey else { throw .invalid("tags.p", "member is not 64 lowercase hex") }
+    return Roster(
+      channelID: channelID, packedMembers: reading.keptKeys, count: reading.distinctCount,
+      signer: reading.pubkey,
+      eventID: reading.id, createdAt: reading.createdAt)
   }
 
   private static func channelID(_ event: Event) throws(CacheError) -> String {

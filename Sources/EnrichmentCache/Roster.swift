@@ -5,8 +5,9 @@ import NostrEvent
 package struct Roster: Sendable, Hashable {
   /// The channel id.
   package var channelID: String
-  /// The first `Membership.maxStoredMembers` distinct members, in event order.
-  package var members: [String]
+  /// The first `Membership.maxStoredMembers` distinct members, in event order, as 32-byte keys
+  /// back to back (the form stored, and a compact one to hold).
+  package var packedMembers: [UInt8]
   /// The number of distinct members.
   package var count: Int
   /// The relay key that signed the event.
@@ -21,26 +22,50 @@ package struct Roster: Sendable, Hashable {
     channelID: String, memberPubkeys: [String], signer: String, eventID: String, createdAt: Int64
   ) throws(CacheError) {
     var seen = Set<String>()
-    var members: [String] = []
+    var packed: [UInt8] = []
     for pubkey in memberPubkeys {
-      guard NostrID(pubkey) != nil else { throw .invalid("tags.p", "member is not 64 lowercase hex") }
-      if seen.insert(pubkey).inserted, members.count < Membership.maxStoredMembers {
-        members.append(pubkey)
+      guard let id = NostrID(pubkey) else { throw .invalid("tags.p", "member is not 64 lowercase hex") }
+      if seen.insert(pubkey).inserted, packed.count < Membership.maxStoredMembers * 32 {
+        packed += id.bytes
       }
     }
+    self.init(
+      channelID: channelID, packedMembers: packed, count: seen.count, signer: signer, eventID: eventID,
+      createdAt: createdAt)
+  }
+
+  /// A roster from its stored form: at most `Membership.maxStoredMembers` distinct 32-byte keys
+  /// and the distinct total.
+  package init(
+    channelID: String, packedMembers: [UInt8], count: Int, signer: String, eventID: String, createdAt: Int64
+  ) {
     self.channelID = channelID
-    self.members = members
-    self.count = seen.count
+    self.packedMembers = packedMembers
+    self.count = count
     self.signer = signer
     self.eventID = eventID
     self.createdAt = createdAt
   }
 
-  /// The stored members as one blob of 32-byte keys.
-  var packedMembers: [UInt8] {
-    var blob: [UInt8] = []
-    blob.reserveCapacity(members.count * 32)
-    for member in members { blob += NostrID(member)?.bytes ?? [] }
-    return blob
+  /// The stored members as hex, in event order.
+  package var members: [String] {
+    stride(from: 0, to: packedMembers.count, by: 32).map { Hex.encode(Array(packedMembers[$0..<($0 + 32)])) }
+  }
+
+  /// Whether the stored members hold `pubkey` (64 lowercase hex).
+  func storesMember(_ pubkey: String) -> Bool {
+    guard let key = NostrID(pubkey)?.bytes else { return false }
+    return stride(from: 0, to: packedMembers.count, by: 32).contains { offset in
+      packedMembers[offset..<(offset + 32)].elementsEqual(key)
+    }
+  }
+
+  /// The roster summary for `pubkey`, as a lookup of the stored roster gives it: listed, not
+  /// listed, or (outside a roster truncated at `Membership.maxStoredMembers`) unknown.
+  package func membership(for pubkey: String) -> Membership {
+    let isListed: Bool? = storesMember(pubkey) ? true : (count > packedMembers.count / 32 ? nil : false)
+    return Membership(
+      channelID: channelID, count: count, signer: signer, eventID: eventID, createdAt: createdAt,
+      isListed: isListed)
   }
 }

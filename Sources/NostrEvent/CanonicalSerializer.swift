@@ -181,9 +181,15 @@ extension CanonicalSerializer {
   /// escape is never written longer than it was read), so `output` needs room for the document's
   /// size. A string without escapes is copied as it is (it holds no quote, backslash or control
   /// byte, so both rules write it unchanged); an escaped one is decoded and re-escaped in one pass.
+  ///
+  /// With `drain`, the output is a window rather than the whole serialization: after each tag
+  /// element `drain` is called with the cursor and returns where writing goes on (having
+  /// consumed what was written), so a window with room for the largest element plus its own
+  /// margin suffices (the roster's streaming hash, `EventDocumentVerifier`); the count returned
+  /// is then what the last window holds.
   static func write(
     _ fields: EventFields, of reader: EventFastReader, rule: NostrStringEscaper.Rule,
-    to output: UnsafeMutableRawPointer
+    to output: UnsafeMutableRawPointer, drain: ((UnsafeMutableRawPointer) -> UnsafeMutableRawPointer)? = nil
   ) -> Int? {
     var cursor = output
     put(UInt8(ascii: "["), &cursor)
@@ -216,11 +222,13 @@ extension CanonicalSerializer {
         put(UInt8(ascii: "]"), &cursor)
         afterValue = true
       }
+      if let drain { cursor = drain(cursor) }
       return valid
     }
     guard valid else { return nil }
     put(UInt8(ascii: "]"), &cursor)
     put(UInt8(ascii: ","), &cursor)
+    if let drain { cursor = drain(cursor) }
     guard writeQuoted(fields.content, of: reader, rule: rule, &cursor) else { return nil }
     put(UInt8(ascii: "]"), &cursor)
     return cursor - output

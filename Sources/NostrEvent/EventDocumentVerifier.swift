@@ -54,6 +54,70 @@ package final class EventDocumentVerifier {
     return verify(fields, of: reader, in: large)
   }
 
+  /// The outcome for an event already located by `reader` (an element of an answer, such as a
+  /// roster), its serialization written into this verifier's buffer when it fits, else streamed
+  /// through SHA-256 window by window (`streamingDigest`), never held whole.
+  func verify(_ fields: EventFields, of reader: EventFastReader) -> Outcome {
+    let needed = fields.tags.count + fields.content.count + 512
+    if needed <= buffer.count {
+      return verify(fields, of: reader, in: buffer)
+    }
+    let document = reader.documentBytes
+    var id = [UInt8](repeating: 0, count: 32)
+    var key = [UInt8](repeating: 0, count: 32)
+    var signature = [UInt8](repeating: 0, count: 64)
+    func hex(_ offset: Int, _ count: Int) -> UnsafeRawBufferPointer {
+      UnsafeRawBufferPointer(rebasing: document[offset..<(offset + count)])
+    }
+    guard id.withUnsafeMutableBytes({ Hex.decode(utf8: hex(fields.id, 64), into: $0) }),
+      key.withUnsafeMutableBytes({ Hex.decode(utf8: hex(fields.pubkey, 64), into: $0) }),
+      signature.withUnsafeMutableBytes({ Hex.decode(utf8: hex(fields.sig, 128), into: $0) })
+    else { return .uncommonShape }
+    var rule = NostrStringEscaper.Rule.common
+    guard var digest = streamingDigest(fields, of: reader, rule: rule) else { return .uncommonShape }
+    if digest != id {
+      guard let literal = streamingDigest(fields, of: reader, rule: .literal) else { return .uncommonShape }
+      guard literal == id else { return .idMismatch(idOffset: fields.id) }
+      digest = literal
+      rule = .literal
+    }
+    let signed = signature.withUnsafeBytes { sig in
+      id.withUnsafeBytes { message in
+        key.withUnsafeBytes { publicKey in
+          Secp256k1.verify(signature: sig, message: message, publicKey: publicKey)
+        }
+      }
+    }
+    return signed ? .valid(rule, idOffset: fields.id) : .badSignature(idOffset: fields.id)
+  }
+
+  /// The SHA-256 of the serialization under `rule`, written into a window of this verifier's
+  /// buffer size plus room for the largest string (`limits.maxStringBytes`, else the document's
+  /// size) and hashed each time it passes the buffer's size; nil on a bad escape or UTF-8.
+  private func streamingDigest(
+    _ fields: EventFields, of reader: EventFastReader, rule: NostrStringEscaper.Rule
+  )
+    -> [UInt8]?
+  {
+    let margin = (reader.limits?.maxStringBytes ?? reader.documentBytes.count) + 512
+    let window = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.retainedBytes + margin, alignment: 16)
+    defer { window.deallocate() }
+    let base = window.baseAddress!
+    var stream = SHA256Stream()
+    let threshold = Self.retainedBytes
+    let written = CanonicalSerializer.write(fields, of: reader, rule: rule, to: base) { cursor in
+      let count = cursor - base
+      guard count >= threshold else { return cursor }
+      stream.update(UnsafeRawPointer(base), count: count)
+      return base
+    }
+    guard let written else { return nil }
+    stream.update(UnsafeRawPointer(base), count: written)
+    var digest = [UInt8](repeating: 0, count: 32)
+    digest.withUnsafeMutableBytes { stream.finish(into: $0) }
+    return digest
+  }
+
   private func verify(
     _ fields: EventFields, of reader: EventFastReader, in buffer: UnsafeMutableRawBufferPointer
   ) -> Outcome {

@@ -23,8 +23,12 @@ import Darwin
 /// decoded by NostrJSON's `JSONStringDecoder`, the one implementation the general reader uses.
 package struct EventFastReader {
   private let base: UnsafeRawPointer
-  private let end: Int
-  private(set) var position = 0
+  let end: Int
+  var position = 0
+  /// Element bounds enforced while locating (nil: only `Event.maxTags`); see ``EventReadLimits``.
+  var limits: EventReadLimits?
+  /// Set when a bound of `limits` refused the element being located (not a shape problem).
+  var exceededLimit = false
 
   init(_ buffer: UnsafeRawBufferPointer, at position: Int = 0) {
     self.base = buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!
@@ -41,31 +45,6 @@ package struct EventFastReader {
     var reader = EventFastReader(buffer)
     guard let fields = reader.readDocument() else { return nil }
     return reader.event(fields)
-  }
-
-  /// The events of a JSON array of event objects, in order, or nil when the array or any of its
-  /// elements is not in the common shape (the caller then reads it the general way).
-  ///
-  /// `package` for NotificationResolver's `/query` answers; `maxBytes` is the caller's bound on
-  /// the whole array.
-  package static func readArray(_ buffer: UnsafeRawBufferPointer, maxBytes: Int) -> [Event]? {
-    guard buffer.count <= maxBytes, buffer.baseAddress != nil else { return nil }
-    var reader = EventFastReader(buffer)
-    reader.skipWhitespace()
-    guard reader.take(UInt8(ascii: "[")) else { return nil }
-    var events: [Event] = []
-    reader.skipWhitespace()
-    if !reader.take(UInt8(ascii: "]")) {
-      repeat {
-        reader.skipWhitespace()
-        guard let fields = reader.readFields(), let event = reader.event(fields) else { return nil }
-        events.append(event)
-        reader.skipWhitespace()
-      } while reader.take(UInt8(ascii: ","))
-      guard reader.take(UInt8(ascii: "]")) else { return nil }
-    }
-    reader.skipWhitespace()
-    return reader.position == reader.end ? events : nil
   }
 
   // MARK: Locating the members
@@ -123,6 +102,10 @@ package struct EventFastReader {
         fields.tagCount = count
       case .content:
         guard let span = readString() else { return nil }
+        if let limits, span.count > limits.maxStringBytes {
+          exceededLimit = true
+          return nil
+        }
         fields.content = span
       }
       skipWhitespace()
@@ -195,20 +178,32 @@ package struct EventFastReader {
     }
   }
 
-  /// Steps over an array of arrays of strings, at most `Event.maxTags` of them; their number.
+  /// Steps over an array of arrays of strings, at most `Event.maxTags` of them (and within
+  /// `limits` when set); their number.
   private mutating func skipTags() -> Int? {
     guard take(UInt8(ascii: "[")) else { return nil }
     skipWhitespace()
     if take(UInt8(ascii: "]")) { return 0 }
     var count = 0
+    let maxTags = limits?.maxTagsPerEvent ?? Event.maxTags
     repeat {
       skipWhitespace()
-      guard count < Event.maxTags, take(UInt8(ascii: "[")) else { return nil }
+      guard count < maxTags else {
+        exceededLimit = limits != nil
+        return nil
+      }
+      guard take(UInt8(ascii: "[")) else { return nil }
       skipWhitespace()
       if !take(UInt8(ascii: "]")) {
+        var elements = 0
         repeat {
           skipWhitespace()
-          guard readString() != nil else { return nil }
+          guard let span = readString() else { return nil }
+          elements += 1
+          if let limits, elements > limits.maxTagElements || span.count > limits.maxStringBytes {
+            exceededLimit = true
+            return nil
+          }
           skipWhitespace()
         } while take(UInt8(ascii: ","))
         guard take(UInt8(ascii: "]")) else { return nil }

@@ -55,6 +55,12 @@ final class CappedExchange: Sendable {
     }
     return state.withLock { state in
       state.response = response
+      // A declared length (within the cap) is reserved at once: the body then never grows by
+      // doubling, which would hold the old and the new storage together (up to 3 × a 2 MiB
+      // roster's bytes at the moment of a copy).
+      if !state.ended, response.expectedContentLength > 0 {
+        state.body.reserveCapacity(Int(response.expectedContentLength))
+      }
       return !state.ended
     }
   }

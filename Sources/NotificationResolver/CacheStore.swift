@@ -34,14 +34,13 @@ struct CacheStore: EnrichmentStore {
     attempt { () throws(CacheError) in try cache.registerAccount(account, now: cache.clock()) } ?? true
   }
 
-  func claimDelivery(
-    account: String, relay: RelayOrigin, eventID: String, now: Int64, commitIf: () -> Bool
+  func claimDeliveries(
+    _ messages: [(id: String, account: String)], relay: RelayOrigin, now: Int64, commitIf: ([String]) -> Bool
   ) -> DeliveryClaim {
     guard !breaker.isTripped else { return .unavailable }
     do {
-      return try cache.claimDelivery(
-        eventID: eventID, account: account, relay: relay, now: now, commitIf: commitIf)
-        ? .claimed : .alreadyDelivered
+      let claimed = try cache.claimDeliveries(messages, relay: relay, now: now, commitIf: commitIf)
+      return claimed.isEmpty ? .alreadyDelivered : .claimed(claimed)
     } catch {
       if error.isTransient { breaker.trip() }
       switch error.code {
@@ -49,6 +48,17 @@ struct CacheStore: EnrichmentStore {
       case .cancelled: return .abandoned
       default: return .unavailable
       }
+    }
+  }
+
+  /// Marks presented even after a busy answer tripped the breaker: this write is what keeps the
+  /// message from being shown twice, so it gets its own busy timeout.
+  func markPresented(_ messageIDs: [String], now: Int64) -> Bool {
+    do {
+      _ = try cache.markPresented(messageIDs, now: now)
+      return true
+    } catch {
+      return false
     }
   }
 
@@ -62,28 +72,34 @@ struct CacheStore: EnrichmentStore {
       displayName: cached.value.displayName, picture: cached.value.pictureURL, isFresh: cached.isFresh)
   }
 
-  func channel(_ scope: StoreScope, channelID: String, now: Int64) -> ChannelSnapshot? {
+  func snapshot(_ scope: StoreScope, sender: String, channelID: String?, now: Int64) -> (
+    profile: ProfileSnapshot?, channel: ChannelSnapshot?, membership: MembershipSnapshot?
+  )? {
     guard
-      let cached = attempt({ () throws(CacheError) in
-        try cache.lookupChannel(account: scope.account, relay: scope.relay, channelID: channelID, now: now)
-      }) ?? nil
+      let records = attempt({ () throws(CacheError) in
+        try cache.lookupSnapshot(
+          account: scope.account, relay: scope.relay, sender: sender, channelID: channelID, now: now)
+      })
     else { return nil }
-    return ChannelSnapshot(
-      name: cached.value.name, type: cached.value.type?.rawValue, signer: cached.value.signer,
-      isFresh: cached.isFresh)
+    return (
+      records.profile.map {
+        ProfileSnapshot(displayName: $0.value.displayName, picture: $0.value.pictureURL, isFresh: $0.isFresh)
+      },
+      records.channel.map { ChannelSnapshot($0.value, isFresh: $0.isFresh) },
+      records.membership.map { MembershipSnapshot($0.value, isFresh: $0.isFresh) }
+    )
   }
 
-  func membership(_ scope: StoreScope, channelID: String, sender: String, now: Int64) -> MembershipSnapshot? {
+  func isListed(_ scope: StoreScope, channelID: String, pubkey: String, signer: String?, now: Int64) -> Bool?
+  {
     guard
       let cached = attempt({ () throws(CacheError) in
         try cache.lookupMembership(
-          account: scope.account, relay: scope.relay, channelID: channelID, member: sender, now: now)
+          account: scope.account, relay: scope.relay, channelID: channelID, member: pubkey, now: now)
       }) ?? nil
     else { return nil }
-    return MembershipSnapshot(
-      memberCount: cached.value.count, senderIsListed: cached.value.isListed == true,
-      signer: cached.value.signer,
-      isFresh: cached.isFresh)
+    if let signer, cached.value.signer != signer { return nil }
+    return cached.value.isListed
   }
 
   func avatar(_ scope: StoreScope, pubkey: String, url: String, now: Int64) -> AvatarSnapshot? {
@@ -110,28 +126,16 @@ struct CacheStore: EnrichmentStore {
     }
   }
 
-  func saveChannelPair(_ scope: StoreScope, metadata: Event?, roster: Event?, now: Int64) {
-    var record: ChannelMetadata? = nil
-    if let metadata, let channelID = metadata.tagValues("d").first,
-      let parsed = ChannelContent.channel(event: metadata)
-    {
-      record = ChannelMetadata(
-        channelID: channelID, name: parsed.name, type: parsed.type.flatMap(ChannelType.init(rawValue:)),
-        signer: metadata.pubkey, eventID: metadata.id, createdAt: metadata.createdAt)
-    }
-    var members: Roster? = nil
-    if let roster, let channelID = roster.tagValues("d").first {
-      members = try? Roster(
-        channelID: channelID, memberPubkeys: roster.tagValues("p"), signer: roster.pubkey, eventID: roster.id,
-        createdAt: roster.createdAt)
-    }
-    if let record, let members, record.signer != members.signer || record.channelID != members.channelID {
+  /// Stores the pair of records (made by `EventRecords`, the rule the app's importer goes
+  /// through too) in one write; a pair of different signers or channels is not stored.
+  func saveChannelPair(_ scope: StoreScope, metadata: ChannelMetadata?, roster: Roster?, now: Int64) {
+    if let metadata, let roster, metadata.signer != roster.signer || metadata.channelID != roster.channelID {
       return
     }
-    guard record != nil || members != nil else { return }
+    guard metadata != nil || roster != nil else { return }
     _ = attempt { () throws(CacheError) in
       try cache.storeChannel(
-        metadata: record, roster: members, account: scope.account, relay: scope.relay, now: now)
+        metadata: metadata, roster: roster, account: scope.account, relay: scope.relay, now: now)
     }
   }
 

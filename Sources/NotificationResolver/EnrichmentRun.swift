@@ -66,13 +66,12 @@ struct EnrichmentRun: Sendable {
     return (await collect(cached: cached, board: board), LingeringWork(tasks))
   }
 
+  /// The cache's records for this message, in the wake's one read transaction.
   private func readCache() -> CachedParts {
-    var parts = CachedParts(profile: store?.profile(scope, pubkey: sender, now: now))
-    if let channelID {
-      parts.channel = store?.channel(scope, channelID: channelID, now: now)
-      parts.membership = store?.membership(scope, channelID: channelID, sender: sender, now: now)
+    guard let records = store?.snapshot(scope, sender: sender, channelID: channelID, now: now) else {
+      return CachedParts()
     }
-    return parts
+    return CachedParts(profile: records.profile, channel: records.channel, membership: records.membership)
   }
 
   /// The cached channel pair as far as `relayKey` signed it.
@@ -109,19 +108,18 @@ struct EnrichmentRun: Sendable {
           async let metadata = fetchChannelEvent(
             kind: 39000, channelID, relayKey: relayKey, deadline: requestDeadline
           ) {
-            if let channel = ChannelContent.channel(event: $0) { await board.set(channel: channel) }
-          }
-          async let roster = fetchChannelEvent(
-            kind: 39002, channelID, relayKey: relayKey, deadline: requestDeadline
-          ) {
-            if let membership = ChannelContent.membership(event: $0, sender: sender) {
-              await board.set(membership: membership)
+            if let record = try? EventRecords.channelMetadata($0) {
+              await board.set(channel: ChannelSnapshot(record, isFresh: true))
             }
           }
-          let (metadataEvent, rosterEvent) = await (metadata, roster)
-          guard metadataEvent != nil || rosterEvent != nil, await !accountGone() else { return }
+          async let roster = fetchRoster(channelID, relayKey: relayKey, deadline: requestDeadline) {
+            await board.set(membership: MembershipSnapshot($0.membership(for: sender), isFresh: true))
+          }
+          let (metadataEvent, rosterRecord) = await (metadata, roster)
+          guard metadataEvent != nil || rosterRecord != nil, await !accountGone() else { return }
+          let metadataRecord = metadataEvent.flatMap { try? EventRecords.channelMetadata($0) }
           await cache { store in
-            store.saveChannelPair(scope, metadata: metadataEvent, roster: rosterEvent, now: now)
+            store.saveChannelPair(scope, metadata: metadataRecord, roster: rosterRecord, now: now)
           }
         })
     }
@@ -188,6 +186,22 @@ struct EnrichmentRun: Sendable {
     // A cache that cannot store it still leaves the verified profile for this notification.
     return await BlockingWork.run { store.saveProfile(scope, profile: profile, now: now) }
       ?? ProfileSnapshot(profile, isFresh: true)
+  }
+
+  /// Fetches the relay-signed roster of `channelID` (read in place, never as tag arrays), hands
+  /// it to `arrived`, and returns it for the paired cache write.
+  private func fetchRoster(
+    _ channelID: String, relayKey: String, deadline: ContinuousClock.Instant,
+    arrived: @Sendable (Roster) async -> Void
+  ) async -> Roster? {
+    let filter = Filter(authors: [relayKey], kinds: [39002], tags: ["d": [channelID]], limit: 1)
+    guard let rosters = try? await client.rosters(filter, signer: relayKey, deadline: deadline),
+      let roster = rosters.filter({ $0.channelID == channelID }).min(by: { lhs, rhs in
+        lhs.createdAt != rhs.createdAt ? lhs.createdAt > rhs.createdAt : lhs.eventID < rhs.eventID
+      })
+    else { return nil }
+    await arrived(roster)
+    return roster
   }
 
   /// Fetches the relay-signed kind 39000 or 39002 event of `channelID`, hands it to `arrived` as

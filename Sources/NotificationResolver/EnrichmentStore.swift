@@ -21,20 +21,38 @@ extension ProfileSnapshot {
   }
 }
 
-/// A channel's metadata, signed by `signer`.
+/// A channel's metadata, signed by `signer`: what the cache's record (`ChannelMetadata`, made by
+/// `EventRecords`, the one owner of event → record) says, never parsed by the resolver itself.
 struct ChannelSnapshot: Sendable, Hashable {
   var name: String?
   var type: String?
   var signer: String
   var isFresh: Bool
+
+  init(_ record: ChannelMetadata, isFresh: Bool) {
+    self.name = record.name
+    self.type = record.type?.rawValue
+    self.signer = record.signer
+    self.isFresh = isFresh
+  }
 }
 
-/// A channel's roster summary, signed by `signer`, with whether the sender is listed in it.
+/// A channel's roster summary for the sender, signed by `signer`: the cache's record
+/// (`Membership`, from `EventRecords`' roster), never parsed by the resolver itself.
 struct MembershipSnapshot: Sendable, Hashable {
   var memberCount: Int
+  /// Whether the sender counts as a member: listed, or outside a roster truncated at
+  /// `Membership.maxStoredMembers` (a presented channel message passed the membership rule).
   var senderIsListed: Bool
   var signer: String
   var isFresh: Bool
+
+  init(_ record: Membership, isFresh: Bool) {
+    self.memberCount = record.count
+    self.senderIsListed = record.isListed != false
+    self.signer = record.signer
+    self.isFresh = isFresh
+  }
 }
 
 /// An avatar image with its source URL and validators.
@@ -46,11 +64,11 @@ struct AvatarSnapshot: Sendable, Hashable {
   var isFresh: Bool
 }
 
-/// The outcome of claiming a message for delivery.
+/// The outcome of claiming a wake's candidates for delivery.
 enum DeliveryClaim: Sendable, Hashable {
-  /// This wake presents it.
-  case claimed
-  /// Another wake already presented it.
+  /// This wake claimed these ids (a non-empty subset of the candidates, in their order).
+  case claimed([String])
+  /// Every candidate is presented or under another wake's live claim.
   case alreadyDelivered
   /// The cache could not answer in time; deliver without the once-guarantee.
   case unavailable
@@ -70,20 +88,31 @@ protocol EnrichmentStore: Sendable {
   /// Registers the account on first use in one atomic step, unless it was removed: false for a
   /// removed account, true otherwise (also when the cache cannot answer).
   func registerAccount(_ account: String) -> Bool
-  /// Claims `eventID` once; `commitIf` decides, with the lock held, whether the claim may commit
-  /// (false: `.abandoned`, nothing recorded).
-  func claimDelivery(
-    account: String, relay: RelayOrigin, eventID: String, now: Int64, commitIf: () -> Bool
+  /// Claims the ids not presented and not under a live claim, in one transaction; `commitIf`
+  /// decides, with the lock held and the claimed ids known, whether the claim may commit (false:
+  /// `.abandoned`, nothing recorded).
+  func claimDeliveries(
+    _ messages: [(id: String, account: String)], relay: RelayOrigin, now: Int64, commitIf: ([String]) -> Bool
   ) -> DeliveryClaim
+  /// Marks claimed messages presented; false when the cache could not answer.
+  func markPresented(_ messageIDs: [String], now: Int64) -> Bool
   func profile(_ scope: StoreScope, pubkey: String, now: Int64) -> ProfileSnapshot?
-  func channel(_ scope: StoreScope, channelID: String, now: Int64) -> ChannelSnapshot?
-  func membership(_ scope: StoreScope, channelID: String, sender: String, now: Int64) -> MembershipSnapshot?
+  /// The sender's profile and the channel's metadata and roster summary, read in one read
+  /// transaction (the wake's one read of the records); nil when the cache cannot answer.
+  func snapshot(_ scope: StoreScope, sender: String, channelID: String?, now: Int64) -> (
+    profile: ProfileSnapshot?, channel: ChannelSnapshot?, membership: MembershipSnapshot?
+  )?
   func avatar(_ scope: StoreScope, pubkey: String, url: String, now: Int64) -> AvatarSnapshot?
+  /// Whether `pubkey` is in the cached roster of `channelID` (signed by `signer` when given):
+  /// true or false when the roster is complete, nil when it is unknown (none cached, another
+  /// signer, or a roster truncated at the stored maximum that does not list the key).
+  func isListed(_ scope: StoreScope, channelID: String, pubkey: String, signer: String?, now: Int64) -> Bool?
   /// Stores the profile of a verified kind 0 event and returns the profile now stored (nil when
   /// nothing is).
   func saveProfile(_ scope: StoreScope, profile: Profile, now: Int64) -> ProfileSnapshot?
-  /// Stores a channel refresh: verified relay-signed metadata, roster, or both, in one write.
-  func saveChannelPair(_ scope: StoreScope, metadata: Event?, roster: Event?, now: Int64)
+  /// Stores a channel refresh: the records of verified relay-signed metadata, roster, or both
+  /// (made by `EventRecords`), in one write.
+  func saveChannelPair(_ scope: StoreScope, metadata: ChannelMetadata?, roster: Roster?, now: Int64)
   func saveAvatar(_ scope: StoreScope, pubkey: String, avatar: AvatarSnapshot, now: Int64)
   func renewAvatar(_ scope: StoreScope, pubkey: String, url: String, now: Int64)
 }

@@ -1,22 +1,70 @@
 import NostrEvent
+import PushLease
 
-/// Picks the messages a wake may present from what the relay answered: eligible kinds, not the
-/// account's own, not from the future, not blank, matching a filter that was sent; newest first.
-package enum MessageSelector {
+/// Picks the messages a wake may present from what the relay answered, by the relay's own rule:
+/// kept when a lease subscription matches (`LeaseSubscription.matches(_:owner:roster:)`, the
+/// function the relay's matcher calls: filter, no ignore filter, at most `p_tags_max` `p` tags,
+/// exactly one `h` tag for a message kind, the author in the channel's roster when a complete
+/// roster is known), of a message kind, not by the account or a muted sender, within the
+/// presentation window (not older than now − window, at most ``maxFutureSkew`` ahead), not blank;
+/// newest first, a tie to the lower id.
+///
+/// A roster counts as known only when the cache holds it complete: a member outside a roster
+/// truncated at `Membership.maxStoredMembers`, or a channel with no cached roster, is not refused
+/// (the relay already applied its roster when it woke the device).
+package struct MessageSelector: Sendable {
   /// The kinds a notification presents: chat message, stream message, forum post, forum reply.
-  package static let eligibleKinds: Set<Int> = [9, 40002, 45001, 45003]
+  package static let eligibleKinds = LeaseSubscription.messageKinds
   /// How far in the future a `created_at` may be (clock skew), in seconds.
   package static let maxFutureSkew: Int64 = 300
+
+  /// Whether `pubkey` is in `channel`'s roster: true or false from a complete roster, nil when
+  /// unknown.
+  package typealias Membership = (_ channel: String, _ pubkey: String) -> Bool?
+
+  /// The account the wake is for (the lease owner), 64 lowercase hex.
+  package let owner: String
+  /// The lease's subscriptions (ignored when `compatibilityFilters` is set).
+  package let subscriptions: [LeaseSubscription]
+  /// Plain filters in place of subscriptions, or nil.
+  package let compatibilityFilters: [Filter]?
+  /// Senders never presented.
+  package let muted: Set<String>
+  /// The wake's clock, unix seconds.
+  package let now: Int64
+  /// The presentation window, seconds.
+  package let window: Int64
+
+  /// A selector for `configuration`'s account at `now`, with the presentation window of `window`
+  /// (the wake's settings; by default the account's own).
+  package init(configuration: ResolverConfiguration, window: ResolverConfiguration? = nil, now: Int64) {
+    self.init(
+      owner: configuration.account, subscriptions: configuration.subscriptions,
+      compatibilityFilters: configuration.compatibilityFilters, muted: configuration.mutedPubkeys, now: now,
+      window: (window ?? configuration).presentationWindowSeconds)
+  }
+
+  /// A selector from its parts.
+  package init(
+    owner: String, subscriptions: [LeaseSubscription], compatibilityFilters: [Filter]? = nil,
+    muted: Set<String> = [], now: Int64, window: Int64
+  ) {
+    self.owner = owner.lowercased()
+    self.subscriptions = subscriptions
+    self.compatibilityFilters = compatibilityFilters
+    self.muted = muted
+    self.now = now
+    self.window = window
+  }
 
   /// The eligible events among `events` (which must already be verified), newest `created_at`
   /// first and a tie to the lower id, without duplicates.
   ///
   /// Call it on the relay's answer before claiming one for delivery.
-  package static func candidates(_ events: [Event], filters: [Filter], account: String, now: Int64) -> [Event]
-  {
+  package func candidates(_ events: [Event], membership: @escaping Membership = { _, _ in nil }) -> [Event] {
     var seen: Set<String> = []
     var kept: [Event] = []
-    for event in events where isEligible(event, filters: filters, account: account, now: now) {
+    for event in events where isEligible(event, membership: membership) {
       if seen.insert(event.id).inserted { kept.append(event) }
     }
     return kept.sorted { lhs, rhs in
@@ -24,14 +72,31 @@ package enum MessageSelector {
     }
   }
 
-  /// Whether one verified event may be presented for `account` at `now`.
-  package static func isEligible(_ event: Event, filters: [Filter], account: String, now: Int64) -> Bool {
-    guard eligibleKinds.contains(event.kind), event.pubkey != account.lowercased() else { return false }
-    guard event.createdAt <= now + maxFutureSkew else { return false }
-    guard !event.content.unicodeScalars.allSatisfy({ $0.properties.isWhitespace || isInvisible($0) }) else {
+  /// Whether one verified event may be presented.
+  package func isEligible(_ event: Event, membership: @escaping Membership = { _, _ in nil }) -> Bool {
+    guard Self.eligibleKinds.contains(event.kind), event.pubkey != owner, !muted.contains(event.pubkey) else {
       return false
     }
-    return filters.contains { $0.matches(event) }
+    guard event.createdAt <= now + Self.maxFutureSkew, event.createdAt >= now - window else { return false }
+    guard !event.content.unicodeScalars.allSatisfy({ $0.properties.isWhitespace || Self.isInvisible($0) })
+    else {
+      return false
+    }
+    // The roster as far as it is known: the owner and the author unless a complete roster
+    // leaves them out.
+    let roster = { (channel: String) -> Set<String>? in
+      Set([owner, event.pubkey].filter { membership(channel, $0) != false })
+    }
+    guard let compatibilityFilters else {
+      return subscriptions.contains { $0.matches(event, owner: owner, roster: roster) }
+    }
+    switch LeaseSubscription.channelRule(event) {
+    case .refused: return false
+    case .channel(let channel):
+      guard LeaseSubscription.admits(event, owner: owner, members: roster(channel)) else { return false }
+    case .none: break
+    }
+    return compatibilityFilters.contains { $0.matches(event) }
   }
 
   private static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {

@@ -21,7 +21,7 @@ public struct ResolvedNotification: Sendable, Hashable {
   /// subtitle).
   public var subtitle: String?
   /// The notification's body: a plain-text preview of at most 180 characters, with code, links
-  /// and mentions flattened.
+  /// and mentions flattened; with ``moreCount`` n > 0 it ends with a line of its own, `and n more`.
   public var body: String
   /// The notification's thread identifier: groups the notifications of one channel (per account
   /// and relay) in Notification Center.
@@ -42,12 +42,17 @@ public struct ResolvedNotification: Sendable, Hashable {
   public var avatarFile: String?
   /// Where the title's name came from (cache, relay, or nowhere).
   public var enrichment: EnrichmentSource
+  /// The account (pubkey hex) the message belongs to.
+  public var account: String
+  /// The eligible messages this notification covers besides the one shown (0 usually): a wake
+  /// that finds several new messages shows the newest and claims them all.
+  public var moreCount: Int
 
   /// Creates a notification.
   package init(
     title: String, subtitle: String?, body: String, threadIdentifier: String, target: MessageTarget,
     senderPubkey: String, senderNpub: String, kind: Int, recipientCount: Int?, avatarFile: String?,
-    enrichment: EnrichmentSource
+    enrichment: EnrichmentSource, account: String, moreCount: Int = 0
   ) {
     self.title = title
     self.subtitle = subtitle
@@ -60,21 +65,28 @@ public struct ResolvedNotification: Sendable, Hashable {
     self.recipientCount = recipientCount
     self.avatarFile = avatarFile
     self.enrichment = enrichment
+    self.account = account
+    self.moreCount = moreCount
   }
 }
 
-/// What a wake produced: a notification, or the fallback with its reason.
+/// What a wake produced: a notification, nothing new, or the fallback with its reason.
 public enum NotificationOutcome: Sendable, Hashable {
   /// A verified, enriched message.
   case resolved(ResolvedNotification)
-  /// `New message` / `Open the app to read it.`, for `reason`.
+  /// `New message` / `Open the app to read it.`, for `reason`: the wake could not be resolved.
   case fallback(FallbackReason)
+  /// No eligible message, or every candidate already presented or claimed by another wake: not a
+  /// failure. `reason` is `noEligibleEvent` or `alreadyDelivered`; `suppress` is true only when
+  /// the extension holds the filtering entitlement (``ResolverConfiguration/canFilterNotifications``)
+  /// and may drop the notification; otherwise it shows the fallback text.
+  case nothingNew(FallbackReason, suppress: Bool)
 
   /// The title to show: the resolved notification's, or the fallback title.
   public var title: String {
     switch self {
     case .resolved(let notification): notification.title
-    case .fallback: FallbackContent.title
+    case .fallback, .nothingNew: FallbackContent.title
     }
   }
 
@@ -82,7 +94,7 @@ public enum NotificationOutcome: Sendable, Hashable {
   public var body: String {
     switch self {
     case .resolved(let notification): notification.body
-    case .fallback: FallbackContent.body
+    case .fallback, .nothingNew: FallbackContent.body
     }
   }
 }

@@ -8,227 +8,374 @@ import NostrPushCore
 /// its reason, always within query timeout + budget + 1 s.
 ///
 /// Create one per wake with the account's configuration and the shared cache (opened with a busy
-/// timeout of at most 250 ms), call ``resolve(deadline:)`` with the extension's expiry (or
-/// ``resolve()`` for the default deadline), present the outcome, and — if the process may
-/// stay alive — await ``Resolution/lingering`` so late enrichment reaches the cache.
+/// timeout of at most 250 ms), call ``start(deadline:)`` with the extension's expiry, await the
+/// session's ``WakeResolution/plan()`` (or take ``WakeResolution/currentPlan()`` on expiry), mark
+/// it presented, present it, and — if the process may stay alive — await
+/// ``Resolution/lingering`` so late enrichment reaches the cache. ``resolve()`` does all but the
+/// presenting in one call.
+///
+/// Selection claims in two phases (`notification-resolver.md` §2): the wake's candidates are
+/// claimed in one transaction (a claim stays live 40 s), and marked presented when
+/// the plan is handed over; the newest claimed one is shown with `more_count` for the rest.
 ///
 /// Decisions where the spec is silent:
 /// - The NIP-11 `self` fetch runs beside the message query (both within the query timeout); only
 ///   the channel pair waits for it, and without a relay key no channel record is trusted.
 /// - Channel metadata and membership are fetched as two bounded requests but refreshed as a pair:
 ///   both are asked for when either is stale, shown as each arrives, and stored in one write.
-/// - The first busy or locked answer from the cache switches it off for the rest of the wake; a
-///   claim the cache cannot answer delivers without the once-guarantee rather than not at all.
+/// - The first busy or locked answer from the cache switches it off for the rest of the wake
+///   (marking presented still gets its own busy timeout); a claim the cache cannot answer
+///   delivers without the once-guarantee rather than not at all.
+/// - The expiry path's plain plan renders mentions as compact npubs (no cache read while iOS
+///   waits); it is not refined as names arrive — the final plan carries them.
 /// - Avatar downloads for the same URL are shared within a process, not across processes.
-/// - The outer deadline (``resolve(deadline:)``, by default query timeout + budget + 1 s) cancels
+/// - The outer deadline (``start(deadline:)``, by default query timeout + budget + 1 s) cancels
 ///   the wake's work; a claim still waiting for the cache's write lock then rolls back.
 public struct NotificationResolver: Sendable {
   /// The slack on top of query timeout + budget within which every resolution ends.
   public static let deadlineSlack: Duration = .seconds(1)
-  /// The most candidates tried for the delivery claim before giving up.
-  package static let maxClaimAttempts = 64
+  /// The most accounts one wake resolves for.
+  public static let maxAccounts = 16
+  /// The most messages one wake claims and covers, whatever the filters' limits add up to (the
+  /// cache's claim batch).
+  package static let maxCoveredPerWake = EnrichmentCache.maxClaimBatch
 
+  /// The wake's settings: the first account's configuration.
   private let configuration: ResolverConfiguration
+  /// Every account enrolled with the relay, in the configuration's order (the first is
+  /// `configuration`).
+  private let accounts: [ResolverConfiguration]
   private let store: (any EnrichmentStore)?
   private let clock: UnixClock
 
-  /// Creates a resolver for one wake.
+  /// Creates a resolver for one wake of one account.
   ///
   /// `cache` nil means enrichment from the relay only, and no delivery-once guarantee.
   public init(configuration: ResolverConfiguration, cache: EnrichmentCache?, clock: UnixClock = .system) {
-    self.init(configuration: configuration, store: cache.map(CacheStore.init), clock: clock)
+    self.init(accounts: [configuration], store: cache.map(CacheStore.init), clock: clock)
   }
 
-  init(configuration: ResolverConfiguration, store: (any EnrichmentStore)?, clock: UnixClock) {
-    self.configuration = configuration
+  /// Creates a resolver for one wake of every account enrolled with one relay (the wake names no
+  /// account): each configuration gives an account's key, subscriptions and muted senders; the
+  /// first one's relay, relay key, budget, timeouts, window, avatar folder, transport and
+  /// filtering flag apply to the wake. Queries run for all accounts in parallel within the one
+  /// query timeout and their candidates meet in one ordering; a message two accounts see is
+  /// presented once, for the first in this order.
+  ///
+  /// Throws `outOfRange` when `configurations` is empty or longer
+  /// than ``maxAccounts``, or names more than one relay.
+  public init(
+    configurations: [ResolverConfiguration], cache: EnrichmentCache?, clock: UnixClock = .system
+  ) throws(ResolverError) {
+    guard let first = configurations.first, configurations.count <= Self.maxAccounts else {
+      throw ResolverError(code: .outOfRange, field: "accounts", message: "1 to \(Self.maxAccounts) accounts")
+    }
+    guard configurations.allSatisfy({ $0.relay == first.relay }) else {
+      throw ResolverError(
+        code: .outOfRange, field: "accounts", message: "every account must name the same relay")
+    }
+    self.init(accounts: configurations, store: cache.map(CacheStore.init), clock: clock)
+  }
+
+  init(accounts: [ResolverConfiguration], store: (any EnrichmentStore)?, clock: UnixClock) {
+    self.configuration = accounts[0]
+    self.accounts = accounts
     self.store = store
     self.clock = clock
   }
 
-  /// Resolves the wake within the default deadline: query timeout + budget + ``deadlineSlack``
-  /// from now.
+  /// Starts resolving the wake within the default deadline: query timeout + budget +
+  /// ``deadlineSlack`` from now.
+  public func start() -> WakeResolution {
+    start(deadline: .now + configuration.queryTimeout + configuration.budget + Self.deadlineSlack)
+  }
+
+  /// Starts resolving the wake by `deadline`, the extension's own expiry: the session's
+  /// ``WakeResolution/plan()`` arrives by then, and the query and the enrichment budget are cut to
+  /// fit it.
+  ///
+  /// When the deadline passes first, the wake's work is cancelled and the `timeout` fallback is
+  /// the outcome — unless messages were already claimed, which are then presented from the
+  /// message alone, so a claimed message is never dropped for the fallback.
+  public func start(deadline: ContinuousClock.Instant) -> WakeResolution {
+    let progress = WakeProgress()
+    let task = Task { await resolve(deadline: deadline, progress: progress) }
+    return WakeResolution(progress: progress, task: task, store: store, clock: clock)
+  }
+
+  /// Resolves the wake within the default deadline and marks the outcome presented: for a caller
+  /// that presents it at once (the CLI, tests). An extension uses ``start(deadline:)``.
   public func resolve() async -> Resolution {
     await resolve(
       deadline: .now + configuration.queryTimeout + configuration.budget + Self.deadlineSlack)
   }
 
-  /// Resolves the wake by `deadline`, the extension's own expiry: the outcome arrives by then,
-  /// and the query and the enrichment budget are cut to fit it.
-  ///
-  /// When the deadline passes first, the wake's work is cancelled and the `timeout` fallback is
-  /// returned — unless a message was already claimed, which is then presented from the message
-  /// alone, so a claimed message is never lost. Cancelling the calling task (as
-  /// `serviceExtensionTimeWillExpire` should) acts the same, at once.
+  /// Resolves the wake by `deadline` and marks the outcome presented (``start(deadline:)``, then
+  /// ``WakeResolution/plan()`` and ``WakeResolution/markPresented(_:)``).
   public func resolve(deadline: ContinuousClock.Instant) async -> Resolution {
+    let session = start(deadline: deadline)
+    let resolution = await session.plan()
+    await session.markPresented(resolution.outcome)
+    return resolution
+  }
+
+  private func resolve(deadline: ContinuousClock.Instant, progress: WakeProgress) async -> Resolution {
     let started = ContinuousClock.now
-    let chosen = ChosenInstant()
-    let claims = ClaimGate()
     let raced = await DeadlineRace.value(by: deadline, cancelsOperation: true) {
-      await run(started: started, deadline: deadline, chosen: chosen, claims: claims)
+      await run(started: started, deadline: deadline, progress: progress)
     }
     let (outcome, lingering): (NotificationOutcome, LingeringWork)
     if let raced {
       (outcome, lingering) = raced
+      progress.finish(outcome)
     } else {
-      (outcome, lingering) = (await BlockingWork.run { afterDeadline(claims) }, .none)
+      (outcome, lingering) = (progress.current(), .none)
     }
     let finished = ContinuousClock.now
     return Resolution(
       outcome: outcome, elapsed: started.duration(to: finished),
-      enrichmentElapsed: chosen.instant.map { $0.duration(to: finished) }, lingering: lingering)
+      enrichmentElapsed: progress.chosenAt.map { $0.duration(to: finished) }, lingering: lingering)
   }
 
-  /// The outcome when the outer deadline (or the caller's cancellation) won: the message claimed
-  /// by then, composed from the message alone, so a recorded claim is always presented; else the
-  /// `timeout` fallback, and no later claim can commit.
-  private func afterDeadline(_ claims: ClaimGate) -> NotificationOutcome {
-    guard let message = claims.close() else { return .fallback(.timeout) }
-    let target = MessageTarget(eventID: message.id, tags: message.tags)
-    let scope = StoreScope(account: configuration.account, relay: configuration.relay)
-    return .resolved(compose(message, target: target, parts: EnrichedParts(), scope: scope, now: clock.now()))
-  }
-
-  /// One wake on one client; a WebSocket client is closed once the wake's lingering work ends.
+  /// One wake, one client per account; WebSocket clients are closed once the wake's lingering
+  /// work ends.
   private func run(
-    started: ContinuousClock.Instant, deadline: ContinuousClock.Instant, chosen: ChosenInstant,
-    claims: ClaimGate
+    started: ContinuousClock.Instant, deadline: ContinuousClock.Instant, progress: WakeProgress
   ) async -> (NotificationOutcome, LingeringWork) {
-    let client = RelayClient(
-      origin: configuration.relay, key: configuration.secretKey, transport: configuration.transport,
-      clock: clock, queryTransport: configuration.queryTransport)
+    let clients = accounts.map { account in
+      RelayClient(
+        origin: configuration.relay, key: account.secretKey, transport: configuration.transport,
+        clock: clock, queryTransport: configuration.queryTransport)
+    }
     let (outcome, lingering) = await run(
-      client: client, started: started, deadline: deadline, chosen: chosen, claims: claims)
+      clients: clients, started: started, deadline: deadline, progress: progress)
     guard configuration.queryTransport == .websocket else { return (outcome, lingering) }
     let closing = Task {
       await lingering.wait()
-      await client.close()
+      for client in clients { await client.close() }
     }
     return (outcome, lingering.adding(closing))
   }
 
+  /// `account`'s filters as sent: each with `since` = now − the presentation window unless it has
+  /// a later one (its `limit` is added by the client).
+  private func queryFilters(_ account: ResolverConfiguration, now: Int64) -> [Filter] {
+    let since = now - configuration.presentationWindowSeconds
+    return account.filters.map { filter in
+      var filter = filter
+      filter.since = max(filter.since ?? since, since)
+      return filter
+    }
+  }
+
+  /// How many messages one wake may cover: the sum of the requests' limits over every account.
+  private var coverageLimit: Int {
+    let sum = accounts.flatMap(\.filters).reduce(0) { $0 + max(0, $1.limit ?? RelayClient.defaultLimit) }
+    return min(sum, Self.maxCoveredPerWake)
+  }
+
+  /// The accounts' answers, queried in parallel within the one query deadline: index and events
+  /// for each account that answered, or the first failure when none did.
+  private func queryAll(
+    _ clients: [RelayClient], live: [Int], now: Int64, deadline: ContinuousClock.Instant
+  ) async -> Result<[(account: Int, events: [Event])], RelayFailure> {
+    let results = await withTaskGroup(of: (Int, Result<[Event], RelayFailure>).self) { group in
+      for index in live {
+        let (client, filters) = (clients[index], queryFilters(accounts[index], now: now))
+        group.addTask {
+          do throws(RelayFailure) {
+            return (
+              index,
+              .success(try await client.query(filters, cap: RelayClient.messageQueryCap, deadline: deadline))
+            )
+          } catch {
+            return (index, .failure(error))
+          }
+        }
+      }
+      var results: [(Int, Result<[Event], RelayFailure>)] = []
+      for await result in group { results.append(result) }
+      return results.sorted { $0.0 < $1.0 }
+    }
+    var answers: [(account: Int, events: [Event])] = []
+    var firstFailure: RelayFailure?
+    for (index, result) in results {
+      switch result {
+      case .success(let events): answers.append((index, events))
+      case .failure(let failure): firstFailure = firstFailure ?? failure
+      }
+    }
+    if answers.isEmpty, let firstFailure { return .failure(firstFailure) }
+    return .success(answers)
+  }
+
   private func run(
-    client: RelayClient, started: ContinuousClock.Instant, deadline: ContinuousClock.Instant,
-    chosen: ChosenInstant, claims: ClaimGate
-  ) async -> (
-    NotificationOutcome, LingeringWork
-  ) {
-    let account = configuration.account
+    clients: [RelayClient], started: ContinuousClock.Instant, deadline: ContinuousClock.Instant,
+    progress: WakeProgress
+  ) async -> (NotificationOutcome, LingeringWork) {
     let now = clock.now()
     // Every cache call may wait out the busy timeout: it runs through `BlockingWork`, never on the
     // cooperative pool the deadline's timer needs.
-    if let store, await !BlockingWork.run({ store.registerAccount(account) }) {
-      return (.fallback(.accountRemoved), .none)
+    var live = Array(accounts.indices)
+    if let store {
+      let names = accounts.map(\.account)
+      live = await BlockingWork.run { names.indices.filter { store.registerAccount(names[$0]) } }
+      guard !live.isEmpty else { return (.fallback(.accountRemoved), .none) }
     }
     let queryDeadline = min(started + configuration.queryTimeout, deadline)
     let relayKeyTask: Task<String?, Never>
     if let configured = configuration.relayPubkey {
       relayKeyTask = Task { configured }
     } else {
+      let client = clients[live[0]]
       relayKeyTask = Task { try? await client.relayKey(deadline: queryDeadline) }
     }
-    let events: [Event]
-    do {
-      events = try await client.query(
-        configuration.filters, cap: RelayClient.messageQueryCap, deadline: queryDeadline)
-    } catch {
+    let answers: [(account: Int, events: [Event])]
+    switch await queryAll(clients, live: live, now: now, deadline: queryDeadline) {
+    case .success(let answered): answers = answered
+    case .failure(let failure):
       relayKeyTask.cancel()
-      return (.fallback(error.reason), .none)
+      return (.fallback(failure.reason), .none)
     }
-    let candidates = MessageSelector.candidates(
-      events, filters: configuration.filters, account: account, now: now)
-    guard !candidates.isEmpty else {
+    let composer = NotificationComposer(
+      relay: configuration.relay, community: configuration.community,
+      avatarDirectory: configuration.avatarDirectory)
+    let covered: CoveredMessages
+    switch await BlockingWork.run({
+      selectAndClaim(answers, now: now, progress: progress, composer: composer)
+    }) {
+    case .covered(let claimed):
+      covered = claimed
+      configuration.afterClaim?()
+    case .noEligibleEvent:
       relayKeyTask.cancel()
-      return (.fallback(.noEligibleEvent), .none)
-    }
-    let message: Event
-    switch await BlockingWork.run({ claim(candidates, account: account, now: now, gate: claims) }) {
-    case .message(let chosen): message = chosen
+      return (nothingNew(.noEligibleEvent), .none)
+    case .nothingNew:
+      relayKeyTask.cancel()
+      return (nothingNew(.alreadyDelivered), .none)
     case .refused(let reason):
       relayKeyTask.cancel()
       return (.fallback(reason), .none)
     }
-    let chosenAt = ContinuousClock.now
-    chosen.instant = chosenAt
+    let chosenAt = progress.chosenAt ?? .now
     let enrichDeadline = min(chosenAt + configuration.budget, deadline)
+    let message = covered.shown
+    let owner = accounts[covered.account]
+    let scope = StoreScope(account: owner.account, relay: configuration.relay)
     let target = MessageTarget(eventID: message.id, tags: message.tags)
-    let scope = StoreScope(account: account, relay: configuration.relay)
     let enrichment = EnrichmentRun(
       scope: scope, sender: message.pubkey, channelID: target.channelID,
       relayKey: { await relayKeyTask.value }, store: store,
-      client: client,
+      client: clients[covered.account],
       avatars: AvatarFetcher(
-        relay: configuration.relay, key: configuration.secretKey, transport: configuration.transport,
-        clock: clock),
+        relay: configuration.relay, key: owner.secretKey, transport: configuration.transport, clock: clock),
       now: now, requestTimeout: configuration.queryTimeout)
     let (parts, lingering) = await enrichment.run(deadline: enrichDeadline)
+    let store = self.store
     let notification = await BlockingWork.run {
-      compose(message, target: target, parts: parts, scope: scope, now: now)
+      composer.compose(covered, parts: parts) { pubkey in
+        store?.profile(scope, pubkey: pubkey, now: now)?.displayName
+      }
     }
     return (.resolved(notification), lingering)
   }
 
-  /// The first candidate this wake may present: claimed in the cache, or taken without the
-  /// once-guarantee when the cache cannot answer; either way only while `gate` is still open.
-  private func claim(_ candidates: [Event], account: String, now: Int64, gate: ClaimGate) -> Claim {
-    guard let store else {
-      return gate.admit(candidates[0]) ? .message(candidates[0]) : .refused(.timeout)
+  private func nothingNew(_ reason: FallbackReason) -> NotificationOutcome {
+    .nothingNew(reason, suppress: configuration.canFilterNotifications)
+  }
+
+  /// Selects the eligible events of each account's answer by the relay's rule, with the rosters
+  /// the cache holds (each channel and key looked up once per account), meets them in one
+  /// ordering (newest first, a tie to the lower id; a message two accounts see belongs to the
+  /// first in the configuration's order), and claims them.
+  private func selectAndClaim(
+    _ answers: [(account: Int, events: [Event])], now: Int64, progress: WakeProgress,
+    composer: NotificationComposer
+  ) -> Claim {
+    let store = self.store
+    let signer = configuration.relayPubkey
+    var candidates: [WakeCandidate] = []
+    var seen: Set<String> = []
+    for (index, events) in answers {
+      let scope = StoreScope(account: accounts[index].account, relay: configuration.relay)
+      var known: [String: Bool?] = [:]
+      let membership = { (channel: String, pubkey: String) -> Bool? in
+        let key = channel + " " + pubkey
+        if let answer = known[key] { return answer }
+        let answer = store?.isListed(scope, channelID: channel, pubkey: pubkey, signer: signer, now: now)
+        known[key] = answer
+        return answer
+      }
+      let selector = MessageSelector(configuration: accounts[index], window: configuration, now: now)
+      for event in selector.candidates(events, membership: membership) where seen.insert(event.id).inserted {
+        candidates.append(WakeCandidate(event: event, account: index))
+      }
     }
-    for candidate in candidates.prefix(Self.maxClaimAttempts) {
-      switch store.claimDelivery(
-        account: account, relay: configuration.relay, eventID: candidate.id, now: now,
-        commitIf: { gate.admit(candidate) })
+    guard !candidates.isEmpty else { return .noEligibleEvent }
+    candidates.sort { lhs, rhs in
+      lhs.event.createdAt != rhs.event.createdAt
+        ? lhs.event.createdAt > rhs.event.createdAt : lhs.event.id < rhs.event.id
+    }
+    return claim(Array(candidates.prefix(coverageLimit)), now: now, progress: progress, composer: composer)
+  }
+
+  /// Claims `candidates` (newest first) in one transaction: the claimed ones are the wake's
+  /// messages, the newest shown and the rest covered. Without a cache, or when the cache cannot
+  /// answer, all are taken without the once-guarantee; either way only while the wake has not
+  /// ended (`progress`).
+  private func claim(
+    _ candidates: [WakeCandidate], now: Int64, progress: WakeProgress, composer: NotificationComposer
+  ) -> Claim {
+    let accounts = self.accounts
+    let covering = { (ids: [String], recorded: Bool) -> CoveredMessages? in
+      let chosen = candidates.filter { ids.contains($0.event.id) }
+      guard let shown = chosen.first else { return nil }
+      return CoveredMessages(
+        shown: shown.event, account: shown.account, accountKey: accounts[shown.account].account,
+        ids: chosen.map(\.event.id), isRecorded: recorded)
+    }
+    let admit = { (ids: [String], recorded: Bool) -> Bool in
+      guard let covered = covering(ids, recorded) else { return false }
+      return progress.admit(covered, plain: .resolved(composer.compose(covered, parts: EnrichedParts())))
+    }
+    let ids = candidates.map(\.event.id)
+    var recorded = false
+    let taken: [String]
+    if let store {
+      switch store.claimDeliveries(
+        candidates.map { ($0.event.id, accounts[$0.account].account) }, relay: configuration.relay, now: now,
+        commitIf: { admit($0, true) })
       {
-      case .claimed: return .message(candidate)
-      case .unavailable: return gate.admit(candidate) ? .message(candidate) : .refused(.timeout)
-      case .alreadyDelivered: continue
+      case .claimed(let claimed):
+        taken = claimed
+        recorded = true
+      case .alreadyDelivered: return .nothingNew
+      case .unavailable:
+        guard admit(ids, false) else { return .refused(.timeout) }
+        taken = ids
       case .accountRemoved: return .refused(.accountRemoved)
       case .abandoned: return .refused(.timeout)
       }
-    }
-    return .refused(.alreadyDelivered)
-  }
-
-  /// What the claim step decided: the wake's message, or the fallback it must show instead.
-  private enum Claim {
-    case message(Event)
-    case refused(FallbackReason)
-  }
-
-  private func compose(
-    _ message: Event, target: MessageTarget, parts: EnrichedParts, scope: StoreScope, now: Int64
-  ) -> ResolvedNotification {
-    let name = parts.profile?.displayName.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }
-    let source: EnrichmentSource
-    if name == nil {
-      source = .none
-    } else if parts.profileRefreshed {
-      source = .refreshed
     } else {
-      source = parts.profile?.isFresh == true ? .cacheFresh : .cacheStale
+      guard admit(ids, false) else { return .refused(.timeout) }
+      taken = ids
     }
-    let title = NotificationTitle.title(displayName: name, compactNpub: KeyDisplay.compact(message.pubkey))
-    let subtitle = NotificationSubtitle.subtitle(
-      channelName: parts.channel?.name, channelType: parts.channel?.type, community: configuration.community)
-    var recipientCount: Int? = nil
-    if let membership = parts.membership, let channel = parts.channel, membership.signer == channel.signer {
-      recipientCount = RecipientCount.count(
-        memberCount: membership.memberCount, senderIsMember: membership.senderIsListed)
-    }
-    let store = self.store
-    let mentions = MentionNames(limit: MentionNames.maxLookups) { pubkey in
-      store?.profile(scope, pubkey: pubkey, now: now)?.displayName
-    }
-    let body = BodyPreview(renderMention: mentions.render).preview(of: message.content)
-    var avatarFile: String? = nil
-    if let avatar = parts.avatar, let directory = configuration.avatarDirectory {
-      avatarFile = AvatarFile.write(avatar, in: directory)
-    }
-    return ResolvedNotification(
-      title: title, subtitle: subtitle, body: body,
-      threadIdentifier: ThreadIdentifier.make(
-        account: scope.account, relay: scope.relay, channelID: target.channelID),
-      target: target, senderPubkey: message.pubkey, senderNpub: KeyDisplay.npub(message.pubkey) ?? "",
-      kind: message.kind, recipientCount: recipientCount, avatarFile: avatarFile, enrichment: source)
+    guard let covered = covering(taken, recorded) else { return .nothingNew }
+    return .covered(covered)
+  }
+
+  /// One eligible message and the account (an index into the configurations) it belongs to.
+  private struct WakeCandidate {
+    var event: Event
+    var account: Int
+  }
+
+  /// What the claim step decided: the wake's messages, nothing new, or the fallback it must show.
+  private enum Claim {
+    case covered(CoveredMessages)
+    case noEligibleEvent
+    case nothingNew
+    case refused(FallbackReason)
   }
 }
 
@@ -244,54 +391,4 @@ public struct Resolution: Sendable {
   public var enrichmentElapsed: Duration?
   /// Enrichment requests still running; await them to let their results reach the cache.
   public var lingering: LingeringWork
-}
-
-/// The moment the message was chosen, written by the resolving task and read when the outcome is
-/// returned (possibly by the deadline guard while the resolving task still runs).
-///
-private final class ChosenInstant: Sendable {
-  private let value = Locked<ContinuousClock.Instant?>(nil)
-
-  var instant: ContinuousClock.Instant? {
-    get { value.current }
-    set { value.withLock { $0 = newValue } }
-  }
-}
-
-/// Decides, once, between the wake's claim and its outer deadline.
-///
-/// The claim asks ``admit(_:)`` with the cache's write lock held, right before it commits; the
-/// deadline calls ``close()``. Whichever comes first wins: a claim after the deadline is rolled
-/// back (the next wake presents the message), and a claim before it is presented even when the
-/// deadline cuts the enrichment short.
-final class ClaimGate: Sendable {
-  private enum State {
-    case open
-    case admitted(Event)
-    case closed
-  }
-
-  private let state = Locked(State.open)
-
-  /// Records `message` as the wake's message unless the deadline closed the gate (or another
-  /// message was admitted); true when it is the wake's message.
-  func admit(_ message: Event) -> Bool {
-    state.withLock { state in
-      switch state {
-      case .open: state = .admitted(message)
-      case .admitted(let earlier): return earlier.id == message.id
-      case .closed: return false
-      }
-      return true
-    }
-  }
-
-  /// Closes the gate for good; returns the message admitted before, if any.
-  func close() -> Event? {
-    state.withLock { state in
-      if case .admitted(let message) = state { return message }
-      state = .closed
-      return nil
-    }
-  }
 }

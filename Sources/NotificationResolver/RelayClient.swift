@@ -1,7 +1,9 @@
+import EnrichmentCache
 import NostrEvent
 import NostrHTTP
 import NostrJSON
 import NostrPushCore
+import PushDescriptor
 
 /// Talks to one relay on behalf of one account: queries over NIP-98-authenticated `POST /query`
 /// or over one WebSocket (``QueryTransport``), and the NIP-11 document over HTTP, each with its
@@ -15,10 +17,14 @@ package struct RelayClient: Sendable {
   package static let channelQueryCap = 64 * 1024
   /// The response cap of a membership query (a roster can be long).
   package static let membershipQueryCap = 2 * 1024 * 1024
-  /// The response cap of the NIP-11 document.
-  package static let informationDocumentCap = 64 * 1024
+  /// The response cap of the NIP-11 document: discovery's (`PushDiscovery.maxBodyBytes`,
+  /// 256 KiB), one constant for every NIP-11 fetch.
+  package static let informationDocumentCap = PushDiscovery.maxBodyBytes
   /// The `limit` added to a filter that has none.
   package static let defaultLimit = 10
+  /// The bounds of a membership answer: a roster is one event of up to `Event.maxTags` `p` tags
+  /// (its answer's byte cap bounds it); the other bounds as for messages.
+  package static let membershipLimits = EventReadLimits.notification.with(maxTags: Event.maxTags)
 
   /// The relay's canonical HTTP origin.
   package let origin: RelayOrigin
@@ -56,13 +62,65 @@ package struct RelayClient: Sendable {
   ///
   /// Throws when the relay cannot be reached, answers non-2xx, or the body is not a JSON array
   /// within `cap` bytes.
-  package func query(_ filters: [Filter], cap: Int, deadline: ContinuousClock.Instant)
+  package func query(
+    _ filters: [Filter], cap: Int, limits: EventReadLimits = .notification, deadline: ContinuousClock.Instant
+  )
     async throws(RelayFailure)
     -> [Event]
   {
     if let webSocket {
       return try await webSocket.query(filters.map(Self.withDefaultLimit), cap: cap, deadline: deadline)
     }
+    let response = try await send(try queryRequest(filters, cap: cap), deadline: deadline)
+    return try Self.verifiedEvents(in: response.body, cap: cap, limits: limits)
+  }
+
+  /// The rosters (kind 39002 records) `filter` finds, signed by `signer`: over `POST /query`
+  /// read in place (`EventFastReader.readRosters`: the `p` values go straight into a compact set
+  /// of 32-byte keys, at most `Membership.maxStoredMembers` kept and the total counted, never an
+  /// array of tag arrays); over a WebSocket from the events. Records are made by `EventRecords`,
+  /// the cache's one rule.
+  package func rosters(_ filter: Filter, signer: String, deadline: ContinuousClock.Instant)
+    async throws(RelayFailure) -> [Roster]
+  {
+    let cap = Self.membershipQueryCap
+    if webSocket != nil {
+      let events = try await query([filter], cap: cap, limits: Self.membershipLimits, deadline: deadline)
+      return events.filter { $0.pubkey == signer && $0.kind == 39002 }.compactMap {
+        try? EventRecords.roster($0)
+      }
+    }
+    let response = try await send(try queryRequest([filter], cap: cap), deadline: deadline)
+    guard
+      let readings = response.body.withUnsafeBytes({
+        EventFastReader.readRosters(
+          $0, maxBytes: cap, limits: Self.membershipLimits, maxKept: Membership.maxStoredMembers)
+      })
+    else { throw RelayFailure(.invalidResponse, "the body is not a JSON array within \(cap) bytes") }
+    return readings.filter { $0.pubkey == signer }.compactMap { try? EventRecords.roster($0) }
+  }
+
+  /// The events of a `/query` answer that parse, keep within `limits` and verify, in order; bad
+  /// or oversized elements are dropped.
+  ///
+  /// The answer is read element by element (`EventFastReader.readArray(_:maxBytes:limits:)`): an
+  /// element is located before anything is built, and one over a bound (tags, tag elements,
+  /// string length, the answer's tag total) is dropped unbuilt, so memory is bounded by the
+  /// limits, not just the byte cap (`notification-resolver.md` §1). An element outside the common
+  /// shape goes through the strict reader and `Event(jsonValue:)` when it is small.
+  static func verifiedEvents(
+    in body: [UInt8], cap: Int, limits: EventReadLimits = .notification
+  ) throws(RelayFailure) -> [Event] {
+    guard let read = body.withUnsafeBytes({ EventFastReader.readArray($0, maxBytes: cap, limits: limits) })
+    else {
+      throw RelayFailure(.invalidResponse, "the body is not a JSON array within \(cap) bytes")
+    }
+    return read.events.filter { $0.verify().isValid }
+  }
+
+  /// The NIP-98-signed `POST /query` request for `filters` (each with the default `limit` when
+  /// it has none).
+  private func queryRequest(_ filters: [Filter], cap: Int) throws(RelayFailure) -> HTTPTransportRequest {
     let body = JSONWriter.bytes(.array(filters.map { Self.withDefaultLimit($0).jsonValue }))
     let authorization: String
     do {
@@ -71,34 +129,12 @@ package struct RelayClient: Sendable {
     } catch {
       throw RelayFailure(.relayError, "could not sign the NIP-98 header")
     }
-    let request = HTTPTransportRequest(
+    return HTTPTransportRequest(
       url: queryURL, method: "POST",
       headers: [
         "Content-Type": "application/json", "Authorization": authorization, "Accept": "application/json",
       ],
       body: body, maxResponseBytes: cap)
-    let response = try await send(request, deadline: deadline)
-    return try Self.verifiedEvents(in: response.body, cap: cap)
-  }
-
-  /// The events of a `/query` answer that parse and verify, in order; bad elements are dropped.
-  ///
-  /// An array of events in the common shape is read straight into events (`EventFastReader`,
-  /// the reader `verify --jsonl` uses); any other body goes through the strict reader and
-  /// `Event(jsonValue:)`, which give the same events and the exact failure.
-  static func verifiedEvents(in body: [UInt8], cap: Int) throws(RelayFailure) -> [Event] {
-    if let events = body.withUnsafeBytes({ EventFastReader.readArray($0, maxBytes: cap) }) {
-      return events.filter { $0.verify().isValid }
-    }
-    guard case .array(let elements) = try Self.parse(body, cap: cap) else {
-      throw RelayFailure(.invalidResponse, "the body is not a JSON array")
-    }
-    var events: [Event] = []
-    for element in elements {
-      guard let event = try? Event(jsonValue: element), event.verify().isValid else { continue }
-      events.append(event)
-    }
-    return events
   }
 
   /// The relay's own key from its NIP-11 document (`self`, 64 hex), or nil when it names none.

@@ -155,14 +155,14 @@ enum LeasePlaintextCheck {
   // MARK: Schema
 
   /// A subscription whose member types have been checked; its filters are checked later.
-  private struct Shape {
+  struct Shape {
     var filter: JSONObject
     var pushClass: String
     var ignore: [JSONObject]
     var pTagsMax: Int64?
   }
 
-  private static func subscriptionShapes(_ value: JSONValue) throws(LeaseRejection) -> [Shape] {
+  static func subscriptionShapes(_ value: JSONValue) throws(LeaseRejection) -> [Shape] {
     guard case .array(let elements) = value else { throw schema("subscriptions must be an array") }
     var shapes: [Shape] = []
     shapes.reserveCapacity(elements.count)

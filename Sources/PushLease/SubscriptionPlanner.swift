@@ -30,6 +30,23 @@ public struct SubscriptionPlanner: Sendable {
     self.descriptor = descriptor
   }
 
+  /// The mention subscription of a plan with no muted channels: the account's mentions wake it,
+  /// its own events never do, and crowded mentions are suppressed. What the extension matches with
+  /// when the app configured no subscriptions.
+  package static func mentionSubscription(for pubkey: String) -> LeaseSubscription {
+    LeaseSubscription(
+      filter: mentionFilter(for: pubkey), pushClass: pushClass, ignore: [selfIgnore(for: pubkey)],
+      pTagsMax: hellthreadPTagsMax)
+  }
+
+  private static func mentionFilter(for pubkey: String) -> LeaseFilter {
+    LeaseFilter(kinds: PushDescriptor.requiredPushKinds, pTags: [pubkey])
+  }
+
+  private static func selfIgnore(for pubkey: String) -> LeaseFilter {
+    LeaseFilter(kinds: PushDescriptor.requiredPushKinds, authors: [pubkey])
+  }
+
   /// The subscriptions for one account.
   ///
   /// - Parameters:
@@ -51,7 +68,7 @@ public struct SubscriptionPlanner: Sendable {
     let chunk = min(Self.maxChannelsPerFilter, descriptor.limitation.maxH)
     let kinds = PushDescriptor.requiredPushKinds
 
-    var ignore = [LeaseFilter(kinds: kinds, authors: [pubkey])]
+    var ignore = [Self.selfIgnore(for: pubkey)]
     for channels in Self.chunks(joinedSet.intersection(mutedSet).sorted(), of: chunk) {
       ignore.append(LeaseFilter(kinds: [Self.channelMessageKind], hTags: channels))
     }
@@ -68,7 +85,7 @@ public struct SubscriptionPlanner: Sendable {
       LeaseSubscription(
         filter: filter, pushClass: Self.pushClass, ignore: ignore, pTagsMax: Self.hellthreadPTagsMax)
     }
-    var subscriptions = [subscription(LeaseFilter(kinds: kinds, pTags: [pubkey]))]
+    var subscriptions = [subscription(Self.mentionFilter(for: pubkey))]
     if !mentionsOnly {
       for channels in Self.chunks(joinedSet.subtracting(mutedSet).sorted(), of: chunk) {
         subscriptions.append(subscription(LeaseFilter(kinds: [Self.channelMessageKind], hTags: channels)))

@@ -109,18 +109,55 @@ import Testing
       try second.claimDelivery(eventID: randomHex(), account: account, relay: testRelay, now: testNow + 5))
   }
 
-  @Test func prunesClaimsAfterSevenDays() throws {
+  @Test func prunesPresentedClaimsAfterTheLongestWindowAndADay() throws {
     let folder = try TemporaryFolder()
     let cache = try EnrichmentCache(path: folder.path())
     let account = randomHex()
     let event = randomHex()
     #expect(try cache.claimDelivery(eventID: event, account: account, relay: testRelay, now: testNow))
+    #expect(try cache.markPresented([event], now: testNow + 1) == 1)
+    #expect(EnrichmentCache.deliveryRetention == 15 * 24 * 3600)
     let almost = testNow + EnrichmentCache.deliveryRetention
     #expect(try !cache.claimDelivery(eventID: event, account: account, relay: testRelay, now: almost))
     #expect(try cache.stats().deliveries == 1)
     #expect(
       try cache.claimDelivery(eventID: randomHex(), account: account, relay: testRelay, now: almost + 1))
     #expect(try cache.stats().deliveries == 1)
+  }
+
+  @Test func takesAnUnpresentedClaimAgainOnlyOnceItExpired() throws {
+    let folder = try TemporaryFolder()
+    let cache = try EnrichmentCache(path: folder.path())
+    let account = randomHex()
+    let other = randomHex()
+    let event = randomHex()
+    #expect(try cache.claimDeliveries([event], account: account, relay: testRelay, now: testNow) == [event])
+    let expiry = testNow + EnrichmentCache.claimLifetime
+    // Claims are per message id in the file: another account does not claim it again.
+    #expect(try cache.claimDeliveries([event], account: other, relay: testRelay, now: expiry - 1) == [])
+    #expect(try cache.claimDeliveries([event], account: other, relay: testRelay, now: expiry) == [event])
+    #expect(try cache.markPresented([event], now: expiry + 1) == 1)
+    #expect(try cache.markPresented([event], now: expiry + 2) == 0)
+    #expect(try cache.claimDeliveries([event], account: account, relay: testRelay, now: expiry + 3600) == [])
+  }
+
+  @Test func claimsOnlyTheNewIDsOfABatchInTheirOrder() throws {
+    let folder = try TemporaryFolder()
+    let cache = try EnrichmentCache(path: folder.path())
+    let account = randomHex()
+    let ids = (0..<3).map { _ in randomHex() }
+    #expect(try cache.claimDeliveries([ids[1]], account: account, relay: testRelay, now: testNow) == [ids[1]])
+    #expect(
+      try cache.claimDeliveries(ids, account: account, relay: testRelay, now: testNow) == [ids[0], ids[2]])
+    var asked: [String] = []
+    #expect(throws: CacheError(code: .cancelled, field: "id", message: "")) {
+      try cache.claimDeliveries([randomHex()], account: account, relay: testRelay, now: testNow) { ids in
+        asked = ids
+        return false
+      }
+    }
+    #expect(asked.count == 1)
+    #expect(try cache.stats().deliveries == 3)
   }
 
   @Test func manyConcurrentClaimsOfOneEventSucceedOnce() async throws {

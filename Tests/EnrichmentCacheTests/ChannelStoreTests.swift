@@ -132,7 +132,8 @@ import Testing
     let late = try cache.lookupMembership(
       account: account, relay: testRelay, channelID: channel, member: members[10_040], now: testNow)
     #expect(late?.value.isListed == nil)
-    #expect(late?.value.recipientCount(metadataSigner: relayKey) == 10_050)
+    // A sender outside the stored 10 000 counts as a member: total − 1 (§4).
+    #expect(late?.value.recipientCount(metadataSigner: relayKey) == 10_049)
   }
 
   @Test func refusesARosterWithOneMalformedMember() throws {

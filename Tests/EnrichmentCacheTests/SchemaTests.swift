@@ -89,6 +89,23 @@ func rawExecute(_ path: String, _ sql: String) -> Int32 {
     #expect(try folder.names().filter { $0.contains("corrupt") }.isEmpty)
   }
 
+  @Test func migratesVersionOneDeliveriesAsPresentedClaims() throws {
+    let folder = try TemporaryFolder()
+    let account = randomHex()
+    let event = randomHex()
+    let versionOne = CacheSchema.migrations[0]
+    #expect(
+      rawExecute(
+        folder.path(),
+        "BEGIN; \(versionOne) INSERT INTO deliveries VALUES ('\(account)', '\(testRelay)', '\(event)', \(testNow));"
+          + " PRAGMA user_version = 1; COMMIT;") == SQLITE_OK)
+    let cache = try EnrichmentCache(path: folder.path())
+    #expect(rawPragma(folder.path(), "PRAGMA user_version") == "\(CacheSchema.currentVersion)")
+    #expect(try cache.stats().deliveries == 1)
+    let later = testNow + EnrichmentCache.claimLifetime + 1
+    #expect(try cache.claimDeliveries([event], account: account, relay: testRelay, now: later) == [])
+  }
+
   @Test func reportsBusyWhenAnotherConnectionHoldsTheWriteLock() throws {
     let folder = try TemporaryFolder()
     let cache = try EnrichmentCache(path: folder.path(), busyTimeout: .milliseconds(50))

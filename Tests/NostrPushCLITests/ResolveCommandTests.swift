@@ -2,6 +2,7 @@ import Bech32
 import Foundation
 import NostrEvent
 import NostrJSON
+import NostrPushTestSupport
 import NostrPushTesting
 import Testing
 
@@ -10,10 +11,12 @@ import Testing
   static let now: Int64 = 1_767_226_200
   static let demo = NostrPushBinary.packageRoot.appendingPathComponent("Fixtures/demo")
   static let resolvedKeys = [
-    "resolved", "title", "subtitle", "body", "thread_identifier", "target", "sender", "kind",
-    "recipient_count",
-    "avatar_file", "enrichment", "elapsed_ms",
+    "outcome", "resolved", "suppress", "account", "title", "subtitle", "body", "more_count",
+    "thread_identifier", "target", "sender", "kind", "recipient_count", "avatar_file", "enrichment",
+    "elapsed_ms",
   ]
+  /// The `created_at` of the demo's newest message (the broadcast reply).
+  static let newestMessageCreatedAt: Int64 = 1_767_226_100
 
   struct Manifest {
     var events: JSONObject
@@ -36,6 +39,18 @@ import Testing
     init() { try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
     deinit { try? FileManager.default.removeItem(atPath: path) }
     var cache: String { path + "/cache.sqlite" }
+
+    /// `--filters` for a first wake that sees only the demo's newest message (a `since` later than
+    /// the window's), so the next wake on the default filters finds the other three.
+    func newestOnly() throws -> [String] {
+      let file = path + "/newest-only.json"
+      let account = try String(contentsOf: demo.appendingPathComponent("account.key"), encoding: .utf8)
+        .trimmingCharacters(in: .whitespacesAndNewlines)
+      let pubkey = try SecretKey(hex: account).publicKeyHex
+      let filters = "[{\"kinds\":[9],\"#p\":[\"\(pubkey)\"],\"since\":\(newestMessageCreatedAt)}]"
+      try Data(filters.utf8).write(to: URL(fileURLWithPath: file))
+      return ["--filters", file]
+    }
   }
 
   static func startRelay(now: Int64 = now, faults: [RelayFault] = []) async throws -> RelayFixtureServer {
@@ -72,9 +87,13 @@ import Testing
     let server = try await Self.startRelay()
     try await server.serving {
       let workspace = Workspace()
-      let (run, cold) = try await Self.resolve(server, cache: workspace.cache)
+      let (run, cold) = try await Self.resolve(
+        server, cache: workspace.cache, extra: try workspace.newestOnly())
       #expect(run.status == 0)
       #expect(cold.keys == Self.resolvedKeys)
+      #expect(cold["outcome"] == .string("message"))
+      #expect(cold["suppress"] == .bool(false))
+      #expect(cold["more_count"] == .integer(0))
       #expect(cold["resolved"] == .bool(true))
       #expect(cold["title"] == .string("Alice Martin"))
       #expect(cold["subtitle"] == .string("#relay-dev"))
@@ -96,6 +115,8 @@ import Testing
 
       let (_, warm) = try await Self.resolve(server, cache: workspace.cache)
       #expect(warm["enrichment"] == .string("cache_fresh"))
+      #expect(warm["more_count"] == .integer(2))
+      #expect(warm["body"]?.stringValue?.hasSuffix("\nand 2 more") == true)
       #expect(warm["thread_identifier"] == .string(identifier))
       let warmTarget = try #require(warm["target"]?.objectValue)
       #expect(warmTarget["event_id"] == manifest.id("thread_reply").map(JSONValue.string))
@@ -116,7 +137,8 @@ import Testing
     try await server.serving {
       #expect(origin.host == "relay_1.localhost")
       let workspace = Workspace()
-      let (_, first) = try await Self.resolve(origin: origin.absoluteString, cache: workspace.cache)
+      let (_, first) = try await Self.resolve(
+        origin: origin.absoluteString, cache: workspace.cache, extra: try workspace.newestOnly())
       let (_, second) = try await Self.resolve(origin: origin.absoluteString, cache: workspace.cache)
       #expect(first["resolved"] == .bool(true))
       #expect(
@@ -124,7 +146,7 @@ import Testing
       #expect(second["target"]?.objectValue?["event_id"] == manifest.id("thread_reply").map(JSONValue.string))
       let stats = try await NostrPushBinary.run(["cache", "stats", "--cache", workspace.cache])
       let counts = try #require(try JSONReader().read(stats.stdout).objectValue)
-      #expect(counts["deliveries"] == .integer(2))
+      #expect(counts["deliveries"] == .integer(4))
     }
   }
 
@@ -135,10 +157,11 @@ import Testing
     try await server.serving {
       let overQuery = Workspace()
       let overWebSocket = Workspace()
-      for _ in 0..<2 {
-        var (_, query) = try await Self.resolve(server, cache: overQuery.cache)
+      for wake in 0..<2 {
+        let filters = wake == 0 ? try overQuery.newestOnly() : []
+        var (_, query) = try await Self.resolve(server, cache: overQuery.cache, extra: filters)
         var (run, websocket) = try await Self.resolve(
-          server, cache: overWebSocket.cache, extra: ["--transport", "websocket"])
+          server, cache: overWebSocket.cache, extra: ["--transport", "websocket"] + filters)
         #expect(run.status == 0)
         #expect(websocket["resolved"] == .bool(true))
         // The time differs, and the avatar file lies beside each run's own cache.
@@ -149,6 +172,120 @@ import Testing
         #expect(websocket == query)
       }
     }
+  }
+
+  /// iOS kills an extension after its claim (`--kill-after-claim`: SIGKILL to itself right after
+  /// the claim is written): while the claim is live another wake has nothing new; once it expired
+  /// unpresented, the next wake presents every message it covered; the wake after that has
+  /// nothing new.
+  @Test func aWakeKilledAfterItsClaimLeavesItsMessagesToTheNextWake() async throws {
+    let manifest = try Manifest()
+    let server = try await Self.startRelay()
+    try await server.serving {
+      let workspace = Workspace()
+      let binary = try #require(NostrPushBinary.url)
+      let killed = try await ChildProcess.run(
+        binary,
+        [
+          "resolve", "--relay", try #require(server.origin), "--secret-key-file",
+          Self.demo.appendingPathComponent("account.key").path, "--cache", workspace.cache, "--now",
+          "\(Self.now)",
+          "--kill-after-claim",
+        ])
+      #expect(killed.killedBySignal)
+      #expect(killed.status == SIGKILL)
+      #expect(killed.stdoutText.isEmpty)
+      let stats = try await NostrPushBinary.run(["cache", "stats", "--cache", workspace.cache])
+      #expect(try JSONReader().read(stats.stdout).objectValue?["deliveries"] == .integer(4))
+
+      let (_, during) = try await Self.resolve(server, cache: workspace.cache)
+      #expect(during["outcome"] == .string("nothing_new"))
+      #expect(during["reason"] == .string("already_delivered"))
+
+      let later = Self.now + 40
+      server.setNow(later)
+      let (_, next) = try await Self.resolve(server, cache: workspace.cache, now: later)
+      #expect(next["outcome"] == .string("message"))
+      #expect(
+        next["target"]?.objectValue?["event_id"] == manifest.id("broadcast_reply").map(JSONValue.string))
+      #expect(next["more_count"] == .integer(3))
+      let (_, third) = try await Self.resolve(
+        server, cache: workspace.cache, now: later, extra: ["--can-filter"])
+      #expect(third["outcome"] == .string("nothing_new"))
+      #expect(third["reason"] == .string("already_delivered"))
+      #expect(third["suppress"] == .bool(true))
+    }
+  }
+
+  /// `--muted-pubkeys` drops the muted sender's messages (here the demo's Alice: Carol's reply
+  /// is left); `--subscriptions` with the channel in an ignore filter drops every message.
+  @Test func appliesMutedSendersAndTheSubscriptionsIgnoreFilters() async throws {
+    let manifest = try Manifest()
+    let server = try await Self.startRelay()
+    try await server.serving {
+      let workspace = Workspace()
+      let account = try Self.accountPubkey()
+      let muted = workspace.path + "/muted.json"
+      try Data("{\"\(account)\":[\"\(manifest.sender)\"]}".utf8).write(to: URL(fileURLWithPath: muted))
+      let (_, line) = try await Self.resolve(
+        server, cache: workspace.cache, extra: ["--muted-pubkeys", muted])
+      #expect(line["target"]?.objectValue?["event_id"] == manifest.id("carol_reply").map(JSONValue.string))
+      #expect(line["more_count"] == .integer(0))
+
+      let quiet = Workspace()
+      let subscriptions = quiet.path + "/subscriptions.json"
+      let kinds = "[9,40002,45001,45003]"
+      try Data(
+        ("[{\"filter\":{\"kinds\":\(kinds),\"#p\":[\"\(account)\"]},\"class\":\"default\","
+          + "\"ignore\":[{\"kinds\":[9],\"#h\":[\"\(manifest.channel)\"]}],\"suppress\":{\"p_tags_max\":20}}]")
+          .utf8
+      ).write(to: URL(fileURLWithPath: subscriptions))
+      let (run, none) = try await Self.resolve(
+        server, cache: quiet.cache, extra: ["--subscriptions", subscriptions])
+      #expect(run.status == 0)
+      #expect(none["outcome"] == .string("nothing_new"))
+      #expect(none["reason"] == .string("no_eligible_event"))
+    }
+  }
+
+  /// `--secret-key-file` twice: the wake queries both accounts and names the one the message
+  /// belongs to (the demo's messages are the demo account's, listed second here).
+  @Test func resolvesForSeveralAccountsAndNamesTheMessagesAccount() async throws {
+    let server = try await Self.startRelay()
+    try await server.serving {
+      let workspace = Workspace()
+      let otherKey = workspace.path + "/other.key"
+      // A test key of an account with no messages on the demo relay.
+      try Data(String(repeating: "07", count: 32).utf8).write(to: URL(fileURLWithPath: otherKey))
+      let run = try await NostrPushBinary.run([
+        "resolve", "--relay", try #require(server.origin), "--secret-key-file", otherKey, "--secret-key-file",
+        Self.demo.appendingPathComponent("account.key").path, "--cache", workspace.cache, "--now",
+        "\(Self.now)",
+      ])
+      let line = try #require(try JSONReader().read(run.stdout).objectValue)
+      #expect(line["outcome"] == .string("message"))
+      #expect(line["account"] == .string(try Self.accountPubkey()))
+      #expect(line["more_count"] == .integer(3))
+      #expect(server.requests().filter { $0.path == "/query" }.count >= 2)
+    }
+  }
+
+  /// The demo account's pubkey.
+  static func accountPubkey() throws -> String {
+    let hex = try String(contentsOf: demo.appendingPathComponent("account.key"), encoding: .utf8)
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+    return try SecretKey(hex: hex).publicKeyHex
+  }
+
+  @Test(arguments: ["0", "337", "x"]) func refusesAWindowOutsideOneHourToFourteenDays(_ hours: String)
+    async throws
+  {
+    let run = try await NostrPushBinary.run(
+      [
+        "resolve", "--relay", "ws://127.0.0.1:1", "--secret-key-file", "k", "--cache", "c", "--window-hours",
+        hours,
+      ])
+    #expect(run.status == 2)
   }
 
   @Test func refusesAnUnknownTransport() async throws {
@@ -167,7 +304,8 @@ import Testing
     try await server.serving {
       let workspace = Workspace()
       let (run, first) = try await Self.resolve(
-        server, cache: workspace.cache, extra: ["--budget-ms", "200", "--linger-ms", "5000"])
+        server, cache: workspace.cache,
+        extra: ["--budget-ms", "200", "--linger-ms", "5000"] + (try workspace.newestOnly()))
       #expect(run.status == 0)
       #expect(first["enrichment"] == .string("none"))
       #expect(first["title"]?.stringValue?.hasPrefix("npub1") == true)
@@ -197,7 +335,11 @@ import Testing
     let (run, line) = try await Self.resolve(
       origin: origin, cache: workspace.cache, extra: ["--query-timeout-ms", "2000"])
     #expect(run.status == 0)
-    #expect(line.keys == ["resolved", "reason", "title", "body", "elapsed_ms"])
+    #expect(
+      line.keys == [
+        "outcome", "resolved", "suppress", "reason", "title", "body", "interruption_level", "elapsed_ms",
+      ])
+    #expect(line["outcome"] == .string("fallback"))
     #expect(line["resolved"] == .bool(false))
     #expect(line["reason"] == .string("relay_unreachable"))
     #expect(line["title"] == .string("New message"))
@@ -219,7 +361,8 @@ import Testing
         "\(Self.now)",
       ])
       #expect(run.status == 0)
-      #expect(run.stdout.hasPrefix(#"{"resolved":true,"title":"Alice Martin""#))
+      #expect(run.stdout.hasPrefix(#"{"outcome":"message","resolved":true,"#))
+      #expect(run.stdout.contains(#""title":"Alice Martin""#))
     }
   }
 
@@ -340,7 +483,8 @@ import Testing
     let server = try await ResolveCommandTests.startRelay(now: seeded)
     try await server.serving {
       let workspace = ResolveCommandTests.Workspace()
-      let (_, first) = try await ResolveCommandTests.resolve(server, cache: workspace.cache, now: seeded)
+      let (_, first) = try await ResolveCommandTests.resolve(
+        server, cache: workspace.cache, now: seeded, extra: try workspace.newestOnly())
       #expect(first["enrichment"] == .string("refreshed"))
 
       server.setNow(later)

@@ -84,4 +84,50 @@ import Testing
     #expect(failure.reason == .invalidResponse)
     #expect(try RelayClient.verifiedEvents(in: body, cap: body.count).count == 3)
   }
+
+  static func answer(_ events: [Event]) -> [UInt8] {
+    Array(
+      ("[" + events.map { String(decoding: $0.jsonBytes(), as: UTF8.self) }.joined(separator: ",") + "]").utf8
+    )
+  }
+
+  static func tags(_ count: Int, elements: Int = 2) -> [[String]] {
+    (0..<count).map { index in ["t"] + (1..<elements).map { _ in "v\(index)" } }
+  }
+
+  /// §1: an event over 2 000 tags, a tag over 16 elements or a string over 64 KiB is dropped
+  /// while it is read; the events beside it are kept.
+  @Test func dropsElementsOverTheBoundsAndKeepsTheOthers() throws {
+    let limits = EventReadLimits.notification
+    let kept = [
+      Self.signed("most tags", tags: Self.tags(limits.maxTagsPerEvent)),
+      Self.signed("widest tag", tags: Self.tags(1, elements: limits.maxTagElements)),
+      Self.signed(String(repeating: "x", count: limits.maxStringBytes)),
+    ]
+    let dropped = [
+      Self.signed("too many tags", tags: Self.tags(limits.maxTagsPerEvent + 1)),
+      Self.signed("too wide a tag", tags: Self.tags(1, elements: limits.maxTagElements + 1)),
+      Self.signed(String(repeating: "x", count: limits.maxStringBytes + 1)),
+      Self.signed(
+        "too long a tag value", tags: [["t", String(repeating: "y", count: limits.maxStringBytes + 1)]]),
+    ]
+    let events = try RelayClient.verifiedEvents(in: Self.answer(dropped + kept), cap: 1 << 20)
+    #expect(events.map(\.id) == kept.map(\.id))
+    let read = Self.answer(dropped + kept).withUnsafeBytes {
+      EventFastReader.readArray($0, maxBytes: 1 << 20, limits: limits)
+    }
+    #expect(read?.dropped == dropped.count)
+  }
+
+  /// §1: an answer materialises at most 20 000 tags; the events past that are dropped whole.
+  @Test func materialisesAtMostTheAnswersTagTotal() throws {
+    let limits = EventReadLimits.notification
+    let perEvent = limits.maxTagsPerEvent
+    let events = (0..<(limits.maxTotalTags / perEvent + 1)).map {
+      Self.signed("event \($0)", tags: Self.tags(perEvent))
+    }
+    let small = Self.signed("no tags")
+    let read = try RelayClient.verifiedEvents(in: Self.answer(events + [small]), cap: 1 << 22)
+    #expect(read.map(\.id) == events.prefix(limits.maxTotalTags / perEvent).map(\.id) + [small.id])
+  }
 }

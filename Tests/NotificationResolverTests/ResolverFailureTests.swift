@@ -134,7 +134,7 @@ import Testing
     try await server.serving {
       let resolution = await scenario.resolve(
         try scenario.configuration(server, relayPubkey: true), cache: nil)
-      #expect(resolution.outcome == .fallback(.noEligibleEvent))
+      #expect(resolution.outcome == .nothingNew(.noEligibleEvent, suppress: false))
     }
   }
 

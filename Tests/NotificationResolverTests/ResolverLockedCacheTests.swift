@@ -62,7 +62,7 @@ import Testing
       // A busy timeout far past the deadline, so the claim is still waiting when the deadline fires.
       let patient = try EnrichmentCache(path: path, busyTimeout: .seconds(20), clock: { RelayScenario.now })
       let registered = "SELECT count(*) FROM accounts WHERE account = '\(scenario.account.publicKeyHex)'"
-      let claimed = "SELECT count(*) FROM deliveries WHERE event_id = '\(message.id)'"
+      let claimed = "SELECT count(*) FROM deliveries WHERE message_id = '\(message.id)'"
 
       let wake = Task { await scenario.resolve(configuration, cache: patient) }
       #expect(await Polling.eventually(within: .seconds(5)) { Self.count(registered, in: path) == 1 })

@@ -152,7 +152,8 @@ import Testing
       try server.add(scenario.enrichmentEvents(picture: server.origin! + "/media/me.png"))
       let configuration = try scenario.configuration(
         server, relayPubkey: true, avatarDirectory: folder.path + "/avatars")
-      let caches = try (0..<2).map { _ in try folder.cache() }
+      // Two devices (two cache files): each presents, and the process shares the download.
+      let caches = try (0..<2).map { try folder.cache(named: "device-\($0).sqlite") }
       async let a = scenario.resolve(configuration, cache: caches[0])
       async let b = scenario.resolve(configuration, cache: caches[1])
       let files = await [a, b].map { $0.outcome.notification?.avatarFile }

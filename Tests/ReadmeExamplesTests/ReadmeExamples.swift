@@ -250,7 +250,8 @@ import FoundationNetworking
       content: #"{"display_name":"Alice Martin"}"#
     ).signed(with: alice)
     let message = try UnsignedEvent(
-      pubkey: alice.publicKeyHex, createdAt: now - 5, kind: 9, tags: [["p", account.publicKeyHex]],
+      pubkey: alice.publicKeyHex, createdAt: now - 5, kind: 9,
+      tags: [["h", "3f6c2b1e-9a4d-4e7b-8c21-5d0f7a9e6b13"], ["p", account.publicKeyHex]],
       content: "Lunch at `noon`? https://example.com/menu"
     ).signed(with: alice)
     let relay = RelayFixtureServer(
@@ -264,7 +265,7 @@ import FoundationNetworking
     let resolver = NotificationResolver(configuration: configuration, cache: cache, clock: .fixed(now))
     let first = await resolver.resolve()  // never throws: a failure is .fallback(reason), on time
     // first.outcome: .resolved, title "Alice Martin" (profile fetched: .refreshed), body "Lunch at noon? [link]";
-    // another wake for the same message gives .fallback(.alreadyDelivered): a message is presented once
+    // another wake for the same message gives .nothingNew(.alreadyDelivered, suppress: false): a message is presented once
     // README example: end
     await first.lingering.wait()  // let late enrichment reach the cache
     let second = await resolver.resolve()
@@ -279,6 +280,6 @@ import FoundationNetworking
     #expect(notification.body == "Lunch at noon? [link]")
     #expect(notification.target.eventID == message.id)
     #expect(notification.senderPubkey == alice.publicKeyHex)
-    #expect(second.outcome == .fallback(.alreadyDelivered))
+    #expect(second.outcome == .nothingNew(.alreadyDelivered, suppress: false))
   }
 }

@@ -5,6 +5,13 @@ import NostrEvent
 import NostrJSON
 import NostrPushCore
 import NotificationResolver
+import PushLease
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// `nostr-push resolve`: one wake to one notification line (see `cli.md`).
 enum ResolveCommand: CLICommand {
@@ -12,15 +19,21 @@ enum ResolveCommand: CLICommand {
   static let summary = "resolve one push wake into a notification (JSON line)"
   static let usage = """
     usage: nostr-push resolve --relay URL --secret-key-file FILE --cache FILE
-                              [--filters FILE] [--relay-pubkey HEX] [--community NAME]
+                              [--subscriptions FILE] [--filters FILE] [--relay-pubkey HEX]
+                              [--community NAME] [--muted-pubkeys FILE] [--window-hours 72] [--can-filter]
                               [--budget-ms 1500] [--query-timeout-ms 8000] [--linger-ms 0] [--now UNIX]
-                              [--transport query|websocket]
+                              [--transport query|websocket] [--kill-after-claim]
 
-    Queries the relay (NIP-98 POST /query, or REQ over one WebSocket with NIP-42) for the message the wake was for, verifies it, claims it once in the cache,
-    enriches it within the budget and prints one JSON line: the notification, or the fallback with
-    its reason. Exits 0 whenever a line was printed.
+    Queries the relay (NIP-98 POST /query, or REQ over one WebSocket with NIP-42) for the messages
+    the wake was for, verifies them, claims the new ones in the cache, enriches the newest within
+    the budget, marks them presented and prints one JSON line: the notification, nothing new, or
+    the fallback with its reason. Exits 0 whenever a line was printed.
     """
 
+  /// The shortest `--window-hours` (the resolver's 1 hour).
+  static let minWindowHours: Int64 = 1
+  /// The longest `--window-hours` (the resolver's 14 days).
+  static let maxWindowHours: Int64 = 336
   /// The most a `--linger-ms` may ask for (one minute).
   static let maxLingerMilliseconds: Int64 = 60_000
 
@@ -28,18 +41,28 @@ enum ResolveCommand: CLICommand {
     let reader = try ArgumentReader(
       arguments,
       valueFlags: [
-        "relay", "secret-key-file", "cache", "filters", "relay-pubkey", "community", "budget-ms",
-        "query-timeout-ms", "linger-ms", "now", "transport",
-      ])
+        "relay", "secret-key-file", "cache", "filters", "subscriptions", "muted-pubkeys", "relay-pubkey",
+        "community", "budget-ms",
+        "query-timeout-ms", "linger-ms", "now", "transport", "window-hours",
+      ],
+      booleanFlags: ["can-filter", "kill-after-claim"], repeatableFlags: ["secret-key-file"])
     _ = try reader.positionals(atMost: 0)
     let relayURL = try reader.required("relay")
-    let keyFile = try reader.required("secret-key-file")
+    _ = try reader.required("secret-key-file")
+    let keyFiles = reader.all("secret-key-file")
+    guard keyFiles.count <= NotificationResolver.maxAccounts else {
+      throw UsageError("at most \(NotificationResolver.maxAccounts) --secret-key-file")
+    }
     let cachePath = try reader.required("cache")
     let budget = try reader.integer("budget-ms", default: 1500)!
     let queryTimeout = try reader.integer("query-timeout-ms", default: 8000)!
     let linger = try reader.integer("linger-ms", default: 0)!
     guard (0...maxLingerMilliseconds).contains(linger) else {
       throw UsageError("--linger-ms must be between 0 and \(maxLingerMilliseconds)")
+    }
+    let windowHours = try reader.integer("window-hours", default: 72)!
+    guard (minWindowHours...maxWindowHours).contains(windowHours) else {
+      throw UsageError("--window-hours must be between \(minWindowHours) and \(maxWindowHours)")
     }
     let clock = try reader.integer("now").map(UnixClock.fixed) ?? .system
     let transportName = reader.value("transport") ?? QueryTransport.httpQuery.rawValue
@@ -49,15 +72,30 @@ enum ResolveCommand: CLICommand {
 
     let options: ResolveOptions
     do {
-      let key = try SecretKeyFile.read(keyFile)
       let relay = try RelayOrigin(relayURL)
       let filters = try reader.value("filters").map(FilterFile.read)
-      let configuration = try ResolverConfiguration(
-        relay: relay, secretKey: key, filters: filters, relayPubkey: reader.value("relay-pubkey"),
-        community: reader.value("community"), budget: .milliseconds(budget),
-        queryTimeout: .milliseconds(queryTimeout),
-        avatarDirectory: cachePath + "-avatars", queryTransport: queryTransport)
-      options = ResolveOptions(configuration: configuration, cachePath: cachePath, clock: clock)
+      var configurations: [ResolverConfiguration] = []
+      for keyFile in keyFiles {
+        let key = try SecretKeyFile.read(keyFile)
+        let account = key.publicKeyHex
+        let subscriptions = try reader.value("subscriptions").map { path in
+          try PerAccountFile.read(path, account: account, what: "subscriptions", SubscriptionsFile.parse)
+        }
+        let muted = try reader.value("muted-pubkeys").map { path in
+          try PerAccountFile.read(path, account: account, what: "muted-pubkeys", MutedPubkeysFile.parse)
+        }
+        var configuration = try ResolverConfiguration(
+          relay: relay, secretKey: key, subscriptions: subscriptions, filters: filters,
+          mutedPubkeys: muted ?? [], relayPubkey: reader.value("relay-pubkey"),
+          community: reader.value("community"), budget: .milliseconds(budget),
+          queryTimeout: .milliseconds(queryTimeout), avatarDirectory: cachePath + "-avatars",
+          queryTransport: queryTransport, presentationWindow: .seconds(windowHours * 3600),
+          canFilterNotifications: reader.has("can-filter"))
+        if reader.has("kill-after-claim") { configuration.afterClaim = { _ = kill(getpid(), SIGKILL) } }
+        configurations.append(configuration)
+      }
+      _ = try NotificationResolver(configurations: configurations, cache: nil, clock: clock)
+      options = ResolveOptions(configurations: configurations, cachePath: cachePath, clock: clock)
     } catch {
       CLIOutput.error("nostr-push resolve: \(error)")
       return ExitCode.failure
@@ -88,7 +126,8 @@ struct ResolveOptions: Sendable {
   /// The busy timeout the resolver opens the cache with (at most 250 ms, per the spec).
   static let cacheBusyTimeout: Duration = .milliseconds(250)
 
-  var configuration: ResolverConfiguration
+  /// One configuration per enrolled account, in the order of `--secret-key-file`.
+  var configurations: [ResolverConfiguration]
   var cachePath: String
   var clock: UnixClock
 
@@ -101,7 +140,11 @@ struct ResolveOptions: Sendable {
     } catch {
       CLIOutput.error("nostr-push resolve: cache unavailable, enriching without it (\(error))")
     }
-    return await NotificationResolver(configuration: configuration, cache: cache, clock: clock).resolve()
+    // `run` checked the configurations (`NotificationResolver(configurations:)` with no cache).
+    let resolver =
+      (try? NotificationResolver(configurations: configurations, cache: cache, clock: clock))
+      ?? NotificationResolver(configuration: configurations[0], cache: cache, clock: clock)
+    return await resolver.resolve()
   }
 }
 
@@ -137,6 +180,64 @@ enum FilterFile {
       throw ResolverError(code: .invalidFilters, field: "filters", message: "more than \(maxFilters) filters")
     }
     return filters
+  }
+}
+
+/// Reads a file that holds one account's value (a JSON array) or several accounts' (an object
+/// keyed by account pubkey hex): `--subscriptions`, `--muted-pubkeys`.
+enum PerAccountFile {
+  /// The largest file read.
+  static let maxBytes = 1024 * 1024
+
+  /// The array for `account`: the whole array, or its entry in the object (an empty array when
+  /// the object has none).
+  static func read<Value>(
+    _ path: String, account: String, what: String, _ parse: (JSONValue) throws -> [Value]
+  ) throws -> [Value] {
+    let bytes = try BoundedFile.bytes(path, maxBytes: maxBytes, what: what + " file")
+    let json: JSONValue
+    do {
+      json = try JSONReader(maxBytes: maxBytes).read(bytes)
+    } catch {
+      throw ResolverError(code: .outOfRange, field: what, message: "not JSON (\(error.code.rawValue))")
+    }
+    switch json {
+    case .array: return try parse(json)
+    case .object(let accounts):
+      for key in accounts.keys where NostrID(lenient: key) == nil {
+        throw ResolverError(code: .invalidKey, field: what, message: "a key is not an account pubkey")
+      }
+      let entry = accounts.keys.first { NostrID(lenient: $0)?.hex == account }.flatMap { accounts[$0] }
+      return try entry.map(parse) ?? []
+    default:
+      throw ResolverError(code: .outOfRange, field: what, message: "must be an array or an object of arrays")
+    }
+  }
+}
+
+/// Parses `--subscriptions`: a JSON array of lease subscriptions (`push-lease.md`).
+enum SubscriptionsFile {
+  static func parse(_ json: JSONValue) throws -> [LeaseSubscription] {
+    do {
+      return try LeaseSubscription.list(jsonValue: json)
+    } catch {
+      throw ResolverError(code: .invalidFilters, field: "subscriptions", message: error.reason)
+    }
+  }
+}
+
+/// Parses `--muted-pubkeys`: a JSON array of sender pubkeys (64 hex).
+enum MutedPubkeysFile {
+  static func parse(_ json: JSONValue) throws -> [String] {
+    guard case .array(let items) = json else {
+      throw ResolverError(code: .outOfRange, field: "muted-pubkeys", message: "must be an array")
+    }
+    return try items.map { item in
+      guard let text = item.stringValue else {
+        throw ResolverError(code: .invalidKey, field: "muted-pubkeys", message: "values must be strings")
+      }
+      return text
+    }
   }
 }
 

@@ -1,0 +1,124 @@
+import NostrJSON
+
+/// The events a bounded read of a JSON array kept, and how many elements it dropped.
+package struct BoundedEvents: Sendable {
+  /// The kept events, in order (not yet verified).
+  package var events: [Event]
+  /// Elements dropped: over a bound of ``EventReadLimits``, past the answer's tag total, or not
+  /// an event.
+  package var dropped: Int
+}
+
+extension EventFastReader {
+  /// The most nesting a skipped element may have.
+  static let maxSkipDepth = 64
+
+  /// The events of a JSON array read element by element within `limits`: each element is located
+  /// first and materialised only when it keeps within every bound (an element outside the common
+  /// shape is read the general way only when it is at most `limits.maxGeneralElementBytes`), so
+  /// a bad or oversized element is dropped, never fatal, and never built. Nil when the body is
+  /// not a JSON array (or not JSON).
+  package static func readArray(
+    _ buffer: UnsafeRawBufferPointer, maxBytes: Int, limits: EventReadLimits
+  ) -> BoundedEvents? {
+    guard buffer.count <= maxBytes, buffer.baseAddress != nil else { return nil }
+    var reader = EventFastReader(buffer)
+    reader.limits = limits
+    reader.skipWhitespace()
+    guard reader.take(UInt8(ascii: "[")) else { return nil }
+    var result = BoundedEvents(events: [], dropped: 0)
+    var totalTags = 0
+    reader.skipWhitespace()
+    if !reader.take(UInt8(ascii: "]")) {
+      repeat {
+        reader.skipWhitespace()
+        let start = reader.position
+        reader.exceededLimit = false
+        var event: Event?
+        if let fields = reader.readFields() {
+          if totalTags + fields.tagCount <= limits.maxTotalTags { event = reader.event(fields) }
+        } else {
+          let overBound = reader.exceededLimit
+          reader.position = start
+          guard reader.skipValue(depth: 0) else { return nil }
+          let length = reader.position - start
+          if !overBound, length <= limits.maxGeneralElementBytes {
+            event = reader.generalEvent(start..<reader.position).flatMap { candidate in
+              limits.admits(candidate) && totalTags + candidate.tags.count <= limits.maxTotalTags
+                ? candidate : nil
+            }
+          }
+        }
+        if let event {
+          totalTags += event.tags.count
+          result.events.append(event)
+        } else {
+          result.dropped += 1
+        }
+        reader.skipWhitespace()
+      } while reader.take(UInt8(ascii: ","))
+      guard reader.take(UInt8(ascii: "]")) else { return nil }
+    }
+    reader.skipWhitespace()
+    return reader.position == reader.end ? result : nil
+  }
+
+  /// The event of the element in `range` read by the strict reader and `Event(jsonValue:)`, or nil.
+  private func generalEvent(_ range: Range<Int>) -> Event? {
+    let bytes = UnsafeRawBufferPointer(rebasing: documentBytes[range])
+    guard let value = try? JSONReader(maxBytes: bytes.count).read(bytes) else { return nil }
+    return try? Event(jsonValue: value)
+  }
+
+  /// Steps over one JSON value of any kind without building it; false when it is not JSON (as
+  /// far as its structure goes: strings' escapes and UTF-8 are checked only if the value is read)
+  /// or nests deeper than ``maxSkipDepth``.
+  mutating func skipValue(depth: Int) -> Bool {
+    guard depth < Self.maxSkipDepth, position < end else { return false }
+    switch byte(at: position) {
+    case UInt8(ascii: "\""):
+      return readString() != nil
+    case UInt8(ascii: "["), UInt8(ascii: "{"):
+      let isObject = byte(at: position) == UInt8(ascii: "{")
+      position += 1
+      skipWhitespace()
+      if take(isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) { return true }
+      repeat {
+        skipWhitespace()
+        if isObject {
+          guard readString() != nil else { return false }
+          skipWhitespace()
+          guard take(UInt8(ascii: ":")) else { return false }
+          skipWhitespace()
+        }
+        guard skipValue(depth: depth + 1) else { return false }
+        skipWhitespace()
+      } while take(UInt8(ascii: ","))
+      return take(isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"))
+    case UInt8(ascii: "t"): return skipLiteral("true")
+    case UInt8(ascii: "f"): return skipLiteral("false")
+    case UInt8(ascii: "n"): return skipLiteral("null")
+    default:
+      let start = position
+      var digits = 0
+      while position < end {
+        let next = byte(at: position)
+        if next >= UInt8(ascii: "0") && next <= UInt8(ascii: "9") {
+          digits += 1
+        } else if !"-+.eE".utf8.contains(next) {
+          break
+        }
+        position += 1
+      }
+      return digits > 0 && position > start
+    }
+  }
+
+  private mutating func skipLiteral(_ literal: StaticString) -> Bool {
+    let count = literal.utf8CodeUnitCount
+    guard end - position >= count else { return false }
+    for index in 0..<count where byte(at: position + index) != literal.utf8Start[index] { return false }
+    position += count
+    return true
+  }
+}
