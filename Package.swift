@@ -56,7 +56,7 @@ let secp256k1Targets: [Target] = [
 let libraries = [
   "NostrPushCore", "NostrJSON", "Bech32", "NostrEvent", "NostrHTTP", "NIP44", "NostrWebSocket",
   "PushDescriptor", "PushLease", "EnrichmentCache", "NotificationResolver", "PushRelay",
-  "NostrPushTesting",
+  "NostrPushTesting", "GiftWrap",
 ]
 
 let package = Package(
@@ -83,6 +83,8 @@ let package = Package(
     library("NostrHTTP", ["NostrPushCore"]),
     library("NIP44", ["NostrPushCore", "NostrEvent", secp256k1]),
     library("NostrWebSocket", ["NostrPushCore", "NostrJSON", "NostrEvent"]),
+    // NIP-59 gift wraps carrying NIP-17 direct messages: seal and wrap, unwrap with every check.
+    library("GiftWrap", ["NostrPushCore", "NostrJSON", "NostrEvent", "NIP44"]),
     library("PushDescriptor", ["NostrPushCore", "NostrJSON", "Bech32", "NostrEvent", "NostrHTTP"]),
     library("PushLease", ["NostrPushCore", "NostrJSON", "NostrEvent", "NIP44", "PushDescriptor"]),
     // Internal: the one SQLite wrapper and migrator under EnrichmentCache and PushRelay.
@@ -114,6 +116,7 @@ let package = Package(
       [
         "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache", "NotificationResolver",
         "NostrPushTesting", "NIP44", "NostrWebSocket", "NostrHTTP", "NostrPushCore", "PushLease", "PushRelay",
+        "GiftWrap",
       ]),
     executable("DemoFixtureGenerator", path: "Tools/DemoFixtureGenerator", ["NostrEvent", "NostrJSON"]),
 
@@ -124,7 +127,7 @@ let package = Package(
       [
         secp256k1, "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
         "NotificationResolver", "NostrPushTesting", "NostrHTTP", "NostrPushTestSupport", "NIP44", "PushLease",
-        "PushRelay", "NostrWebSocket",
+        "PushRelay", "NostrWebSocket", "GiftWrap",
       ]),
     executable(
       "nostr-push-stress", path: "Benchmarks/nostr-push-stress",
@@ -155,6 +158,7 @@ let package = Package(
     tests("NostrEventTests", ["NostrEvent", "NostrJSON", "Bech32", secp256k1]),
     tests("NostrHTTPTests", ["NostrHTTP"]),
     tests("NIP44Tests", ["NIP44", "NostrEvent", "NostrJSON"]),
+    tests("GiftWrapTests", ["GiftWrap", "NIP44", "NostrEvent", "NostrJSON"]),
     tests("NostrWebSocketTests", ["NostrWebSocket", "NostrPushTesting", "NostrEvent", "NostrJSON"]),
     tests(
       "PushDescriptorTests", ["PushDescriptor", "NostrJSON", "NostrPushTesting", "NostrEvent", "NostrHTTP"]),
@@ -172,7 +176,9 @@ let package = Package(
         "PushRelay", "NostrPushTesting", "NostrEvent", "NostrJSON", "PushDescriptor", "NotificationResolver",
         "CSQLite", "NostrHTTP", "PushLease", "NostrWebSocket",
       ]),
-    tests("NostrPushTestingTests", ["NostrPushTesting", "NostrEvent", "NostrJSON", "PushDescriptor"]),
+    tests(
+      "NostrPushTestingTests",
+      ["NostrPushTesting", "NostrEvent", "NostrJSON", "PushDescriptor", "GiftWrap", "NostrWebSocket"]),
     tests(
       "ReadmeExamplesTests",
       [
@@ -183,7 +189,7 @@ let package = Package(
       "NostrPushCLITests",
       [
         "nostr-push", "NostrEvent", "NostrJSON", "Bech32", "NostrPushTesting", "EnrichmentCache",
-        "NotificationResolver", "PushRelay",
+        "NotificationResolver", "PushRelay", "GiftWrap", "NostrWebSocket", "PushLease",
       ]),
   ],
   swiftLanguageModes: [.v6]

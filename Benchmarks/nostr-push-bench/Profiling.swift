@@ -1,10 +1,19 @@
 import Foundation
 import NostrEvent
 
-/// Single workloads to run under a profiler (`--profile sha|verify|parse|serialize|breakdown|corpus|full|direct|batch`).
+/// Single workloads to run under a profiler (`--profile matcher|delivery|sha|verify|parse|serialize|breakdown|corpus|full|direct|batch`).
 enum Profiling {
   static func run(_ name: String, quick: Bool) throws {
     switch name {
+    case "matcher":
+      // The matcher row's workload alone, sixty passes over its events (`NOSTRPUSH_PASSES` sets
+      // another count; 0 times the setup alone).
+      let workload = MatcherWorkload(leases: quick ? 10_000 : 100_000, events: 400)
+      let passes = ProcessInfo.processInfo.environment["NOSTRPUSH_PASSES"].flatMap { Int($0) } ?? 60
+      for _ in 0..<passes { print(Int(workload.matchedPairsPerSecond())) }
+    case "delivery":
+      // The delivery row's run alone: 10 000 pending wakes to the gateway fixture.
+      print(Int(try blockingRun { try await DeliveryRun(wakes: quick ? 2_000 : 10_000).run() }))
     case "sha":
       let block = [UInt8](repeating: 0x61, count: 16 * 1024)
       var sink: UInt8 = 0

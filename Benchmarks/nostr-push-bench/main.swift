@@ -1,7 +1,7 @@
 import Foundation
 import NostrEvent
 
-// nostr-push-bench [--quick] [--json] [--only event|bech32|descriptor|cache|process|nip44|pushrelay|pushload|pipeline] [--write-corpus N FILE]
+// nostr-push-bench [--quick] [--json] [--only event|bech32|descriptor|cache|process|nip44|giftwrap|pushrelay|pushload|pipeline] [--write-corpus N FILE]
 // Prints every performance figure beside its baseline measured in the same run (performance.md).
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -35,6 +35,7 @@ let modules: [(key: String, rows: (Bool) throws -> (rows: [Benchmark], notes: [S
   ("cache", BenchmarkRegistry.enrichmentCacheBenchmarks),
   ("process", BenchmarkRegistry.processBenchmarks),
   ("nip44", BenchmarkRegistry.nip44Benchmarks),
+  ("giftwrap", BenchmarkRegistry.giftWrapBenchmarks),
   ("pushrelay", BenchmarkRegistry.pushRelayBenchmarks),
   ("pushload", BenchmarkRegistry.pushLoadBenchmarks),
   ("pipeline", BenchmarkRegistry.pipelineBenchmarks),

@@ -42,7 +42,11 @@ extension Event {
   }
 
   /// Whether some string holds a character the two escaping rules write differently.
-  var needsLiteralForm: Bool {
+  var needsLiteralForm: Bool { Self.needsLiteralForm(tags: tags, content: content) }
+
+  /// Whether `tags` or `content` hold a character the two escaping rules write differently
+  /// (shared with a rumor's id check, `UnsignedEvent.hasID`).
+  static func needsLiteralForm(tags: [[String]], content: String) -> Bool {
     NostrStringEscaper.rulesDiffer(for: content)
       || tags.contains { $0.contains { NostrStringEscaper.rulesDiffer(for: $0) } }
   }

@@ -159,7 +159,7 @@ public struct Event: Sendable, Hashable {
     EventError(code: .malformedJSON, message: "malformed JSON: \(error.description)")
   }
 
-  private static func hex(_ value: JSONValue, field: String, length: Int) throws(EventError) -> String {
+  static func hex(_ value: JSONValue, field: String, length: Int) throws(EventError) -> String {
     guard case .string(let text) = value else {
       throw EventError.invalid(field, "expected a string, got \(value.typeName)")
     }
@@ -169,7 +169,7 @@ public struct Event: Sendable, Hashable {
     return text
   }
 
-  private static func integer(
+  static func integer(
     _ value: JSONValue, field: String, range: ClosedRange<Int64>
   ) throws(EventError) -> Int64 {
     guard case .integer(let number) = value else {
@@ -181,7 +181,7 @@ public struct Event: Sendable, Hashable {
     return number
   }
 
-  private static func tags(_ value: JSONValue) throws(EventError) -> [[String]] {
+  static func tags(_ value: JSONValue) throws(EventError) -> [[String]] {
     guard case .array(let elements) = value else {
       throw EventError.invalid("tags", "expected an array, got \(value.typeName)")
     }

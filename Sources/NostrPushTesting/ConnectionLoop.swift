@@ -399,13 +399,17 @@ final class ConnectionLoop {
     }
   }
 
-  /// Sends `entry` to every open subscription that matches it (author-only kinds to their author).
+  /// Sends `entry` to every open subscription that matches it (author-only kinds to their author,
+  /// gift wraps to their recipient).
   private func broadcast(_ entry: RelayFixtureData.Entry) {
     for connection in Array(connections.values) {
       guard let socket = connection.webSocket, socket.closingSince == nil else { continue }
       for (subscription, filters) in socket.session.subscriptions
       where filters.contains(where: { $0.matches(entry.event) }) {
-        if authorOnly(entry.event.kind), entry.event.pubkey != socket.session.identity { continue }
+        guard WebSocketRelay.isVisible(entry.event, to: socket.session.identity, authorOnly: authorOnly)
+        else {
+          continue
+        }
         if !socket.enqueueText(WebSocketRelay.eventMessage(subscription, entry.json)) {
           drop(connection)
           break

@@ -39,6 +39,11 @@ struct WebSocketRelay {
   static let maxEventBytes = 256 * 1024
   /// How far an event's `created_at` may be from the fixture's clock.
   static let timestampWindow: Int64 = 900
+  /// How much further back a gift wrap's `created_at` may be: NIP-59 backdates it up to two
+  /// days on purpose (`direct-messages.md`).
+  static let giftWrapBackdate: Int64 = 172_800
+  /// The gift wrap kind (NIP-59): served only to the authenticated pubkey its `p` tag names.
+  static let giftWrapKind = 1059
   /// How far an `AUTH` event's `created_at` may be from the fixture's clock.
   static let authWindow: Int64 = 600
   /// The push lease kind, always author-only, stored only through push ingest.
@@ -215,6 +220,16 @@ struct WebSocketRelay {
     {
       return Self.notAuthenticated
     }
+    // Gift wraps are for their recipient alone: a filter that asks for nothing else needs an
+    // identity; any other filter silently omits the wraps not addressed to it.
+    if identity == nil,
+      filters.contains(where: { filter in
+        guard let kinds = filter.kinds, !kinds.isEmpty else { return false }
+        return kinds.allSatisfy { $0 == giftWrapKind }
+      })
+    {
+      return Self.notAuthenticated
+    }
     for filter in filters {
       guard let kinds = filter.kinds, !kinds.isEmpty, kinds.allSatisfy(authorOnlyKinds.contains) else {
         continue
@@ -225,14 +240,24 @@ struct WebSocketRelay {
     return nil
   }
 
-  /// Whether `event` may be shown to `identity`: author-only kinds only to their author.
+  /// Whether `event` may be shown to `identity`: author-only kinds only to their author, gift
+  /// wraps only to the pubkey their `p` tag names.
   func isVisible(_ event: Event, to identity: String?) -> Bool {
     Self.isVisible(event, to: identity, authorOnlyKinds: authorOnlyKinds)
   }
 
   /// `isVisible` for a given set of author-only kinds (shared with `/query`).
   static func isVisible(_ event: Event, to identity: String?, authorOnlyKinds: Set<Int>) -> Bool {
-    !authorOnlyKinds.contains(event.kind) || event.pubkey == identity
+    isVisible(event, to: identity, authorOnly: authorOnlyKinds.contains)
+  }
+
+  /// `isVisible` with author-only kinds given by a rule (shared with the live broadcast).
+  static func isVisible(_ event: Event, to identity: String?, authorOnly: (Int) -> Bool) -> Bool {
+    if event.kind == giftWrapKind {
+      guard let identity else { return false }
+      return event.tagValues("p").contains(identity)
+    }
+    return !authorOnly(event.kind) || event.pubkey == identity
   }
 
   /// The answer to a published event (both bridges): its id when readable, the OK text, and
@@ -266,7 +291,8 @@ struct WebSocketRelay {
       if case .badSignature = event.verify() { return refuse("invalid: invalid schnorr signature") }
       return refuse("invalid: invalid event id: computed \(event.computedID()), got \(event.id)")
     }
-    guard abs(event.createdAt - now) <= Self.timestampWindow else {
+    let earliest = now - Self.timestampWindow - (event.kind == Self.giftWrapKind ? Self.giftWrapBackdate : 0)
+    guard event.createdAt >= earliest, event.createdAt <= now + Self.timestampWindow else {
       return refuse("invalid: event timestamp too far from server time")
     }
     let entry = RelayFixtureData.Entry(event: event, json: event.jsonBytes())

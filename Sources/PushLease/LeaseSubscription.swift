@@ -5,22 +5,52 @@ import NostrJSON
 ///
 /// It is written as `{"filter":F,"class":C}`, then `"ignore"` only when non-empty, then
 /// `"suppress":{"p_tags_max":n}` only when set.
+///
+/// Its members are held in one immutable box: the relay's matcher meets a lease's subscriptions
+/// for every event that could wake it, and copying a box is one retain where copying the members
+/// is one per array and string they hold.
 public struct LeaseSubscription: Sendable, Hashable {
+  private final class Members: Sendable, Hashable {
+    let filter: LeaseFilter
+    let pushClass: String
+    let ignore: [LeaseFilter]
+    let pTagsMax: Int?
+
+    init(filter: LeaseFilter, pushClass: String, ignore: [LeaseFilter], pTagsMax: Int?) {
+      self.filter = filter
+      self.pushClass = pushClass
+      self.ignore = ignore
+      self.pTagsMax = pTagsMax
+    }
+
+    static func == (left: Members, right: Members) -> Bool {
+      left === right
+        || (left.filter == right.filter && left.pushClass == right.pushClass && left.ignore == right.ignore
+          && left.pTagsMax == right.pTagsMax)
+    }
+
+    func hash(into hasher: inout Hasher) {
+      hasher.combine(filter)
+      hasher.combine(pushClass)
+      hasher.combine(ignore)
+      hasher.combine(pTagsMax)
+    }
+  }
+
+  private let members: Members
+
   /// The events that wake the device.
-  package var filter: LeaseFilter
+  package var filter: LeaseFilter { members.filter }
   /// The push class (`default`, `time_sensitive`, … as `class_support` lists for the transport).
-  package var pushClass: String
+  package var pushClass: String { members.pushClass }
   /// Events matching any of these never wake, even when `filter` matches.
-  package var ignore: [LeaseFilter]
+  package var ignore: [LeaseFilter] { members.ignore }
   /// Events with more `p` tags than this never wake (the hellthread gate); nil when unset.
-  package var pTagsMax: Int?
+  package var pTagsMax: Int? { members.pTagsMax }
 
   /// Creates a subscription.
   package init(filter: LeaseFilter, pushClass: String, ignore: [LeaseFilter] = [], pTagsMax: Int? = nil) {
-    self.filter = filter
-    self.pushClass = pushClass
-    self.ignore = ignore
-    self.pTagsMax = pTagsMax
+    members = Members(filter: filter, pushClass: pushClass, ignore: ignore, pTagsMax: pTagsMax)
   }
 
   /// The subscription as the lease plaintext writes it (optional members only when set).

@@ -54,9 +54,14 @@ public struct SubscriptionPlanner: Sendable {
   ///   - joined: the channel ids the account is in (lowercase UUID v4; duplicates dropped).
   ///   - muted: the channel ids whose messages must not wake; only those also joined count.
   ///   - mentionsOnly: when true, only mentions wake (no channel subscriptions).
+  ///   - directMessages: when true and the descriptor's `push_kinds` holds 1059, the last
+  ///     subscription is `{"kinds":[1059],"#p":[pubkey]}`, class `default`, with no ignore
+  ///     filters (a wrap's author is a one-time key; muting a sender happens after unwrapping)
+  ///     and no suppression; it counts toward the subscription limit.
   /// - Throws: `invalid_channel_id`, `too_many_muted_channels`, `too_many_subscriptions`.
   public func plan(
-    for pubkey: String, joined: [String], muted: [String] = [], mentionsOnly: Bool = false
+    for pubkey: String, joined: [String], muted: [String] = [], mentionsOnly: Bool = false,
+    directMessages: Bool = false
   ) throws(LeaseBuildError) -> [LeaseSubscription] {
     let joinedSet = try Self.channelSet(joined, field: "joined")
     let mutedSet = try Self.channelSet(muted, field: "muted")
@@ -85,6 +90,12 @@ public struct SubscriptionPlanner: Sendable {
       for channels in Self.chunks(joinedSet.subtracting(mutedSet).sorted(), of: chunk) {
         subscriptions.append(subscription(LeaseFilter(kinds: [Self.channelMessageKind], hTags: channels)))
       }
+    }
+    if directMessages, descriptor.pushKinds.contains(LeaseSubscription.giftWrapKind) {
+      subscriptions.append(
+        LeaseSubscription(
+          filter: LeaseFilter(kinds: [LeaseSubscription.giftWrapKind], pTags: [pubkey]),
+          pushClass: Self.pushClass))
     }
     let subscriptionLimit = min(Self.maxSubscriptions, descriptor.limitation.maxSubscriptionsPerLease)
     guard subscriptions.count <= subscriptionLimit else {

@@ -24,14 +24,18 @@ package struct LeaseIndex: Sendable {
     var eventID: String
   }
 
-  /// A lease held by reference, so meeting an event retains one box instead of copying every
-  /// field of the row.
+  /// A lease held by reference with its wake target made once, so meeting an event retains one
+  /// box instead of copying every field of the row.
   private final class Entry: Sendable {
     let lease: StoredLease
-    init(_ lease: StoredLease) { self.lease = lease }
+    let target: WakeTarget
+    init(_ lease: StoredLease, target: WakeTarget) {
+      self.lease = lease
+      self.target = target
+    }
 
-    /// Lends the row to `body` without copying it.
-    func withLease(_ body: (borrowing StoredLease) -> Void) { body(lease) }
+    /// Lends the row and its target to `body` without copying them.
+    func withLease(_ body: (borrowing StoredLease, WakeTarget) -> Void) { body(lease, target) }
   }
 
   private var slots: [Entry?] = []
@@ -59,14 +63,14 @@ package struct LeaseIndex: Sendable {
   /// enabled (a tombstone, a disabled endpoint) only removes the address.
   package mutating func update(_ lease: StoredLease) {
     remove(lease.address)
-    guard lease.active, lease.endpointEnabled, lease.endpoint != nil else { return }
+    guard lease.active, lease.endpointEnabled, let target = WakeTarget(lease) else { return }
     let slot: Int
     if let reused = free.popLast() {
       slot = reused
-      slots[slot] = Entry(lease)
+      slots[slot] = Entry(lease, target: target)
     } else {
       slot = slots.count
-      slots.append(Entry(lease))
+      slots.append(Entry(lease, target: target))
       keysOfSlot.append([])
       marks.append(0)
     }
@@ -128,13 +132,13 @@ package struct LeaseIndex: Sendable {
   /// The leases `event` could match, in slot order, each once.
   package mutating func leases(for event: Event) -> [StoredLease] {
     var result: [StoredLease] = []
-    forEachLease(for: event) { result.append(copy $0) }
+    forEachLease(for: event) { lease, _ in result.append(copy lease) }
     return result
   }
 
-  /// Calls `body` with each lease `event` could match, in slot order, each once, without copying
-  /// the rows.
-  package mutating func forEachLease(for event: Event, _ body: (borrowing StoredLease) -> Void) {
+  /// Calls `body` with each lease `event` could match and its wake target, in slot order, each
+  /// once, without copying the rows.
+  package mutating func forEachLease(for event: Event, _ body: (borrowing StoredLease, WakeTarget) -> Void) {
     stamp &+= 1
     if stamp == 0 {
       for index in marks.indices { marks[index] = 0 }

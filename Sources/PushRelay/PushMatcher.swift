@@ -83,8 +83,10 @@ package struct PushMatcher: Sendable {
   ) -> [WakeCandidate] {
     var result: [WakeCandidate] = []
     result.reserveCapacity(128)
-    index.forEachLease(for: event) { lease in
-      if let wake = candidate(for: event, lease: lease, reading: reading, receivedAt: receivedAt, now: now) {
+    index.forEachLease(for: event) { lease, target in
+      if let wake = candidate(
+        for: event, lease: lease, target: target, reading: reading, receivedAt: receivedAt, now: now)
+      {
         result.append(wake)
       }
     }
@@ -96,31 +98,44 @@ package struct PushMatcher: Sendable {
   package func candidate(
     for event: Event, lease: borrowing StoredLease, reading: Reading, receivedAt: Int64, now: Int64
   ) -> WakeCandidate? {
-    guard lease.isLive(now: now), let endpoint = lease.endpoint, let endpointHash = lease.endpointHash,
-      let transport = lease.transport
-    else { return nil }
-    let owner = lease.address.pubkey
+    guard let target = WakeTarget(lease) else { return nil }
+    return candidate(
+      for: event, lease: lease, target: target, reading: reading, receivedAt: receivedAt, now: now)
+  }
+
+  /// `candidate(for:lease:reading:receivedAt:now:)` with the lease's target already made (the live
+  /// index keeps one per lease).
+  private func candidate(
+    for event: Event, lease: borrowing StoredLease, target: WakeTarget, reading: Reading, receivedAt: Int64,
+    now: Int64
+  ) -> WakeCandidate? {
+    guard lease.isLive(now: now) else { return nil }
+    let owner = target.address.pubkey
     if case .channel = reading.rule {
       // Rule 1: `read` admitted the author already; the owner must be a member too.
       guard reading.members?.contains(owner) == true else { return nil }
     }
-    var best = -1
-    var bestClass: String?
-    for position in lease.subscriptions.indices
-    where lease.subscriptions[position].survives(event, owner: owner) {
-      let rank = Self.rank(lease.subscriptions[position].pushClass)
-      if bestClass == nil || rank > best {
-        best = rank
-        bestClass = lease.subscriptions[position].pushClass
+    // The subscriptions are walked in place: copying each one retains every array it holds.
+    // The class is the highest surviving one (an unknown class ranks below all, as the first such).
+    let chosen = lease.subscriptions.withUnsafeBufferPointer { subscriptions -> Int? in
+      var chosen: Int?
+      var best = -1
+      for position in subscriptions.indices where subscriptions[position].survives(event, owner: owner) {
+        let rank = Self.rank(subscriptions[position].pushClass)
+        if chosen == nil || rank > best {
+          chosen = position
+          best = rank
+        }
       }
+      return chosen
     }
-    guard let bestClass else { return nil }
+    guard let chosen else { return nil }
     let expiresAt = min(lease.expiresAt, Self.wakeLimit(of: event, receivedAt: receivedAt))
     guard expiresAt > now else { return nil }
     return WakeCandidate(
-      address: lease.address, generation: lease.generation, keyID: lease.keyID, endpoint: endpoint,
-      endpointHash: endpointHash, transport: transport, eventID: event.id, channel: reading.channel,
-      pushClass: bestClass, expiresAt: expiresAt)
+      target: target, eventID: event.id, channel: reading.channel,
+      pushClass: lease.subscriptions[chosen].pushClass,
+      expiresAt: expiresAt)
   }
 
   /// The position of `pushClass` in `classOrder`, -1 for an unknown one.

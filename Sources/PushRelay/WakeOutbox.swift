@@ -10,20 +10,72 @@ public enum WakeState: String, Sendable, Hashable, CaseIterable {
   case failed
 }
 
+/// The lease side of a wake — address, generation, key id, endpoint, its hash and transport —
+/// made once per live lease and shared by every wake the lease gets: a match retains one reference
+/// instead of copying six fields (the matcher's cost per matched pair, `performance.md`).
+package final class WakeTarget: Sendable, Hashable {
+  package let address: LeaseAddress
+  package let generation: Int64
+  package let keyID: String
+  package let endpoint: String
+  package let endpointHash: String
+  package let transport: String
+
+  package init(
+    address: LeaseAddress, generation: Int64, keyID: String, endpoint: String, endpointHash: String,
+    transport: String
+  ) {
+    self.address = address
+    self.generation = generation
+    self.keyID = keyID
+    self.endpoint = endpoint
+    self.endpointHash = endpointHash
+    self.transport = transport
+  }
+
+  /// The target of `lease`, nil for a row without an endpoint (a tombstone).
+  package convenience init?(_ lease: borrowing StoredLease) {
+    guard let endpoint = lease.endpoint, let endpointHash = lease.endpointHash,
+      let transport = lease.transport
+    else { return nil }
+    self.init(
+      address: lease.address, generation: lease.generation, keyID: lease.keyID, endpoint: endpoint,
+      endpointHash: endpointHash, transport: transport)
+  }
+
+  package static func == (left: WakeTarget, right: WakeTarget) -> Bool {
+    left === right
+      || (left.address == right.address && left.generation == right.generation && left.keyID == right.keyID
+        && left.endpoint == right.endpoint && left.endpointHash == right.endpointHash
+        && left.transport == right.transport)
+  }
+
+  package func hash(into hasher: inout Hasher) {
+    hasher.combine(address)
+    hasher.combine(generation)
+    hasher.combine(keyID)
+    hasher.combine(endpoint)
+    hasher.combine(endpointHash)
+    hasher.combine(transport)
+  }
+}
+
 /// What the matcher asks the outbox to send: one wake of one endpoint for one event.
 public struct WakeCandidate: Sendable, Hashable {
+  /// The lease side, shared by the lease's wakes.
+  package let target: WakeTarget
   /// The lease the wake is for.
-  public var address: LeaseAddress
+  public var address: LeaseAddress { target.address }
   /// The lease's generation when matched; the send-time re-check and a 410 are bound to it.
-  public var generation: Int64
+  public var generation: Int64 { target.generation }
   /// The push key id that signs the gateway request (the lease's `exec`).
-  public var keyID: String
+  public var keyID: String { target.keyID }
   /// The endpoint grant.
-  public var endpoint: String
+  public var endpoint: String { target.endpoint }
   /// SHA-256 of the endpoint, 64 lowercase hex.
-  public var endpointHash: String
+  public var endpointHash: String { target.endpointHash }
   /// The gateway transport (`apns`, `fcm`).
-  public var transport: String
+  public var transport: String { target.transport }
   /// The event that caused the wake.
   public var eventID: String
   /// The event's channel (its first `h`), nil for none: the worker re-checks membership.
@@ -38,12 +90,17 @@ public struct WakeCandidate: Sendable, Hashable {
     address: LeaseAddress, generation: Int64, keyID: String, endpoint: String, endpointHash: String,
     transport: String, eventID: String, channel: String?, pushClass: String, expiresAt: Int64
   ) {
-    self.address = address
-    self.generation = generation
-    self.keyID = keyID
-    self.endpoint = endpoint
-    self.endpointHash = endpointHash
-    self.transport = transport
+    self.init(
+      target: WakeTarget(
+        address: address, generation: generation, keyID: keyID, endpoint: endpoint,
+        endpointHash: endpointHash,
+        transport: transport),
+      eventID: eventID, channel: channel, pushClass: pushClass, expiresAt: expiresAt)
+  }
+
+  /// A candidate for `target`'s lease.
+  package init(target: WakeTarget, eventID: String, channel: String?, pushClass: String, expiresAt: Int64) {
+    self.target = target
     self.eventID = eventID
     self.channel = channel
     self.pushClass = pushClass

@@ -99,6 +99,32 @@ import Testing
     }
   }
 
+  /// Six enroll processes started together on one state file: each takes the next generation
+  /// under the file's lock before it publishes, so the saved generation ends at six. Two that read
+  /// the file before either wrote it would take the same generation and leave it lower.
+  @Test func concurrentEnrollsEachTakeTheirOwnGeneration() async throws {
+    let server = try await Self.startRelay()
+    try await server.serving {
+      let workspace = Workspace()
+      let channels = workspace.path + "/channels.json"
+      try Data("[\"\(Self.channel)\"]".utf8).write(to: URL(fileURLWithPath: channels))
+      let runs = try await withThrowingTaskGroup(of: NostrPushBinary.Run.self) { group in
+        for _ in 0..<6 {
+          group.addTask { try await self.enroll(server, state: workspace.state, channels: channels) }
+        }
+        var runs: [NostrPushBinary.Run] = []
+        for try await run in group { runs.append(run) }
+        return runs
+      }
+      // Every publish fails (the origin is closed) after its generation was saved.
+      #expect(runs.map(\.status) == Array(repeating: 1, count: 6))
+      for run in runs { #expect(try Self.line(run)["error"] == .string("transport")) }
+      let saved = try #require(try Self.enrollment(workspace.state))
+      #expect(saved["last_generation"] == .integer(6))
+      #expect(saved["last_created_at"] == .integer(Self.now + 5))
+    }
+  }
+
   /// Against a relay in push mode: enroll, enroll again (the same `d`, generation + 1), revoke
   /// (the next generation), each accepted by the relay.
   @Test func reenrollsWithTheSameInstallationIDAndRevokesWithTheNextGeneration() async throws {

@@ -39,9 +39,9 @@ import Testing
     ] + extra
   }
 
-  static func openRun(_ event: String, origin: String = origin, keys: [String]? = nil) async throws
-    -> NostrPushBinary.Run
-  {
+  static func openRun(
+    _ event: String, origin: String = origin, keys: [String]? = nil, descriptor: String = descriptor
+  ) async throws -> NostrPushBinary.Run {
     let key = try file(pushSecret, ".key")
     defer { try? FileManager.default.removeItem(atPath: key) }
     var arguments = ["lease", "open", "--descriptor", descriptor, "--origin", origin, "--now", String(now)]
@@ -105,6 +105,40 @@ import Testing
               "class": .string("time_sensitive"), "ignore": .array([]), "suppress": .null,
             ]))
         ]))
+  }
+
+  /// `Fixtures/demo/nip11.json` with 1059 added to `push_kinds`, in a temporary file.
+  static func giftWrapDescriptor() throws -> String {
+    let text = try String(contentsOfFile: descriptor, encoding: .utf8)
+    let changed = text.replacingOccurrences(
+      of: #""push_kinds": [9,40002,45001,45003]"#, with: #""push_kinds": [9,40002,45001,45003,1059]"#)
+    #expect(changed != text)
+    return try file(changed)
+  }
+
+  @Test func addsTheDirectMessageSubscriptionWhenAsked() async throws {
+    let descriptor = try Self.giftWrapDescriptor()
+    defer { try? FileManager.default.removeItem(atPath: descriptor) }
+    var arguments = Self.buildArguments(["--direct-messages"])
+    arguments[arguments.firstIndex(of: Self.descriptor)!] = descriptor
+    let build = try await NostrPushBinary.run(arguments)
+    #expect(build.status == 0, "\(build.stdout) \(build.stderr)")
+    let open = try Self.object(try await Self.openRun(build.stdout, descriptor: descriptor))
+    let subscriptions = try #require(open["lease"]?.objectValue?["subscriptions"]?.arrayValue)
+    #expect(subscriptions.count == 2)
+    #expect(
+      subscriptions.last.map { JSONWriter.string($0) }
+        == ##"{"filter":{"kinds":[1059],"#p":["\##(Self.account)"]},"class":"default","ignore":[],"suppress":null}"##
+    )
+  }
+
+  @Test func addsNoDirectMessageSubscriptionWhenTheRelayDoesNotPushGiftWraps() async throws {
+    let build = try await NostrPushBinary.run(Self.buildArguments(["--direct-messages"]))
+    #expect(build.status == 0, "\(build.stdout) \(build.stderr)")
+    let open = try Self.object(try await Self.openRun(build.stdout))
+    let subscriptions = try #require(open["lease"]?.objectValue?["subscriptions"]?.arrayValue)
+    #expect(subscriptions.count == 1)
+    #expect(subscriptions.first?.objectValue?["filter"]?.objectValue?["kinds"]?.arrayValue?.count == 4)
   }
 
   @Test func buildsATombstoneThatOpenPrintsWithNulls() async throws {
@@ -279,6 +313,7 @@ import Testing
     ["lease"], ["lease", "renew"], ["lease", "build", "--descriptor", "x"],
     buildArguments(["--mentions-only", "--subscriptions", "x"]),
     buildArguments(["--channels", "x", "--subscriptions", "y"]),
+    buildArguments(["--direct-messages", "--subscriptions", "x"]),
     buildArguments(["--transport", "webpush"]).filter { $0 != "apns" },
     ["lease", "open", "--descriptor", "x", "--origin", "o"],
   ])

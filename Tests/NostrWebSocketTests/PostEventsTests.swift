@@ -74,7 +74,7 @@ import FoundationNetworking
   }
 
   @Test func answersTheFirstFailingRule() async throws {
-    try await withStarted(try await WebSocketScenario(authRequiredKinds: [1059])) { scenario in
+    try await withStarted(try await WebSocketScenario(authRequiredKinds: [4])) { scenario in
       let author = scenario.author
       var tampered = try Self.signed(author, kind: 1).jsonValue.objectValue!
       tampered["content"] = .string("changed")
@@ -100,7 +100,7 @@ import FoundationNetworking
         forged.json.objectValue?["message"]?.stringValue?.hasPrefix("invalid: invalid event id: computed ")
           == true)
       let other = try await Self.post(
-        try Self.signed(author, kind: 1059).jsonBytes(), to: scenario, key: scenario.stranger)
+        try Self.signed(author, kind: 4).jsonBytes(), to: scenario, key: scenario.stranger)
       #expect(
         other.json.objectValue?["message"]
           == .string("invalid: event pubkey does not match authenticated identity"))

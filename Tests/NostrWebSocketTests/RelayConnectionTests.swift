@@ -27,7 +27,7 @@ struct WebSocketScenario: LoopbackFixture {
       ).signed(with: author)
     }
     lease = try UnsignedEvent(
-      pubkey: author.publicKeyHex, createdAt: Self.now - 50, kind: 1059, tags: [], content: "author only"
+      pubkey: author.publicKeyHex, createdAt: Self.now - 50, kind: 4, tags: [], content: "author only"
     ).signed(with: author)
     var data = RelayFixtureData()
     data.authRequiredKinds = authRequiredKinds
@@ -120,9 +120,9 @@ struct WebSocketScenario: LoopbackFixture {
   }
 
   @Test func authenticatesAndRetriesOnceWhenAuthIsRequired() async throws {
-    try await withStarted(try await WebSocketScenario(authRequiredKinds: [1059])) { scenario in
+    try await withStarted(try await WebSocketScenario(authRequiredKinds: [4])) { scenario in
       let connection = try await scenario.connect(key: scenario.author)
-      let filter = Filter(authors: [scenario.author.publicKeyHex], kinds: [1059])
+      let filter = Filter(authors: [scenario.author.publicKeyHex], kinds: [4])
       let events = try await connection.query([filter], deadline: .now + .seconds(10))
       #expect(events.map(\.id) == [scenario.lease.id])
       #expect(await connection.authenticatedPubkey == scenario.author.publicKeyHex)
@@ -131,9 +131,9 @@ struct WebSocketScenario: LoopbackFixture {
   }
 
   @Test func failsAuthRequiredWithoutAKey() async throws {
-    try await withStarted(try await WebSocketScenario(authRequiredKinds: [1059])) { scenario in
+    try await withStarted(try await WebSocketScenario(authRequiredKinds: [4])) { scenario in
       let connection = try await scenario.connect()
-      let filter = Filter(authors: [scenario.author.publicKeyHex], kinds: [1059])
+      let filter = Filter(authors: [scenario.author.publicKeyHex], kinds: [4])
       let error = await #expect(throws: RelayConnectionError.self) {
         _ = try await connection.query([filter], deadline: .now + .seconds(10))
       }
@@ -144,15 +144,15 @@ struct WebSocketScenario: LoopbackFixture {
   }
 
   @Test func refusesAnotherAuthorsAuthorOnlyEvents() async throws {
-    try await withStarted(try await WebSocketScenario(authRequiredKinds: [1059])) { scenario in
+    try await withStarted(try await WebSocketScenario(authRequiredKinds: [4])) { scenario in
       let connection = try await scenario.connect(key: scenario.stranger)
       let error = await #expect(throws: RelayConnectionError.self) {
         _ = try await connection.query(
-          [Filter(authors: [scenario.author.publicKeyHex], kinds: [1059])], deadline: .now + .seconds(10))
+          [Filter(authors: [scenario.author.publicKeyHex], kinds: [4])], deadline: .now + .seconds(10))
       }
       #expect(error?.code == .subscriptionClosed)
       #expect(error?.message == "restricted: author-only kinds require authors=[self]")
-      let mixed = try await connection.query([Filter(kinds: [9, 1059])], deadline: .now + .seconds(10))
+      let mixed = try await connection.query([Filter(kinds: [9, 4])], deadline: .now + .seconds(10))
       #expect(mixed.count == 3)
       #expect(!mixed.contains { $0.id == scenario.lease.id })
       await connection.close()

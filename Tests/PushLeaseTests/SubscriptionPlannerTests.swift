@@ -1,3 +1,4 @@
+import NostrJSON
 import PushDescriptor
 import Testing
 
@@ -112,6 +113,62 @@ import Testing
     let descriptor = T.demoDescriptor(T.limit("max_plaintext_len", 16_384))
     let plan = try SubscriptionPlanner(descriptor: descriptor).plan(
       for: T.me, joined: joined, muted: [joined[5]])
+    let event = try LeaseBuilderTests.build(LeaseBuilderTests.builder(descriptor), subscriptions: plan)
+    #expect(T.verdict(event, validator: T.validator(descriptor)) == nil)
+  }
+
+  /// The example descriptor with 1059 in `push_kinds`, and any other changes.
+  static func giftWrapDescriptor(_ changes: [String: JSONValue] = [:]) -> PushDescriptor {
+    var changes = changes
+    changes["push_kinds"] = .array((kinds + [1111, 1059]).map { .integer(Int64($0)) })
+    return T.exampleDescriptor(changes)
+  }
+
+  @Test func addsTheDirectMessageSubscriptionLastWithoutIgnores() throws {
+    let planner = SubscriptionPlanner(descriptor: Self.giftWrapDescriptor())
+    let plan = try planner.plan(
+      for: T.me, joined: [T.channelA, T.channelB], muted: [T.channelB], directMessages: true)
+    #expect(plan.count == 3)
+    #expect(
+      Array(plan[0..<2])
+        == (try planner.plan(for: T.me, joined: [T.channelA, T.channelB], muted: [T.channelB])))
+    #expect(
+      plan[2] == LeaseSubscription(filter: LeaseFilter(kinds: [1059], pTags: [T.me]), pushClass: "default"))
+    #expect(
+      JSONWriter.string(plan[2].jsonValue)
+        == ##"{"filter":{"kinds":[1059],"#p":["\##(T.me)"]},"class":"default"}"##)
+  }
+
+  @Test func leavesDirectMessagesOutWhenTheRelayDoesNotPushGiftWraps() throws {
+    let plan = try Self.planner().plan(for: T.me, joined: [T.channelA], directMessages: true)
+    #expect(plan == (try Self.planner().plan(for: T.me, joined: [T.channelA])))
+    #expect(!plan.contains { $0.filter.kinds == [1059] })
+  }
+
+  @Test func leavesDirectMessagesOutUnlessAsked() throws {
+    let plan = try SubscriptionPlanner(descriptor: Self.giftWrapDescriptor()).plan(
+      for: T.me, joined: [T.channelA])
+    #expect(plan.count == 2)
+    #expect(!plan.contains { $0.filter.kinds == [1059] })
+  }
+
+  @Test func countsTheDirectMessageSubscriptionTowardTheLimit() throws {
+    let planner = SubscriptionPlanner(descriptor: Self.giftWrapDescriptor())
+    _ = try planner.plan(for: T.me, joined: T.channels(150))
+    _ = try planner.plan(for: T.me, joined: T.channels(100), directMessages: true)
+    let error = #expect(throws: LeaseBuildError.self) {
+      try planner.plan(for: T.me, joined: T.channels(150), directMessages: true)
+    }
+    #expect(error?.code == .tooManySubscriptions)
+  }
+
+  @Test func plansADirectMessageSubscriptionTheValidatorAccepts() throws {
+    var push = T.pushObject("Fixtures/demo/nip11.json").objectValue!
+    push["push_kinds"] = .array((Self.kinds + [1059]).map { .integer(Int64($0)) })
+    let descriptor = try PushDescriptor(strictPush: .object(push))
+    let plan = try SubscriptionPlanner(descriptor: descriptor).plan(
+      for: T.me, joined: [T.channelA], directMessages: true)
+    #expect(plan.last?.filter.kinds == [1059])
     let event = try LeaseBuilderTests.build(LeaseBuilderTests.builder(descriptor), subscriptions: plan)
     #expect(T.verdict(event, validator: T.validator(descriptor)) == nil)
   }

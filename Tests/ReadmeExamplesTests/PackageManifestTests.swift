@@ -37,7 +37,7 @@ import Testing
       names == [
         "NostrPushCore", "NostrJSON", "Bech32", "NostrEvent", "NostrHTTP", "NIP44", "NostrWebSocket",
         "PushDescriptor", "PushLease", "EnrichmentCache", "NotificationResolver", "PushRelay",
-        "NostrPushTesting", "nostr-push",
+        "NostrPushTesting", "GiftWrap", "nostr-push",
       ])
   }
 

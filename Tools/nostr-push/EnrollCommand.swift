@@ -16,11 +16,12 @@ enum EnrollCommand: CLICommand {
     usage: nostr-push enroll --relay URL --secret-key-file FILE --state FILE
                              [--app-profile ID] --transport apns|fcm
                              (--endpoint GRANT | --gateway URL --device-token HEX)
-                             [--channels FILE] [--muted FILE] [--now UNIX]
+                             [--channels FILE] [--muted FILE] [--direct-messages] [--now UNIX]
 
     Discovers the relay's push descriptor (NIP-11), obtains an endpoint grant (given, or from the
     gateway fixture's POST /v1/test/grants), plans the subscriptions (mentions of the account and
-    the channels of --channels, minus --muted), builds the lease, saves the next generation to
+    the channels of --channels, minus --muted; with --direct-messages, gift wraps for the account
+    when the relay's push_kinds holds 1059), builds the lease, saves the next generation to
     --state before signing, and publishes the lease to push.origin with NIP-42. One JSON line.
     --app-profile is required by a nip-pl relay and refused by a buzz-push-v1 relay
     (invalid_app_profile), whose lease names only --transport.
@@ -33,7 +34,7 @@ enum EnrollCommand: CLICommand {
         "relay", "secret-key-file", "state", "app-profile", "transport", "endpoint", "gateway",
         "device-token",
         "channels", "muted", "now",
-      ])
+      ], booleanFlags: ["direct-messages"])
     _ = try reader.positionals(atMost: 0)
     let relay = try reader.required("relay")
     let keyFile = try reader.required("secret-key-file")
@@ -59,7 +60,8 @@ enum EnrollCommand: CLICommand {
         try LeaseCommand.channelFile(reader.value("muted"), flag: "muted")
       }
       return try await Enrollment(relay: relay, key: key, statePath: statePath, now: now).enroll(
-        appProfile: appProfile, transport: transport, grant: grant, joined: joined, muted: muted)
+        appProfile: appProfile, transport: transport, grant: grant, joined: joined, muted: muted,
+        directMessages: reader.has("direct-messages"))
     }
   }
 }
@@ -108,16 +110,18 @@ struct Enrollment: Sendable {
   /// `--now`, else the system clock.
   func clock() -> Int64 { now ?? Int64(Date().timeIntervalSince1970) }
 
-  /// Enrolls (or re-enrolls, reusing `d` with the next generation) for mentions and `joined`.
+  /// Enrolls (or re-enrolls, reusing `d` with the next generation) for mentions and `joined`,
+  /// and direct messages when asked.
   func enroll(
-    appProfile: String?, transport: String, grant: GrantSource, joined: [String], muted: [String]
+    appProfile: String?, transport: String, grant: GrantSource, joined: [String], muted: [String],
+    directMessages: Bool = false
   ) async throws(CommandFailure) -> EnrollmentOutcome {
     let descriptor = try await discover()
     try Self.builder(appProfile, transport: transport, for: descriptor)
     let (endpoint, grantExpiresAt) = try await grant.endpoint(for: descriptor)
     return try await enroll(
       descriptor: descriptor, appProfile: appProfile, transport: transport, endpoint: endpoint,
-      grantExpiresAt: grantExpiresAt, joined: joined, muted: muted)
+      grantExpiresAt: grantExpiresAt, joined: joined, muted: muted, directMessages: directMessages)
   }
 
   /// As `enroll(appProfile:transport:grant:joined:muted:)`, with the descriptor already
@@ -126,12 +130,13 @@ struct Enrollment: Sendable {
   func enroll(
     descriptor: PushDescriptor, appProfile: String?, transport: String, endpoint: String,
     grantExpiresAt: Int64?,
-    joined: [String], muted: [String]
+    joined: [String], muted: [String], directMessages: Bool = false
   ) async throws(CommandFailure) -> EnrollmentOutcome {
     let builder = try Self.builder(appProfile, transport: transport, for: descriptor)
     let subscriptions = try CommandFailure.reporting { () throws(LeaseBuildError) in
       try SubscriptionPlanner(descriptor: descriptor).plan(
-        for: key.publicKeyHex, joined: joined, muted: muted, mentionsOnly: joined.isEmpty)
+        for: key.publicKeyHex, joined: joined, muted: muted, mentionsOnly: joined.isEmpty,
+        directMessages: directMessages)
     }
     let now = clock()
     let (enrollment, stamp) = try updatingState { (state) throws(CommandFailure) in

@@ -23,7 +23,7 @@ enum LeaseCommand: CLICommand {
   static let usage = """
     usage: nostr-push lease build --descriptor FILE --secret-key-file FILE --endpoint GRANT [--app-profile ID]
                --transport apns|fcm --generation N [--d HEX] [--subscriptions FILE | --mentions-only]
-               [--channels FILE] [--muted FILE] [--now UNIX] [--grant-expires UNIX]
+               [--channels FILE] [--muted FILE] [--direct-messages] [--now UNIX] [--grant-expires UNIX]
            nostr-push lease tombstone --descriptor FILE --secret-key-file FILE --d HEX --generation N [--now UNIX]
            nostr-push lease open --descriptor FILE --push-secret-key-file FILE [...] --origin ORIGIN
                [--now UNIX] [--skew 120]
@@ -32,7 +32,8 @@ enum LeaseCommand: CLICommand {
                --app-profile is required for a nip-pl descriptor and refused for buzz-push-v1
                (invalid_app_profile), whose lease names only --transport.
                --channels/--muted: JSON arrays of channel ids for the planner; --subscriptions: a
-               JSON array of subscriptions used instead of the planner.
+               JSON array of subscriptions used instead of the planner. --direct-messages adds the
+               planner's gift wrap subscription (kinds [1059], #p self) when push_kinds holds 1059.
     tombstone  prints the signed tombstone that revokes the lease at --d.
     open       reads one event on standard input and prints {"accepted":true,"lease":{...}} or
                {"accepted":false,"message":"invalid: ..."}.
@@ -74,7 +75,7 @@ enum LeaseCommand: CLICommand {
       valueFlags: [
         "descriptor", "secret-key-file", "endpoint", "app-profile", "transport", "generation", "d",
         "subscriptions", "channels", "muted", "now", "grant-expires",
-      ], booleanFlags: ["mentions-only"])
+      ], booleanFlags: ["mentions-only", "direct-messages"])
     _ = try reader.positionals(atMost: 0)
     let descriptorPath = try reader.required("descriptor")
     let keyPath = try reader.required("secret-key-file")
@@ -85,10 +86,12 @@ enum LeaseCommand: CLICommand {
     try DescriptorCommand.checkTransport(transport)
     let subscriptionsPath = reader.value("subscriptions")
     if subscriptionsPath != nil,
-      reader.has("mentions-only") || reader.value("channels") != nil || reader.value("muted") != nil
+      reader.has("mentions-only") || reader.has("direct-messages") || reader.value("channels") != nil
+        || reader.value("muted") != nil
     {
       throw UsageError(
-        "--subscriptions replaces the planner: no --mentions-only, --channels or --muted with it")
+        "--subscriptions replaces the planner: no --mentions-only, --direct-messages, --channels or --muted with it"
+      )
     }
     let now = try reader.integer("now") ?? UnixClock.system.now()
     let grantExpiresAt = try reader.integer("grant-expires")
@@ -108,7 +111,7 @@ enum LeaseCommand: CLICommand {
         let plan = try planner.plan(
           for: key.publicKeyHex, joined: try channelFile(reader.value("channels"), flag: "channels"),
           muted: try channelFile(reader.value("muted"), flag: "muted"),
-          mentionsOnly: reader.has("mentions-only"))
+          mentionsOnly: reader.has("mentions-only"), directMessages: reader.has("direct-messages"))
         subscriptions = .array(plan.map(\.jsonValue))
       }
       let event = try builder.active(

@@ -18,6 +18,7 @@ enum NostrPush {
     LeaseCommand.self,
     EnrollCommand.self,
     RevokeCommand.self,
+    DirectMessageCommand.self,
     DemoCommand.self,
   ]
 
