@@ -94,7 +94,7 @@ let package = Package(
       "NotificationResolver",
       [
         "NostrPushCore", "NostrJSON", "Bech32", "NostrEvent", "NostrHTTP", "EnrichmentCache",
-        "NostrWebSocket", "PushLease",
+        "NostrWebSocket", "PushLease", "PushDescriptor",
       ]),
     library(
       "PushRelay",
