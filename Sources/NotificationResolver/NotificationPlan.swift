@@ -103,6 +103,16 @@ public struct NotificationPlan: Sendable, Codable, Equatable {
       case jpeg
       /// GIF.
       case gif
+
+      /// The format's uniform type identifier, the attachment's type hint
+      /// (`UNNotificationAttachmentOptionsTypeHintKey`).
+      public var uniformTypeIdentifier: String {
+        switch self {
+        case .png: "public.png"
+        case .jpeg: "public.jpeg"
+        case .gif: "com.compuserve.gif"
+        }
+      }
     }
   }
 
