@@ -56,7 +56,7 @@ let secp256k1Targets: [Target] = [
 let libraries = [
   "NostrPushCore", "NostrJSON", "Bech32", "NostrEvent", "NostrHTTP", "NIP44", "NostrWebSocket",
   "PushDescriptor", "PushLease", "EnrichmentCache", "NotificationResolver", "PushRelay",
-  "NostrPushTesting", "GiftWrap",
+  "NostrPushTesting", "GiftWrap", "NotificationService",
 ]
 
 let package = Package(
@@ -96,6 +96,9 @@ let package = Package(
         "NostrPushCore", "NostrJSON", "Bech32", "NostrEvent", "NostrHTTP", "EnrichmentCache",
         "NostrWebSocket", "PushLease", "PushDescriptor",
       ]),
+    // The Apple-only Notification Service Extension shell: its one file compiles only on iOS, macOS
+    // and visionOS (`notification-service.md` §3); elsewhere the module is empty.
+    library("NotificationService", ["NotificationResolver", "EnrichmentCache", "NostrPushCore"]),
     library(
       "PushRelay",
       [

@@ -127,7 +127,7 @@ struct WakeContext: Sendable {
       queryTimeout: queryTimeout, avatarDirectory: avatarDirectory)
     let resolution = await NotificationResolver(configuration: configuration, cache: cache).resolve()
     let elapsed = begin.duration(to: .now)
-    let line = ResolveLine.text(resolution.outcome, elapsedMilliseconds: elapsed.wholeMilliseconds)
+    let line = ResolveLine.text(resolution.plan, elapsedMilliseconds: elapsed.wholeMilliseconds)
     return WakeResult(index: index, elapsed: elapsed, line: line, unreachable: unreachableRelay)
   }
 }

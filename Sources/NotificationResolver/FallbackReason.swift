@@ -1,5 +1,5 @@
 /// Why a wake could not be resolved into a message; shown with the fallback notification.
-public enum FallbackReason: String, Sendable, Hashable, CaseIterable {
+public enum FallbackReason: String, Sendable, Hashable, Codable, CaseIterable {
   /// The relay answered, but no event passed the eligibility checks.
   case noEligibleEvent = "no_eligible_event"
   /// Every eligible event was already presented by an earlier wake.

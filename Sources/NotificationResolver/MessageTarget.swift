@@ -5,7 +5,7 @@ import NostrEvent
 ///
 /// The rules read the tags exactly as the relay's ingest reads them, so the app opens the same
 /// channel and thread the relay filed the message under.
-public struct MessageTarget: Sendable, Hashable {
+public struct MessageTarget: Sendable, Hashable, Codable {
   /// The message's event id (64 lowercase hex).
   public var eventID: String
   /// The first `h` tag's value when it is a lowercase UUID v4, else nil.
@@ -13,12 +13,16 @@ public struct MessageTarget: Sendable, Hashable {
   /// The direct parent of a thread reply (64 lowercase hex), nil for a channel-level message or a
   /// broadcast reply.
   public var threadID: String?
+  /// For a direct message, the conversation's participants (sorted pubkeys, 64 lowercase hex);
+  /// nil for a channel message.
+  public var conversation: [String]?
 
   /// Creates a target from its parts.
-  package init(eventID: String, channelID: String?, threadID: String?) {
+  package init(eventID: String, channelID: String?, threadID: String?, conversation: [String]? = nil) {
     self.eventID = eventID
     self.channelID = channelID
     self.threadID = threadID
+    self.conversation = conversation
   }
 
   /// Routes a message from its id and tags.

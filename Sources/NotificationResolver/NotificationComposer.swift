@@ -30,6 +30,11 @@ struct NotificationComposer: Sendable {
     let title = NotificationTitle.title(displayName: name, compactNpub: KeyDisplay.compact(message.pubkey))
     let subtitle = NotificationSubtitle.subtitle(
       channelName: parts.channel?.name, channelType: parts.channel?.type, community: community)
+    // The group's name for a communication notification: the channel's own name, never the
+    // community fallback of the subtitle.
+    let groupName = parts.channel.flatMap { channel in
+      channel.type == "dm" ? nil : channel.name.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }
+    }
     var recipientCount: Int? = nil
     if let membership = parts.membership, let channel = parts.channel, membership.signer == channel.signer {
       recipientCount = RecipientCount.count(
@@ -42,12 +47,14 @@ struct NotificationComposer: Sendable {
     if let avatar = parts.avatar, let avatarDirectory {
       avatarFile = AvatarFile.write(avatar, in: avatarDirectory)
     }
-    return ResolvedNotification(
+    var notification = ResolvedNotification(
       title: title, subtitle: subtitle, body: body,
       threadIdentifier: ThreadIdentifier.make(
         account: scope.account, relay: scope.relay, channelID: target.channelID),
       target: target, senderPubkey: message.pubkey, senderNpub: KeyDisplay.npub(message.pubkey) ?? "",
       kind: message.kind, recipientCount: recipientCount, avatarFile: avatarFile, enrichment: source,
-      account: scope.account, moreCount: covered.moreCount)
+      account: scope.account, moreCount: covered.moreCount, groupName: groupName)
+    if parts.profile?.picture != nil, parts.avatar == nil { notification.avatarSkipped = .fetchFailed }
+    return notification
   }
 }

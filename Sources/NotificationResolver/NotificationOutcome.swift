@@ -1,6 +1,6 @@
 /// Where the title's sender name came from: what an app logs to see how often the cache it fills
 /// spares the extension a profile fetch.
-public enum EnrichmentSource: String, Sendable, Hashable {
+public enum EnrichmentSource: String, Sendable, Hashable, Codable {
   /// A cached profile younger than the freshness threshold.
   case cacheFresh = "cache_fresh"
   /// A profile fetched from the relay during this wake.
@@ -13,7 +13,7 @@ public enum EnrichmentSource: String, Sendable, Hashable {
 
 /// A resolved notification: verified content, named and routed, ready to copy into the
 /// notification's content (`UNMutableNotificationContent`) field by field.
-public struct ResolvedNotification: Sendable, Hashable {
+public struct ResolvedNotification: Sendable, Hashable, Codable {
   /// The notification's title: the sender's display name, else the compact npub, else `Someone`
   /// (never raw hex).
   public var title: String
@@ -37,8 +37,10 @@ public struct ResolvedNotification: Sendable, Hashable {
   /// How many other channel members the message reached, when a verified roster says so (for a
   /// communication notification's recipient count); nil when unknown.
   public var recipientCount: Int?
-  /// The path of the sender's avatar, written under the configured avatar directory, to attach to
-  /// the notification; nil when there is none or no directory is configured.
+  /// The path of the sender's avatar as the resolver stores it under the configured avatar
+  /// directory (one file per image, shared by every notification showing it); nil when there is
+  /// none or no directory is configured. Attach the plan's own copy
+  /// (``NotificationPlan/attachment``), never this file: iOS moves attachment files away.
   public var avatarFile: String?
   /// Where the title's name came from (cache, relay, or nowhere).
   public var enrichment: EnrichmentSource
@@ -47,12 +49,18 @@ public struct ResolvedNotification: Sendable, Hashable {
   /// The eligible messages this notification covers besides the one shown (0 usually): a wake
   /// that finds several new messages shows the newest and claims them all.
   public var moreCount: Int
+  /// The conversation's name for a communication notification: the channel's name (without `#`),
+  /// or a direct message's subject; nil one-to-one or unknown.
+  public var groupName: String?
+  /// Why the sender's avatar is missing although their profile names one (`fetch_failed`); the
+  /// plan reports it as ``NotificationPlan/avatarSkipped``.
+  package var avatarSkipped: NotificationPlan.AvatarSkip?
 
   /// Creates a notification.
   package init(
     title: String, subtitle: String?, body: String, threadIdentifier: String, target: MessageTarget,
     senderPubkey: String, senderNpub: String, kind: Int, recipientCount: Int?, avatarFile: String?,
-    enrichment: EnrichmentSource, account: String, moreCount: Int = 0
+    enrichment: EnrichmentSource, account: String, moreCount: Int = 0, groupName: String? = nil
   ) {
     self.title = title
     self.subtitle = subtitle
@@ -67,11 +75,12 @@ public struct ResolvedNotification: Sendable, Hashable {
     self.enrichment = enrichment
     self.account = account
     self.moreCount = moreCount
+    self.groupName = groupName
   }
 }
 
 /// What a wake produced: a notification, nothing new, or the fallback with its reason.
-public enum NotificationOutcome: Sendable, Hashable {
+public enum NotificationOutcome: Sendable, Hashable, Codable {
   /// A verified, enriched message.
   case resolved(ResolvedNotification)
   /// `New message` / `Open the app to read it.`, for `reason`: the wake could not be resolved.

@@ -99,8 +99,9 @@ public struct NotificationResolver: Sendable {
   /// message alone, so a claimed message is never dropped for the fallback.
   public func start(deadline: ContinuousClock.Instant) -> WakeResolution {
     let progress = WakeProgress()
-    let task = Task { await resolve(deadline: deadline, progress: progress) }
-    return WakeResolution(progress: progress, task: task, store: store, clock: clock)
+    let plans = WakePlans(composer: PlanComposer(accounts: accounts), progress: progress)
+    let task = Task { await resolve(deadline: deadline, progress: progress, plans: plans) }
+    return WakeResolution(progress: progress, plans: plans, task: task, store: store, clock: clock)
   }
 
   /// Resolves the wake within the default deadline and marks the outcome presented: for a caller
@@ -115,11 +116,13 @@ public struct NotificationResolver: Sendable {
   public func resolve(deadline: ContinuousClock.Instant) async -> Resolution {
     let session = start(deadline: deadline)
     let resolution = await session.plan()
-    await session.markPresented(resolution.outcome)
+    await session.markPresented(resolution.plan)
     return resolution
   }
 
-  private func resolve(deadline: ContinuousClock.Instant, progress: WakeProgress) async -> Resolution {
+  private func resolve(
+    deadline: ContinuousClock.Instant, progress: WakeProgress, plans: WakePlans
+  ) async -> Resolution {
     let started = ContinuousClock.now
     let raced = await DeadlineRace.value(by: deadline, cancelsOperation: true) {
       await run(started: started, deadline: deadline, progress: progress)
@@ -133,7 +136,7 @@ public struct NotificationResolver: Sendable {
     }
     let finished = ContinuousClock.now
     return Resolution(
-      outcome: outcome, elapsed: started.duration(to: finished),
+      plan: plans.plan(for: outcome), elapsed: started.duration(to: finished),
       enrichmentElapsed: progress.chosenAt.map { $0.duration(to: finished) }, lingering: lingering)
   }
 
@@ -379,10 +382,13 @@ public struct NotificationResolver: Sendable {
   }
 }
 
-/// The result of one wake: the outcome, how long it took, and the work still writing to the cache.
+/// The result of one wake: the plan, how long it took, and the work still writing to the cache.
 public struct Resolution: Sendable {
-  /// The notification to present, or the fallback with its reason.
-  public var outcome: NotificationOutcome
+  /// What to present: the wake's outcome and everything the extension sets for it.
+  public var plan: NotificationPlan
+  /// The wake's outcome (the plan's): the notification, nothing new, or the fallback with its
+  /// reason.
+  public var outcome: NotificationOutcome { plan.outcome }
   /// From the start of ``NotificationResolver/resolve()`` to the outcome: what an extension logs
   /// against its time limit.
   public var elapsed: Duration

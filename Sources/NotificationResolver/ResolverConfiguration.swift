@@ -68,9 +68,13 @@ public struct ResolverConfiguration: Sendable {
   /// and an older answer is dropped (1 hour … 14 days, 3 days by default).
   public private(set) var presentationWindow: Duration
   /// Whether the extension holds the filtering entitlement
-  /// (`com.apple.developer.usernotifications.filtering`): then a ``NotificationOutcome/nothingNew(_:suppress:)``
-  /// outcome says `suppress`, and the notification is dropped instead of shown as the fallback.
+  /// (`com.apple.developer.usernotifications.filtering`; it cannot be detected at run time): then
+  /// a ``NotificationOutcome/nothingNew(_:suppress:)`` outcome says `suppress`, and the notification is dropped instead of shown as the fallback.
   public var canFilterNotifications: Bool
+  /// Whether the extension holds the critical-alert entitlement
+  /// (`com.apple.developer.usernotifications.critical-alerts`, which Apple grants on request):
+  /// then the `urgent` push class is presented `critical`, else `timeSensitive`.
+  public var canSendCriticalAlerts: Bool
 
   /// Called right after the claim is written, before enrichment: the CLI's `--kill-after-claim`
   /// ends the process there (SIGKILL), as iOS would kill an extension. Tests only.
@@ -96,7 +100,7 @@ public struct ResolverConfiguration: Sendable {
     community: String? = nil, budget: Duration = defaultBudget, queryTimeout: Duration = defaultQueryTimeout,
     avatarDirectory: String? = nil, transport: any HTTPTransport = URLSessionHTTPTransport.shared,
     queryTransport: QueryTransport = .httpQuery, presentationWindow: Duration = defaultPresentationWindow,
-    canFilterNotifications: Bool = false
+    canFilterNotifications: Bool = false, canSendCriticalAlerts: Bool = false
   ) throws(ResolverError) {
     guard budget > .zero, budget <= Self.maxTimeout else {
       throw ResolverError(code: .outOfRange, field: "budget", message: "must be between 1 ms and 60 s")
@@ -148,5 +152,6 @@ public struct ResolverConfiguration: Sendable {
     self.queryTransport = queryTransport
     self.presentationWindow = presentationWindow
     self.canFilterNotifications = canFilterNotifications
+    self.canSendCriticalAlerts = canSendCriticalAlerts
   }
 }

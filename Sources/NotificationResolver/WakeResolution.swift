@@ -10,21 +10,24 @@ import NostrPushCore
 /// killed) is claimed again by a wake after the claim expires, so it is never lost.
 public final class WakeResolution: Sendable {
   private let progress: WakeProgress
+  private let plans: WakePlans
   private let task: Task<Resolution, Never>
   private let store: (any EnrichmentStore)?
   private let clock: UnixClock
 
   init(
-    progress: WakeProgress, task: Task<Resolution, Never>, store: (any EnrichmentStore)?, clock: UnixClock
+    progress: WakeProgress, plans: WakePlans, task: Task<Resolution, Never>, store: (any EnrichmentStore)?,
+    clock: UnixClock
   ) {
     self.progress = progress
+    self.plans = plans
     self.task = task
     self.store = store
     self.clock = clock
   }
 
-  /// The final outcome, by the deadline the session was started with; cancelling the caller
-  /// ends the wake at once, as its deadline would.
+  /// The final plan (``Resolution/plan``), by the deadline the session was started with;
+  /// cancelling the caller ends the wake at once, as its deadline would.
   public func plan() async -> Resolution {
     let task = self.task
     return await withTaskCancellationHandler {
@@ -34,20 +37,20 @@ public final class WakeResolution: Sendable {
     }
   }
 
-  /// The best outcome known now, for the expiry path: the final one when it is there; once a
+  /// The best plan known now, for the expiry path: the final one when it is there; once a
   /// message is claimed, its plain content (compact npub title, preview body, routing); before
   /// that the `timeout` fallback — and then no later claim of this wake commits.
-  public func currentPlan() -> NotificationOutcome {
-    progress.current()
+  public func currentPlan() -> NotificationPlan {
+    plans.plan(for: progress.current())
   }
 
-  /// Marks the messages `outcome` covers presented in the cache (the claim's second phase),
+  /// Marks the messages `plan` covers presented in the cache (the claim's second phase),
   /// bounded by the cache's busy timeout; true when they are recorded (or there is nothing to
   /// record: a fallback, nothing new, no cache). False means the cache could not answer: the
   /// messages' claims expire and a later wake presents them again.
   @discardableResult
-  public func markPresented(_ outcome: NotificationOutcome) async -> Bool {
-    guard case .resolved(let notification) = outcome, let store,
+  public func markPresented(_ plan: NotificationPlan) async -> Bool {
+    guard case .resolved(let notification) = plan.outcome, let store,
       let covered = progress.covered(showing: notification.target.eventID), covered.isRecorded
     else { return true }
     let now = clock.now()

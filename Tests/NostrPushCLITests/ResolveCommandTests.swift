@@ -12,8 +12,9 @@ import Testing
   static let demo = NostrPushBinary.packageRoot.appendingPathComponent("Fixtures/demo")
   static let resolvedKeys = [
     "outcome", "resolved", "suppress", "account", "title", "subtitle", "body", "more_count",
-    "thread_identifier", "target", "sender", "kind", "recipient_count", "avatar_file", "enrichment",
-    "elapsed_ms",
+    "thread_identifier", "target_content_identifier", "target", "wrap_id", "user_info", "sender", "kind",
+    "recipient_count", "avatar_file", "avatar_skipped", "interruption_level", "sound", "relevance_score",
+    "communication", "enrichment", "elapsed_ms",
   ]
   /// The `created_at` of the demo's newest message (the broadcast reply).
   static let newestMessageCreatedAt: Int64 = 1_767_226_100
@@ -102,7 +103,9 @@ import Testing
       #expect(cold["recipient_count"] == .integer(2))
       #expect(cold["enrichment"] == .string("refreshed"))
       let target = try #require(cold["target"]?.objectValue)
-      #expect(target.keys == ["event_id", "channel_id", "thread_id"])
+      #expect(target.keys == ["event_id", "channel_id", "thread_id", "conversation"])
+      #expect(target["conversation"] == .null)
+      #expect(cold["wrap_id"] == .null)
       #expect(target["event_id"] == manifest.id("broadcast_reply").map(JSONValue.string))
       #expect(target["channel_id"] == .string(manifest.channel))
       #expect(target["thread_id"] == .null)
@@ -112,6 +115,28 @@ import Testing
       let identifier = try #require(cold["thread_identifier"]?.stringValue)
       #expect(identifier.count == 64 && !identifier.contains(manifest.channel))
       #expect((cold["elapsed_ms"]?.integerValue ?? -1) >= 0)
+      // The plan's fields: a mention of the account on the default class.
+      let origin = try #require(server.origin)
+      let eventID = try #require(manifest.id("broadcast_reply"))
+      #expect(cold["target_content_identifier"] == .string(origin + "#" + eventID))
+      let userInfo = try #require(cold["user_info"]?.objectValue)
+      #expect(userInfo.keys == ["account", "relay_origin", "event_id", "channel_id"])
+      #expect(userInfo["relay_origin"] == .string(origin))
+      #expect(userInfo["event_id"] == .string(eventID))
+      #expect(userInfo["channel_id"] == .string(manifest.channel))
+      #expect(cold["interruption_level"] == .string("active"))
+      #expect(cold["sound"] == .string("default"))
+      #expect(cold["relevance_score"] == .integer(1))
+      // The demo's avatar URL names a port nobody serves (Fixtures/demo/README.md).
+      #expect(cold["avatar_file"] == .null)
+      #expect(cold["avatar_skipped"] == .string("fetch_failed"))
+      let communication = try #require(cold["communication"]?.objectValue)
+      #expect(communication["sender_name"] == .string("Alice Martin"))
+      #expect(communication["handle"] == sender["npub"])
+      #expect(communication["conversation_identifier"] == .string(identifier))
+      #expect(communication["group_name"] == .string("relay-dev"))
+      #expect(communication["recipient_count"] == .integer(2))
+      #expect(communication["avatar_file"] == .null)
 
       let (_, warm) = try await Self.resolve(server, cache: workspace.cache)
       #expect(warm["enrichment"] == .string("cache_fresh"))
@@ -165,7 +190,14 @@ import Testing
         #expect(run.status == 0)
         #expect(websocket["resolved"] == .bool(true))
         // The time differs, and the avatar file lies beside each run's own cache.
-        for key in ["elapsed_ms", "avatar_file"] {
+        // Each plan's communication avatar is a copy of its own too.
+        var queryCommunication = query["communication"]?.objectValue
+        var websocketCommunication = websocket["communication"]?.objectValue
+        queryCommunication?["avatar_file"] = nil
+        websocketCommunication?["avatar_file"] = nil
+        #expect(queryCommunication != nil)
+        #expect(websocketCommunication == queryCommunication)
+        for key in ["elapsed_ms", "avatar_file", "communication"] {
           query[key] = nil
           websocket[key] = nil
         }

@@ -139,12 +139,13 @@ import Testing
       .start()
       // Asking `currentPlan()` before the claim would end the wake's claim: wait for the row.
       #expect(await Polling.eventually(within: .seconds(30)) { (try? cache.stats().deliveries) == 1 })
-      let claimed = try #require(session.currentPlan().notification)
+      let plan = session.currentPlan()
+      let claimed = try #require(plan.message)
       #expect(claimed.target.eventID == message.id)
       #expect(claimed.title.hasPrefix("npub1"))
       #expect(claimed.body == "plain text")
       // What is handed over is what is marked presented: no later wake shows it again.
-      #expect(await session.markPresented(.resolved(claimed)))
+      #expect(await session.markPresented(plan))
       let later = RelayScenario.now + EnrichmentCache.claimLifetime + 1
       server.setNow(later)
       server.setFaults([])
@@ -164,7 +165,7 @@ import Testing
       let session = NotificationResolver(
         configuration: configuration, cache: try folder.cache(), clock: .fixed(RelayScenario.now)
       ).start()
-      #expect(session.currentPlan() == .fallback(.timeout))
+      #expect(session.currentPlan().outcome == .fallback(.timeout))
       #expect(await session.plan().outcome == .fallback(.timeout))
       // Nothing was claimed: the next wake presents the message.
       let next = await scenario.resolve(configuration, cache: try folder.cache())

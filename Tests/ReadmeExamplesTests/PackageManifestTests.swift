@@ -4,7 +4,8 @@ import Testing
 
 /// The manifest as SwiftPM reads it on this host (`swift package dump-package`): on Linux it
 /// declares no remote package (secp256k1 is the system library), and its products are the
-/// libraries, `NostrPushTesting` and `nostr-push`, nothing else.
+/// libraries (the Apple-only `NotificationService` shell among them, empty here),
+/// `NostrPushTesting` and `nostr-push`, nothing else.
 @Suite struct PackageManifestTests {
   /// The manifest's JSON, read with a scratch folder of its own: `swift test` holds the lock on
   /// `.build`, and a `swift package` call without its own scratch path would wait for it forever.
@@ -37,7 +38,7 @@ import Testing
       names == [
         "NostrPushCore", "NostrJSON", "Bech32", "NostrEvent", "NostrHTTP", "NIP44", "NostrWebSocket",
         "PushDescriptor", "PushLease", "EnrichmentCache", "NotificationResolver", "PushRelay",
-        "NostrPushTesting", "GiftWrap", "nostr-push",
+        "NostrPushTesting", "GiftWrap", "NotificationService", "nostr-push",
       ])
   }
 

@@ -280,7 +280,7 @@ struct DemoPipeline {
     }
     guard
       case .object(var line) = ResolveLine.json(
-        resolution.outcome, elapsedMilliseconds: resolution.elapsed.wholeMilliseconds)
+        resolution.plan, elapsedMilliseconds: resolution.elapsed.wholeMilliseconds)
     else { throw DemoFailure("notification", "no notification line") }
     line["request_id"] = .string(wake.delivery.requestID)
     output(

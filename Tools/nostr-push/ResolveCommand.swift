@@ -26,8 +26,8 @@ enum ResolveCommand: CLICommand {
 
     Queries the relay (NIP-98 POST /query, or REQ over one WebSocket with NIP-42) for the messages
     the wake was for, verifies them, claims the new ones in the cache, enriches the newest within
-    the budget, marks them presented and prints one JSON line: the notification, nothing new, or
-    the fallback with its reason. Exits 0 whenever a line was printed.
+    the budget, marks them presented and prints one JSON line: the notification plan (a message,
+    nothing new, or the fallback with its reason). Exits 0 whenever a line was printed.
     """
 
   /// The shortest `--window-hours` (the resolver's 1 hour).
@@ -102,7 +102,7 @@ enum ResolveCommand: CLICommand {
     }
     let resolution = await options.resolve()
     CLIOutput.line(
-      ResolveLine.text(resolution.outcome, elapsedMilliseconds: resolution.elapsed.wholeMilliseconds))
+      ResolveLine.text(resolution.plan, elapsedMilliseconds: resolution.elapsed.wholeMilliseconds))
     CLIOutput.error(timing(resolution))
     if linger > 0 {
       let finished = await resolution.lingering.wait(until: .now + .milliseconds(linger))
