@@ -56,7 +56,7 @@ let secp256k1Targets: [Target] = [
 let libraries = [
   "NostrPushCore", "NostrJSON", "Bech32", "NostrEvent", "NostrHTTP", "NIP44", "NostrWebSocket",
   "PushDescriptor", "PushLease", "EnrichmentCache", "NotificationResolver", "PushRelay",
-  "NostrPushTesting",
+  "PushRelayPostgres", "NostrPushTesting",
 ]
 
 let package = Package(
@@ -70,6 +70,8 @@ let package = Package(
     // System libraries (apt: libsqlite3-dev; `bash Scripts/setup`).
     .systemLibrary(
       name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+    // libpq, for PushRelayPostgres only (apt: libpq-dev).
+    .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
     // SHA-256 blocks on the CPU's SHA extensions (x86-64 SHA-NI); NostrEvent falls back to Swift.
     .target(name: "CSHA256"),
 
@@ -100,6 +102,10 @@ let package = Package(
         "NostrPushCore", "NostrJSON", "NostrEvent", "NostrHTTP", "PushLease", "PushDescriptor",
         "_NostrSQLite",
       ]),
+    // PushRelay's store, outbox and wake signal on PostgreSQL, for a relay of several processes.
+    library(
+      "PushRelayPostgres",
+      ["NostrPushCore", "NostrEvent", "PushLease", "PushDescriptor", "PushRelay", "CLibPQ"]),
     // The loopback fixture relay and gateway, for tests, the demo and benchmarks.
     library(
       "NostrPushTesting",
@@ -169,7 +175,8 @@ let package = Package(
     tests(
       "PushRelayTests",
       [
-        "PushRelay", "NostrPushTesting", "NostrEvent", "NostrJSON", "PushDescriptor", "NotificationResolver",
+        "PushRelay", "PushRelayPostgres", "NostrPushTesting", "NostrEvent", "NostrJSON", "PushDescriptor",
+        "NotificationResolver",
         "CSQLite", "NostrHTTP", "PushLease", "NostrWebSocket",
       ]),
     tests("NostrPushTestingTests", ["NostrPushTesting", "NostrEvent", "NostrJSON", "PushDescriptor"]),
