@@ -152,6 +152,12 @@ let package = Package(
     executable(
       "PushRelayCrashHelper", path: "Tests/Helpers/PushRelayCrashHelper",
       ["PushRelay", "NostrEvent", "NotificationResolver", "NostrHTTP"]),
+    executable(
+      "PushRelayPostgresHelper", path: "Tests/Helpers/PushRelayPostgresHelper",
+      [
+        "PushRelay", "PushRelayPostgres", "NostrEvent", "NostrHTTP", "PushDescriptor", "PushLease",
+        "NostrPushCore",
+      ]),
 
     tests(
       "NostrPushCoreTests",

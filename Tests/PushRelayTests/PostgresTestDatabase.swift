@@ -49,11 +49,11 @@ final class PostgresTestDatabase: Sendable {
     try Self.admin(connectionString) { connection in try connection.execute(sql) }
   }
 
-  /// The rows of `sql` as text.
-  func rows(_ sql: String) throws -> [[String?]] {
+  /// The rows of `sql` with text `parameters`, as text.
+  func rows(_ sql: String, _ parameters: [String?] = []) throws -> [[String?]] {
     var rows: [[String?]] = []
     try Self.admin(connectionString) { connection in
-      rows = try connection.query(sql, maxRows: 1_000_000).rows.map(\.values)
+      rows = try connection.query(sql, parameters, maxRows: 1_000_000).rows.map(\.values)
     }
     return rows
   }
