@@ -27,7 +27,9 @@ struct PostgresQueryPlanTests {
       let plan = try connection.query(
         "EXPLAIN EXECUTE planned_\(index)\(types > 0 ? "(\(arguments))" : "")", maxRows: 200
       ).rows.compactMap { $0.text(0) }
-      let scans = plan.filter { $0.contains("Seq Scan on push_lease") || $0.contains("Seq Scan on push_wake") }
+      let scans = plan.filter {
+        $0.contains("Seq Scan on push_lease") || $0.contains("Seq Scan on push_wake")
+      }
       #expect(scans.isEmpty, "\(name): \(plan.joined(separator: "\n"))")
       #expect(plan.contains { $0.contains("Index") }, "\(name): \(plan.joined(separator: "\n"))")
     }
