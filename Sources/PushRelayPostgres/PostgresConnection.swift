@@ -136,6 +136,19 @@ package final class PostgresConnection {
     }
   }
 
+  /// Runs a read outside a transaction, once more on a fresh connection when the first attempt
+  /// found the connection lost (a restarted server ends every session; a read is safe to repeat).
+  package func read<T>(_ body: () throws(PostgresFailure) -> T) throws(PostgresFailure) -> T {
+    do {
+      try ensureConnected()
+      return try body()
+    } catch {
+      guard error.connectionLost else { throw error }
+      try ensureConnected()
+      return try body()
+    }
+  }
+
   private func rollbackQuietly() {
     guard let handle, PQstatus(handle) == CONNECTION_OK else { return }
     PQclear(PQexec(handle, "ROLLBACK"))

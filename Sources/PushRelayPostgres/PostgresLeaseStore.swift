@@ -273,8 +273,10 @@ public final class PostgresLeaseStore: LeaseStore, @unchecked Sendable {
   /// The active, enabled, unexpired leases of `origin`, from the live index brought up to date.
   public func liveLeases(origin: String, now: Int64) throws(PushRelayError) -> [StoredLease] {
     try withState { (state) throws(PostgresFailure) -> [StoredLease] in
-      try state.connection.ensureConnected()
-      try Self.refresh(&state.indexes, origin: origin, now: now, on: state.connection)
+      let connection = state.connection
+      try connection.read { () throws(PostgresFailure) in
+        try Self.refresh(&state.indexes, origin: origin, now: now, on: connection)
+      }
       state.indexes[origin]?.index.removeExpired(now: now)
       return state.indexes[origin]?.index.leases ?? []
     }
@@ -285,10 +287,11 @@ public final class PostgresLeaseStore: LeaseStore, @unchecked Sendable {
   /// The current event of each of `pubkey`'s addresses at `origin`, newest first (ties: lower id).
   public func currentEvents(origin: String, pubkey: String) throws(PushRelayError) -> [Event] {
     let texts = try withState { (state) throws(PostgresFailure) -> [String] in
-      try state.connection.ensureConnected()
-      return try state.connection.query(
-        PostgresStatements.currentEvents, [origin, pubkey], maxRows: Self.maxAuthorRows
-      ).rows.map { $0.text(0) ?? "" }
+      let connection = state.connection
+      return try connection.read { () throws(PostgresFailure) in
+        try connection.query(PostgresStatements.currentEvents, [origin, pubkey], maxRows: Self.maxAuthorRows)
+          .rows.map { $0.text(0) ?? "" }
+      }
     }
     var events: [Event] = []
     for text in texts {
@@ -326,8 +329,8 @@ public final class PostgresLeaseStore: LeaseStore, @unchecked Sendable {
   /// The row of `address`, lease or tombstone.
   public func lease(at address: LeaseAddress) throws(PushRelayError) -> StoredLease? {
     try withState { (state) throws(PostgresFailure) -> StoredLease? in
-      try state.connection.ensureConnected()
-      return try Self.row(address, on: state.connection)
+      let connection = state.connection
+      return try connection.read { () throws(PostgresFailure) in try Self.row(address, on: connection) }
     }
   }
 

@@ -225,13 +225,14 @@ public final class PostgresWakeOutbox: WakeOutbox, Sendable {
   /// Every row in enqueue order (at most 100 000), for tests and the demo.
   public func wakes() throws(PushRelayError) -> [Wake] {
     try withConnection { (connection) throws(PostgresFailure) in
-      try connection.ensureConnected()
-      var wakes: [Wake] = []
-      for row in try connection.query(
-        PostgresStatements.allWakes, [String(Self.maxListedWakes)], maxRows: Self.maxListedWakes
-      ).rows {
-        wakes.append(try Self.wake(row))
+      let rows = try connection.read { () throws(PostgresFailure) in
+        try connection.query(
+          PostgresStatements.allWakes, [String(Self.maxListedWakes)], maxRows: Self.maxListedWakes
+        )
+        .rows
       }
+      var wakes: [Wake] = []
+      for row in rows { wakes.append(try Self.wake(row)) }
       return wakes
     }
   }

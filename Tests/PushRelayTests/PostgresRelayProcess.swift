@@ -23,6 +23,16 @@ final class PostgresRelayProcess: Sendable {
     _ database: PostgresTestDatabase, gateway: String? = nil, fenceMilliseconds: Int64 = 30_000,
     members: [String] = [Demo.account.publicKeyHex, Demo.alice.publicKeyHex]
   ) async throws -> PostgresRelayProcess {
+    try await start(
+      connectionString: database.connectionString, gateway: gateway, fenceMilliseconds: fenceMilliseconds,
+      members: members)
+  }
+
+  /// Starts a helper on the database at `connectionString`.
+  static func start(
+    connectionString: String, gateway: String? = nil, fenceMilliseconds: Int64 = 30_000,
+    members: [String] = [Demo.account.publicKeyHex, Demo.alice.publicKeyHex]
+  ) async throws -> PostgresRelayProcess {
     guard let helper = PackageRoot.builtExecutable("PushRelayPostgresHelper") else {
       throw PushRelayError(
         code: .invalidConfiguration, message: "PushRelayPostgresHelper is not built; run `swift build` first")
@@ -30,7 +40,7 @@ final class PostgresRelayProcess: Sendable {
     let child = try await ChildProcess.start(
       helper,
       [
-        database.connectionString, PackageRoot.url.appendingPathComponent("Fixtures/demo/nip11.json").path,
+        connectionString, PackageRoot.url.appendingPathComponent("Fixtures/demo/nip11.json").path,
         "8d959b54ec6a9ebef76c4edb67c6c8e3216db81cb5255ffe1f2fac4e67ba4098", Demo.keyID, gateway ?? "-",
         String(fenceMilliseconds), members.joined(separator: ","),
       ], input: .pipe)
