@@ -25,7 +25,7 @@ import PushRelay
 /// reload only when this process has fallen behind the pruned log. One connection, used under this
 /// object's lock. `@unchecked Sendable`: the connection and the indexes are touched only inside
 /// `state.withLock`.
-public final class PostgresLeaseStore: LeaseStore, @unchecked Sendable {
+public final class PostgresLeaseStore: LeaseStore, PushProtocolBinding, @unchecked Sendable {
   /// The most changes read at once; a process further behind reloads its index whole.
   package static let maxChangesRead = 1000
   /// The most live leases one origin's index is read with.
@@ -331,6 +331,39 @@ public final class PostgresLeaseStore: LeaseStore, @unchecked Sendable {
     try withState { (state) throws(PostgresFailure) -> StoredLease? in
       let connection = state.connection
       return try connection.read { () throws(PostgresFailure) in try Self.row(address, on: connection) }
+    }
+  }
+
+  /// Records `pushProtocol` for `origin` under the origin's gate (so no accept runs meanwhile):
+  /// switched only while the origin has no rows, else `invalid_configuration` (field
+  /// `nip11.json`), as `SQLiteLeaseStore` does.
+  package func bindProtocol(_ pushProtocol: PushProtocol, origin: String) throws(PushRelayError) {
+    let refusal = try withState { (state) throws(PostgresFailure) -> PushRelayError? in
+      let connection = state.connection
+      return try connection.transaction {
+        () throws(PostgresFailure) -> (value: PushRelayError?, commit: Bool) in
+        try connection.query(PostgresStatements.gateExclusive, [origin])
+        let recorded = try connection.query(PostgresStatements.originProtocol, [origin]).rows.first?.text(0)
+        guard recorded != pushProtocol.rawValue else { return (nil, true) }
+        if let recorded,
+          try connection.query(PostgresStatements.originHasLeases, [origin]).rows.first?.bool(0) == true
+        {
+          return (Self.mismatch(recorded: recorded, started: pushProtocol, origin: origin), false)
+        }
+        try connection.query(PostgresStatements.bindProtocol, [origin, pushProtocol.rawValue])
+        return (nil, true)
+      }
+    }
+    if let refusal { throw refusal }
+  }
+
+  /// The generation recorded for `origin`, nil before a relay bound one.
+  package func recordedProtocol(origin: String) throws(PushRelayError) -> PushProtocol? {
+    try withState { (state) throws(PostgresFailure) -> PushProtocol? in
+      let connection = state.connection
+      return try connection.read { () throws(PostgresFailure) in
+        try connection.query(PostgresStatements.originProtocol, [origin]).rows.first?.text(0)
+      }.flatMap { PushProtocol(rawValue: $0) }
     }
   }
 
