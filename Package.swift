@@ -131,7 +131,7 @@ let package = Package(
       [
         secp256k1, "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
         "NotificationResolver", "NostrPushTesting", "NostrHTTP", "NostrPushTestSupport", "NIP44", "PushLease",
-        "PushRelay", "NostrWebSocket",
+        "PushRelay", "PushRelayPostgres", "NostrWebSocket",
       ]),
     executable(
       "nostr-push-stress", path: "Benchmarks/nostr-push-stress",
