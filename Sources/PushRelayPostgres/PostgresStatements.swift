@@ -120,11 +120,14 @@ package enum PostgresStatements {
 
   // MARK: push_wake
 
-  /// Enqueue: the first row per (origin, endpoint hash, event id) wins.
+  /// Enqueue: the first row per (origin, endpoint hash, event id) wins. Due at the earlier of the
+  /// caller's time and the database's, so a relay clock ahead of the database's never delays a new
+  /// wake while claims run on the database clock (a test's manual clock in the past stays its own).
   package static let insertWake = """
     INSERT INTO push_wake (request_id, origin, pubkey, d, generation, key_id, endpoint, endpoint_hash, \
     transport, event_id, channel, class, expires_at, state, attempts, next_attempt_ms, fence_ms) \
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'pending', 0, $14, 0) \
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'pending', 0, \
+    LEAST($14::bigint, (extract(epoch FROM clock_timestamp()) * 1000)::bigint), 0) \
     ON CONFLICT (origin, endpoint_hash, event_id) DO NOTHING RETURNING request_id
     """
   /// Wakes the listeners of every process once the enqueue commits.
@@ -141,15 +144,23 @@ package enum PostgresStatements {
     SELECT \(wakeColumns) FROM push_wake WHERE state = 'sending' AND fence_ms <= $1 \
     ORDER BY fence_ms LIMIT $2 FOR UPDATE SKIP LOCKED
     """
-  /// Claims one row.
-  package static let claimWake =
-    "UPDATE push_wake SET state = 'sending', attempts = $1, fence_ms = $2 WHERE request_id = $3"
-  /// Fails an expired or fenced-out row found by a claim.
-  package static let failWake = "UPDATE push_wake SET state = 'failed' WHERE request_id = $1"
-  /// Writes an outcome while the claim holds (`attempts` is the fence token).
-  package static let recordWake = """
-    UPDATE push_wake SET state = $1, next_attempt_ms = $2, last_status = $3 \
-    WHERE request_id = $4 AND state = 'sending' AND attempts = $5 AND fence_ms > $6
+  /// Claims the rows of a batch (`$1` a text array of request ids, rows this transaction locked):
+  /// each one more attempt, fenced until `$2`.
+  package static let claimWakes = """
+    UPDATE push_wake SET state = 'sending', attempts = attempts + 1, fence_ms = $2 \
+    WHERE request_id = ANY($1::text[])
+    """
+  /// Fails the expired or fenced-out rows a claim found (`$1` a text array of request ids).
+  package static let failWakes = "UPDATE push_wake SET state = 'failed' WHERE request_id = ANY($1::text[])"
+  /// Writes a batch of outcomes, each only while its claim holds (`attempts` is the fence token):
+  /// parallel arrays of request ids, states, next attempts, statuses and claimed attempts; answers
+  /// the request ids written.
+  package static let recordWakes = """
+    UPDATE push_wake AS w SET state = u.state, next_attempt_ms = u.next, last_status = u.status \
+    FROM unnest($1::text[], $2::text[], $3::bigint[], $4::integer[], $5::integer[]) \
+    AS u(request_id, state, next, status, attempts) \
+    WHERE w.request_id = u.request_id AND w.state = 'sending' AND w.attempts = u.attempts \
+    AND w.fence_ms > $6 RETURNING w.request_id
     """
   /// Every row in enqueue order, for tests and the demo.
   package static let allWakes = "SELECT \(wakeColumns) FROM push_wake ORDER BY enqueued LIMIT $1"
@@ -174,8 +185,8 @@ package enum PostgresStatements {
     ("pruneAuthor", pruneAuthor), ("authorRows", authorRows), ("quota", quota),
     ("endpointClash", endpointClash), ("upsertLease", upsertLease), ("liveLeases", liveLeases),
     ("currentEvents", currentEvents), ("disableEndpoint", disableEndpoint), ("insertWake", insertWake),
-    ("duePending", duePending), ("fencedSending", fencedSending), ("claimWake", claimWake),
-    ("failWake", failWake), ("recordWake", recordWake), ("sweepWakes", sweepWakes),
+    ("duePending", duePending), ("fencedSending", fencedSending), ("claimWakes", claimWakes),
+    ("failWakes", failWakes), ("recordWakes", recordWakes), ("sweepWakes", sweepWakes),
     ("sweepInactive", sweepInactive), ("originHasLeases", originHasLeases),
   ]
 }

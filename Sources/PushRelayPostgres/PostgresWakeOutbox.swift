@@ -133,19 +133,24 @@ public final class PostgresWakeOutbox: WakeOutbox, Sendable {
           for row in pending + fenced { due.append(try Self.wake(row)) }
           due.sort { Self.dueAt($0) < Self.dueAt($1) }
           guard !due.isEmpty else { break }
+          var failed: [String] = []
+          var taken: [Wake] = []
           for var wake in due.prefix(want) {
             if wake.candidate.expiresAt <= nowSeconds || wake.attempts >= WakeSchedule.maxAttempts {
-              try connection.query(PostgresStatements.failWake, [wake.requestID])
+              failed.append(wake.requestID)
               continue
             }
             wake.state = .sending
             wake.attempts += 1
             wake.fenceMilliseconds = now + fence
-            try connection.query(
-              PostgresStatements.claimWake,
-              [String(wake.attempts), String(wake.fenceMilliseconds), wake.requestID])
-            claimed.append(wake)
+            taken.append(wake)
           }
+          if !failed.isEmpty { try connection.query(PostgresStatements.failWakes, [Self.array(failed)]) }
+          if !taken.isEmpty {
+            try connection.query(
+              PostgresStatements.claimWakes, [Self.array(taken.map(\.requestID)), String(now + fence)])
+          }
+          claimed += taken
         }
         return (claimed, true)
       }
@@ -171,22 +176,42 @@ public final class PostgresWakeOutbox: WakeOutbox, Sendable {
     return try withConnection { (connection) throws(PostgresFailure) in
       try connection.transaction { () throws(PostgresFailure) -> (value: [Bool], commit: Bool) in
         let now = try now(nowMilliseconds, on: connection)
-        var written: [Bool] = []
-        for result in results {
+        var ids: [String?] = []
+        var states: [String?] = []
+        var nexts: [String?] = []
+        var statuses: [String?] = []
+        var attempts: [String?] = []
+        // Only well-formed request ids go into the array literal; no row has any other.
+        for result in results where WakeRequestID.isValid(result.wake.requestID) {
           let (state, next) = Self.next(after: result.outcome, of: result.wake, now: now, unit: unit)
-          let changed = try connection.query(
-            PostgresStatements.recordWake,
-            [
-              state.rawValue, String(next), result.status.map { String($0) }, result.wake.requestID,
-              String(result.wake.attempts), String(now),
-            ]
-          ).changed
-          written.append(changed == 1)
+          ids.append(result.wake.requestID)
+          states.append(state.rawValue)
+          nexts.append(String(next))
+          statuses.append(result.status.map { String($0) })
+          attempts.append(String(result.wake.attempts))
         }
-        return (written, true)
+        guard !ids.isEmpty else { return (results.map { _ in false }, true) }
+        let written = try connection.query(
+          PostgresStatements.recordWakes,
+          [
+            Self.array(ids), Self.array(states), Self.array(nexts), Self.array(statuses),
+            Self.array(attempts),
+            String(now),
+          ], maxRows: results.count
+        ).rows.compactMap { $0.text(0) }
+        let writtenIDs = Set(written)
+        return (results.map { writtenIDs.contains($0.wake.requestID) }, true)
       }
     }
   }
+
+  /// A PostgreSQL array literal of `values` for one text parameter (`{a,b,NULL}`): the values are
+  /// request ids, states and integers, which hold no character an array literal quotes.
+  private static func array(_ values: [String?]) -> String {
+    "{" + values.map { $0 ?? "NULL" }.joined(separator: ",") + "}"
+  }
+
+  private static func array(_ values: [String]) -> String { array(values.map { Optional($0) }) }
 
   /// `WakeSchedule.next` with the backoff's second as `unit` milliseconds.
   private static func next(after outcome: WakeOutcome, of wake: Wake, now: Int64, unit: Int64) -> (
