@@ -261,7 +261,9 @@ public final class PostgresLeaseStore: LeaseStore, PushProtocolBinding, @uncheck
         return
       }
     }
-    // First use, or behind the pruned log: read the live set whole.
+    // First use, or behind the pruned log: read the live set whole, allowed longer than one
+    // statement's 1500 ms (100 000 leases), inside the caller's transaction.
+    try connection.execute("SET LOCAL statement_timeout = '60s'")
     let rows = try connection.query(
       PostgresStatements.liveLeases, [origin, String(now)], maxRows: maxLiveLeases
     ).rows
@@ -274,8 +276,9 @@ public final class PostgresLeaseStore: LeaseStore, PushProtocolBinding, @uncheck
   public func liveLeases(origin: String, now: Int64) throws(PushRelayError) -> [StoredLease] {
     try withState { (state) throws(PostgresFailure) -> [StoredLease] in
       let connection = state.connection
-      try connection.read { () throws(PostgresFailure) in
+      try connection.transaction { () throws(PostgresFailure) -> (value: Void, commit: Bool) in
         try Self.refresh(&state.indexes, origin: origin, now: now, on: connection)
+        return ((), true)
       }
       state.indexes[origin]?.index.removeExpired(now: now)
       return state.indexes[origin]?.index.leases ?? []
