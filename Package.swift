@@ -56,7 +56,7 @@ let secp256k1Targets: [Target] = [
 let libraries = [
   "NostrPushCore", "NostrJSON", "Bech32", "NostrEvent", "NostrHTTP", "NIP44", "NostrWebSocket",
   "PushDescriptor", "PushLease", "EnrichmentCache", "NotificationResolver", "PushRelay",
-  "NostrPushTesting", "GiftWrap", "NotificationService",
+  "PushRelayPostgres", "NostrPushTesting", "GiftWrap", "NotificationService",
 ]
 
 let package = Package(
@@ -70,6 +70,8 @@ let package = Package(
     // System libraries (apt: libsqlite3-dev; `bash Scripts/setup`).
     .systemLibrary(
       name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+    // libpq, for PushRelayPostgres only (apt: libpq-dev).
+    .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
     // SHA-256 blocks on the CPU's SHA extensions (x86-64 SHA-NI); NostrEvent falls back to Swift.
     .target(name: "CSHA256"),
 
@@ -105,6 +107,10 @@ let package = Package(
         "NostrPushCore", "NostrJSON", "NostrEvent", "NostrHTTP", "PushLease", "PushDescriptor",
         "_NostrSQLite",
       ]),
+    // PushRelay's store, outbox and wake signal on PostgreSQL, for a relay of several processes.
+    library(
+      "PushRelayPostgres",
+      ["NostrPushCore", "NostrEvent", "PushLease", "PushDescriptor", "PushRelay", "CLibPQ"]),
     // The loopback fixture relay and gateway, for tests, the demo and benchmarks.
     library(
       "NostrPushTesting",
@@ -119,7 +125,7 @@ let package = Package(
       [
         "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache", "NotificationResolver",
         "NostrPushTesting", "NIP44", "NostrWebSocket", "NostrHTTP", "NostrPushCore", "PushLease", "PushRelay",
-        "GiftWrap",
+        "GiftWrap", "PushRelayPostgres",
       ]),
     executable("DemoFixtureGenerator", path: "Tools/DemoFixtureGenerator", ["NostrEvent", "NostrJSON"]),
 
@@ -130,7 +136,7 @@ let package = Package(
       [
         secp256k1, "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
         "NotificationResolver", "NostrPushTesting", "NostrHTTP", "NostrPushTestSupport", "NIP44", "PushLease",
-        "PushRelay", "NostrWebSocket", "GiftWrap",
+        "PushRelay", "PushRelayPostgres", "NostrWebSocket", "GiftWrap",
       ]),
     executable(
       "nostr-push-stress", path: "Benchmarks/nostr-push-stress",
@@ -152,6 +158,12 @@ let package = Package(
     executable(
       "PushRelayCrashHelper", path: "Tests/Helpers/PushRelayCrashHelper",
       ["PushRelay", "NostrEvent", "NotificationResolver", "NostrHTTP"]),
+    executable(
+      "PushRelayPostgresHelper", path: "Tests/Helpers/PushRelayPostgresHelper",
+      [
+        "PushRelay", "PushRelayPostgres", "NostrEvent", "NostrHTTP", "PushDescriptor", "PushLease",
+        "NostrPushCore",
+      ]),
 
     tests(
       "NostrPushCoreTests",
@@ -176,7 +188,8 @@ let package = Package(
     tests(
       "PushRelayTests",
       [
-        "PushRelay", "NostrPushTesting", "NostrEvent", "NostrJSON", "PushDescriptor", "NotificationResolver",
+        "PushRelay", "PushRelayPostgres", "NostrPushTesting", "NostrEvent", "NostrJSON", "PushDescriptor",
+        "NotificationResolver",
         "CSQLite", "NostrHTTP", "PushLease", "NostrWebSocket",
       ]),
     tests(

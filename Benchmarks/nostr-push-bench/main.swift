@@ -1,7 +1,7 @@
 import Foundation
 import NostrEvent
 
-// nostr-push-bench [--quick] [--json] [--only event|bech32|descriptor|cache|process|resolve|nip44|giftwrap|pushrelay|pushload|pipeline] [--write-corpus N FILE]
+// nostr-push-bench [--quick] [--json] [--only event|bech32|descriptor|cache|process|resolve|nip44|giftwrap|pushrelay|pushload|pipeline|postgres] [--write-corpus N FILE]
 // Prints every performance figure beside its baseline measured in the same run (performance.md).
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -40,6 +40,8 @@ let modules: [(key: String, rows: (Bool) throws -> (rows: [Benchmark], notes: [S
   ("pushrelay", BenchmarkRegistry.pushRelayBenchmarks),
   ("pushload", BenchmarkRegistry.pushLoadBenchmarks),
   ("pipeline", BenchmarkRegistry.pipelineBenchmarks),
+  // Under Scripts/with-postgres only (skipped with a note otherwise).
+  ("postgres", BenchmarkRegistry.postgresBenchmarks),
 ]
 let only = arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
 for module in modules where only == nil || only == module.key {

@@ -23,10 +23,13 @@ final class FixturePush: Sendable {
   let descriptor: PushDescriptor
   /// The NIP-11 document served in push mode (the rewritten descriptor in place).
   let document: [UInt8]
-  /// The lease store on the state file.
-  let store: SQLiteLeaseStore
-  /// The wake outbox on the same file.
-  let outbox: SQLiteWakeOutbox
+  /// The lease store on the state file (or the shared database).
+  let store: any LeaseStore
+  /// The wake outbox on the same file (or database).
+  let outbox: any WakeOutbox
+  /// The tenant origin when it is not the fixture's own (`relay --origin`): NIP-42 and NIP-98
+  /// accept it as well.
+  let tenantOrigin: String?
   /// The relay's push side.
   let relay: PushRelay
   private let clock: UnixClock
@@ -40,7 +43,7 @@ final class FixturePush: Sendable {
     clock: UnixClock
   ) throws(RelayFixtureError) {
     let (descriptor, document) = try Self.rewrite(
-      nip11: nip11, origin: webSocketOrigin, pushKey: mode.pushKey)
+      nip11: nip11, origin: mode.tenantOrigin ?? webSocketOrigin, pushKey: mode.pushKey)
     guard let current = descriptor.currentKey else {
       throw RelayFixtureError(
         code: .invalidData, field: "nip11.json", message: "push.keys has no current key")
@@ -63,31 +66,46 @@ final class FixturePush: Sendable {
       throw RelayFixtureError(
         code: .invalidData, field: "fallback_interval", message: "the fallback interval must be positive")
     }
-    let path =
-      mode.statePath
-      ?? FileManager.default.temporaryDirectory.appendingPathComponent(
-        "relay-fixture-push-\(UUID().uuidString).sqlite"
-      ).path
-    let database: PushStateDatabase
-    do {
-      database = try PushStateDatabase(
-        path: path, busyTimeoutMilliseconds: PushStateDatabase.fixtureBusyTimeoutMilliseconds)
-    } catch {
-      throw RelayFixtureError(code: .unreadable, field: "state", message: "\(path): \(error.message)")
+    let store: any LeaseStore
+    let outbox: any WakeOutbox
+    let signal: any WakeSignal
+    var temporaryPath: String?
+    if let shared = mode.sharedState {
+      do {
+        (store, outbox, signal) = try shared.open()
+      } catch {
+        throw RelayFixtureError(code: .unreadable, field: "database", message: "\(shared.name): \(error)")
+      }
+    } else {
+      let path =
+        mode.statePath
+        ?? FileManager.default.temporaryDirectory.appendingPathComponent(
+          "relay-fixture-push-\(UUID().uuidString).sqlite"
+        ).path
+      let database: PushStateDatabase
+      do {
+        database = try PushStateDatabase(
+          path: path, busyTimeoutMilliseconds: PushStateDatabase.fixtureBusyTimeoutMilliseconds)
+      } catch {
+        throw RelayFixtureError(code: .unreadable, field: "state", message: "\(path): \(error.message)")
+      }
+      store = SQLiteLeaseStore(database: database)
+      outbox = SQLiteWakeOutbox(database: database)
+      signal = InProcessWakeSignal()
+      temporaryPath = mode.statePath == nil ? path : nil
     }
-    let store = SQLiteLeaseStore(database: database)
-    let outbox = SQLiteWakeOutbox(database: database)
     self.descriptor = descriptor
     self.document = document
     self.store = store
     self.outbox = outbox
     self.clock = clock
-    self.temporaryPath = mode.statePath == nil ? path : nil
+    self.temporaryPath = temporaryPath
+    self.tenantOrigin = mode.tenantOrigin == webSocketOrigin ? nil : mode.tenantOrigin
     let relay: PushRelay
     do {
       relay = try PushRelay(
         validator: validator, store: store, outbox: outbox, descriptor: descriptor, roster: roster,
-        gateway: client, clock: clock, fallbackInterval: mode.fallbackInterval)
+        gateway: client, clock: clock, wakeSignal: signal, fallbackInterval: mode.fallbackInterval)
     } catch {
       throw RelayFixtureError(code: .invalidData, field: error.field ?? "nip11.json", message: error.message)
     }
@@ -122,6 +140,14 @@ final class FixturePush: Sendable {
       throw RelayFixtureError(
         code: .invalidData, field: "nip11.json", message: "not a valid push descriptor: \(error)")
     }
+  }
+
+  /// The tenant origin's HTTP base (`ws://h:p` → `http://h:p`), nil when it is the fixture's own.
+  var tenantHTTPBase: String? {
+    guard let tenantOrigin else { return nil }
+    if tenantOrigin.hasPrefix("wss://") { return "https://" + tenantOrigin.dropFirst("wss://".count) }
+    if tenantOrigin.hasPrefix("ws://") { return "http://" + tenantOrigin.dropFirst("ws://".count) }
+    return nil
   }
 
   // MARK: Bridges
@@ -160,7 +186,7 @@ final class FixturePush: Sendable {
   }
 
   /// Stops the worker (waiting for its batch in flight) and removes a temporary state file; the
-  /// SQLite connection closes when the server drops this, its last owner, at `stop()`.
+  /// connections close when the server drops this, their last owner, at `stop()`.
   func stop() async {
     if let task = worker.withLock({ task in
       defer { task = nil }

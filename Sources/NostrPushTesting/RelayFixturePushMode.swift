@@ -21,6 +21,13 @@ public struct RelayFixturePushMode: Sendable, Hashable {
   /// How long the idle delivery worker waits for an enqueue's signal before claiming anyway
   /// (1 s by default; a test sets it long to prove that the signal alone delivers).
   public var fallbackInterval: Duration
+  /// Leases and wakes in a database shared with other relay processes (`relay --database`)
+  /// instead of `statePath`'s SQLite file; nil: SQLite.
+  package var sharedState: RelayFixtureSharedState?
+  /// The tenant origin served as `push.origin` (`relay --origin`), so several processes on
+  /// different ports serve one tenant; nil: the fixture's own `ws://<host>:<port>`. Such a relay
+  /// also accepts NIP-42 `relay` tags and NIP-98 `u` values on the tenant origin.
+  package var tenantOrigin: String?
 
   /// A push mode with `pushKey`; the other settings default to the spec's values.
   public init(
@@ -39,7 +46,8 @@ public struct RelayFixturePushMode: Sendable, Hashable {
   public static func == (lhs: RelayFixturePushMode, rhs: RelayFixturePushMode) -> Bool {
     lhs.pushKey.publicKeyHex == rhs.pushKey.publicKeyHex && lhs.gatewayURL == rhs.gatewayURL
       && lhs.statePath == rhs.statePath && lhs.gatewayTimeout == rhs.gatewayTimeout
-      && lhs.fallbackInterval == rhs.fallbackInterval
+      && lhs.fallbackInterval == rhs.fallbackInterval && lhs.sharedState?.name == rhs.sharedState?.name
+      && lhs.tenantOrigin == rhs.tenantOrigin
   }
 
   /// Hashes the key, the gateway and the state path (part of what `==` compares).

@@ -204,7 +204,7 @@ public final class RelayFixtureServer: Sendable {
 
   /// The lease store of push mode (nil without it), for tests that inspect lease rows.
   package var leaseStore: SQLiteLeaseStore? {
-    state.withLock { $0.push?.store }
+    state.withLock { $0.push?.store as? SQLiteLeaseStore }
   }
 
   /// Moves a fixed clock (`now`, `setNow`) forward by `duration`: NIP-98, event timestamps, lease

@@ -107,8 +107,8 @@ struct RelayRouter: Sendable {
       return routed
     }
     do {
-      let auth = try verifier.verify(
-        header: request.header("authorization"), url: origin + request.target, method: "POST",
+      let auth = try verifyNIP98(
+        header: request.header("authorization"), target: request.target, method: "POST",
         body: request.body.isEmpty ? nil : request.body, now: now)
       routed.authorizedPubkey = auth.pubkey
     } catch {
@@ -162,8 +162,8 @@ struct RelayRouter: Sendable {
     }
     let identity: String
     do {
-      let auth = try verifier.verify(
-        header: request.header("authorization"), url: origin + request.target, method: "POST",
+      let auth = try verifyNIP98(
+        header: request.header("authorization"), target: request.target, method: "POST",
         body: request.body, now: now)
       guard !auth.tagValues("payload").isEmpty else {
         routed.response = .error(401, "NIP-98: a payload tag is required")
@@ -211,8 +211,8 @@ struct RelayRouter: Sendable {
     }
     if mediaRequiresAuthorization {
       do {
-        let auth = try verifier.verify(
-          header: request.header("authorization"), url: origin + request.target, method: "GET", body: nil,
+        let auth = try verifyNIP98(
+          header: request.header("authorization"), target: request.target, method: "GET", body: nil,
           now: now)
         routed.authorizedPubkey = auth.pubkey
       } catch {
@@ -239,6 +239,19 @@ struct RelayRouter: Sendable {
       if text == "*" { return true }
       if text.hasPrefix("W/") { text.removeFirst(2) }
       return text == tag
+    }
+  }
+
+  /// NIP-98 for `target` on the relay's own base, or (push mode with a tenant origin) on the
+  /// tenant's, since clients reach a replica through the one name.
+  private func verifyNIP98(header: String?, target: String, method: String, body: [UInt8]?, now: Int64)
+    throws(NIP98Error) -> Event
+  {
+    do {
+      return try verifier.verify(header: header, url: origin + target, method: method, body: body, now: now)
+    } catch {
+      guard error.code == .urlMismatch, let tenant = push?.tenantHTTPBase else { throw error }
+      return try verifier.verify(header: header, url: tenant + target, method: method, body: body, now: now)
     }
   }
 }

@@ -330,8 +330,10 @@ struct WebSocketRelay {
     case .badSignature: return "invalid: invalid schnorr signature"
     }
     guard event.tagValues("challenge").first == challenge else { return "invalid: challenge does not match" }
+    // The relay's own URL, or in push mode with `--origin` the tenant origin clients reach it by.
     guard let relay = event.tagValues("relay").first,
       NIP98URL.normalized(relay) == NIP98URL.normalized(webSocketURL)
+        || push?.tenantOrigin.map({ NIP98URL.normalized(relay) == NIP98URL.normalized($0) }) == true
     else { return "invalid: relay tag does not match" }
     guard abs(event.createdAt - now) <= Self.authWindow else {
       return "invalid: AUTH event too old or too new"

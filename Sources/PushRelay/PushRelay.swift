@@ -44,8 +44,8 @@ public final class PushRelay: Sendable {
   ///   - wakeSignal: wakes the worker on every enqueue.
   ///   - fallbackInterval: how long an idle worker waits for a signal before claiming anyway.
   ///
-  /// A `SQLiteLeaseStore` holds one protocol generation per origin (`buzz-push-v1.md`): the
-  /// descriptor's is recorded for its origin, and a store whose origin already has leases of the
+  /// A `SQLiteLeaseStore` (or `PostgresLeaseStore`) holds one protocol generation per origin
+  /// (`buzz-push-v1.md`): the descriptor's is recorded for its origin, and a store whose origin already has leases of the
   /// other generation throws `invalid_configuration` (field `nip11.json`), since leases and grants
   /// are not portable between generations.
   public init(
@@ -53,8 +53,8 @@ public final class PushRelay: Sendable {
     roster: any RosterSource, gateway: GatewayClient?, clock: UnixClock = .system,
     wakeSignal: any WakeSignal = InProcessWakeSignal(), fallbackInterval: Duration = .seconds(1)
   ) throws(PushRelayError) {
-    if let sqlite = store as? SQLiteLeaseStore {
-      try sqlite.bindProtocol(descriptor.pushProtocol, origin: descriptor.origin)
+    if let binding = store as? any PushProtocolBinding {
+      try binding.bindProtocol(descriptor.pushProtocol, origin: descriptor.origin)
     }
     self.descriptor = descriptor
     self.store = store

@@ -232,12 +232,7 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
               "SELECT COUNT(*) FROM push_lease WHERE origin = ?", [.text(origin)]
             ) { $0.integer(0) }.first ?? 0
           guard rows == 0 else {
-            throw PushRelayError(
-              code: .invalidConfiguration, field: "nip11.json",
-              message:
-                "the state holds \(recorded) leases for \(origin) and the relay is started as "
-                + "\(pushProtocol.rawValue): leases and grants are not portable between "
-                + "generations; start from an empty state")
+            throw Self.mismatch(recorded: recorded, started: pushProtocol, origin: origin)
           }
         }
         try connection.run(

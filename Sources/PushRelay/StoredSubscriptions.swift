@@ -6,14 +6,14 @@ import PushLease
 ///
 /// The validator judged the plaintext before it was stored; this reader trusts that shape and
 /// reports a row it cannot read as `corrupt_row`.
-enum StoredSubscriptions {
+package enum StoredSubscriptions {
   /// The JSON text of `subscriptions`.
-  static func encode(_ subscriptions: [LeaseSubscription]) -> String {
+  package static func encode(_ subscriptions: [LeaseSubscription]) -> String {
     JSONWriter.string(.array(subscriptions.map(\.jsonValue)))
   }
 
   /// The subscriptions of a stored row.
-  static func decode(_ text: String) throws(PushRelayError) -> [LeaseSubscription] {
+  package static func decode(_ text: String) throws(PushRelayError) -> [LeaseSubscription] {
     guard let array = (try? JSONReader().read(text))?.arrayValue else { throw corrupt() }
     var result: [LeaseSubscription] = []
     for element in array {

@@ -124,6 +124,21 @@ public struct Wake: Sendable, Hashable {
   public var fenceMilliseconds: Int64
   /// The last HTTP status the gateway answered, nil if none.
   public var lastStatus: Int?
+
+  /// A row as an outbox read it (another database's outbox builds these from its own rows).
+  package init(
+    requestID: String, candidate: WakeCandidate, state: WakeState, attempts: Int,
+    nextAttemptMilliseconds: Int64,
+    fenceMilliseconds: Int64, lastStatus: Int?
+  ) {
+    self.requestID = requestID
+    self.candidate = candidate
+    self.state = state
+    self.attempts = attempts
+    self.nextAttemptMilliseconds = nextAttemptMilliseconds
+    self.fenceMilliseconds = fenceMilliseconds
+    self.lastStatus = lastStatus
+  }
 }
 
 /// How one attempt ended, as the worker writes it.

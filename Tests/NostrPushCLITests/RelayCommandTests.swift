@@ -71,7 +71,8 @@ import FoundationNetworking
 
   @Test(arguments: [
     ["--gateway", "http://127.0.0.1:9"], ["--state", "/tmp/push-state.sqlite"],
-    ["--gateway-timeout-ms", "2000"],
+    ["--gateway-timeout-ms", "2000"], ["--database", "host=/nonexistent dbname=x"],
+    ["--origin", "ws://127.0.0.1:48111"],
   ])
   func refusesAPushFlagWithoutAPushKeyWithStatus2(flag: [String]) async throws {
     let result = try await NostrPushBinary.run(["relay", "--data", Self.demo] + flag)
@@ -91,6 +92,8 @@ import FoundationNetworking
 
   @Test(arguments: [
     ["--gateway-timeout-ms", "99"], ["--gateway-timeout-ms", "10001"], ["--gateway", "ftp://x"],
+    ["--state", "/tmp/push-state.sqlite", "--database", "host=/nonexistent dbname=x"],
+    ["--origin", "http://127.0.0.1:48111"], ["--database", ""],
   ])
   func refusesABadGatewaySettingWithStatus2(flag: [String]) async throws {
     let key = try Self.keyFile()
@@ -120,6 +123,18 @@ import FoundationNetworking
       ])
     #expect(result.status == 1)
     #expect(result.stderr.contains("state"))
+  }
+
+  @Test func refusesAnUnreachableDatabaseWithStatus1() async throws {
+    let key = try Self.keyFile()
+    defer { try? FileManager.default.removeItem(at: key) }
+    let result = try await NostrPushBinary.run(
+      [
+        "relay", "--data", Self.demo, "--push-key-file", key.path, "--database",
+        "host=/nonexistent-\(UUID().uuidString) dbname=nostrpush connect_timeout=2",
+      ])
+    #expect(result.status == 1)
+    #expect(result.stderr.contains("database"))
   }
 
   @Test func refusesADataFolderWithoutAPushDescriptorWithStatus1() async throws {

@@ -4,6 +4,7 @@ import NostrPushTestSupport
 import PushDescriptor
 import PushLease
 import PushRelay
+import PushRelayPostgres
 import Testing
 
 /// The store under `buzz-push-v1` (`buzz-push-v1.md`): endpoint uniqueness without an app
@@ -14,13 +15,32 @@ import Testing
       try! Data(contentsOf: Demo.packageRoot.appendingPathComponent("Fixtures/demo-v1/nip11.json")))
   ).push
 
-  /// A store on a fresh file, removed after `body`.
-  private func withStore(_ body: (SQLiteLeaseStore) throws -> Void) throws {
-    let path = Demo.temporaryPath("push-state-v1")
-    defer {
-      for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+  typealias BindingStore = PushProtocolBinding & InspectableLeaseStore
+
+  @Test(.enabled(if: PostgresTestDatabase.isConfigured, PostgresTestDatabase.skipNote))
+  func runsThePostgreSQLCasesToo() {
+    #expect(StoreBackend.available == [.sqlite, .postgres])
+  }
+
+  /// A store (and its outbox) on a fresh file or database, removed after `body`.
+  private func withStore(_ backend: StoreBackend, _ body: (any BindingStore, any WakeOutbox) throws -> Void)
+    throws
+  {
+    switch backend {
+    case .sqlite:
+      let path = Demo.temporaryPath("push-state-v1")
+      defer {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+      }
+      let database = try PushStateDatabase(path: path)
+      try body(SQLiteLeaseStore(database: database), SQLiteWakeOutbox(database: database))
+    case .postgres:
+      let database = try PostgresTestDatabase()
+      defer { database.drop() }
+      let opened = try database.open()
+      try body(
+        try PostgresLeaseStore(database: opened), try PostgresWakeOutbox(database: opened, clock: .caller))
     }
-    try body(SQLiteLeaseStore(database: try PushStateDatabase(path: path)))
   }
 
   private func lease(endpoint: String, d: InstallationID) throws -> Event {
@@ -32,16 +52,17 @@ import Testing
       installationID: d, now: Demo.now, signer: Demo.account)
   }
 
-  private func accept(_ event: Event, store: SQLiteLeaseStore) throws -> LeaseAcceptance {
+  private func accept(_ event: Event, store: any BindingStore) throws -> LeaseAcceptance {
     let validator = try LeaseValidator(descriptor: Self.descriptor, pushKeys: [Demo.keyID: Demo.relayKey])
     let opened = try validator.open(event, tenantOrigin: Self.descriptor.origin, now: Demo.now)
     return try store.accept(
       opened, event: event, maxLeases: 8, roster: MutableRoster([:]), now: Demo.now)
   }
 
-  @Test func refusesASecondLeaseOfTheSameEndpointWithoutAnAppProfile() throws {
+  @Test(arguments: StoreBackend.available)
+  func refusesASecondLeaseOfTheSameEndpointWithoutAnAppProfile(backend: StoreBackend) throws {
     #expect(Self.descriptor.pushProtocol == .buzzPushV1)
-    try withStore { store in
+    try withStore(backend) { store, _ in
       try store.bindProtocol(.buzzPushV1, origin: Self.descriptor.origin)
       let first = try lease(endpoint: "grant-shared", d: .generate())
       #expect(try accept(first, store: store) == .accepted)
@@ -56,9 +77,10 @@ import Testing
     }
   }
 
-  @Test func refusesToStartTheOtherGenerationOverLeases() throws {
+  @Test(arguments: StoreBackend.available)
+  func refusesToStartTheOtherGenerationOverLeases(backend: StoreBackend) throws {
     let origin = Self.descriptor.origin
-    try withStore { store in
+    try withStore(backend) { store, outbox in
       #expect(try store.recordedProtocol(origin: origin) == nil)
       // An origin without rows may switch: nothing is carried over.
       try store.bindProtocol(.nipPL, origin: origin)
@@ -83,7 +105,6 @@ import Testing
           try Data(contentsOf: Demo.packageRoot.appendingPathComponent("Fixtures/demo/nip11.json")))
       ).push
       #expect(nipPL.origin == origin)
-      let outbox = SQLiteWakeOutbox(database: store.database)
       let refused = #expect(throws: PushRelayError.self) {
         _ = try PushRelay(
           validator: try LeaseValidator(descriptor: nipPL, pushKeys: [Demo.keyID: Demo.relayKey]),

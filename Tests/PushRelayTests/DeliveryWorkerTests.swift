@@ -12,6 +12,11 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct DeliveryWorkerTests {
   static let token = "a1b2c3d4"
 
+  @Test(.enabled(if: PostgresTestDatabase.isConfigured, PostgresTestDatabase.skipNote))
+  func runsThePostgreSQLCasesToo() {
+    #expect(StoreBackend.available == [.sqlite, .postgres])
+  }
+
   /// Enrolls the account with a real grant and publishes one mention; returns the wake.
   @discardableResult
   static func wake(in world: PushWorld, d: InstallationID = .generate(), generation: Int64 = 1) throws -> Wake
@@ -23,8 +28,10 @@ import Testing
     return try world.onlyWake()
   }
 
-  @Test func deliversOnceWithTheSignedExactRequest() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func deliversOnceWithTheSignedExactRequest(backend: StoreBackend)
+    async throws
+  {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       let wake = try Self.wake(in: world)
       let attempts = try await world.worker.runOnce()
       #expect(attempts.map(\.answer) == [.accepted])
@@ -41,8 +48,10 @@ import Testing
     }
   }
 
-  @Test func deliversFromItsOwnTaskUntilCancelled() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func deliversFromItsOwnTaskUntilCancelled(backend: StoreBackend)
+    async throws
+  {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       let wake = try Self.wake(in: world)
       let worker = world.worker!
       let running = Task { await worker.run() }
@@ -142,8 +151,10 @@ import Testing
     }
   }
 
-  @Test func capsRetryAfterSecondsAt3600() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func capsRetryAfterSecondsAt3600(backend: StoreBackend)
+    async throws
+  {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       try Self.wake(in: world)
       world.gateway.script([GatewayScriptEntry(status: 503, body: #"{"retry_after_seconds":7200}"#)])
       try await world.worker.runOnce()
@@ -153,8 +164,10 @@ import Testing
     }
   }
 
-  @Test func failsAfterTheEighthAttemptWithDoublingDelays() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func failsAfterTheEighthAttemptWithDoublingDelays(
+    backend: StoreBackend
+  ) async throws {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       try Self.wake(in: world)
       world.gateway.script([GatewayScriptEntry(status: 503, times: 8)])
       var delays: [Int64] = []
@@ -196,8 +209,9 @@ import Testing
     }
   }
 
-  @Test func retriesARefusedConnection() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func retriesARefusedConnection(backend: StoreBackend) async throws
+  {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       try Self.wake(in: world)
       await world.gateway.stop()
       let attempts = try await world.worker.runOnce()
@@ -244,8 +258,10 @@ import Testing
     }
   }
 
-  @Test func ignoresALate410AfterTheLeaseMovedToTheNextGeneration() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func ignoresALate410AfterTheLeaseMovedToTheNextGeneration(
+    backend: StoreBackend
+  ) async throws {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       let d = InstallationID.generate()
       let wake = try Self.wake(in: world, d: d)
       world.gateway.script([GatewayScriptEntry(status: 410, delayMilliseconds: 800)])
@@ -267,8 +283,10 @@ import Testing
     }
   }
 
-  @Test func sendsNothingWhenTheLeaseWasRevoked() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func sendsNothingWhenTheLeaseWasRevoked(backend: StoreBackend)
+    async throws
+  {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       let d = InstallationID.generate()
       try Self.wake(in: world, d: d)
       try world.publish(
@@ -280,8 +298,10 @@ import Testing
     }
   }
 
-  @Test func sendsNothingForAnOlderGenerationOrAnExpiredLease() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func sendsNothingForAnOlderGenerationOrAnExpiredLease(
+    backend: StoreBackend
+  ) async throws {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       let d = InstallationID.generate()
       try Self.wake(in: world, d: d)
       let next = Demo.lease(
@@ -297,8 +317,10 @@ import Testing
     }
   }
 
-  @Test func sendsNothingWhenTheOwnerLeftTheChannel() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func sendsNothingWhenTheOwnerLeftTheChannel(backend: StoreBackend)
+    async throws
+  {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       try world.publish(lease: Demo.lease(endpoint: try world.grant(), generation: 1, d: .generate()))
       try world.publish(Demo.event(tags: [["h", Demo.channel]]))
       #expect(try world.onlyWake().candidate.channel == Demo.channel)
@@ -309,8 +331,10 @@ import Testing
     }
   }
 
-  @Test func readsNoMoreThan16KiBOfAnAnswer() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func readsNoMoreThan16KiBOfAnAnswer(backend: StoreBackend)
+    async throws
+  {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       try Self.wake(in: world)
       let padding = String(repeating: "x", count: GatewayClient.maxResponseBytes)
       world.gateway.script([
@@ -323,8 +347,10 @@ import Testing
 
   // MARK: The outbox on its own
 
-  @Test func reclaimsAFencedOutWakeAndRefusesTheStaleClaimsOutcome() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func reclaimsAFencedOutWakeAndRefusesTheStaleClaimsOutcome(
+    backend: StoreBackend
+  ) async throws {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       let wake = try Self.wake(in: world)
       let now = world.clock.milliseconds
       let first = try world.outbox.claim(nowMilliseconds: now, limit: 16)
@@ -376,8 +402,10 @@ import Testing
       try outbox.claim(nowMilliseconds: Demo.now * 1000, limit: 16).map(\.requestID) == Array(ids.suffix(4)))
   }
 
-  @Test func failsAnExpiredWakeAndDropsItAnHourLater() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func failsAnExpiredWakeAndDropsItAnHourLater(backend: StoreBackend)
+    async throws
+  {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       try world.publish(lease: Demo.lease(endpoint: try world.grant(), generation: 1, d: .generate()))
       try world.publish(world.mention(offset: -3590))
       let wake = try world.onlyWake()

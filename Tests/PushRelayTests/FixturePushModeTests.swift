@@ -29,7 +29,10 @@ final class PushModeRelay: LoopbackFixture, @unchecked Sendable {
   let pushKey: SecretKey
 
   /// A push-mode fixture on the demo folder at `Demo.now`, with a gateway fixture when asked.
-  init(withGateway: Bool, pushKey: SecretKey = Demo.relayKey, statePath: String? = nil) async throws {
+  init(
+    withGateway: Bool, pushKey: SecretKey = Demo.relayKey, statePath: String? = nil,
+    tenantOrigin: String? = nil
+  ) async throws {
     self.pushKey = pushKey
     gatewayClock = ManualUnixClock(seconds: Demo.now)
     var gatewayURL: String?
@@ -44,11 +47,10 @@ final class PushModeRelay: LoopbackFixture, @unchecked Sendable {
       gateway = nil
     }
     let data = try RelayFixtureData.load(folder: Demo.packageRoot.appendingPathComponent("Fixtures/demo"))
+    var mode = RelayFixturePushMode(pushKey: pushKey, gatewayURL: gatewayURL, statePath: statePath)
+    mode.tenantOrigin = tenantOrigin
     server = RelayFixtureServer(
-      data: data,
-      configuration: RelayFixtureConfiguration(
-        now: Demo.now,
-        push: RelayFixturePushMode(pushKey: pushKey, gatewayURL: gatewayURL, statePath: statePath)))
+      data: data, configuration: RelayFixtureConfiguration(now: Demo.now, push: mode))
     origin = String(try await server.start().absoluteString.trimmingSuffix("/"))
     webSocket = "ws" + origin.dropFirst("http".count)
     descriptor = try #require(server.pushDescriptor)
@@ -191,6 +193,28 @@ final class PushModeRelay: LoopbackFixture, @unchecked Sendable {
       #expect(try relay.server.wakes().first?.attempts == 2)
       #expect(gateway.deliveries().map(\.requestID) == [wake.requestID])
       #expect(gateway.requests().map(\.requestID) == [wake.requestID, wake.requestID])
+    }
+  }
+
+  /// `relay --origin`: the tenant origin is served as `push.origin`, and NIP-98 `u` values on its
+  /// base are accepted beside the relay's own; any other base is not.
+  @Test func aTenantOriginIsServedAndAcceptedForNIP98() async throws {
+    let tenant = "ws://127.0.0.1:48111"
+    try await withStarted(try await PushModeRelay(withGateway: false, tenantOrigin: tenant)) { relay in
+      #expect(relay.descriptor.origin == tenant)
+      #expect(relay.webSocket != tenant)
+      let lease = try relay.lease(endpoint: "grant", d: .generate())
+      var answers: [Int] = []
+      for base in ["http://127.0.0.1:48111", "http://127.0.0.1:48999"] {
+        let body = lease.jsonBytes()
+        let auth = try NIP98.authorizationHeader(
+          url: base + "/events", method: "POST", body: body, key: Demo.account, now: Demo.now)
+        let (status, _) = try await PushModeRelay.send(
+          "POST", relay.origin + "/events", body: body, authorization: auth)
+        answers.append(status)
+      }
+      #expect(answers == [200, 401])
+      #expect(try relay.server.leaseStore?.allLeases(origin: tenant).map(\.eventID) == [lease.id])
     }
   }
 

@@ -5,20 +5,29 @@ import PushLease
 import PushRelay
 import Testing
 
-/// `PushIngest` steps 1–7 and every row of `LeaseStore.accept`'s table, on a real SQLite file.
+/// `PushIngest` steps 1–7 and every row of `LeaseStore.accept`'s table, on a real SQLite file and
+/// (with `NOSTRPUSH_POSTGRES`) a real PostgreSQL database.
 @Suite(.timeLimit(.minutes(1))) struct LeaseStoreTests {
+  @Test(.enabled(if: PostgresTestDatabase.isConfigured, PostgresTestDatabase.skipNote))
+  func runsThePostgreSQLCasesToo() {
+    #expect(StoreBackend.available == [.sqlite, .postgres])
+  }
+
   // MARK: Ingest, steps 1–6
 
-  @Test func asksForAuthenticationFirst() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func asksForAuthenticationFirst(backend: StoreBackend) async throws
+  {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       let lease = Demo.lease(endpoint: "grant", generation: 1, d: .generate())
       let answer = try world.ingest.ingest(lease, identity: nil, recent: [])
       #expect(answer == IngestAnswer(accepted: false, message: "auth-required: not authenticated"))
     }
   }
 
-  @Test func refusesAnotherAuthenticatedIdentity() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func refusesAnotherAuthenticatedIdentity(backend: StoreBackend)
+    async throws
+  {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       let lease = Demo.lease(endpoint: "grant", generation: 1, d: .generate())
       let answer = try world.ingest.ingest(lease, identity: Demo.alice.publicKeyHex, recent: [])
       #expect(answer.message == "invalid: event pubkey does not match authenticated identity")
@@ -26,8 +35,10 @@ import Testing
     }
   }
 
-  @Test func checksTheIDThenTheSignature() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func checksTheIDThenTheSignature(backend: StoreBackend)
+    async throws
+  {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       let lease = Demo.lease(endpoint: "grant", generation: 1, d: .generate())
       var json = try #require(String(bytes: lease.jsonBytes(), encoding: .utf8))
       json = json.replacingOccurrences(of: "\"content\":\"", with: "\"content\":\"x")
@@ -61,8 +72,10 @@ import Testing
     }
   }
 
-  @Test func answersTheValidatorsRejection() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func answersTheValidatorsRejection(backend: StoreBackend)
+    async throws
+  {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       let note = Demo.event(kind: 30350, by: Demo.account, tags: [["d", "x"]])
       let answer = try world.publish(lease: note)
       #expect(answer == IngestAnswer(accepted: false, message: "invalid: missing expiration tag"))
@@ -72,8 +85,10 @@ import Testing
 
   // MARK: The acceptance table
 
-  @Test func acceptsANewLeaseAndStoresItsRow() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func acceptsANewLeaseAndStoresItsRow(backend: StoreBackend)
+    async throws
+  {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       let d = InstallationID.generate()
       let event = Demo.lease(endpoint: "grant-1", generation: 1, d: d)
       #expect(try world.publish(lease: event) == IngestAnswer(accepted: true, message: ""))
@@ -87,12 +102,14 @@ import Testing
       #expect(row.keyID == Demo.keyID)
       #expect(row.subscriptions == Demo.plan())
       #expect(row.eventJSON == event.jsonBytes())
-      #expect(try world.database.schemaVersion() == 4)
+      #expect(try world.schemaVersion() == (backend == .sqlite ? 4 : 1))
     }
   }
 
-  @Test func answersAnExactReplayAsADuplicate() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func answersAnExactReplayAsADuplicate(backend: StoreBackend)
+    async throws
+  {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       let event = Demo.lease(endpoint: "grant", generation: 1, d: .generate())
       try world.publish(lease: event)
       #expect(
@@ -101,8 +118,10 @@ import Testing
     }
   }
 
-  @Test func refusesASourceEventCollision() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func refusesASourceEventCollision(backend: StoreBackend)
+    async throws
+  {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       let event = Demo.lease(endpoint: "grant", generation: 1, d: .generate())
       try world.publish(lease: event)
       var opened = try world.validator.open(event, tenantOrigin: Demo.origin, now: Demo.now)
@@ -114,8 +133,9 @@ import Testing
     }
   }
 
-  @Test func refusesAnOlderReplacement() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func refusesAnOlderReplacement(backend: StoreBackend) async throws
+  {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       let d = InstallationID.generate()
       try world.publish(lease: Demo.lease(endpoint: "grant", generation: 2, createdAt: Demo.now, d: d))
       let older = Demo.lease(
@@ -124,8 +144,10 @@ import Testing
     }
   }
 
-  @Test func breaksACreatedAtTieByTheLowerID() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func breaksACreatedAtTieByTheLowerID(backend: StoreBackend)
+    async throws
+  {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       let d = InstallationID.generate()
       // Same created_at: only a lower id follows the stored event.
       // The stored event's id in the middle of the range, so lower and higher ids are both common.
@@ -141,8 +163,10 @@ import Testing
     }
   }
 
-  @Test func refusesAGenerationThatDoesNotRise() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func refusesAGenerationThatDoesNotRise(backend: StoreBackend)
+    async throws
+  {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       let d = InstallationID.generate()
       try world.publish(lease: Demo.lease(endpoint: "grant", generation: 5, d: d))
       let same = Demo.lease(
@@ -162,8 +186,10 @@ import Testing
       opened, event: event, maxLeases: maxLeases, roster: world.roster, now: now)
   }
 
-  @Test func refusesALeaseOverTheQuotaAndChangesNothing() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func refusesALeaseOverTheQuotaAndChangesNothing(
+    backend: StoreBackend
+  ) async throws {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       #expect(
         try accept(world, Demo.lease(endpoint: "g1", generation: 1, d: .generate()), maxLeases: 2)
           == .accepted)
@@ -177,8 +203,10 @@ import Testing
     }
   }
 
-  @Test func sweepsExpiredLeasesBeforeCountingTheQuota() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func sweepsExpiredLeasesBeforeCountingTheQuota(
+    backend: StoreBackend
+  ) async throws {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       let shortLived = Demo.lease(endpoint: "g1", generation: 1, d: .generate())
       #expect(try accept(world, shortLived, maxLeases: 1) == .accepted)
       let expiry = try world.validator.open(shortLived, tenantOrigin: Demo.origin, now: Demo.now).expiration
@@ -191,8 +219,10 @@ import Testing
     }
   }
 
-  @Test func rollsTheSweepBackWhenTheLeaseIsRefused() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func rollsTheSweepBackWhenTheLeaseIsRefused(backend: StoreBackend)
+    async throws
+  {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       let first = Demo.lease(endpoint: "g1", generation: 1, d: .generate())
       #expect(try accept(world, first, maxLeases: 8) == .accepted)
       let expiry = try world.validator.open(first, tenantOrigin: Demo.origin, now: Demo.now).expiration
@@ -206,8 +236,10 @@ import Testing
     }
   }
 
-  @Test func refusesAnEndpointAnotherAddressLeasesEvenWhenDisabled() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func refusesAnEndpointAnotherAddressLeasesEvenWhenDisabled(
+    backend: StoreBackend
+  ) async throws {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       let d = InstallationID.generate()
       try world.publish(lease: Demo.lease(endpoint: "shared", generation: 1, d: d))
       let address = LeaseAddress(origin: Demo.origin, pubkey: Demo.account.publicKeyHex, d: d.rawValue)
@@ -220,8 +252,10 @@ import Testing
     }
   }
 
-  @Test func reenablesAnEndpointWithTheNextGeneration() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func reenablesAnEndpointWithTheNextGeneration(
+    backend: StoreBackend
+  ) async throws {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       let d = InstallationID.generate()
       try world.publish(lease: Demo.lease(endpoint: "grant", generation: 1, d: d))
       let address = LeaseAddress(origin: Demo.origin, pubkey: Demo.account.publicKeyHex, d: d.rawValue)
@@ -235,8 +269,10 @@ import Testing
     }
   }
 
-  @Test func revokesWithATombstoneThatSkipsQuotaAndClearsTheEndpoint() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func revokesWithATombstoneThatSkipsQuotaAndClearsTheEndpoint(
+    backend: StoreBackend
+  ) async throws {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       let d = InstallationID.generate()
       try world.publish(lease: Demo.lease(endpoint: "grant", generation: 1, d: d))
       let tombstone = Demo.tombstone(generation: 2, createdAt: Demo.now + 1, d: d, now: Demo.now + 1)
@@ -250,16 +286,20 @@ import Testing
     }
   }
 
-  @Test func storesATombstoneForAnAddressNeverActive() async throws {
-    try await withStarted(try await PushWorld()) { world async throws in
+  @Test(arguments: StoreBackend.available) func storesATombstoneForAnAddressNeverActive(backend: StoreBackend)
+    async throws
+  {
+    try await withStarted(try await PushWorld(backend: backend)) { world async throws in
       let d = InstallationID.generate()
       #expect(try world.publish(lease: Demo.tombstone(generation: 1, d: d)).accepted)
       #expect(try world.store.allLeases(origin: Demo.origin).map(\.generation) == [1])
     }
   }
 
-  @Test func backFillsRecentEventsInTheSameTransaction() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func backFillsRecentEventsInTheSameTransaction(
+    backend: StoreBackend
+  ) async throws {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       let mention = world.mention(offset: -30)
       let unrelated = Demo.event(createdAt: Demo.now - 20)
       let grant = try world.grant()
@@ -272,8 +312,10 @@ import Testing
     }
   }
 
-  @Test func servesOnlyTheCurrentEventOfEachAddressNewestFirst() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func servesOnlyTheCurrentEventOfEachAddressNewestFirst(
+    backend: StoreBackend
+  ) async throws {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       let d1 = InstallationID.generate()
       let d2 = InstallationID.generate()
       try world.publish(lease: Demo.lease(endpoint: "a", generation: 1, d: d1))
@@ -289,12 +331,18 @@ import Testing
     }
   }
 
-  @Test func answersAnyOtherConstraintFailureAsAConstraintViolation() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func answersAnyOtherConstraintFailureAsAConstraintViolation(
+    backend: StoreBackend
+  ) async throws {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       // A rule of another owner of the database (here a trigger) refuses the upsert.
-      try SQLiteTestHelper.execute(
-        "CREATE TRIGGER refuse BEFORE INSERT ON push_lease BEGIN SELECT RAISE(ABORT, 'refused'); END",
-        path: world.path)
+      try world.execute(
+        sqlite: "CREATE TRIGGER refuse BEFORE INSERT ON push_lease BEGIN SELECT RAISE(ABORT, 'refused'); END",
+        postgres: """
+          CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+          RAISE EXCEPTION 'refused' USING ERRCODE = '23514'; END $$;
+          CREATE TRIGGER refuse BEFORE INSERT ON push_lease FOR EACH ROW EXECUTE FUNCTION refuse();
+          """)
       let lease = Demo.lease(endpoint: "grant", generation: 1, d: .generate())
       #expect(
         try world.publish(lease: lease)
@@ -303,9 +351,11 @@ import Testing
     }
   }
 
-  @Test func reportsAStorageFailureAsAnError() async throws {
-    try await withStarted(try await PushWorld()) { world in
-      try SQLiteTestHelper.execute("DROP TABLE push_wake", path: world.path)
+  @Test(arguments: StoreBackend.available) func reportsAStorageFailureAsAnError(backend: StoreBackend)
+    async throws
+  {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
+      try world.execute(sqlite: "DROP TABLE push_wake", postgres: "DROP TABLE push_wake")
       let lease = Demo.lease(endpoint: try world.grant(), generation: 1, d: .generate())
       let error = try #require(throws: PushRelayError.self) {
         try world.publish(lease: lease, recent: [world.mention()])
@@ -329,8 +379,10 @@ import Testing
 
 /// The author-only visibility of kind 30350 through the store.
 @Suite(.timeLimit(.minutes(1))) struct LeaseVisibilityTests {
-  @Test func servesLeasesOnlyToTheirAuthorWhenAFilterAsks() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func servesLeasesOnlyToTheirAuthorWhenAFilterAsks(
+    backend: StoreBackend
+  ) async throws {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       let lease = Demo.lease(endpoint: "grant", generation: 1, d: .generate())
       try world.publish(lease: lease)
       let me = Demo.account.publicKeyHex

@@ -11,6 +11,11 @@ import Testing
 /// `PushRelay`, the one entry point: idempotent `didStore`, bounded rows, expiry, index-served
 /// statements, durability, and a worker woken by the enqueue rather than a timer.
 @Suite(.timeLimit(.minutes(1))) struct PushRelayEntryTests {
+  @Test(.enabled(if: PostgresTestDatabase.isConfigured, PostgresTestDatabase.skipNote))
+  func runsThePostgreSQLCasesToo() {
+    #expect(StoreBackend.available == [.sqlite, .postgres])
+  }
+
   @Test func servesEveryStoreAndOutboxStatementFromAnIndex() throws {
     let path = Demo.temporaryPath()
     defer {
@@ -48,8 +53,10 @@ import Testing
     #expect(settings.synchronous == 2)
   }
 
-  @Test func refusesTombstonesPastFourTimesTheLeaseQuota() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func refusesTombstonesPastFourTimesTheLeaseQuota(
+    backend: StoreBackend
+  ) async throws {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       let maxLeases = Demo.descriptor.limitation.maxLeasesPerPubkey
       var accepted = 0
       var refusals: Set<String> = []
@@ -63,8 +70,10 @@ import Testing
     }
   }
 
-  @Test func prunesInactiveRowsADayPastTheirExpiry() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func prunesInactiveRowsADayPastTheirExpiry(backend: StoreBackend)
+    async throws
+  {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       let now = world.clock.seconds
       let soon = try LeaseBuilder(descriptor: Demo.descriptor, appProfile: Demo.profile).active(
         endpoint: try world.grant(), subscriptions: Demo.plan(), generation: 1, createdAt: now,
@@ -86,8 +95,10 @@ import Testing
     }
   }
 
-  @Test func neverMatchesALeasePastItsExpiry() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func neverMatchesALeasePastItsExpiry(backend: StoreBackend)
+    async throws
+  {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       let now = world.clock.seconds
       let lease = try LeaseBuilder(descriptor: Demo.descriptor, appProfile: Demo.profile).active(
         endpoint: try world.grant(), subscriptions: Demo.plan(), generation: 1, createdAt: now,
@@ -101,22 +112,29 @@ import Testing
     }
   }
 
-  @Test func answersAStoreFailureAndWakesTheRetriedEventOnce() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func answersAStoreFailureAndWakesTheRetriedEventOnce(
+    backend: StoreBackend
+  ) async throws {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       #expect(
         try world.publish(lease: Demo.lease(endpoint: try world.grant(), generation: 1, d: .generate()))
           .accepted)
       let message = world.mention()
       // The outbox refuses the insert: the event's record rolls back with its wakes.
-      try SQLiteTestHelper.execute(
-        "CREATE TRIGGER refuse_wake BEFORE INSERT ON push_wake BEGIN SELECT RAISE(ABORT, 'injected'); END",
-        path: world.path)
+      try world.execute(
+        sqlite:
+          "CREATE TRIGGER refuse_wake BEFORE INSERT ON push_wake BEGIN SELECT RAISE(ABORT, 'injected'); END",
+        postgres: """
+          CREATE FUNCTION refuse_wake() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+          RAISE EXCEPTION 'injected'; END $$;
+          CREATE TRIGGER refuse_wake BEFORE INSERT ON push_wake FOR EACH ROW EXECUTE FUNCTION refuse_wake();
+          """)
       let error = try #require(throws: PushRelayError.self) {
         try world.relay.didStore(message, receivedAt: world.clock.seconds)
       }
       #expect(error.code == .storage)
       #expect(try world.outbox.wakes().isEmpty)
-      try SQLiteTestHelper.execute("DROP TRIGGER refuse_wake", path: world.path)
+      try world.execute(sqlite: "DROP TRIGGER refuse_wake", postgres: "DROP TRIGGER refuse_wake ON push_wake")
       // The client retries (the relay already has the event): woken now, and exactly once.
       try world.relay.didStore(message, receivedAt: world.clock.seconds)
       try world.relay.didStore(message, receivedAt: world.clock.seconds)
@@ -125,8 +143,10 @@ import Testing
     }
   }
 
-  @Test func matchesARecordedEventOnlyOnce() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func matchesARecordedEventOnlyOnce(backend: StoreBackend)
+    async throws
+  {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       let message = world.mention()
       try world.relay.didStore(message, receivedAt: world.clock.seconds)
       // A lease accepted after the event meets it through back-fill, once.
@@ -139,8 +159,10 @@ import Testing
     }
   }
 
-  @Test func deliversOnTheEnqueueSignalWithALongFallbackTimer() async throws {
-    try await withStarted(try await PushWorld()) { world in
+  @Test(arguments: StoreBackend.available) func deliversOnTheEnqueueSignalWithALongFallbackTimer(
+    backend: StoreBackend
+  ) async throws {
+    try await withStarted(try await PushWorld(backend: backend)) { world in
       // The longest gateway timeout: on this test's fixed clock a timed-out attempt's retry never
       // comes due, so a slow machine must not turn a late answer into a missing wake.
       let gateway = try GatewayClient(baseURL: world.client.baseURL, timeout: .seconds(10))

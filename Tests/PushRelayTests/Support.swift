@@ -9,6 +9,7 @@ import NotificationResolver
 import PushDescriptor
 import PushLease
 import PushRelay
+import PushRelayPostgres
 
 /// A roster from a dictionary: channel → members.
 struct TestRoster: RosterSource {
@@ -95,14 +96,20 @@ enum Demo {
   }
 }
 
-/// A relay's push half on a real SQLite file, with a real gateway fixture on loopback, all on one
-/// manual clock: the `PushRelay` a vendor builds, and its worker driven one sweep at a time.
+/// A relay's push half on a real SQLite file (or a PostgreSQL database of its own), with a real
+/// gateway fixture on loopback, all on one manual clock: the `PushRelay` a vendor builds, and its
+/// worker driven one sweep at a time.
 final class PushWorld: LoopbackFixture, @unchecked Sendable {
+  let backend: StoreBackend
   let clock: ManualUnixClock
+  /// The SQLite file (SQLite only).
   let path: String
-  let database: PushStateDatabase
-  let store: SQLiteLeaseStore
-  let outbox: SQLiteWakeOutbox
+  /// The SQLite database (SQLite only).
+  let database: PushStateDatabase?
+  /// The PostgreSQL database (PostgreSQL only).
+  let postgres: PostgresTestDatabase?
+  let store: any InspectableLeaseStore
+  let outbox: any WakeOutbox
   let roster: MutableRoster
   let gateway: GatewayFixture
   let validator: LeaseValidator
@@ -130,12 +137,29 @@ final class PushWorld: LoopbackFixture, @unchecked Sendable {
     }
   }
 
-  init(quota: Int = 0, timeout: Duration = GatewayClient.defaultTimeout) async throws {
+  init(
+    backend: StoreBackend = .sqlite, quota: Int = 0, timeout: Duration = GatewayClient.defaultTimeout
+  ) async throws {
+    self.backend = backend
     clock = ManualUnixClock(seconds: Demo.now)
-    path = Demo.temporaryPath()
-    database = try PushStateDatabase(path: path)
-    store = SQLiteLeaseStore(database: database)
-    outbox = SQLiteWakeOutbox(database: database)
+    switch backend {
+    case .sqlite:
+      path = Demo.temporaryPath()
+      let database = try PushStateDatabase(path: path)
+      self.database = database
+      postgres = nil
+      store = SQLiteLeaseStore(database: database)
+      outbox = SQLiteWakeOutbox(database: database)
+    case .postgres:
+      path = ""
+      database = nil
+      let postgres = try PostgresTestDatabase()
+      self.postgres = postgres
+      let opened = try postgres.open()
+      store = try PostgresLeaseStore(database: opened)
+      // The contract runs on the test's manual clock, as the SQLite outbox's does.
+      outbox = try PostgresWakeOutbox(database: opened, clock: .caller)
+    }
     roster = MutableRoster([Demo.channel: [Demo.account.publicKeyHex, Demo.alice.publicKeyHex]])
     let clock = clock
     gateway = try GatewayFixture(
@@ -156,9 +180,28 @@ final class PushWorld: LoopbackFixture, @unchecked Sendable {
 
   func stop() async {
     await gateway.stop()
+    postgres?.drop()
+    guard database != nil else { return }
     try? FileManager.default.removeItem(atPath: path)
     try? FileManager.default.removeItem(atPath: path + "-wal")
     try? FileManager.default.removeItem(atPath: path + "-shm")
+  }
+
+  /// Runs `sqlite` on the SQLite file, or `postgres` on the PostgreSQL database, from a
+  /// connection of its own: another owner of the database changing it behind the store.
+  func execute(sqlite: String, postgres: String) throws {
+    switch backend {
+    case .sqlite: try SQLiteTestHelper.execute(sqlite, path: path)
+    case .postgres: try self.postgres?.execute(postgres)
+    }
+  }
+
+  /// The schema version the store's database records.
+  func schemaVersion() throws -> Int {
+    switch backend {
+    case .sqlite: try database?.schemaVersion() ?? 0
+    case .postgres: try postgres?.open().schemaVersion ?? 0
+    }
   }
 
   /// A grant for `token` issued to the relay key.

@@ -38,8 +38,12 @@ import Testing
       names == [
         "NostrPushCore", "NostrJSON", "Bech32", "NostrEvent", "NostrHTTP", "NIP44", "NostrWebSocket",
         "PushDescriptor", "PushLease", "EnrichmentCache", "NotificationResolver", "PushRelay",
-        "NostrPushTesting", "GiftWrap", "NotificationService", "nostr-push",
+        "PushRelayPostgres", "NostrPushTesting", "GiftWrap", "NotificationService", "nostr-push",
       ])
+    #if os(Linux)
+    // libpq is a system library too (apt libpq-dev), for PushRelayPostgres only.
+    #expect(targets.contains { $0["name"] as? String == "CLibPQ" && $0["type"] as? String == "system" })
+    #endif
   }
 
   @Test func keepsExecutablesAndHelpersOutOfSources() async throws {

@@ -3,6 +3,7 @@ import NostrEvent
 import NostrJSON
 import NostrPushTesting
 import PushRelay
+import PushRelayPostgres
 
 /// `nostr-push relay`: serves a data folder on loopback until SIGINT or SIGTERM.
 enum RelayCommand: CLICommand {
@@ -10,7 +11,8 @@ enum RelayCommand: CLICommand {
   static let summary = "Serve a fixture data folder as a loopback relay (NIP-11, /query, /media)"
   static let usage = """
     usage: nostr-push relay --data DIR [--port 0] [--host 127.0.0.1] [--now UNIX]
-                            [--push-key-file FILE [--gateway URL] [--state FILE] [--gateway-timeout-ms 2000]]
+                            [--push-key-file FILE [--gateway URL] [--state FILE | --database CONNINFO]
+                             [--origin URL] [--gateway-timeout-ms 2000]]
 
     Serves DIR (nip11.json, events.jsonl, media/, faults.json) as in relay-fixture.md and prints
     {"listening":"http://127.0.0.1:<port>","websocket":"ws://127.0.0.1:<port>"} once it accepts connections. Runs until SIGINT or
@@ -23,12 +25,20 @@ enum RelayCommand: CLICommand {
     POST /events are matched into the wake outbox of --state (default: a temporary SQLite file).
     --gateway sends those wakes to a gateway (http only on loopback) with --gateway-timeout-ms
     (100-10000) per request. Push mode binds IPv4 loopback (127.0.0.0/8) only.
+
+    --database CONNINFO (a libpq connection string, postgresql://… or host=… dbname=…) keeps leases
+    and wakes in PostgreSQL instead of --state, so several relay processes share them; --origin URL
+    serves that tenant origin as push.origin (default: the relay's own ws:// origin), and the relay
+    then accepts NIP-42 relay tags and NIP-98 u values on either.
     """
 
   static func run(_ arguments: [String]) async throws -> Int32 {
     let reader = try ArgumentReader(
       arguments,
-      valueFlags: ["data", "port", "host", "now", "push-key-file", "gateway", "state", "gateway-timeout-ms"])
+      valueFlags: [
+        "data", "port", "host", "now", "push-key-file", "gateway", "state", "database", "origin",
+        "gateway-timeout-ms",
+      ])
     _ = try reader.positionals(atMost: 0)
     let folder = try reader.required("data")
     guard let port = try reader.integer("port", default: 0), (0...65535).contains(port) else {
@@ -44,9 +54,14 @@ enum RelayCommand: CLICommand {
     do {
       data = try RelayFixtureData.load(folder: URL(fileURLWithPath: folder, isDirectory: true))
       if let pushOptions {
-        configuration.push = RelayFixturePushMode(
+        var mode = RelayFixturePushMode(
           pushKey: try SecretKeyFile.read(pushOptions.keyFile), gatewayURL: pushOptions.gateway,
           statePath: pushOptions.state, gatewayTimeout: pushOptions.timeout)
+        mode.tenantOrigin = pushOptions.origin
+        if let connection = pushOptions.database {
+          mode.sharedState = Self.postgres(connection)
+        }
+        configuration.push = mode
       }
     } catch {
       CLIOutput.error("nostr-push relay: \(error)")
@@ -64,18 +79,33 @@ enum RelayCommand: CLICommand {
     }
   }
 
+  /// Leases and wakes in the PostgreSQL database at `connection`: its store, its outbox (on the
+  /// database clock) and its listener, each on a connection of its own.
+  static func postgres(_ connection: String) -> RelayFixtureSharedState {
+    RelayFixtureSharedState(name: "postgresql") { () throws(PushRelayError) in
+      let database = try PostgresDatabase(connectionString: connection)
+      return (
+        try PostgresLeaseStore(database: database), try PostgresWakeOutbox(database: database),
+        try PostgresWakeListener(database: database)
+      )
+    }
+  }
+
   /// The push flags, checked as usage (exit 2): the others need `--push-key-file`, which needs
   /// an IPv4 loopback host; a malformed `--gateway` or timeout is a usage error too.
   struct PushOptions {
     var keyFile: String
     var gateway: String?
     var state: String?
+    var database: String?
+    var origin: String?
     var timeout: Duration
 
     /// nil without `--push-key-file`.
     init?(_ reader: ArgumentReader, host: String) throws {
       guard let keyFile = reader.value("push-key-file") else {
-        for flag in ["gateway", "state", "gateway-timeout-ms"] where reader.value(flag) != nil {
+        for flag in ["gateway", "state", "database", "origin", "gateway-timeout-ms"]
+        where reader.value(flag) != nil {
           throw UsageError("--\(flag) needs --push-key-file")
         }
         return nil
@@ -93,6 +123,15 @@ enum RelayCommand: CLICommand {
       self.keyFile = keyFile
       self.gateway = reader.value("gateway")
       self.state = reader.value("state")
+      self.database = reader.value("database")
+      self.origin = reader.value("origin")
+      if state != nil && database != nil {
+        throw UsageError("--state and --database are alternatives: give one")
+      }
+      if database?.isEmpty == true { throw UsageError("--database needs a connection string") }
+      if let origin, !(origin.hasPrefix("ws://") || origin.hasPrefix("wss://")) {
+        throw UsageError("--origin must be a ws:// or wss:// URL")
+      }
       self.timeout = .milliseconds(milliseconds)
       if let gateway {
         do {

@@ -1,0 +1,132 @@
+import PushRelay
+
+/// The PostgreSQL push schema: an ordered list of migrations recorded in `push_schema_version`,
+/// applied under a session advisory lock so that processes starting together on an empty database
+/// do not race.
+///
+/// The tables are SQLite's (`push_lease`, `push_wake`) with PostgreSQL types, plus what several
+/// processes need: `push_recent_event` (the events `didStore` recorded, for back-fill and
+/// idempotent matching), `push_origin` (per origin: `lease_version`, the last change sequence, and
+/// the protocol generation) and `push_lease_change` (one row per change of an origin's live set, so
+/// a process brings its in-memory index up to date by reading the changes since the last it saw).
+enum PostgresSchema {
+  /// The session advisory lock (two-key form, class 0x6e70 "np") the migrations run under.
+  static let migrationLock = "SELECT pg_advisory_lock(28272, 1)"
+  /// Releases it.
+  static let migrationUnlock = "SELECT pg_advisory_unlock(28272, 1)"
+
+  /// The migrations, in order; migration `i` (1-based) is recorded as version `i`.
+  static let migrations: [String] = [
+    """
+    CREATE TABLE push_lease (
+      origin text NOT NULL,
+      pubkey text NOT NULL,
+      d text NOT NULL,
+      event_id text NOT NULL,
+      created_at bigint NOT NULL,
+      expires_at bigint NOT NULL,
+      key_id text NOT NULL,
+      generation bigint NOT NULL,
+      active boolean NOT NULL,
+      endpoint_enabled boolean NOT NULL,
+      app_profile text,
+      transport text,
+      endpoint text,
+      endpoint_hash text,
+      subscriptions text,
+      event text NOT NULL,
+      PRIMARY KEY (origin, pubkey, d),
+      CONSTRAINT push_lease_event UNIQUE (origin, event_id)
+    );
+    CREATE UNIQUE INDEX push_lease_endpoint ON push_lease (origin, pubkey, app_profile, endpoint_hash)
+      WHERE active;
+    CREATE INDEX push_lease_live ON push_lease (origin, expires_at) WHERE active AND endpoint_enabled;
+    CREATE INDEX push_lease_inactive ON push_lease (expires_at) WHERE NOT active;
+    CREATE TABLE push_wake (
+      request_id text PRIMARY KEY,
+      origin text NOT NULL,
+      pubkey text NOT NULL,
+      d text NOT NULL,
+      generation bigint NOT NULL,
+      key_id text NOT NULL,
+      endpoint text NOT NULL,
+      endpoint_hash text NOT NULL,
+      transport text NOT NULL,
+      event_id text NOT NULL,
+      channel text,
+      class text NOT NULL,
+      expires_at bigint NOT NULL,
+      state text NOT NULL,
+      attempts integer NOT NULL,
+      next_attempt_ms bigint NOT NULL,
+      fence_ms bigint NOT NULL,
+      last_status integer,
+      enqueued bigint GENERATED ALWAYS AS IDENTITY,
+      CONSTRAINT push_wake_once UNIQUE (origin, endpoint_hash, event_id)
+    );
+    CREATE INDEX push_wake_pending ON push_wake (next_attempt_ms) WHERE state = 'pending';
+    CREATE INDEX push_wake_sending ON push_wake (fence_ms) WHERE state = 'sending';
+    CREATE INDEX push_wake_expiry ON push_wake (expires_at);
+    CREATE INDEX push_wake_enqueued ON push_wake (enqueued);
+    CREATE TABLE push_recent_event (
+      origin text NOT NULL,
+      event_id text NOT NULL,
+      kind integer NOT NULL,
+      received_at bigint NOT NULL,
+      event text NOT NULL,
+      PRIMARY KEY (origin, event_id)
+    );
+    CREATE INDEX push_recent_event_received ON push_recent_event (origin, received_at);
+    CREATE INDEX push_recent_event_age ON push_recent_event (received_at);
+    CREATE TABLE push_origin (
+      origin text PRIMARY KEY,
+      lease_version bigint NOT NULL DEFAULT 0,
+      protocol text
+    );
+    CREATE TABLE push_lease_change (
+      origin text NOT NULL,
+      sequence bigint NOT NULL,
+      pubkey text NOT NULL,
+      d text NOT NULL,
+      PRIMARY KEY (origin, sequence)
+    );
+    """
+  ]
+
+  /// Creates the version table if missing and applies the migrations the database lacks, each in
+  /// its own transaction, under the migration lock (waited for up to 30 s, not the session's
+  /// 500 ms). Throws `unsupported_schema` when the database is newer than this code.
+  static func migrate(_ connection: PostgresConnection) throws(PostgresFailure) -> Int {
+    try connection.execute("SET lock_timeout = '30s'; SET statement_timeout = '60s'")
+    try connection.query(migrationLock)
+    defer { _ = try? connection.query(migrationUnlock) }
+    try connection.execute(
+      "CREATE TABLE IF NOT EXISTS push_schema_version "
+        + "(version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
+    let current = Int(
+      try connection.query("SELECT COALESCE(MAX(version), 0) FROM push_schema_version").rows.first?.integer(0)
+        ?? 0)
+    guard current <= migrations.count else {
+      throw PostgresFailure(
+        sqlState: nil, constraint: nil,
+        message:
+          "the database's push schema is version \(current), newer than this code's \(migrations.count)",
+        connectionLost: false, relayCode: .unsupportedSchema)
+    }
+    for version in (current + 1)..<(migrations.count + 1) {
+      try connection.execute("BEGIN")
+      do throws(PostgresFailure) {
+        try connection.execute(migrations[version - 1])
+        try connection.query("INSERT INTO push_schema_version (version) VALUES ($1)", [String(version)])
+        try connection.execute("COMMIT")
+      } catch {
+        _ = try? connection.execute("ROLLBACK")
+        throw error
+      }
+    }
+    try connection.execute(
+      "SET lock_timeout = \(PostgresConnection.lockTimeoutMilliseconds); "
+        + "SET statement_timeout = \(PostgresConnection.statementTimeoutMilliseconds)")
+    return migrations.count
+  }
+}

@@ -1,0 +1,192 @@
+/// Every SQL statement the PostgreSQL store, outbox and sweeper run, in one place, so that the
+/// query-plan test reads the same text the code runs. Values are always `$n` parameters.
+package enum PostgresStatements {
+  /// The `push_lease` columns, in the order `PostgresLeaseStore` reads and writes them.
+  package static let leaseColumns = """
+    origin, pubkey, d, event_id, created_at, expires_at, key_id, generation, active, endpoint_enabled, \
+    app_profile, transport, endpoint, endpoint_hash, subscriptions, event
+    """
+  /// The `push_wake` columns, in the order `PostgresWakeOutbox` reads them.
+  package static let wakeColumns = """
+    request_id, origin, pubkey, d, generation, key_id, endpoint, endpoint_hash, transport, event_id, \
+    channel, class, expires_at, state, attempts, next_attempt_ms, fence_ms, last_status
+    """
+
+  // MARK: Locks (two-key advisory locks, class 28273 gates and 28274 the sweeper; the author
+  // locks use the one-key space, which never overlaps the two-key one)
+
+  /// Accept: the transaction-scoped lock of (origin, pubkey), which makes `accept` serializable
+  /// per author.
+  package static let authorLock =
+    "SELECT pg_advisory_xact_lock(hashtextextended($1::text || chr(10) || $2::text, 0))"
+  /// Accept of an active lease: the origin's gate, exclusively (no `didStore` of the origin runs
+  /// until the lease and its back-fill commit).
+  package static let gateExclusive = "SELECT pg_advisory_xact_lock(28273, hashtext($1::text))"
+  /// `didStore`: the origin's gate, shared (stores run together; an active accept waits).
+  package static let gateShared = "SELECT pg_advisory_xact_lock_shared(28273, hashtext($1::text))"
+  /// The one sweeper at a time: true when this transaction holds the sweep lock.
+  package static let sweepLock = "SELECT pg_try_advisory_xact_lock(28274, 0)"
+
+  // MARK: push_lease
+
+  /// Accept step 1: the address whose current event the id is.
+  package static let eventHolder = "SELECT pubkey, d FROM push_lease WHERE origin = $1 AND event_id = $2"
+  /// One address's row.
+  package static let leaseRow =
+    "SELECT \(leaseColumns) FROM push_lease WHERE origin = $1 AND pubkey = $2 AND d = $3"
+  /// Accept step 4: the author's expired active rows turn inactive.
+  package static let sweepAuthor =
+    "UPDATE push_lease SET active = false WHERE origin = $1 AND pubkey = $2 AND active AND expires_at <= $3"
+  /// The author's inactive rows more than a day past their expiry go.
+  package static let pruneAuthor =
+    "DELETE FROM push_lease WHERE origin = $1 AND pubkey = $2 AND NOT active AND expires_at < $3"
+  /// The author's rows, active or not (the row bound).
+  package static let authorRows = "SELECT COUNT(*) FROM push_lease WHERE origin = $1 AND pubkey = $2"
+  /// Accept step 5: the author's other active addresses.
+  package static let quota =
+    "SELECT COUNT(*) FROM push_lease WHERE origin = $1 AND pubkey = $2 AND active AND d <> $3"
+  /// Accept step 6: another active address with the same app profile and endpoint.
+  package static let endpointClash = """
+    SELECT COUNT(*) FROM push_lease WHERE origin = $1 AND pubkey = $2 AND active AND d <> $3 \
+    AND app_profile = $4 AND endpoint_hash = $5
+    """
+  /// Accept step 7: the upsert.
+  package static let upsertLease = """
+    INSERT INTO push_lease (\(leaseColumns)) \
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) \
+    ON CONFLICT (origin, pubkey, d) DO UPDATE SET \
+    event_id = excluded.event_id, created_at = excluded.created_at, expires_at = excluded.expires_at, \
+    key_id = excluded.key_id, generation = excluded.generation, active = excluded.active, \
+    endpoint_enabled = excluded.endpoint_enabled, app_profile = excluded.app_profile, \
+    transport = excluded.transport, endpoint = excluded.endpoint, endpoint_hash = excluded.endpoint_hash, \
+    subscriptions = excluded.subscriptions, event = excluded.event
+    """
+  /// The live leases of an origin, read when a process builds (or rebuilds) its index.
+  package static let liveLeases = """
+    SELECT \(leaseColumns) FROM push_lease \
+    WHERE origin = $1 AND active AND endpoint_enabled AND expires_at > $2
+    """
+  /// The author's current events, newest first.
+  package static let currentEvents =
+    "SELECT event FROM push_lease WHERE origin = $1 AND pubkey = $2 ORDER BY created_at DESC, event_id ASC"
+  /// A 410 bound to its wake.
+  package static let disableEndpoint = """
+    UPDATE push_lease SET endpoint_enabled = false \
+    WHERE origin = $1 AND pubkey = $2 AND d = $3 AND generation = $4 AND endpoint_hash = $5 \
+    AND endpoint_enabled
+    """
+
+  // MARK: push_origin and push_lease_change
+
+  /// The next change sequence of an origin; the row lock it takes is held to commit, so changes
+  /// commit in sequence order and a reader that sees sequence n sees every change before it.
+  package static let nextChange = """
+    INSERT INTO push_origin (origin, lease_version) VALUES ($1, 1) \
+    ON CONFLICT (origin) DO UPDATE SET lease_version = push_origin.lease_version + 1 \
+    RETURNING lease_version
+    """
+  /// Logs a change of the live set at an address.
+  package static let logChange =
+    "INSERT INTO push_lease_change (origin, sequence, pubkey, d) VALUES ($1, $2, $3, $4)"
+  /// The origin's last change sequence.
+  package static let leaseVersion = "SELECT lease_version FROM push_origin WHERE origin = $1"
+  /// The changes after a sequence, in order.
+  package static let changesSince = """
+    SELECT sequence, pubkey, d FROM push_lease_change WHERE origin = $1 AND sequence > $2 \
+    ORDER BY sequence LIMIT $3
+    """
+  /// The protocol generation recorded for an origin.
+  package static let originProtocol = "SELECT protocol FROM push_origin WHERE origin = $1"
+  /// Whether an origin has any lease row.
+  package static let originHasLeases = "SELECT EXISTS (SELECT 1 FROM push_lease WHERE origin = $1)"
+  /// Records an origin's protocol generation.
+  package static let bindProtocol = """
+    INSERT INTO push_origin (origin, protocol) VALUES ($1, $2) \
+    ON CONFLICT (origin) DO UPDATE SET protocol = excluded.protocol
+    """
+
+  // MARK: push_recent_event
+
+  /// Records a stored event; answers a row only when it was not recorded yet.
+  package static let insertRecent = """
+    INSERT INTO push_recent_event (origin, event_id, kind, received_at, event) VALUES ($1, $2, $3, $4, $5) \
+    ON CONFLICT (origin, event_id) DO NOTHING RETURNING 1
+    """
+  /// The back-fill candidates, newest first.
+  package static let recentCandidates = """
+    SELECT received_at, event FROM push_recent_event WHERE origin = $1 AND received_at >= $2 \
+    ORDER BY received_at DESC LIMIT $3
+    """
+
+  // MARK: push_wake
+
+  /// Enqueue: the first row per (origin, endpoint hash, event id) wins. Due at the earlier of the
+  /// caller's time and the database's, so a relay clock ahead of the database's never delays a new
+  /// wake while claims run on the database clock (a test's manual clock in the past stays its own).
+  package static let insertWake = """
+    INSERT INTO push_wake (request_id, origin, pubkey, d, generation, key_id, endpoint, endpoint_hash, \
+    transport, event_id, channel, class, expires_at, state, attempts, next_attempt_ms, fence_ms) \
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'pending', 0, \
+    LEAST($14::bigint, (extract(epoch FROM clock_timestamp()) * 1000)::bigint), 0) \
+    ON CONFLICT (origin, endpoint_hash, event_id) DO NOTHING RETURNING request_id
+    """
+  /// Wakes the listeners of every process once the enqueue commits.
+  package static let notifyWake = "SELECT pg_notify('push_wake', $1)"
+  /// The database's clock in Unix milliseconds.
+  package static let databaseNow = "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint"
+  /// Pending rows that are due, earliest first, skipping rows another worker holds.
+  package static let duePending = """
+    SELECT \(wakeColumns) FROM push_wake WHERE state = 'pending' AND next_attempt_ms <= $1 \
+    ORDER BY next_attempt_ms LIMIT $2 FOR UPDATE SKIP LOCKED
+    """
+  /// Sending rows whose fence passed, earliest first, skipping rows another worker holds.
+  package static let fencedSending = """
+    SELECT \(wakeColumns) FROM push_wake WHERE state = 'sending' AND fence_ms <= $1 \
+    ORDER BY fence_ms LIMIT $2 FOR UPDATE SKIP LOCKED
+    """
+  /// Claims the rows of a batch (`$1` a text array of request ids, rows this transaction locked):
+  /// each one more attempt, fenced until `$2`.
+  package static let claimWakes = """
+    UPDATE push_wake SET state = 'sending', attempts = attempts + 1, fence_ms = $2 \
+    WHERE request_id = ANY($1::text[])
+    """
+  /// Fails the expired or fenced-out rows a claim found (`$1` a text array of request ids).
+  package static let failWakes = "UPDATE push_wake SET state = 'failed' WHERE request_id = ANY($1::text[])"
+  /// Writes a batch of outcomes, each only while its claim holds (`attempts` is the fence token):
+  /// parallel arrays of request ids, states, next attempts, statuses and claimed attempts; answers
+  /// the request ids written.
+  package static let recordWakes = """
+    UPDATE push_wake AS w SET state = u.state, next_attempt_ms = u.next, last_status = u.status \
+    FROM unnest($1::text[], $2::text[], $3::bigint[], $4::integer[], $5::integer[]) \
+    AS u(request_id, state, next, status, attempts) \
+    WHERE w.request_id = u.request_id AND w.state = 'sending' AND w.attempts = u.attempts \
+    AND w.fence_ms > $6 RETURNING w.request_id
+    """
+  /// Every row in enqueue order, for tests and the demo.
+  package static let allWakes = "SELECT \(wakeColumns) FROM push_wake ORDER BY enqueued LIMIT $1"
+
+  // MARK: The sweeper
+
+  /// Rows an hour past their expiry go (the caller subtracts the hour).
+  package static let sweepWakes = "DELETE FROM push_wake WHERE expires_at <= $1"
+  /// Recorded events older than the back-fill window go.
+  package static let sweepRecent = "DELETE FROM push_recent_event WHERE received_at < $1"
+  /// Inactive leases a day past their expiry go.
+  package static let sweepInactive = "DELETE FROM push_lease WHERE NOT active AND expires_at < $1"
+  /// Change-log rows more than a window behind their origin's last change go.
+  package static let sweepChanges = """
+    DELETE FROM push_lease_change c USING push_origin o \
+    WHERE c.origin = o.origin AND c.sequence <= o.lease_version - $1
+    """
+
+  /// Every statement that touches `push_lease` or `push_wake`, by name, for the query-plan test.
+  package static let planned: [(name: String, sql: String)] = [
+    ("eventHolder", eventHolder), ("leaseRow", leaseRow), ("sweepAuthor", sweepAuthor),
+    ("pruneAuthor", pruneAuthor), ("authorRows", authorRows), ("quota", quota),
+    ("endpointClash", endpointClash), ("upsertLease", upsertLease), ("liveLeases", liveLeases),
+    ("currentEvents", currentEvents), ("disableEndpoint", disableEndpoint), ("insertWake", insertWake),
+    ("duePending", duePending), ("fencedSending", fencedSending), ("claimWakes", claimWakes),
+    ("failWakes", failWakes), ("recordWakes", recordWakes), ("sweepWakes", sweepWakes),
+    ("sweepInactive", sweepInactive), ("originHasLeases", originHasLeases),
+  ]
+}
