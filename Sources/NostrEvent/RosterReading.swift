@@ -34,7 +34,10 @@ extension EventFastReader {
   package static func readRosters(
     _ buffer: UnsafeRawBufferPointer, maxBytes: Int, limits: EventReadLimits, maxKept: Int
   ) -> [RosterReading]? {
-    guard buffer.count <= maxBytes, buffer.baseAddress != nil else { return nil }
+    // Keys are noted by 32-bit offsets into the answer.
+    guard buffer.count <= maxBytes, buffer.count <= Int(UInt32.max), buffer.baseAddress != nil else {
+      return nil
+    }
     var reader = EventFastReader(buffer)
     reader.limits = limits
     reader.skipWhitespace()
