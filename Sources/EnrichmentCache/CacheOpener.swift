@@ -8,6 +8,12 @@ enum CacheOpener {
   /// Reads go through a memory map of up to this many bytes (the default size bound), so a
   /// lookup reads pages without a system call per page.
   static let mmapSize = 32 * 1024 * 1024
+  /// The page cache of a connection, in KiB (SQLite's default is 2 000 KiB). Reads go through the
+  /// memory map, so the page cache mostly holds the pages a write is building; past this bound a
+  /// transaction's dirty pages spill to the WAL instead of growing the heap. Storing a 512 KiB
+  /// avatar or a 10 000-member roster (320 KiB) otherwise keeps all of its pages in the heap
+  /// besides the bytes being stored (`performance.md`'s extension memory row).
+  static let pageCacheKiB = 256
 
   /// Opens and prepares a connection; throws `corrupt` for a file that is not a database and
   /// `newerSchema` (without changing the file) for one from a newer library.
@@ -23,7 +29,7 @@ enum CacheOpener {
       throw CacheError(code: .storage, message: "cannot switch to WAL (journal mode \(mode ?? "unknown"))")
     }
     try db.execute(
-      "PRAGMA synchronous = NORMAL; PRAGMA journal_size_limit = \(journalSizeLimit); PRAGMA mmap_size = \(mmapSize)"
+      "PRAGMA cache_size = -\(pageCacheKiB); PRAGMA synchronous = NORMAL; PRAGMA journal_size_limit = \(journalSizeLimit); PRAGMA mmap_size = \(mmapSize)"
     )
     if version < CacheSchema.currentVersion {
       try db.immediateTransaction { () throws(CacheError) in

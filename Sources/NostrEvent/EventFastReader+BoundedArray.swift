@@ -32,22 +32,8 @@ extension EventFastReader {
     if !reader.take(UInt8(ascii: "]")) {
       repeat {
         reader.skipWhitespace()
-        let start = reader.position
-        reader.exceededLimit = false
-        var event: Event?
-        if let fields = reader.readFields() {
-          if totalTags + fields.tagCount <= limits.maxTotalTags { event = reader.event(fields) }
-        } else {
-          let overBound = reader.exceededLimit
-          reader.position = start
-          guard reader.skipValue(depth: 0) else { return nil }
-          let length = reader.position - start
-          if !overBound, length <= limits.maxGeneralElementBytes {
-            event = reader.generalEvent(start..<reader.position).flatMap { candidate in
-              limits.admits(candidate) && totalTags + candidate.tags.count <= limits.maxTotalTags
-                ? candidate : nil
-            }
-          }
+        guard case .read(let event) = reader.readBoundedElement(limits, totalTags: totalTags) else {
+          return nil
         }
         if let event {
           totalTags += event.tags.count
@@ -61,6 +47,35 @@ extension EventFastReader {
     }
     reader.skipWhitespace()
     return reader.position == reader.end ? result : nil
+  }
+
+  /// What reading one element within limits gave.
+  enum BoundedElement {
+    /// The element was read: its event, or nil when it was dropped (over a bound, past
+    /// `maxTotalTags` with `totalTags` already kept, or not an event).
+    case read(Event?)
+    /// The element is not JSON (or nests too deep to skip).
+    case notJSON
+  }
+
+  /// Reads the element at the current position within `limits` (`totalTags` tags already kept
+  /// by the answer): located first, materialised only when it keeps within every bound, an
+  /// element outside the common shape read the general way only when it is small; the position
+  /// is left after the element.
+  mutating func readBoundedElement(_ limits: EventReadLimits, totalTags: Int) -> BoundedElement {
+    let start = position
+    exceededLimit = false
+    if let fields = readFields() {
+      return .read(totalTags + fields.tagCount <= limits.maxTotalTags ? event(fields) : nil)
+    }
+    let overBound = exceededLimit
+    position = start
+    guard skipValue(depth: 0) else { return .notJSON }
+    guard !overBound, position - start <= limits.maxGeneralElementBytes else { return .read(nil) }
+    return .read(
+      generalEvent(start..<position).flatMap { candidate in
+        limits.admits(candidate) && totalTags + candidate.tags.count <= limits.maxTotalTags ? candidate : nil
+      })
   }
 
   /// The event of the element in `range` read by the strict reader and `Event(jsonValue:)`, or nil.

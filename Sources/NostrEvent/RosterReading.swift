@@ -1,3 +1,4 @@
+import Foundation
 import NostrPushCore
 
 /// A verified membership-style event (a roster: `d` and many `p` tags) read from an answer
@@ -24,38 +25,6 @@ package struct RosterReading: Sendable, Hashable {
   package var hasMalformedKey: Bool
 }
 
-/// A 32-byte key held inline, for a set of keys without one allocation per key.
-struct Key32: Hashable, Comparable {
-  var words: (UInt64, UInt64, UInt64, UInt64)
-
-  init(_ bytes: UnsafeRawBufferPointer) {
-    words = (
-      bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self),
-      bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
-      bytes.loadUnaligned(fromByteOffset: 16, as: UInt64.self),
-      bytes.loadUnaligned(fromByteOffset: 24, as: UInt64.self)
-    )
-  }
-
-  static func == (lhs: Key32, rhs: Key32) -> Bool {
-    lhs.words.0 == rhs.words.0 && lhs.words.1 == rhs.words.1 && lhs.words.2 == rhs.words.2
-      && lhs.words.3 == rhs.words.3
-  }
-
-  static func < (lhs: Key32, rhs: Key32) -> Bool {
-    (lhs.words.0, lhs.words.1, lhs.words.2, lhs.words.3) < (
-      rhs.words.0, rhs.words.1, rhs.words.2, rhs.words.3
-    )
-  }
-
-  func hash(into hasher: inout Hasher) {
-    hasher.combine(words.0)
-    hasher.combine(words.1)
-    hasher.combine(words.2)
-    hasher.combine(words.3)
-  }
-}
-
 extension EventFastReader {
   /// The verified events of a JSON array of roster-style events, each read in place: located
   /// within `limits`, its id and signature checked from the located bytes (`EventDocumentVerifier`,
@@ -65,7 +34,10 @@ extension EventFastReader {
   package static func readRosters(
     _ buffer: UnsafeRawBufferPointer, maxBytes: Int, limits: EventReadLimits, maxKept: Int
   ) -> [RosterReading]? {
-    guard buffer.count <= maxBytes, buffer.baseAddress != nil else { return nil }
+    // Keys are noted by 32-bit offsets into the answer.
+    guard buffer.count <= maxBytes, buffer.count <= Int(UInt32.max), buffer.baseAddress != nil else {
+      return nil
+    }
     var reader = EventFastReader(buffer)
     reader.limits = limits
     reader.skipWhitespace()
@@ -96,62 +68,84 @@ extension EventFastReader {
   }
 
   /// The roster reading of located, verified fields; nil when the `d` value is not valid UTF-8.
+  ///
+  /// Memory (`notification-resolver.md` §1, `performance.md`'s extension row): the `p` values
+  /// are never copied out of the answer while it is walked. Each valid one is noted by its
+  /// offset in the answer (4 bytes a member, not a 32-byte key and a hash table slot); the
+  /// offsets are sorted by the hex they point at (lowercase hex sorts as its bytes do), which
+  /// gives the distinct total and each key's first occurrence, and only the first `maxKept`
+  /// distinct keys, in event order, are decoded into `keptKeys` (reserved once, never grown).
   private func rosterReading(_ fields: EventFields, maxKept: Int) -> RosterReading? {
     var reading = RosterReading(
       id: hexText(fields.id, count: 64), pubkey: hexText(fields.pubkey, count: 64),
       createdAt: fields.createdAt,
       kind: fields.kind, channelID: nil, keptKeys: [], distinctCount: 0, hasMalformedKey: false)
-    // The first `maxKept` distinct keys, in event order, through a set of at most that many; the
-    // distinct total by sorting every key once at the end (one inline array, no hash table of
-    // every member).
-    var kept = Set<Key32>(minimumCapacity: min(maxKept, fields.tagCount))
-    var all: [Key32] = []
-    all.reserveCapacity(fields.tagCount)
+    var offsets: [UInt32] = []
+    offsets.reserveCapacity(fields.tagCount)
     var position = 0
     var name: UInt8 = 0
     var failed = false
-    withUnsafeTemporaryAllocation(byteCount: 32, alignment: 8) { key in
-      forEachTagElement(fields.tags) { element in
-        switch element {
-        case .open:
-          position = 0
-          name = 0
-        case .string(let span):
-          defer { position += 1 }
-          if position == 0 {
-            name = span.count == 1 && !span.escaped ? bytes(span)[0] : 0
-          } else if position == 1, name == UInt8(ascii: "p") {
-            let text = bytes(span)
-            guard span.count == 64, !span.escaped, text.allSatisfy(Self.isLowercaseHex),
-              Hex.decode(utf8: text, into: key)
-            else {
-              reading.hasMalformedKey = true
-              return true
-            }
-            let value = Key32(UnsafeRawBufferPointer(key))
-            all.append(value)
-            if kept.count < maxKept, kept.insert(value).inserted {
-              reading.keptKeys += UnsafeRawBufferPointer(key)
-            }
-          } else if position == 1, name == UInt8(ascii: "d"), reading.channelID == nil {
-            guard let value = string(span) else {
-              failed = true
-              return false
-            }
-            reading.channelID = value
+    forEachTagElement(fields.tags) { element in
+      switch element {
+      case .open:
+        position = 0
+        name = 0
+      case .string(let span):
+        defer { position += 1 }
+        if position == 0 {
+          name = span.count == 1 && !span.escaped ? bytes(span)[0] : 0
+        } else if position == 1, name == UInt8(ascii: "p") {
+          guard span.count == 64, !span.escaped, bytes(span).allSatisfy(Self.isLowercaseHex) else {
+            reading.hasMalformedKey = true
+            return true
           }
-        case .close:
-          break
+          offsets.append(UInt32(span.start))
+        } else if position == 1, name == UInt8(ascii: "d"), reading.channelID == nil {
+          guard let value = string(span) else {
+            failed = true
+            return false
+          }
+          reading.channelID = value
         }
-        return true
+      case .close:
+        break
       }
+      return true
     }
     guard !failed else { return nil }
-    all.sort()
-    reading.distinctCount = all.indices.reduce(0) { count, index in
-      index == 0 || all[index] != all[index - 1] ? count + 1 : count
+    let firsts = Self.firstOccurrences(&offsets, in: documentBytes)
+    reading.distinctCount = firsts
+    let keptCount = min(firsts, maxKept)
+    reading.keptKeys = [UInt8](unsafeUninitializedCapacity: keptCount * 32) { keys, initialized in
+      for index in 0..<keptCount {
+        let text = UnsafeRawBufferPointer(
+          rebasing: documentBytes[Int(offsets[index])..<(Int(offsets[index]) + 64)])
+        let key = UnsafeMutableBufferPointer(rebasing: keys[(index * 32)..<(index * 32 + 32)])
+        _ = Hex.decode(utf8: text, into: UnsafeMutableRawBufferPointer(key))
+      }
+      initialized = keptCount * 32
     }
     return reading
+  }
+
+  /// Reorders `offsets` (each that of 64 lowercase hex digits in `document`, in event order) so
+  /// that its first elements are the first occurrence of each distinct key, in event order, and
+  /// returns how many there are.
+  static func firstOccurrences(_ offsets: inout [UInt32], in document: UnsafeRawBufferPointer) -> Int {
+    let base = document.baseAddress!
+    // By key, then by offset: the first of each run of equal keys is its first occurrence.
+    offsets.sort { lhs, rhs in
+      let order = memcmp(base + Int(lhs), base + Int(rhs), 64)
+      return order != 0 ? order < 0 : lhs < rhs
+    }
+    var distinct = 0
+    for index in offsets.indices
+    where index == 0 || memcmp(base + Int(offsets[index]), base + Int(offsets[index - 1]), 64) != 0 {
+      offsets[distinct] = offsets[index]
+      distinct += 1
+    }
+    offsets[0..<distinct].sort()
+    return distinct
   }
 
   private static func isLowercaseHex(_ byte: UInt8) -> Bool {

@@ -65,6 +65,8 @@ public actor RelayConnection {
     var kept: [Event] = []
     var seen: Set<String> = []
     var bytes = 0
+    /// Tags of the kept events, against `limits.eventLimits.maxTotalTags`.
+    var tags = 0
   }
 
   private struct PublishState {
@@ -300,6 +302,17 @@ public actor RelayConnection {
   // MARK: Incoming
 
   private func handle(_ bytes: [UInt8]) {
+    let bounded = bytes.withUnsafeBytes { buffer in
+      EventFastReader.readEventMessage(buffer) { subscription in
+        guard let token = subscriptions[subscription], let state = queries[token],
+          let bounds = state.limits.eventLimits
+        else { return nil }
+        return (bounds, state.tags)
+      }
+    }
+    if let bounded, let token = subscriptions[bounded.subscription] {
+      return received(bounded.event, size: bytes.count, for: token)
+    }
     guard let message = RelayMessage.parse(bytes) else {
       counters.ignored += 1
       return
@@ -310,7 +323,7 @@ public actor RelayConnection {
         counters.ignored += 1
         return
       }
-      received(value, size: bytes.count, for: token)
+      received(try? Event(jsonValue: value), size: bytes.count, for: token)
     case .endOfStoredEvents(let subscription):
       guard let token = subscriptions[subscription], let kept = queries[token]?.kept else {
         counters.ignored += 1
@@ -357,7 +370,9 @@ public actor RelayConnection {
     }
   }
 
-  private func received(_ value: JSONValue, size: Int, for token: UInt64) {
+  /// Counts an `EVENT` message of `size` bytes for the query of `token` and keeps its event
+  /// (nil: it was dropped while read) when it verifies, matches and is new.
+  private func received(_ event: Event?, size: Int, for token: UInt64) {
     guard var state = queries[token] else { return }
     state.bytes += size
     guard state.bytes <= state.limits.maxBytes else {
@@ -368,8 +383,9 @@ public actor RelayConnection {
           RelayConnectionError(
             code: .resultTooLarge, message: "EVENT messages over \(state.limits.maxBytes) bytes")))
     }
-    guard let event = try? Event(jsonValue: value), event.verify().isValid,
-      state.filters.contains(where: { $0.matches(event) }), !state.seen.contains(event.id)
+    guard let event, event.verify().isValid,
+      state.filters.contains(where: { $0.matches(event) }), !state.seen.contains(event.id),
+      state.tags + event.tags.count <= state.limits.eventLimits?.maxTotalTags ?? Int.max
     else {
       queries[token] = state
       counters.dropped += 1
@@ -384,6 +400,7 @@ public actor RelayConnection {
     }
     state.kept.append(event)
     state.seen.insert(event.id)
+    state.tags += event.tags.count
     queries[token] = state
     counters.events += 1
   }

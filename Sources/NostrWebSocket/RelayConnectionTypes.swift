@@ -1,3 +1,5 @@
+import NostrEvent
+
 /// The bounds on one query's answer; past either the query sends `CLOSE` and fails
 /// `result_too_large`.
 public struct QueryLimits: Sendable, Hashable {
@@ -10,11 +12,21 @@ public struct QueryLimits: Sendable, Hashable {
   public var maxEvents: Int
   /// The most bytes of `EVENT` messages received for the subscription (dropped ones count).
   public var maxBytes: Int
+  /// Element bounds for the subscription's events (`notification-resolver.md` §1): when set,
+  /// each `EVENT` message is read in place and an event over a bound (or past the answer's tag
+  /// total) is dropped before it is built, never parsed into a JSON tree. Nil: no such bounds.
+  package var eventLimits: EventReadLimits?
 
   /// Creates limits (the defaults unless given).
   public init(maxEvents: Int = QueryLimits.defaultMaxEvents, maxBytes: Int = QueryLimits.defaultMaxBytes) {
     self.maxEvents = maxEvents
     self.maxBytes = maxBytes
+  }
+
+  /// Limits of `maxBytes` whose events are read within `eventLimits`.
+  package init(maxBytes: Int, eventLimits: EventReadLimits) {
+    self.init(maxBytes: maxBytes)
+    self.eventLimits = eventLimits
   }
 }
 

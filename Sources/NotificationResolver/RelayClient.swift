@@ -69,7 +69,8 @@ package struct RelayClient: Sendable {
     -> [Event]
   {
     if let webSocket {
-      return try await webSocket.query(filters.map(Self.withDefaultLimit), cap: cap, deadline: deadline)
+      return try await webSocket.query(
+        filters.map(Self.withDefaultLimit), cap: cap, limits: limits, deadline: deadline)
     }
     let response = try await send(try queryRequest(filters, cap: cap), deadline: deadline)
     return try Self.verifiedEvents(in: response.body, cap: cap, limits: limits)

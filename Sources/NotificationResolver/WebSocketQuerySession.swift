@@ -22,13 +22,16 @@ actor WebSocketQuerySession {
   }
 
   /// The events `filters` match, verified and re-checked by `RelayConnection`, up to `cap` bytes
-  /// of `EVENT` messages; failures in the resolver's terms (`relay-connection.md` §3).
-  func query(_ filters: [Filter], cap: Int, deadline: ContinuousClock.Instant) async throws(RelayFailure)
-    -> [Event]
-  {
+  /// of `EVENT` messages, each read within `limits` (an event over a bound is dropped before it
+  /// is built, as for `/query` answers); failures in the resolver's terms
+  /// (`relay-connection.md` §3).
+  func query(
+    _ filters: [Filter], cap: Int, limits: EventReadLimits, deadline: ContinuousClock.Instant
+  ) async throws(RelayFailure) -> [Event] {
     let connection = try await connection(deadline: deadline)
     do {
-      return try await connection.query(filters, limits: QueryLimits(maxBytes: cap), deadline: deadline)
+      return try await connection.query(
+        filters, limits: QueryLimits(maxBytes: cap, eventLimits: limits), deadline: deadline)
     } catch {
       throw Self.failure(error)
     }

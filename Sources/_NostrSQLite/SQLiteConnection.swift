@@ -45,33 +45,33 @@ package final class SQLiteConnection<Failure: Error> {
   /// Runs one statement with `values` bound and returns the number of rows it changed.
   @discardableResult
   package func run(_ sql: String, _ values: [SQLiteValue] = []) throws(Failure) -> Int {
-    let statement = try prepared(sql, values)
-    defer { statement.reset() }
-    while try step(statement) {}
-    return Int(sqlite3_changes(handle))
+    try bound(sql, values) { statement throws(Failure) in
+      while try step(statement) {}
+      return Int(sqlite3_changes(handle))
+    }
   }
 
   /// Runs a query and maps each row.
   package func query<Row>(
     _ sql: String, _ values: [SQLiteValue] = [], _ map: (SQLiteRow) throws(Failure) -> Row
   ) throws(Failure) -> [Row] {
-    let statement = try prepared(sql, values)
-    defer { statement.reset() }
-    var rows: [Row] = []
-    while try step(statement) {
-      rows.append(try map(SQLiteRow(handle: statement.handle)))
+    try bound(sql, values) { statement throws(Failure) in
+      var rows: [Row] = []
+      while try step(statement) {
+        rows.append(try map(SQLiteRow(handle: statement.handle)))
+      }
+      return rows
     }
-    return rows
   }
 
   /// Runs a query and maps its first row, if any.
   package func first<Row>(
     _ sql: String, _ values: [SQLiteValue] = [], _ map: (SQLiteRow) throws(Failure) -> Row
   ) throws(Failure) -> Row? {
-    let statement = try prepared(sql, values)
-    defer { statement.reset() }
-    guard try step(statement) else { return nil }
-    return try map(SQLiteRow(handle: statement.handle))
+    try bound(sql, values) { statement throws(Failure) in
+      guard try step(statement) else { return nil }
+      return try map(SQLiteRow(handle: statement.handle))
+    }
   }
 
   /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back when it throws.
@@ -99,22 +99,50 @@ package final class SQLiteConnection<Failure: Error> {
     }
   }
 
-  private func prepared(_ sql: String, _ values: [SQLiteValue]) throws(Failure) -> SQLiteStatement {
-    let statement: SQLiteStatement
-    if let cached = statements[sql] {
-      statement = cached
-    } else {
-      var raw: OpaquePointer?
-      let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
-      guard status == SQLITE_OK, let raw else { throw error(status) }
-      statement = SQLiteStatement(handle: raw)
-      statements[sql] = statement
+  /// Runs `body` on the prepared statement of `sql` with `values` bound, then resets it.
+  ///
+  /// Blobs are bound in place (`SQLITE_STATIC`), not copied: a 512 KiB avatar would otherwise be
+  /// held twice while it is stored (`performance.md`'s extension memory row). Their bytes are
+  /// reached through nested `withUnsafeBytes` calls that enclose the whole use of the statement,
+  /// and the bindings are cleared before those calls return, so SQLite never keeps a pointer past
+  /// the bytes' scope.
+  private func bound<T>(
+    _ sql: String, _ values: [SQLiteValue], _ body: (SQLiteStatement) throws(Failure) -> T
+  ) throws(Failure) -> T {
+    let statement = try prepared(sql)
+    return try Self.withBlobBytes(values, from: 0, [:]) { blobs throws(Failure) in
+      defer { statement.reset() }
+      let status = statement.bind(values, blobs: blobs)
+      guard status == SQLITE_OK else { throw error(status) }
+      return try body(statement)
     }
-    let status = statement.bind(values)
-    guard status == SQLITE_OK else {
-      statement.reset()
-      throw error(status)
+  }
+
+  /// Calls `body` with the bytes of every non-empty blob in `values` from `index` on, by index.
+  private static func withBlobBytes<T>(
+    _ values: [SQLiteValue], from index: Int, _ blobs: [Int: UnsafeRawBufferPointer],
+    _ body: ([Int: UnsafeRawBufferPointer]) throws(Failure) -> T
+  ) throws(Failure) -> T {
+    guard
+      let next = values[index...].firstIndex(where: { value in
+        if case .blob(let bytes) = value { !bytes.isEmpty } else { false }
+      }), case .blob(let bytes) = values[next]
+    else { return try body(blobs) }
+    let result = bytes.withUnsafeBytes { raw in
+      var blobs = blobs
+      blobs[next] = raw
+      return Result { () throws(Failure) in try withBlobBytes(values, from: next + 1, blobs, body) }
     }
+    return try result.get()
+  }
+
+  private func prepared(_ sql: String) throws(Failure) -> SQLiteStatement {
+    if let cached = statements[sql] { return cached }
+    var raw: OpaquePointer?
+    let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
+    guard status == SQLITE_OK, let raw else { throw error(status) }
+    let statement = SQLiteStatement(handle: raw)
+    statements[sql] = statement
     return statement
   }
 

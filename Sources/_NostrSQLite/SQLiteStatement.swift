@@ -9,8 +9,16 @@ final class SQLiteStatement {
   deinit { sqlite3_finalize(handle) }
 
   /// Binds `values` to parameters 1…n; returns the first status that is not `SQLITE_OK`.
-  func bind(_ values: [SQLiteValue]) -> Int32 {
+  ///
+  /// A non-empty blob is bound in place from `blobs` (its bytes by index in `values`), without a
+  /// copy (`SQLITE_STATIC`): the caller keeps those bytes valid until ``reset()``.
+  func bind(_ values: [SQLiteValue], blobs: [Int: UnsafeRawBufferPointer]) -> Int32 {
     for (offset, value) in values.enumerated() {
+      if let raw = blobs[offset] {
+        let status = sqlite3_bind_blob(handle, Int32(offset + 1), raw.baseAddress, Int32(raw.count), nil)
+        guard status == SQLITE_OK else { return status }
+        continue
+      }
       let status = bind(value, at: Int32(offset + 1))
       guard status == SQLITE_OK else { return status }
     }

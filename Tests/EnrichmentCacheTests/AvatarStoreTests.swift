@@ -72,6 +72,22 @@ import Testing
     #expect(try lookup(now: testNow + 3600)?.isFresh == false)
   }
 
+  /// A full-size avatar is bound in place (no copy) and written through a page cache smaller
+  /// than itself (its pages spill to the WAL): every byte comes back, from this connection and
+  /// from a new one.
+  @Test func storesAFullSizeAvatarBytePerfectThroughTheSmallPageCache() throws {
+    #expect(CacheOpener.pageCacheKiB * 1024 < Avatar.maxBytes)
+    try storeProfile(picture: url, createdAt: 100)
+    let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    let bytes =
+      png + (0..<(Avatar.maxBytes - png.count)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) }
+    #expect(try storeAvatar(bytes) == .stored)
+    #expect(try lookup()?.value.bytes == bytes)
+    let reopened = try EnrichmentCache(path: folder.path())
+    let found = try reopened.lookupAvatar(account: account, relay: testRelay, pubkey: sender, now: testNow)
+    #expect(found?.value.bytes == bytes)
+  }
+
   @Test func discardsADownloadForAPictureThatIsNoLongerCurrent() throws {
     try storeProfile(picture: url, createdAt: 100)
     #expect(try storeAvatar(url: "https://images.example/old.png") == .ignoredOlder)

@@ -49,6 +49,37 @@ import Testing
     #expect(late.recipientCount(metadataSigner: Self.relayKey.publicKeyHex) == members.count - 1)
   }
 
+  /// The kept keys are the first 10 000 *distinct* ones in event order, wherever their repeats
+  /// fall (before and past the cut), and the total counts each key once: as the materialised
+  /// event's record gives them.
+  @Test func keepsTheFirstDistinctKeysInEventOrderWhateverTheRepeats() throws {
+    let members = (0..<(Membership.maxStoredMembers + 500)).map { _ in SecretKey.generate().publicKeyHex }
+    // Every tenth key comes again right after, and every key of the first hundred again at the end.
+    var listed: [String] = []
+    for (index, member) in members.enumerated() {
+      listed.append(member)
+      if index % 10 == 0 { listed.append(member) }
+    }
+    listed += members.prefix(100).reversed()
+    let event = Self.roster(listed)
+    let roster = try #require(Self.read([event])?.first)
+    #expect(roster == (try EventRecords.roster(event)))
+    #expect(roster.count == members.count)
+    #expect(roster.members == Array(members.prefix(Membership.maxStoredMembers)))
+    #expect(roster.membership(for: members[Membership.maxStoredMembers - 1]).isListed == true)
+    #expect(roster.membership(for: members[Membership.maxStoredMembers]).isListed == nil)
+  }
+
+  @Test func countsAndKeepsARepeatedKeyOnce() throws {
+    let (a, b, c) = (
+      SecretKey.generate().publicKeyHex, SecretKey.generate().publicKeyHex, SecretKey.generate().publicKeyHex
+    )
+    let roster = try #require(Self.read([Self.roster([b, a, b, c, a, c, b])])?.first)
+    #expect(roster.members == [b, a, c])
+    #expect(roster.count == 3)
+    #expect(roster.membership(for: SecretKey.generate().publicKeyHex).isListed == false)
+  }
+
   /// A roster larger than the verifier's buffer is hashed window by window: a valid one is
   /// kept (above), a forged one dropped.
   @Test func dropsAForgedLargeRoster() throws {
