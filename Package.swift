@@ -171,7 +171,7 @@ let package = Package(
       "NotificationResolverTests",
       [
         "NotificationResolver", "NostrPushTesting", "EnrichmentCache", "NostrEvent", "NostrJSON", "Bech32",
-        "NostrHTTP", "CSQLite", "NostrPushTestSupport", "PushLease",
+        "NostrHTTP", "CSQLite", "NostrPushTestSupport", "PushLease", "NIP44",
       ]),
     tests(
       "PushRelayTests",
