@@ -206,6 +206,59 @@ import Testing
     }
   }
 
+  /// `resolve`'s default subscriptions include the direct-message one (`cli.md`): a wrap that
+  /// `dm send` published to the demo account, backdated a day, is the wake's newest message over
+  /// `POST /query` and over a WebSocket alike, shown from the rumor and named without asking the
+  /// relay about its sender.
+  @Test func presentsADirectMessageSentWithDmSendOverBothTransports() async throws {
+    let server = try await Self.startRelay()
+    try await server.serving {
+      let keys = try Data(contentsOf: Self.demo.appendingPathComponent("keys.json"))
+      let alice = try #require(
+        try JSONReader().read([UInt8](keys)).objectValue?["alice"]?.objectValue?["secret_key"]?.stringValue)
+      let folder = Workspace()
+      let keyFile = folder.path + "/alice.key"
+      try Data(alice.utf8).write(to: URL(fileURLWithPath: keyFile))
+      let text = "Just between us: the demo works."
+      let send = try await NostrPushBinary.run([
+        "dm", "send", "--relay", (server.origin ?? "").replacingOccurrences(of: "http://", with: "ws://"),
+        "--secret-key-file", keyFile, "--to", try Self.accountPubkey(), "--text", text, "--backdate-seconds",
+        "86400", "--now", "\(Self.now)",
+      ])
+      #expect(send.status == 0, "\(send.stdout) \(send.stderr)")
+      let sent = try #require(try JSONReader().read(send.stdout).objectValue)
+      let rumorID = try #require(sent["rumor_id"]?.stringValue)
+      let wrapID = try #require(sent["wraps"]?.arrayValue?.first?.objectValue?["id"]?.stringValue)
+      let sender = try Manifest().sender
+      let asked = server.requests().count
+      var lines: [JSONObject] = []
+      for transport in ["query", "websocket"] {
+        let workspace = Workspace()
+        var (run, line) = try await Self.resolve(
+          server, cache: workspace.cache, extra: ["--transport", transport])
+        #expect(run.status == 0)
+        #expect(line["kind"] == .integer(14))
+        #expect(line["wrap_id"] == .string(wrapID))
+        #expect(line["target"]?.objectValue?["event_id"] == .string(rumorID))
+        #expect(line["body"]?.stringValue?.hasPrefix(text + "\nand ") == true)
+        #expect(line["title"]?.stringValue?.hasPrefix("npub1") == true)
+        #expect(line["avatar_skipped"] == .string("not_cached"))
+        #expect(line["relevance_score"] == .integer(1))
+        line["elapsed_ms"] = nil
+        lines.append(line)
+      }
+      #expect(lines.count == 2 && lines[0] == lines[1])
+      // Nothing the two wakes asked names the sender: no profile query, no avatar.
+      let wakeRequests = server.requests().dropFirst(asked)
+      #expect(
+        !wakeRequests.contains { request in
+          request.filters.contains { ($0.authors ?? []).contains(sender) }
+            || request.path.hasPrefix("/media")
+        })
+      #expect(wakeRequests.contains { $0.filters.contains { $0.kinds == [1059] } })
+    }
+  }
+
   /// iOS kills an extension after its claim (`--kill-after-claim`: SIGKILL to itself right after
   /// the claim is written): while the claim is live another wake has nothing new; once it expired
   /// unpresented, the next wake presents every message it covered; the wake after that has
