@@ -30,6 +30,11 @@ import PushLease
 /// - The expiry path's plain plan renders mentions as compact npubs (no cache read while iOS
 ///   waits); it is not refined as names arrive — the final plan carries them.
 /// - Avatar downloads for the same URL are shared within a process, not across processes.
+/// - Direct messages (`direct-messages.md`) are asked for only for an account whose subscriptions
+///   include the direct-message subscription (`{"kinds":[1059],"#p":[account]}`; compatibility
+///   filters never do), which is left out of its message query; the gift-wrap request adds its
+///   `limit` (20) to the wake's coverage. A failed gift-wrap request costs only the direct
+///   messages; a failed message query fails the account unless wraps arrived.
 /// - The outer deadline (``start(deadline:)``, by default query timeout + budget + 1 s) cancels
 ///   the wake's work; a claim still waiting for the cache's write lock then rolls back.
 public struct NotificationResolver: Sendable {
@@ -238,9 +243,10 @@ public struct NotificationResolver: Sendable {
   }
 
   /// One account's requests, side by side within the one deadline: the message query (unless it
-  /// has no filters) and, with an `inbox`, the gift-wrap request under its own cap and bounds. The
-  /// account answered when either request did; a failed gift-wrap request alone means no direct
-  /// messages.
+  /// has no filters) and, with an `inbox`, the gift-wrap request under its own cap and bounds. A
+  /// failed gift-wrap request alone means no direct messages; a failed message query fails the
+  /// account unless the gift-wrap request brought wraps (a wake must not say "nothing new" when
+  /// its channel messages could not be read).
   private static func query(
     _ client: RelayClient, filters: [Filter], inbox: DirectMessageInbox?, account: Int,
     deadline: ContinuousClock.Instant
@@ -275,7 +281,8 @@ public struct NotificationResolver: Sendable {
       return .success(AccountAnswer(account: account, events: events, wraps: wraps))
     case (.success(let events), .failure), (.success(let events), nil):
       return .success(AccountAnswer(account: account, events: events, wraps: []))
-    case (.failure, .success(let wraps)):
+    case (.failure(let failure), .success(let wraps)):
+      guard !wraps.isEmpty else { return .failure(failure) }
       return .success(AccountAnswer(account: account, events: [], wraps: wraps))
     }
   }
