@@ -1,5 +1,6 @@
 import EnrichmentCache
 import Foundation
+import GiftWrap
 import NostrEvent
 import NostrJSON
 import NostrPushTestSupport
@@ -128,6 +129,25 @@ import Testing
       // The rumor's id is the one trace: the delivery claim.
       let rumorID = try #require(lines[11]["target"]?.objectValue?["event_id"]?.stringValue)
       #expect(rumorID != lines[10]["event_id"]?.stringValue)
+    }
+  }
+
+  /// A gift wrap backdated 47 hours (NIP-59 allows two days) still wakes the device — the wake's
+  /// expiry counts from when the relay received it — and the extension presents it, windowed by
+  /// the rumor's own time.
+  @Test func wakesAndPresentsAWrapBackdated47Hours() async throws {
+    let run = try await Run()
+    try await run.serving {
+      let subscriptions = try await run.pipeline.enrollForTheDemoChannel()
+      let message = try await run.pipeline.sendDirectMessage(
+        text: "Backdated, still here.", backdate: try WrapBackdate(seconds: 47 * 3600))
+      #expect(message.event.createdAt == Self.base - 47 * 3600)
+      let wake = try await run.pipeline.wake(for: message)
+      #expect(wake.eventID == message.event.id)
+      let resolution = try await run.pipeline.resolveWake(subscriptions: subscriptions)
+      #expect(resolution.plan.wrapID == message.event.id)
+      #expect(resolution.outcome.notification?.body == "Backdated, still here.")
+      #expect(resolution.outcome.notification?.kind == 14)
     }
   }
 

@@ -177,9 +177,11 @@ struct DemoPipeline {
 
   /// The second user's NIP-17 direct message to the account: a kind 14 rumor sealed by the sender
   /// and wrapped with a fresh one-time key, published over a connection authenticated (when asked)
-  /// as that one-time key, never as the sender. The `published` line names the wrap.
-  func sendDirectMessage(text: String = DemoPipeline.directMessageText) async throws(DemoFailure) -> Published
-  {
+  /// as that one-time key, never as the sender. The `published` line names the wrap. `backdate`
+  /// sets the wrap's `created_at` back (random in 0–2 days by default, as NIP-59 asks).
+  func sendDirectMessage(
+    text: String = DemoPipeline.directMessageText, backdate: WrapBackdate = .random
+  ) async throws(DemoFailure) -> Published {
     let now = self.now()
     let started = ContinuousClock.now
     let wrapper = GiftWrapper(sender: sender)
@@ -188,7 +190,7 @@ struct DemoPipeline {
     let wrap: Event
     do throws(GiftWrapError) {
       wrap = try wrapper.wrap(
-        rumor, for: account.publicKeyHex, now: now, backdate: .random, oneTimeKey: oneTimeKey)
+        rumor, for: account.publicKeyHex, now: now, backdate: backdate, oneTimeKey: oneTimeKey)
     } catch {
       throw DemoFailure("published", "cannot wrap the direct message: \(error)")
     }
