@@ -96,7 +96,7 @@ let package = Package(
       "NotificationResolver",
       [
         "NostrPushCore", "NostrJSON", "Bech32", "NostrEvent", "NostrHTTP", "EnrichmentCache",
-        "NostrWebSocket", "PushLease", "PushDescriptor",
+        "NostrWebSocket", "PushLease", "PushDescriptor", "GiftWrap", "NIP44",
       ]),
     // The Apple-only Notification Service Extension shell: its one file compiles only on iOS, macOS
     // and visionOS (`notification-service.md` §3); elsewhere the module is empty.
@@ -183,7 +183,7 @@ let package = Package(
       "NotificationResolverTests",
       [
         "NotificationResolver", "NostrPushTesting", "EnrichmentCache", "NostrEvent", "NostrJSON", "Bech32",
-        "NostrHTTP", "CSQLite", "NostrPushTestSupport", "PushLease",
+        "NostrHTTP", "CSQLite", "NostrPushTestSupport", "PushLease", "NIP44",
       ]),
     tests(
       "PushRelayTests",

@@ -15,7 +15,9 @@ struct NotificationComposer: Sendable {
     _ covered: CoveredMessages, parts: EnrichedParts,
     mentionName: @escaping @Sendable (String) -> String? = { _ in nil }
   ) -> ResolvedNotification {
-    let message = covered.shown
+    guard case .channel(let message) = covered.shown else {
+      return composeDirect(covered, parts: parts, mentionName: mentionName)
+    }
     let scope = StoreScope(account: covered.accountKey, relay: relay)
     let target = MessageTarget(eventID: message.id, tags: message.tags)
     let name = parts.profile?.displayName.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }

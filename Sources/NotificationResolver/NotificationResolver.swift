@@ -2,6 +2,7 @@ import EnrichmentCache
 import Foundation
 import NostrEvent
 import NostrPushCore
+import PushLease
 
 /// Turns one content-free push wake into the notification it was for: query the relay, verify,
 /// select exactly once, enrich within the budget, and compose the content — or a fallback with
@@ -29,6 +30,11 @@ import NostrPushCore
 /// - The expiry path's plain plan renders mentions as compact npubs (no cache read while iOS
 ///   waits); it is not refined as names arrive — the final plan carries them.
 /// - Avatar downloads for the same URL are shared within a process, not across processes.
+/// - Direct messages (`direct-messages.md`) are asked for only for an account whose subscriptions
+///   include the direct-message subscription (`{"kinds":[1059],"#p":[account]}`; compatibility
+///   filters never do), which is left out of its message query; the gift-wrap request adds its
+///   `limit` (20) to the wake's coverage. A failed gift-wrap request costs only the direct
+///   messages; a failed message query fails the account unless wraps arrived.
 /// - The outer deadline (``start(deadline:)``, by default query timeout + budget + 1 s) cancels
 ///   the wake's work; a claim still waiting for the cache's write lock then rolls back.
 public struct NotificationResolver: Sendable {
@@ -164,16 +170,35 @@ public struct NotificationResolver: Sendable {
   /// a later one (its `limit` is added by the client).
   private func queryFilters(_ account: ResolverConfiguration, now: Int64) -> [Filter] {
     let since = now - configuration.presentationWindowSeconds
-    return account.filters.map { filter in
+    return Self.messageFilters(account).map { filter in
       var filter = filter
       filter.since = max(filter.since ?? since, since)
       return filter
     }
   }
 
+  /// The filters of `account`'s message query: its filters less the direct-message
+  /// subscriptions', which have a request of their own (``DirectMessageInbox``).
+  private static func messageFilters(_ account: ResolverConfiguration) -> [Filter] {
+    guard account.compatibilityFilters == nil else { return account.filters }
+    return account.subscriptions.filter {
+      !DirectMessageInbox.isDirectMessageSubscription($0, owner: account.account)
+    }.map(\.filter.queryFilter)
+  }
+
+  /// `account`'s direct-message inbox for a wake at `now`, when it asks for direct messages.
+  private func inbox(_ account: ResolverConfiguration, now: Int64) -> DirectMessageInbox? {
+    DirectMessageInbox(account: account, window: configuration.presentationWindowSeconds, now: now)
+  }
+
   /// How many messages one wake may cover: the sum of the requests' limits over every account.
   private var coverageLimit: Int {
-    let sum = accounts.flatMap(\.filters).reduce(0) { $0 + max(0, $1.limit ?? RelayClient.defaultLimit) }
+    let sum = accounts.reduce(0) { total, account in
+      let messages = Self.messageFilters(account).reduce(0) {
+        $0 + max(0, $1.limit ?? RelayClient.defaultLimit)
+      }
+      return total + messages + (inbox(account, now: 0) == nil ? 0 : DirectMessageInbox.limit)
+    }
     return min(sum, Self.maxCoveredPerWake)
   }
 
@@ -181,35 +206,85 @@ public struct NotificationResolver: Sendable {
   /// for each account that answered, or the first failure when none did.
   private func queryAll(
     _ clients: [RelayClient], live: [Int], now: Int64, deadline: ContinuousClock.Instant
-  ) async -> Result<[(account: Int, events: [Event])], RelayFailure> {
-    let results = await withTaskGroup(of: (Int, Result<[Event], RelayFailure>).self) { group in
+  ) async -> Result<[AccountAnswer], RelayFailure> {
+    let results = await withTaskGroup(of: (Int, Result<AccountAnswer, RelayFailure>).self) { group in
       for index in live {
         let (client, filters) = (clients[index], queryFilters(accounts[index], now: now))
+        let inbox = inbox(accounts[index], now: now)
         group.addTask {
-          do throws(RelayFailure) {
-            return (
-              index,
-              .success(try await client.query(filters, cap: RelayClient.messageQueryCap, deadline: deadline))
-            )
-          } catch {
-            return (index, .failure(error))
-          }
+          (
+            index,
+            await Self.query(client, filters: filters, inbox: inbox, account: index, deadline: deadline)
+          )
         }
       }
-      var results: [(Int, Result<[Event], RelayFailure>)] = []
+      var results: [(Int, Result<AccountAnswer, RelayFailure>)] = []
       for await result in group { results.append(result) }
       return results.sorted { $0.0 < $1.0 }
     }
-    var answers: [(account: Int, events: [Event])] = []
+    var answers: [AccountAnswer] = []
     var firstFailure: RelayFailure?
-    for (index, result) in results {
+    for (_, result) in results {
       switch result {
-      case .success(let events): answers.append((index, events))
+      case .success(let answer): answers.append(answer)
       case .failure(let failure): firstFailure = firstFailure ?? failure
       }
     }
     if answers.isEmpty, let firstFailure { return .failure(firstFailure) }
     return .success(answers)
+  }
+
+  /// One account's answer: the message query's verified events, and its gift-wrap request's
+  /// verified wraps (`direct-messages.md`).
+  private struct AccountAnswer: Sendable {
+    var account: Int
+    var events: [Event]
+    var wraps: [Event]
+  }
+
+  /// One account's requests, side by side within the one deadline: the message query (unless it
+  /// has no filters) and, with an `inbox`, the gift-wrap request under its own cap and bounds. A
+  /// failed gift-wrap request alone means no direct messages; a failed message query fails the
+  /// account unless the gift-wrap request brought wraps (a wake must not say "nothing new" when
+  /// its channel messages could not be read).
+  private static func query(
+    _ client: RelayClient, filters: [Filter], inbox: DirectMessageInbox?, account: Int,
+    deadline: ContinuousClock.Instant
+  ) async -> Result<AccountAnswer, RelayFailure> {
+    async let wraps: Result<[Event], RelayFailure>? = {
+      guard let inbox else { return nil }
+      do throws(RelayFailure) {
+        return .success(
+          try await client.query(
+            [inbox.filter], cap: DirectMessageInbox.responseCap, limits: DirectMessageInbox.readLimits,
+            deadline: deadline))
+      } catch {
+        return .failure(error)
+      }
+    }()
+    let events: Result<[Event], RelayFailure>
+    if filters.isEmpty {
+      events = .success([])
+    } else {
+      do throws(RelayFailure) {
+        events = .success(
+          try await client.query(filters, cap: RelayClient.messageQueryCap, deadline: deadline))
+      } catch {
+        events = .failure(error)
+      }
+    }
+    let wrapResult = await wraps
+    switch (events, wrapResult) {
+    case (.failure(let failure), .failure), (.failure(let failure), nil):
+      return .failure(failure)
+    case (.success(let events), .success(let wraps)):
+      return .success(AccountAnswer(account: account, events: events, wraps: wraps))
+    case (.success(let events), .failure), (.success(let events), nil):
+      return .success(AccountAnswer(account: account, events: events, wraps: []))
+    case (.failure(let failure), .success(let wraps)):
+      guard !wraps.isEmpty else { return .failure(failure) }
+      return .success(AccountAnswer(account: account, events: [], wraps: wraps))
+    }
   }
 
   private func run(
@@ -233,7 +308,7 @@ public struct NotificationResolver: Sendable {
       let client = clients[live[0]]
       relayKeyTask = Task { try? await client.relayKey(deadline: queryDeadline) }
     }
-    let answers: [(account: Int, events: [Event])]
+    let answers: [AccountAnswer]
     switch await queryAll(clients, live: live, now: now, deadline: queryDeadline) {
     case .success(let answered): answers = answered
     case .failure(let failure):
@@ -260,11 +335,22 @@ public struct NotificationResolver: Sendable {
       relayKeyTask.cancel()
       return (.fallback(reason), .none)
     }
-    let chosenAt = progress.chosenAt ?? .now
-    let enrichDeadline = min(chosenAt + configuration.budget, deadline)
-    let message = covered.shown
     let owner = accounts[covered.account]
     let scope = StoreScope(account: owner.account, relay: configuration.relay)
+    let store = self.store
+    guard case .channel(let message) = covered.shown else {
+      // A direct message is named from the cache alone: no request keyed by its sender.
+      relayKeyTask.cancel()
+      let sender = covered.shown.pubkey
+      let notification = await BlockingWork.run {
+        composer.compose(covered, parts: Self.cachedParts(store, scope, sender: sender, now: now)) { pubkey in
+          store?.profile(scope, pubkey: pubkey, now: now)?.displayName
+        }
+      }
+      return (.resolved(notification), .none)
+    }
+    let chosenAt = progress.chosenAt ?? .now
+    let enrichDeadline = min(chosenAt + configuration.budget, deadline)
     let target = MessageTarget(eventID: message.id, tags: message.tags)
     let enrichment = EnrichmentRun(
       scope: scope, sender: message.pubkey, channelID: target.channelID,
@@ -274,13 +360,25 @@ public struct NotificationResolver: Sendable {
         relay: configuration.relay, key: owner.secretKey, transport: configuration.transport, clock: clock),
       now: now, requestTimeout: configuration.queryTimeout)
     let (parts, lingering) = await enrichment.run(deadline: enrichDeadline)
-    let store = self.store
     let notification = await BlockingWork.run {
       composer.compose(covered, parts: parts) { pubkey in
         store?.profile(scope, pubkey: pubkey, now: now)?.displayName
       }
     }
     return (.resolved(notification), lingering)
+  }
+
+  /// What the cache alone knows of `sender`: the profile and, when it names a picture, the cached
+  /// avatar (a direct message's sender is never looked up).
+  private static func cachedParts(
+    _ store: (any EnrichmentStore)?, _ scope: StoreScope, sender: String, now: Int64
+  ) -> EnrichedParts {
+    var parts = EnrichedParts()
+    parts.profile = store?.profile(scope, pubkey: sender, now: now)
+    if let picture = parts.profile?.picture {
+      parts.avatar = store?.avatar(scope, pubkey: sender, url: picture, now: now)
+    }
+    return parts
   }
 
   private func nothingNew(_ reason: FallbackReason) -> NotificationOutcome {
@@ -292,14 +390,15 @@ public struct NotificationResolver: Sendable {
   /// ordering (newest first, a tie to the lower id; a message two accounts see belongs to the
   /// first in the configuration's order), and claims them.
   private func selectAndClaim(
-    _ answers: [(account: Int, events: [Event])], now: Int64, progress: WakeProgress,
+    _ answers: [AccountAnswer], now: Int64, progress: WakeProgress,
     composer: NotificationComposer
   ) -> Claim {
     let store = self.store
     let signer = configuration.relayPubkey
     var candidates: [WakeCandidate] = []
     var seen: Set<String> = []
-    for (index, events) in answers {
+    for answer in answers {
+      let (index, events) = (answer.account, answer.events)
       let scope = StoreScope(account: accounts[index].account, relay: configuration.relay)
       var known: [String: Bool?] = [:]
       let membership = { (channel: String, pubkey: String) -> Bool? in
@@ -311,13 +410,17 @@ public struct NotificationResolver: Sendable {
       }
       let selector = MessageSelector(configuration: accounts[index], window: configuration, now: now)
       for event in selector.candidates(events, membership: membership) where seen.insert(event.id).inserted {
-        candidates.append(WakeCandidate(event: event, account: index))
+        candidates.append(WakeCandidate(message: .channel(event), account: index))
+      }
+      let direct = inbox(accounts[index], now: now)?.messages(in: answer.wraps) ?? []
+      for message in direct where seen.insert(message.id).inserted {
+        candidates.append(WakeCandidate(message: message, account: index))
       }
     }
     guard !candidates.isEmpty else { return .noEligibleEvent }
     candidates.sort { lhs, rhs in
-      lhs.event.createdAt != rhs.event.createdAt
-        ? lhs.event.createdAt > rhs.event.createdAt : lhs.event.id < rhs.event.id
+      lhs.message.createdAt != rhs.message.createdAt
+        ? lhs.message.createdAt > rhs.message.createdAt : lhs.message.id < rhs.message.id
     }
     return claim(Array(candidates.prefix(coverageLimit)), now: now, progress: progress, composer: composer)
   }
@@ -331,22 +434,23 @@ public struct NotificationResolver: Sendable {
   ) -> Claim {
     let accounts = self.accounts
     let covering = { (ids: [String], recorded: Bool) -> CoveredMessages? in
-      let chosen = candidates.filter { ids.contains($0.event.id) }
+      let chosen = candidates.filter { ids.contains($0.message.id) }
       guard let shown = chosen.first else { return nil }
       return CoveredMessages(
-        shown: shown.event, account: shown.account, accountKey: accounts[shown.account].account,
-        ids: chosen.map(\.event.id), isRecorded: recorded)
+        shown: shown.message, account: shown.account, accountKey: accounts[shown.account].account,
+        ids: chosen.map(\.message.id), isRecorded: recorded)
     }
     let admit = { (ids: [String], recorded: Bool) -> Bool in
       guard let covered = covering(ids, recorded) else { return false }
       return progress.admit(covered, plain: .resolved(composer.compose(covered, parts: EnrichedParts())))
     }
-    let ids = candidates.map(\.event.id)
+    let ids = candidates.map(\.message.id)
     var recorded = false
     let taken: [String]
     if let store {
       switch store.claimDeliveries(
-        candidates.map { ($0.event.id, accounts[$0.account].account) }, relay: configuration.relay, now: now,
+        candidates.map { ($0.message.id, accounts[$0.account].account) }, relay: configuration.relay,
+        now: now,
         commitIf: { admit($0, true) })
       {
       case .claimed(let claimed):
@@ -369,7 +473,7 @@ public struct NotificationResolver: Sendable {
 
   /// One eligible message and the account (an index into the configurations) it belongs to.
   private struct WakeCandidate {
-    var event: Event
+    var message: WakeMessage
     var account: Int
   }
 

@@ -1,3 +1,4 @@
+import GiftWrap
 import NostrEvent
 import NostrPushCore
 import PushDescriptor
@@ -44,7 +45,7 @@ struct PlanComposer: Sendable {
 
   /// The plan presenting `outcome`; `shown` is the message it shows and `account` its account's
   /// index, when the wake claimed one. Each call writes fresh avatar copies.
-  func plan(_ outcome: NotificationOutcome, shown: Event?, account: Int?) -> NotificationPlan {
+  func plan(_ outcome: NotificationOutcome, shown: WakeMessage?, account: Int?) -> NotificationPlan {
     let origin = relay.description
     guard case .resolved(let message) = outcome else {
       return NotificationPlan(outcome: outcome, userInfo: ["relay_origin": origin])
@@ -58,7 +59,8 @@ struct PlanComposer: Sendable {
     var plan = NotificationPlan(
       outcome: outcome, targetContentIdentifier: origin + "#" + message.target.eventID, userInfo: userInfo,
       interruptionLevel: level, sound: Self.sound(for: level),
-      relevanceScore: Self.relevance(of: message, shown: shown))
+      relevanceScore: Self.relevance(of: message, shown: shown?.wokenEvent))
+    plan.wrapID = shown?.directMessage?.wrapID
     plan.avatarSkipped = message.avatarSkipped
     var senderAvatar: String? = nil
     if let avatarDirectory, let stored = message.avatarFile {
@@ -83,9 +85,12 @@ struct PlanComposer: Sendable {
     return plan
   }
 
-  /// The level of the highest push class among the subscriptions the shown message survives.
-  func interruptionLevel(shown: Event?, account: Int?) -> NotificationPlan.InterruptionLevel {
-    guard let shown, let account, accounts.indices.contains(account) else { return .active }
+  /// The level of the highest push class among the subscriptions the shown message survives (for
+  /// a direct message, its gift wrap: the event the relay matched).
+  func interruptionLevel(shown message: WakeMessage?, account: Int?) -> NotificationPlan.InterruptionLevel {
+    guard let shown = message?.wokenEvent, let account, accounts.indices.contains(account) else {
+      return .active
+    }
     let owner = accounts[account]
     guard let subscriptions = owner.subscriptions else { return level(for: .default) }
     let classes = subscriptions.filter { $0.survives(shown, owner: owner.pubkey) }

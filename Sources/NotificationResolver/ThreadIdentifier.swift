@@ -25,6 +25,23 @@ package enum ThreadIdentifier {
     return Hex.encode(NostrSHA256.hash(input))
   }
 
+  /// The domain separator of a direct-message conversation's identifier.
+  static let directMessageDomain = "nostr-push-kit/thread-identifier/dm/v1"
+
+  /// The identifier of the direct-message conversation of `participants` (the rumor's author and
+  /// `p` tags, the account among them) for `account`: the same for every message of that set,
+  /// whichever of them wrote it and in whatever order the tags name them.
+  package static func make(account: String, conversation participants: [String]) -> String {
+    var input: [UInt8] = []
+    append(directMessageDomain, to: &input)
+    append(account.lowercased(), to: &input)
+    append("dm", to: &input)
+    for participant in Set(participants.map { $0.lowercased() }).sorted() {
+      append(participant, to: &input)
+    }
+    return Hex.encode(NostrSHA256.hash(input))
+  }
+
   private static func append(_ field: String, to input: inout [UInt8]) {
     let bytes = Array(field.utf8)
     let length = UInt32(bytes.count)

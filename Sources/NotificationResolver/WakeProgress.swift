@@ -4,7 +4,7 @@ import NostrPushCore
 /// The messages one wake claimed: the one it shows (the newest) and every one its plan covers.
 struct CoveredMessages: Sendable, Hashable {
   /// The message the notification shows.
-  var shown: Event
+  var shown: WakeMessage
   /// The account the shown message belongs to: its index in the wake's accounts.
   var account: Int
   /// That account's pubkey (64 lowercase hex).

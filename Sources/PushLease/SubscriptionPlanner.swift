@@ -39,6 +39,14 @@ public struct SubscriptionPlanner: Sendable {
       pTagsMax: hellthreadPTagsMax)
   }
 
+  /// The direct-message subscription: `{"kinds":[1059],"#p":[pubkey]}`, class `default`, with no
+  /// ignore filters (a wrap's author is a one-time key; muting a sender happens after unwrapping)
+  /// and no suppression (`direct-messages.md`).
+  package static func directMessageSubscription(for pubkey: String) -> LeaseSubscription {
+    LeaseSubscription(
+      filter: LeaseFilter(kinds: [LeaseSubscription.giftWrapKind], pTags: [pubkey]), pushClass: pushClass)
+  }
+
   private static func mentionFilter(for pubkey: String) -> LeaseFilter {
     LeaseFilter(kinds: PushDescriptor.requiredPushKinds, pTags: [pubkey])
   }
@@ -92,10 +100,7 @@ public struct SubscriptionPlanner: Sendable {
       }
     }
     if directMessages, descriptor.pushKinds.contains(LeaseSubscription.giftWrapKind) {
-      subscriptions.append(
-        LeaseSubscription(
-          filter: LeaseFilter(kinds: [LeaseSubscription.giftWrapKind], pTags: [pubkey]),
-          pushClass: Self.pushClass))
+      subscriptions.append(Self.directMessageSubscription(for: pubkey))
     }
     let subscriptionLimit = min(Self.maxSubscriptions, descriptor.limitation.maxSubscriptionsPerLease)
     guard subscriptions.count <= subscriptionLimit else {

@@ -107,23 +107,20 @@ import Testing
         ]))
   }
 
-  /// `Fixtures/demo/nip11.json` with 1059 added to `push_kinds`, in a temporary file.
-  static func giftWrapDescriptor() throws -> String {
+  /// `Fixtures/demo/nip11.json` (whose `push_kinds` list 1059) with 1059 taken out, in a
+  /// temporary file.
+  static func descriptorWithoutGiftWraps() throws -> String {
     let text = try String(contentsOfFile: descriptor, encoding: .utf8)
     let changed = text.replacingOccurrences(
-      of: #""push_kinds": [9,40002,45001,45003]"#, with: #""push_kinds": [9,40002,45001,45003,1059]"#)
+      of: #""push_kinds": [9,40002,45001,45003,1059]"#, with: #""push_kinds": [9,40002,45001,45003]"#)
     #expect(changed != text)
     return try file(changed)
   }
 
   @Test func addsTheDirectMessageSubscriptionWhenAsked() async throws {
-    let descriptor = try Self.giftWrapDescriptor()
-    defer { try? FileManager.default.removeItem(atPath: descriptor) }
-    var arguments = Self.buildArguments(["--direct-messages"])
-    arguments[arguments.firstIndex(of: Self.descriptor)!] = descriptor
-    let build = try await NostrPushBinary.run(arguments)
+    let build = try await NostrPushBinary.run(Self.buildArguments(["--direct-messages"]))
     #expect(build.status == 0, "\(build.stdout) \(build.stderr)")
-    let open = try Self.object(try await Self.openRun(build.stdout, descriptor: descriptor))
+    let open = try Self.object(try await Self.openRun(build.stdout))
     let subscriptions = try #require(open["lease"]?.objectValue?["subscriptions"]?.arrayValue)
     #expect(subscriptions.count == 2)
     #expect(
@@ -133,9 +130,13 @@ import Testing
   }
 
   @Test func addsNoDirectMessageSubscriptionWhenTheRelayDoesNotPushGiftWraps() async throws {
-    let build = try await NostrPushBinary.run(Self.buildArguments(["--direct-messages"]))
+    let descriptor = try Self.descriptorWithoutGiftWraps()
+    defer { try? FileManager.default.removeItem(atPath: descriptor) }
+    var arguments = Self.buildArguments(["--direct-messages"])
+    arguments[arguments.firstIndex(of: Self.descriptor)!] = descriptor
+    let build = try await NostrPushBinary.run(arguments)
     #expect(build.status == 0, "\(build.stdout) \(build.stderr)")
-    let open = try Self.object(try await Self.openRun(build.stdout))
+    let open = try Self.object(try await Self.openRun(build.stdout, descriptor: descriptor))
     let subscriptions = try #require(open["lease"]?.objectValue?["subscriptions"]?.arrayValue)
     #expect(subscriptions.count == 1)
     #expect(subscriptions.first?.objectValue?["filter"]?.objectValue?["kinds"]?.arrayValue?.count == 4)

@@ -1,5 +1,6 @@
 import EnrichmentCache
 import Foundation
+import GiftWrap
 import NostrEvent
 import NostrJSON
 import NostrPushTestSupport
@@ -82,9 +83,9 @@ import Testing
       #expect(
         lines.map { $0["step"]?.stringValue ?? "" } == [
           "discovered", "granted", "enrolled", "published", "wake", "notification", "published", "wake",
-          "notification", "revoked", "published", "silent",
+          "notification", "published", "wake", "notification", "revoked", "published", "silent",
         ])
-      guard lines.count == 12 else { return }
+      guard lines.count == 15 else { return }
       #expect(lines[0]["origin"] == .string("ws" + origin.dropFirst("http".count)))
       #expect(lines[0]["exec"] == .string("demo-2026-01"))
       #expect(lines[1]["expires_at"] == .integer(Self.base + 2_592_000))
@@ -99,8 +100,54 @@ import Testing
       }
       #expect(lines[5]["enrichment"] == .string("refreshed"))
       #expect(lines[8]["enrichment"] == .string("cache_fresh"))
-      #expect(lines[9]["generation"] == .integer(2))
-      #expect(run.gateway.deliveries().count == 2)
+      // The direct message (`direct-messages.md`): the wrap published and woken for, presented
+      // with the sender's cached name and the text, `wrap_id` naming the wake's event.
+      #expect(lines[9]["kind"] == .integer(1059))
+      #expect(lines[9]["author"] == lines[3]["author"])
+      #expect(lines[10]["event_id"] == lines[9]["event_id"])
+      #expect(lines[11]["request_id"] == lines[10]["request_id"])
+      #expect(lines[11]["wrap_id"] == lines[10]["event_id"])
+      #expect(lines[11]["kind"] == .integer(14))
+      #expect(lines[11]["title"] == .string("Alice Martin"))
+      #expect(lines[11]["body"] == .string(DemoPipeline.directMessageText))
+      #expect(lines[11]["relevance_score"] == .integer(1))
+      #expect(lines[12]["generation"] == .integer(2))
+      #expect(run.gateway.deliveries().count == 3)
+      // No trace of the text in the cache: the database file and its WAL, byte for byte.
+      let text = Array(DemoPipeline.directMessageText.utf8)
+      var searched = 0
+      for suffix in ["", "-wal"] {
+        guard let bytes = FileManager.default.contents(atPath: run.workspace + "/cache.sqlite" + suffix)
+        else {
+          continue
+        }
+        searched += bytes.count
+        #expect(!Array(bytes).contains(text), "cache.sqlite\(suffix) holds the direct message's text")
+        #expect(!Array(bytes).contains(Array("between us".utf8)))
+      }
+      #expect(searched > 0)
+      // The rumor's id is the one trace: the delivery claim.
+      let rumorID = try #require(lines[11]["target"]?.objectValue?["event_id"]?.stringValue)
+      #expect(rumorID != lines[10]["event_id"]?.stringValue)
+    }
+  }
+
+  /// A gift wrap backdated 47 hours (NIP-59 allows two days) still wakes the device — the wake's
+  /// expiry counts from when the relay received it — and the extension presents it, windowed by
+  /// the rumor's own time.
+  @Test func wakesAndPresentsAWrapBackdated47Hours() async throws {
+    let run = try await Run()
+    try await run.serving {
+      let subscriptions = try await run.pipeline.enrollForTheDemoChannel()
+      let message = try await run.pipeline.sendDirectMessage(
+        text: "Backdated, still here.", backdate: try WrapBackdate(seconds: 47 * 3600))
+      #expect(message.event.createdAt == Self.base - 47 * 3600)
+      let wake = try await run.pipeline.wake(for: message)
+      #expect(wake.eventID == message.event.id)
+      let resolution = try await run.pipeline.resolveWake(subscriptions: subscriptions)
+      #expect(resolution.plan.wrapID == message.event.id)
+      #expect(resolution.outcome.notification?.body == "Backdated, still here.")
+      #expect(resolution.outcome.notification?.kind == 14)
     }
   }
 
@@ -138,16 +185,16 @@ import Testing
   @Test func presentsWhatAWakeMissedOnTheNextWakes() async throws {
     let run = try await Run()
     try await run.serving {
-      let filters = try await run.pipeline.enrollForTheDemoChannel()
+      let subscriptions = try await run.pipeline.enrollForTheDemoChannel()
       let first = try await run.pipeline.publishMention()
       _ = try await run.pipeline.wake(for: first)
       run.relay.setFaults([RelayFault(path: "/query", action: .status(503))])
-      let missed = try await run.pipeline.resolveWake(filters: filters)
+      let missed = try await run.pipeline.resolveWake(subscriptions: subscriptions)
       run.relay.setFaults([])
       let reply = try await run.pipeline.publishReply(to: first)
       _ = try await run.pipeline.wake(for: reply)
-      let second = try await run.pipeline.resolveWake(filters: filters)
-      let third = try await run.pipeline.resolveWake(filters: filters)
+      let second = try await run.pipeline.resolveWake(subscriptions: subscriptions)
+      let third = try await run.pipeline.resolveWake(subscriptions: subscriptions)
       #expect(missed.outcome == .fallback(.relayError))
       #expect(missed.outcome.title == "New message")
       #expect(second.outcome.notification?.target.eventID == reply.event.id)
@@ -161,7 +208,7 @@ import Testing
   @Test func presentsTheWakeWhileAnotherProcessLocksTheCache() async throws {
     let run = try await Run()
     try await run.serving {
-      let filters = try await run.pipeline.enrollForTheDemoChannel()
+      let subscriptions = try await run.pipeline.enrollForTheDemoChannel()
       let message = try await run.pipeline.publishMention()
       _ = try await run.pipeline.wake(for: message)
       let locker = try await CacheLocker.lock(path: run.workspace + "/cache.sqlite")
@@ -169,7 +216,7 @@ import Testing
       #expect(throws: CacheError.self) {
         try EnrichmentCache(path: run.workspace + "/cache.sqlite", busyTimeout: .milliseconds(50))
       }
-      let resolution = try await run.pipeline.resolveWake(filters: filters)
+      let resolution = try await run.pipeline.resolveWake(subscriptions: subscriptions)
       await locker.release()
       #expect(resolution.outcome.notification?.target.eventID == message.event.id)
       #expect(resolution.outcome.notification?.title == "Alice Martin")

@@ -206,6 +206,59 @@ import Testing
     }
   }
 
+  /// `resolve`'s default subscriptions include the direct-message one (`cli.md`): a wrap that
+  /// `dm send` published to the demo account, backdated a day, is the wake's newest message over
+  /// `POST /query` and over a WebSocket alike, shown from the rumor and named without asking the
+  /// relay about its sender.
+  @Test func presentsADirectMessageSentWithDmSendOverBothTransports() async throws {
+    let server = try await Self.startRelay()
+    try await server.serving {
+      let keys = try Data(contentsOf: Self.demo.appendingPathComponent("keys.json"))
+      let alice = try #require(
+        try JSONReader().read([UInt8](keys)).objectValue?["alice"]?.objectValue?["secret_key"]?.stringValue)
+      let folder = Workspace()
+      let keyFile = folder.path + "/alice.key"
+      try Data(alice.utf8).write(to: URL(fileURLWithPath: keyFile))
+      let text = "Just between us: the demo works."
+      let send = try await NostrPushBinary.run([
+        "dm", "send", "--relay", (server.origin ?? "").replacingOccurrences(of: "http://", with: "ws://"),
+        "--secret-key-file", keyFile, "--to", try Self.accountPubkey(), "--text", text, "--backdate-seconds",
+        "86400", "--now", "\(Self.now)",
+      ])
+      #expect(send.status == 0, "\(send.stdout) \(send.stderr)")
+      let sent = try #require(try JSONReader().read(send.stdout).objectValue)
+      let rumorID = try #require(sent["rumor_id"]?.stringValue)
+      let wrapID = try #require(sent["wraps"]?.arrayValue?.first?.objectValue?["id"]?.stringValue)
+      let sender = try Manifest().sender
+      let asked = server.requests().count
+      var lines: [JSONObject] = []
+      for transport in ["query", "websocket"] {
+        let workspace = Workspace()
+        var (run, line) = try await Self.resolve(
+          server, cache: workspace.cache, extra: ["--transport", transport])
+        #expect(run.status == 0)
+        #expect(line["kind"] == .integer(14))
+        #expect(line["wrap_id"] == .string(wrapID))
+        #expect(line["target"]?.objectValue?["event_id"] == .string(rumorID))
+        #expect(line["body"]?.stringValue?.hasPrefix(text + "\nand ") == true)
+        #expect(line["title"]?.stringValue?.hasPrefix("npub1") == true)
+        #expect(line["avatar_skipped"] == .string("not_cached"))
+        #expect(line["relevance_score"] == .integer(1))
+        line["elapsed_ms"] = nil
+        lines.append(line)
+      }
+      #expect(lines.count == 2 && lines[0] == lines[1])
+      // Nothing the two wakes asked names the sender: no profile query, no avatar.
+      let wakeRequests = server.requests().dropFirst(asked)
+      #expect(
+        !wakeRequests.contains { request in
+          request.filters.contains { ($0.authors ?? []).contains(sender) }
+            || request.path.hasPrefix("/media")
+        })
+      #expect(wakeRequests.contains { $0.filters.contains { $0.kinds == [1059] } })
+    }
+  }
+
   /// iOS kills an extension after its claim (`--kill-after-claim`: SIGKILL to itself right after
   /// the claim is written): while the claim is live another wake has nothing new; once it expired
   /// unpresented, the next wake presents every message it covered; the wake after that has
@@ -407,7 +460,9 @@ import Testing
 
   /// The main job: every step of `pipeline.md`'s table, in order, each notification naming the
   /// event of its wake, the constant content-free payload, and no wake after revocation; in both
-  /// generations (`buzz-push-v1` on `Fixtures/demo-v1`), one at a time (the demo's port).
+  /// generations (`buzz-push-v1` on `Fixtures/demo-v1`), one at a time (the demo's port). The
+  /// NIP-PL demo lists gift wraps and adds the direct-message triple (`direct-messages.md`);
+  /// `Fixtures/demo-v1` does not list them, so its script has none.
   @Test(.serialized, arguments: [nil, "buzz-push-v1"])
   func runsTheWholePipelineDemo(pushProtocol: String?) async throws {
     let run = try await NostrPushBinary.run(["demo"] + (pushProtocol.map { ["--protocol", $0] } ?? []))
@@ -415,17 +470,20 @@ import Testing
     let objects = try run.stdout.split(separator: "\n").map {
       try #require(try JSONReader().read(String($0)).objectValue)
     }
+    let direct = pushProtocol == nil
+    let directSteps = direct ? ["published", "wake", "notification"] : []
     #expect(
-      objects.map { $0["step"]?.stringValue ?? "" } == [
-        "discovered", "granted", "enrolled", "published", "wake", "notification", "published", "wake",
-        "notification", "revoked", "published", "silent",
-      ])
-    guard objects.count == 12 else { return }
+      objects.map { $0["step"]?.stringValue ?? "" }
+        == [
+          "discovered", "granted", "enrolled", "published", "wake", "notification", "published", "wake",
+          "notification",
+        ] + directSteps + ["revoked", "published", "silent"])
+    guard objects.count == 12 + directSteps.count else { return }
     #expect(objects[0]["protocol"] == .string(pushProtocol ?? "nip-pl"))
-    #expect(
-      objects[0]["push_kinds"] == .array([.integer(9), .integer(40002), .integer(45001), .integer(45003)]))
+    let kinds: [Int64] = [9, 40002, 45001, 45003] + (direct ? [1059] : [])
+    #expect(objects[0]["push_kinds"] == .array(kinds.map(JSONValue.integer)))
     #expect(objects[2]["generation"] == .integer(1))
-    #expect(objects[2]["subscriptions"] == .integer(2))
+    #expect(objects[2]["subscriptions"] == .integer(direct ? 3 : 2))
     for (published, wake, notification) in [(3, 4, 5), (6, 7, 8)] {
       let eventID = try #require(objects[published]["event_id"]?.stringValue)
       #expect(objects[wake]["event_id"] == .string(eventID))
@@ -441,8 +499,21 @@ import Testing
     #expect(objects[5]["enrichment"] == .string("refreshed"))
     #expect(objects[8]["enrichment"] == .string("cache_fresh"))
     #expect(objects[8]["target"]?.objectValue?["thread_id"] == objects[3]["event_id"])
-    #expect(objects[9]["generation"] == .integer(2))
-    #expect(objects[11]["event_id"] == objects[10]["event_id"])
+    if direct {
+      // The direct message: the wrap published and woken for, the rumor presented.
+      #expect(objects[9]["kind"] == .integer(1059))
+      #expect(objects[9]["author"] == objects[3]["author"])
+      #expect(objects[10]["event_id"] == objects[9]["event_id"])
+      #expect(objects[11]["request_id"] == objects[10]["request_id"])
+      #expect(objects[11]["wrap_id"] == objects[10]["event_id"])
+      #expect(objects[11]["kind"] == .integer(14))
+      #expect(objects[11]["title"] == .string("Alice Martin"))
+      #expect(objects[11]["body"] == .string("Are you coming to lunch? Just between us."))
+      #expect(objects[11]["target"]?.objectValue?["event_id"] != objects[10]["event_id"])
+    }
+    let tail = objects.count - 3
+    #expect(objects[tail]["generation"] == .integer(2))
+    #expect(objects[tail + 2]["event_id"] == objects[tail + 1]["event_id"])
     #expect(run.stderr.contains("match → gateway"))
   }
 

@@ -1,6 +1,7 @@
 import Bech32
 import EnrichmentCache
 import Foundation
+import GiftWrap
 import NostrEvent
 import NostrJSON
 import NostrPushCore
@@ -12,8 +13,9 @@ import PushLease
 import PushRelay
 
 /// The script of `pipeline.md`'s demo, every hop real on loopback: the app enrolls, a second user
-/// posts, the relay matches and asks the gateway for a wake, the extension resolves it; then the
-/// app revokes and a last message wakes nothing.
+/// posts, the relay matches and asks the gateway for a wake, the extension resolves it; the second
+/// user sends the account a NIP-17 direct message when the relay's descriptor lists gift wraps
+/// (`direct-messages.md`); then the app revokes and a last message wakes nothing.
 ///
 /// Each step prints one JSON line (`step`, then its fields) on standard output and a sentence on
 /// standard error; the first step that does not happen as it should ends the run with a
@@ -75,15 +77,21 @@ struct DemoPipeline {
   }
 
   private func script() async throws(DemoFailure) {
-    let filters = try await enrollForTheDemoChannel()
+    let subscriptions = try await enrollForTheDemoChannel()
 
     let first = try await publishMention()
     let firstWake = try await wake(for: first)
-    try await notify(firstWake, filters: filters)
+    try await notify(firstWake, subscriptions: subscriptions)
 
     let reply = try await publishReply(to: first)
     let secondWake = try await wake(for: reply)
-    try await notify(secondWake, filters: filters)
+    try await notify(secondWake, subscriptions: subscriptions)
+
+    if subscriptions.contains(where: { $0.filter.kinds == [LeaseSubscription.giftWrapKind] }) {
+      let direct = try await sendDirectMessage()
+      let directWake = try await wake(for: direct)
+      try await notify(directWake, subscriptions: subscriptions)
+    }
 
     let started = ContinuousClock.now
     let revoked = try await DemoFailure.at("revoked") { () async throws(CommandFailure) in
@@ -98,10 +106,11 @@ struct DemoPipeline {
     try await expectSilence(after: last)
   }
 
-  /// Enrolls the account for mentions and the demo channel through the gateway fixture's grant
-  /// route (the `discovered`, `granted` and `enrolled` steps); the lease's filters, which are what
-  /// the extension asks the relay for.
-  func enrollForTheDemoChannel() async throws(DemoFailure) -> [Filter] {
+  /// Enrolls the account for mentions, the demo channel and direct messages (when the descriptor
+  /// lists gift wraps) through the gateway fixture's grant route (the `discovered`, `granted` and
+  /// `enrolled` steps); the lease's subscriptions, which are what the extension asks the relay for
+  /// and selects by.
+  func enrollForTheDemoChannel() async throws(DemoFailure) -> [LeaseSubscription] {
     guard let gatewayURL = gateway.baseURL?.absoluteString else {
       throw DemoFailure("discovered", "the fixtures are not running")
     }
@@ -133,7 +142,7 @@ struct DemoPipeline {
         descriptor: descriptor,
         appProfile: descriptor.pushProtocol == .nipPL ? Self.appProfile : nil, transport: "apns",
         endpoint: endpoint,
-        grantExpiresAt: expiresAt, joined: [channel], muted: [])
+        grantExpiresAt: expiresAt, joined: [channel], muted: [], directMessages: true)
     }
     guard enrolled.result.accepted else { throw DemoFailure("enrolled", enrolled.result.message) }
     emit(
@@ -145,7 +154,7 @@ struct DemoPipeline {
         "event_id": .string(enrolled.lease.event.id),
       ],
       "the NIP-44 lease (kind 30350) was accepted over WebSocket with NIP-42", since: started)
-    return try leaseFilters(enrolled.lease.subscriptions)
+    return enrolled.lease.subscriptions
   }
 
   /// A channel message mentioning the account.
@@ -162,6 +171,38 @@ struct DemoPipeline {
   }
 
   // MARK: Steps
+
+  /// The text of the demo's direct message.
+  static let directMessageText = "Are you coming to lunch? Just between us."
+
+  /// The second user's NIP-17 direct message to the account: a kind 14 rumor sealed by the sender
+  /// and wrapped with a fresh one-time key, published over a connection authenticated (when asked)
+  /// as that one-time key, never as the sender. The `published` line names the wrap. `backdate`
+  /// sets the wrap's `created_at` back (random in 0–2 days by default, as NIP-59 asks).
+  func sendDirectMessage(
+    text: String = DemoPipeline.directMessageText, backdate: WrapBackdate = .random
+  ) async throws(DemoFailure) -> Published {
+    let now = self.now()
+    let started = ContinuousClock.now
+    let wrapper = GiftWrapper(sender: sender)
+    let rumor = wrapper.chatRumor(to: [account.publicKeyHex], text: text, createdAt: now)
+    let oneTimeKey = SecretKey.generate()
+    let wrap: Event
+    do throws(GiftWrapError) {
+      wrap = try wrapper.wrap(
+        rumor, for: account.publicKeyHex, now: now, backdate: backdate, oneTimeKey: oneTimeKey)
+    } catch {
+      throw DemoFailure("published", "cannot wrap the direct message: \(error)")
+    }
+    let acceptedAt = try await publish(wrap, as: oneTimeKey)
+    emit(
+      "published",
+      [
+        "event_id": .string(wrap.id), "kind": .integer(Int64(wrap.kind)), "author": .string(npub(sender)),
+      ],
+      "the second user's direct message (a NIP-17 gift wrap) was accepted", since: started)
+    return Published(event: wrap, acceptedAt: acceptedAt)
+  }
 
   /// A message the sender published, and when it was accepted.
   struct Published {
@@ -188,13 +229,24 @@ struct DemoPipeline {
     } catch {
       throw DemoFailure("published", "cannot sign the message: \(error)")
     }
+    let acceptedAt = try await publish(event, as: sender)
+    emit(
+      "published", ["event_id": .string(event.id), "kind": .integer(9), "author": .string(npub(sender))],
+      "the second user's message was accepted", since: started)
+    return Published(event: event, acceptedAt: acceptedAt)
+  }
+
+  /// Publishes `event` over a connection authenticated (when the relay asks) as `key`; when the
+  /// relay accepted it.
+  private func publish(_ event: Event, as key: SecretKey) async throws(DemoFailure) -> ContinuousClock.Instant
+  {
     let deadline = ContinuousClock.now + Enrollment.stepTimeout
     let result: PublishResult
     do throws(RelayConnectionError) {
       let clock = self.clock
       let senderClock: RelayConnection.Clock = { clock?() ?? Int64(Date().timeIntervalSince1970) }
       result = try await RelayExchange.withConnection(
-        to: "ws" + (relay.origin ?? "").dropFirst("http".count), key: sender, clock: senderClock,
+        to: "ws" + (relay.origin ?? "").dropFirst("http".count), key: key, clock: senderClock,
         deadline: deadline
       ) { connection throws(RelayConnectionError) in
         try await connection.publish(event, deadline: deadline)
@@ -203,11 +255,7 @@ struct DemoPipeline {
       throw DemoFailure("published", "\(error)")
     }
     guard result.accepted else { throw DemoFailure("published", result.message) }
-    let acceptedAt = ContinuousClock.now
-    emit(
-      "published", ["event_id": .string(event.id), "kind": .integer(9), "author": .string(npub(sender))],
-      "the second user's message was accepted", since: started)
-    return Published(event: event, acceptedAt: acceptedAt)
+    return ContinuousClock.now
   }
 
   /// The gateway's recorded APNs request for `message`, found through the relay's outbox.
@@ -249,14 +297,14 @@ struct DemoPipeline {
         + "gateway answers: \(answers.joined(separator: ", ")))")
   }
 
-  /// What the extension does with a wake: resolve it with the lease's filters and the shared
+  /// What the extension does with a wake: resolve it with the lease's subscriptions and the shared
   /// cache, on the pipeline's clock.
-  func resolveWake(filters: [Filter]) async throws(DemoFailure) -> Resolution {
+  func resolveWake(subscriptions: [LeaseSubscription]) async throws(DemoFailure) -> Resolution {
     let configuration: ResolverConfiguration
     let cache: EnrichmentCache?
     do {
       configuration = try ResolverConfiguration(
-        relay: RelayOrigin(relay.origin ?? ""), secretKey: account, filters: filters,
+        relay: RelayOrigin(relay.origin ?? ""), secretKey: account, subscriptions: subscriptions,
         avatarDirectory: workspace + "/avatars")
       // As an extension does: a cache that cannot be opened (locked, corrupt) means enriching
       // without it, never no notification.
@@ -269,12 +317,13 @@ struct DemoPipeline {
     return await NotificationResolver(configuration: configuration, cache: cache, clock: unixClock).resolve()
   }
 
-  private func notify(_ wake: RecordedWake, filters: [Filter]) async throws(DemoFailure) {
-    let resolution = try await resolveWake(filters: filters)
+  private func notify(_ wake: RecordedWake, subscriptions: [LeaseSubscription]) async throws(DemoFailure) {
+    let resolution = try await resolveWake(subscriptions: subscriptions)
     guard case .resolved(let notification) = resolution.outcome else {
       throw DemoFailure("notification", "the extension fell back: \(resolution.outcome)")
     }
-    guard notification.target.eventID == wake.eventID else {
+    // A direct message names the wrap the relay woke for; its target is the rumor.
+    guard (resolution.plan.wrapID ?? notification.target.eventID) == wake.eventID else {
       throw DemoFailure(
         "notification", "presented \(notification.target.eventID), the wake was for \(wake.eventID)")
     }
@@ -315,17 +364,6 @@ struct DemoPipeline {
       + fields.map { JSONMember(key: $0.key, value: $0.value) }
     output(JSONWriter.bytes(.object(JSONObject(members))))
     log("demo: \(step) — \(sentence) (\((ContinuousClock.now - since).wholeMilliseconds) ms)")
-  }
-
-  /// The lease's filters as NIP-01 filters: what the extension asks the relay for.
-  private func leaseFilters(_ subscriptions: [LeaseSubscription]) throws(DemoFailure) -> [Filter] {
-    do {
-      return try subscriptions.map { subscription throws(EventError) in
-        try Filter(jsonValue: subscription.filter.jsonValue)
-      }
-    } catch {
-      throw DemoFailure("enrolled", "a lease filter is not a NIP-01 filter: \(error)")
-    }
   }
 
   private func npub(_ key: SecretKey) -> String {

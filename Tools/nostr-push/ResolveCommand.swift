@@ -78,9 +78,17 @@ enum ResolveCommand: CLICommand {
       for keyFile in keyFiles {
         let key = try SecretKeyFile.read(keyFile)
         let account = key.publicKeyHex
-        let subscriptions = try reader.value("subscriptions").map { path in
-          try PerAccountFile.read(path, account: account, what: "subscriptions", SubscriptionsFile.parse)
-        }
+        // Default (`cli.md`): the planner's mention subscription plus its direct-message one.
+        let planned =
+          filters == nil
+          ? [
+            SubscriptionPlanner.mentionSubscription(for: account),
+            SubscriptionPlanner.directMessageSubscription(for: account),
+          ] : nil
+        let subscriptions =
+          try reader.value("subscriptions").map { path in
+            try PerAccountFile.read(path, account: account, what: "subscriptions", SubscriptionsFile.parse)
+          } ?? planned
         let muted = try reader.value("muted-pubkeys").map { path in
           try PerAccountFile.read(path, account: account, what: "muted-pubkeys", MutedPubkeysFile.parse)
         }
