@@ -183,7 +183,7 @@ let package = Package(
       "NotificationResolverTests",
       [
         "NotificationResolver", "NostrPushTesting", "EnrichmentCache", "NostrEvent", "NostrJSON", "Bech32",
-        "NostrHTTP", "CSQLite", "NostrPushTestSupport", "PushLease", "NIP44",
+        "NostrHTTP", "CSQLite", "PushLease", "NIP44",
       ]),
     tests(
       "PushRelayTests",

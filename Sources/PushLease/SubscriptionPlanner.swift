@@ -74,7 +74,6 @@ public struct SubscriptionPlanner: Sendable {
     let joinedSet = try Self.channelSet(joined, field: "joined")
     let mutedSet = try Self.channelSet(muted, field: "muted")
     let chunk = min(Self.maxChannelsPerFilter, descriptor.limitation.maxH)
-    let kinds = PushDescriptor.requiredPushKinds
 
     var ignore = [Self.selfIgnore(for: pubkey)]
     for channels in Self.chunks(joinedSet.intersection(mutedSet).sorted(), of: chunk) {

@@ -10,41 +10,56 @@ import Glibc
 import Darwin
 #endif
 
+/// The write end of the pipe the signal handler writes to (-1 before `arm()`): a C signal handler
+/// captures nothing, so it reads this global, which is set once before the handler is installed.
+nonisolated(unsafe) private var terminationPipeWriteEnd: Int32 = -1
+
 /// SIGINT and SIGTERM for the serving commands (`relay`, `gateway`), caught from `arm()` on.
 ///
-/// A command arms before it prints its listening line, so a client that signals as soon as it
-/// reads the line never finds the default action (death by SIGTERM) still in place; a signal that
-/// arrives before `wait()` is remembered.
+/// A real handler (`sigaction`) writes one byte to a pipe, and `wait()` reads it on a thread of
+/// its own: whichever thread the kernel delivers the signal to runs the handler, so none is lost.
+/// (A dispatch signal source on Linux reads a `signalfd` while the disposition is `SIG_IGN`; a
+/// SIGTERM delivered to a thread that does not block it was discarded, and a `relay` then served
+/// on after its test's SIGTERM until the test's time limit.) A command arms before it prints its
+/// listening line, so a client that signals as soon as it reads the line never finds the default
+/// action still in place; a signal that arrives before `wait()` stays in the pipe.
 final class TerminationSignals: Sendable {
-  private let sources = Locked<[any DispatchSourceSignal]>([])
-  /// Resumed by the first signal; remembers one that comes before `wait()`.
-  private let fired = ResumeOnce<Void>()
+  private let readEnd: Int32
 
-  private init() {}
+  private init(readEnd: Int32) { self.readEnd = readEnd }
 
-  /// Ignores SIGINT, SIGTERM and SIGPIPE's default actions and starts listening for the first two.
+  /// Installs the handler for SIGINT and SIGTERM, and ignores SIGPIPE.
   static func arm() -> TerminationSignals {
-    signal(SIGINT, SIG_IGN)
-    signal(SIGTERM, SIG_IGN)
+    var ends: [Int32] = [-1, -1]
+    guard pipe(&ends) == 0 else { fatalError("nostr-push: cannot create the signal pipe (errno \(errno))") }
+    terminationPipeWriteEnd = ends[1]
     signal(SIGPIPE, SIG_IGN)
-    let signals = TerminationSignals()
-    signals.sources.withLock { sources in
-      for number in [SIGINT, SIGTERM] {
-        let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-        source.setEventHandler { [signals] in signals.fired.resume(with: ()) }
-        source.resume()
-        sources.append(source)
+    for number in [SIGINT, SIGTERM] {
+      var action = sigaction()
+      #if canImport(Glibc)
+      action.__sigaction_handler.sa_handler = { _ in
+        var byte: UInt8 = 1
+        _ = write(terminationPipeWriteEnd, &byte, 1)
       }
+      #else
+      action.__sigaction_u.__sa_handler = { _ in
+        var byte: UInt8 = 1
+        _ = write(terminationPipeWriteEnd, &byte, 1)
+      }
+      #endif
+      sigemptyset(&action.sa_mask)
+      action.sa_flags = SA_RESTART
+      sigaction(number, &action, nil)
     }
-    return signals
+    return TerminationSignals(readEnd: ends[0])
   }
 
-  /// Returns once SIGINT or SIGTERM has arrived (at once if one already did), then stops listening.
+  /// Returns once SIGINT or SIGTERM has arrived (at once if one already did).
   func wait() async {
-    await withCheckedContinuation { fired.attach($0) }
-    sources.withLock { sources in
-      for source in sources { source.cancel() }
-      sources.removeAll()
+    let readEnd = self.readEnd
+    await BlockingWork.run {
+      var byte: UInt8 = 0
+      while read(readEnd, &byte, 1) < 0 && errno == EINTR {}
     }
   }
 }
