@@ -47,6 +47,7 @@ package struct LeaseIndex: Sendable {
   private var expiries: [Expiry] = []
   private var marks: [UInt32] = []
   private var stamp: UInt32 = 0
+  private var compactor = LeaseCompactor()
 
   /// An index of `leases` (each should be live: active and enabled; expiry is checked here).
   package init(_ leases: [StoredLease] = []) {
@@ -63,7 +64,9 @@ package struct LeaseIndex: Sendable {
   /// enabled (a tombstone, a disabled endpoint) only removes the address.
   package mutating func update(_ lease: StoredLease) {
     remove(lease.address)
-    guard lease.active, lease.endpointEnabled, let target = WakeTarget(lease) else { return }
+    guard lease.active, lease.endpointEnabled else { return }
+    let lease = compactor.compact(lease)
+    guard let target = WakeTarget(lease) else { return }
     let slot: Int
     if let reused = free.popLast() {
       slot = reused
