@@ -89,42 +89,14 @@ public struct Event: Sendable, Hashable {
   /// Takes an event from an already-read JSON value, such as one element of an array a server
   /// returned; nothing is verified (call `verify()`).
   public init(jsonValue: JSONValue) throws(EventError) {
-    guard case .object(let object) = jsonValue else {
-      throw EventError(
-        code: .malformedJSON, message: "an event must be a JSON object, not \(jsonValue.typeName)")
-    }
-    var id: String?
-    var pubkey: String?
-    var createdAt: Int64?
-    var kind: Int?
-    var tags: [[String]]?
-    var content: String?
-    var sig: String?
-    for member in object.members {
-      switch member.key {
-      case "id": id = try Event.hex(member.value, field: "id", length: 64)
-      case "pubkey": pubkey = try Event.hex(member.value, field: "pubkey", length: 64)
-      case "sig": sig = try Event.hex(member.value, field: "sig", length: 128)
-      case "created_at":
-        createdAt = try Event.integer(member.value, field: "created_at", range: 0...Event.maxCreatedAt)
-      case "kind":
-        kind = Int(try Event.integer(member.value, field: "kind", range: 0...Int64(Event.maxKind)))
-      case "tags": tags = try Event.tags(member.value)
-      case "content":
-        guard case .string(let text) = member.value else {
-          throw EventError.invalid("content", "expected a string, got \(member.value.typeName)")
-        }
-        content = text
-      default: continue
-      }
-    }
-    guard let id else { throw EventError.invalid("id", "missing") }
-    guard let pubkey else { throw EventError.invalid("pubkey", "missing") }
-    guard let createdAt else { throw EventError.invalid("created_at", "missing") }
-    guard let kind else { throw EventError.invalid("kind", "missing") }
-    guard let tags else { throw EventError.invalid("tags", "missing") }
-    guard let content else { throw EventError.invalid("content", "missing") }
-    guard let sig else { throw EventError.invalid("sig", "missing") }
+    let members = try EventMembers(jsonValue, readsSignature: true)
+    let id = try EventMembers.required(members.id, "id")
+    let pubkey = try EventMembers.required(members.pubkey, "pubkey")
+    let createdAt = try EventMembers.required(members.createdAt, "created_at")
+    let kind = try EventMembers.required(members.kind, "kind")
+    let tags = try EventMembers.required(members.tags, "tags")
+    let content = try EventMembers.required(members.content, "content")
+    let sig = try EventMembers.required(members.sig, "sig")
     self.init(
       id: id, pubkey: pubkey, createdAt: createdAt, kind: kind, tags: tags, content: content, sig: sig)
   }
