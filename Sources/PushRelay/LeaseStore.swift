@@ -99,6 +99,16 @@ public struct StoredLease: Sendable, Hashable {
   package func isLive(now: Int64) -> Bool {
     active && endpointEnabled && expiresAt > now
   }
+
+  /// A stored lease event read back from its bytes; a row that does not parse is `corrupt_row`
+  /// (field `push_lease.event`), whichever database held it.
+  package static func event(stored bytes: [UInt8]) throws(PushRelayError) -> Event {
+    guard let event = try? Event(json: bytes) else {
+      throw PushRelayError(
+        code: .corruptRow, field: "push_lease.event", message: "a stored lease event cannot be parsed")
+    }
+    return event
+  }
 }
 
 /// The store's answer to one lease: accepted, an exact replay, or refused with the OK text.

@@ -269,13 +269,7 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
       try connection.query(PushStatements.currentEvents, [.text(origin), .text(pubkey)]) { $0.blob(0) ?? [] }
     }
     var events: [Event] = []
-    for blob in blobs {
-      guard let event = try? Event(json: blob) else {
-        throw PushRelayError(
-          code: .corruptRow, field: "push_lease.event", message: "a stored lease event cannot be parsed")
-      }
-      events.append(event)
-    }
+    for blob in blobs { events.append(try StoredLease.event(stored: blob)) }
     return events
   }
 

@@ -65,9 +65,7 @@ public final class SQLiteWakeOutbox: WakeOutbox {
             PushStatements.duePending, [.integer(nowMilliseconds), .integer(want)], Self.wake)
           let fenced = try connection.query(
             PushStatements.fencedSending, [.integer(nowMilliseconds), .integer(want)], Self.wake)
-          let due = (pending + fenced).sorted { lhs, rhs in
-            Self.dueAt(lhs) < Self.dueAt(rhs)
-          }
+          let due = (pending + fenced).sorted { $0.dueAtMilliseconds < $1.dueAtMilliseconds }
           guard !due.isEmpty else { break }
           for var wake in due.prefix(Int(want)) {
             if wake.candidate.expiresAt <= nowSeconds || wake.attempts >= WakeSchedule.maxAttempts {
@@ -86,18 +84,6 @@ public final class SQLiteWakeOutbox: WakeOutbox {
         return claimed
       }
     }
-  }
-
-  private static func dueAt(_ wake: Wake) -> Int64 {
-    wake.state == .pending ? wake.nextAttemptMilliseconds : wake.fenceMilliseconds
-  }
-
-  /// Writes the outcome with a guarded `UPDATE` (same attempts, `sending`, fence ahead of now).
-  public func record(
-    _ outcome: WakeOutcome, for wake: Wake, status: Int?, nowMilliseconds: Int64
-  ) throws(PushRelayError) -> Bool {
-    try record([WakeResult(wake: wake, outcome: outcome, status: status)], nowMilliseconds: nowMilliseconds)
-      == [true]
   }
 
   /// Writes a batch of outcomes in one transaction (one durable commit), each guarded as

@@ -141,6 +141,14 @@ public struct Wake: Sendable, Hashable {
   }
 }
 
+extension Wake {
+  /// When the row is next due: a pending row at its next attempt, a claimed one at its fence.
+  /// Every outbox claims in this order.
+  package var dueAtMilliseconds: Int64 {
+    state == .pending ? nextAttemptMilliseconds : fenceMilliseconds
+  }
+}
+
 /// How one attempt ended, as the worker writes it.
 public enum WakeOutcome: Sendable, Hashable {
   /// The gateway accepted it.
@@ -196,6 +204,17 @@ public protocol WakeOutbox: Sendable {
 
   /// Every row, oldest first, for tests and the demo.
   func wakes() throws(PushRelayError) -> [Wake]
+}
+
+extension WakeOutbox {
+  /// Writes one outcome as a batch of one (`record(_:nowMilliseconds:)`), so every outbox guards
+  /// it the same way.
+  public func record(
+    _ outcome: WakeOutcome, for wake: Wake, status: Int?, nowMilliseconds: Int64
+  ) throws(PushRelayError) -> Bool {
+    try record([WakeResult(wake: wake, outcome: outcome, status: status)], nowMilliseconds: nowMilliseconds)
+      == [true]
+  }
 }
 
 /// The outbox's numbers, all from `push-relay.md`.

@@ -297,13 +297,7 @@ public final class PostgresLeaseStore: LeaseStore, PushProtocolBinding, @uncheck
       }
     }
     var events: [Event] = []
-    for text in texts {
-      guard let event = try? Event(json: Array(text.utf8)) else {
-        throw PushRelayError(
-          code: .corruptRow, field: "push_lease.event", message: "a stored lease event cannot be parsed")
-      }
-      events.append(event)
-    }
+    for text in texts { events.append(try StoredLease.event(stored: Array(text.utf8))) }
     return events
   }
 

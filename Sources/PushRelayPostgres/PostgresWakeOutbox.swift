@@ -131,7 +131,7 @@ public final class PostgresWakeOutbox: WakeOutbox, Sendable {
           let fenced = try connection.query(PostgresStatements.fencedSending, parameters, maxRows: want).rows
           var due: [Wake] = []
           for row in pending + fenced { due.append(try Self.wake(row)) }
-          due.sort { Self.dueAt($0) < Self.dueAt($1) }
+          due.sort { $0.dueAtMilliseconds < $1.dueAtMilliseconds }
           guard !due.isEmpty else { break }
           var failed: [String] = []
           var taken: [Wake] = []
@@ -155,18 +155,6 @@ public final class PostgresWakeOutbox: WakeOutbox, Sendable {
         return (claimed, true)
       }
     }
-  }
-
-  private static func dueAt(_ wake: Wake) -> Int64 {
-    wake.state == .pending ? wake.nextAttemptMilliseconds : wake.fenceMilliseconds
-  }
-
-  /// Writes the outcome with a guarded `UPDATE` (same attempts, `sending`, fence ahead of now).
-  public func record(
-    _ outcome: WakeOutcome, for wake: Wake, status: Int?, nowMilliseconds: Int64
-  ) throws(PushRelayError) -> Bool {
-    try record([WakeResult(wake: wake, outcome: outcome, status: status)], nowMilliseconds: nowMilliseconds)
-      == [true]
   }
 
   /// Writes a batch of outcomes in one transaction, each only while its claim holds.
