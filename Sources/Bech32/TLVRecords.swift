@@ -1,3 +1,5 @@
+import NostrPushCore
+
 /// The type-length-value records inside `nprofile`, `nevent` and `naddr` payloads.
 ///
 /// Each record is a type byte, a length byte and that many value bytes, so a value holds at
@@ -80,7 +82,7 @@ struct TLVRecords {
 
   /// `value` as UTF-8 text; invalid UTF-8 is `invalid_tlv`.
   static func text(_ value: ArraySlice<UInt8>, field: String) throws(Bech32Error) -> String {
-    guard let text = String(validating: value, as: UTF8.self) else {
+    guard let text = UTF8Text.decode(value) else {
       throw Bech32Error(code: .invalidTLV, field: field, message: "\(field) is not valid UTF-8")
     }
     return text

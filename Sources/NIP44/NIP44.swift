@@ -1,4 +1,5 @@
 import NostrEvent
+import NostrPushCore
 
 /// NIP-44 version 2 encrypted payloads: ECDH conversation keys, ChaCha20, HMAC-SHA256 and the
 /// padding scheme, exact to the official vectors.
@@ -169,7 +170,7 @@ public enum NIP44 {
         return .failure(NIP44Error(code: .invalidPadding, message: "a padding byte is not zero"))
       }
       let plaintext = UnsafeRawBufferPointer(rebasing: ciphertext[2..<(2 + count)])
-      guard let text = String(validating: plaintext, as: UTF8.self) else {
+      guard let text = UTF8Text.decode(plaintext) else {
         return .failure(NIP44Error(code: .invalidUTF8, message: "the plaintext is not UTF-8"))
       }
       return .success(text)

@@ -1,4 +1,5 @@
 import NostrJSON
+import NostrPushCore
 
 /// Writes the NIP-01 serialization `[0,"<pubkey>",<created_at>,<kind>,<tags>,"<content>"]`
 /// whose SHA-256 is an event's id.
@@ -240,7 +241,7 @@ extension CanonicalSerializer {
   ) -> Bool {
     let raw = reader.bytes(span)
     // The decoded text is valid UTF-8 exactly when its escaped form is (escapes are ASCII).
-    guard span.ascii || ByteScan.isValidUTF8(raw.baseAddress!, count: raw.count) else { return false }
+    guard span.ascii || UTF8Text.isValid(raw.baseAddress!, count: raw.count) else { return false }
     put(UInt8(ascii: "\""), &cursor)
     if span.escaped {
       guard

@@ -1,3 +1,5 @@
+import NostrPushCore
+
 /// Decodes the body of a JSON string: the one implementation of escapes, shared by `JSONReader`
 /// and NostrEvent's event reader.
 ///
@@ -44,7 +46,7 @@ package enum JSONStringDecoder {
   /// Decodes the string body starting at `start` into `output` (room for as many bytes as the
   /// body has, up to its closing quote or the end of the input); the index just after the
   /// closing quote and the number of bytes written, or the first fault. The bytes written are
-  /// not checked for UTF-8 (`ByteScan.isValidUTF8` does that: the body is valid UTF-8 exactly
+  /// not checked for UTF-8 (`UTF8Text.isValid` does that: the body is valid UTF-8 exactly
   /// when its escaped form is, as escapes are ASCII and decode to whole characters).
   ///
   /// With `escaping`, each byte an escape decodes to is written as `NostrStringEscaper` writes it
@@ -162,7 +164,7 @@ package enum JSONStringDecoder {
   /// The string of the UTF-8 `bytes`, or nil when they are not well-formed UTF-8.
   package static func validatedString(_ bytes: UnsafeRawBufferPointer) -> String? {
     guard let base = bytes.baseAddress else { return "" }
-    guard ByteScan.isValidUTF8(base, count: bytes.count) else { return nil }
+    guard UTF8Text.isValid(base, count: bytes.count) else { return nil }
     return String(
       decoding: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: bytes.count),
       as: UTF8.self)

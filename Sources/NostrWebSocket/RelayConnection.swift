@@ -1,6 +1,7 @@
 import Foundation
 import NostrEvent
 import NostrJSON
+import NostrPushCore
 
 /// A NIP-01 connection to one relay over WebSocket, with NIP-42 authentication: queries
 /// (`REQ` … `EOSE`) and publishes (`EVENT` … `OK`) share it, several at a time.
@@ -357,9 +358,7 @@ public actor RelayConnection {
       }
     case .notice(let text):
       counters.notices += 1
-      var kept = Array(text.utf8.prefix(Self.maxNoticeBytes))
-      while String(validating: kept, as: UTF8.self) == nil { kept.removeLast() }
-      notices.append(String(decoding: kept, as: UTF8.self))
+      notices.append(String(decoding: UTF8Text.prefix(text, maxBytes: Self.maxNoticeBytes), as: UTF8.self))
       if notices.count > Self.maxKeptNotices { notices.removeFirst(notices.count - Self.maxKeptNotices) }
     case .auth(let challenge):
       guard challenge.utf8.count <= Self.maxChallengeBytes else {

@@ -1,3 +1,5 @@
+import NostrPushCore
+
 /// Cuts RFC 6455 frames out of received bytes: a pure decoder, no I/O.
 ///
 /// Feed it bytes with `append(_:)` and take frames with `next()` until it answers `.needMore`.
@@ -140,7 +142,7 @@ package struct WebSocketFrameDecoder: Sendable {
       return WebSocketViolation(
         closeCode: WebSocketCloseCode.protocolError, message: "close code \(code) not allowed")
     }
-    guard String(validating: payload[2...], as: UTF8.self) != nil else {
+    guard UTF8Text.isValid(payload[2...]) else {
       return WebSocketViolation(
         closeCode: WebSocketCloseCode.invalidPayload, message: "close reason not UTF-8")
     }

@@ -1,3 +1,5 @@
+import NostrPushCore
+
 /// Writes RFC 6455 frames: minimal length encoding, masked with a fresh key in the client role.
 ///
 /// A text message over `maxFramePayloadBytes` goes out as a text frame and continuation frames of
@@ -73,9 +75,8 @@ package enum WebSocketFrameEncoder {
   /// A close frame with `code` and `reason` (cut to fit 125 bytes) in `role`.
   package static func close(code: UInt16, reason: String = "", role: WebSocketRole) -> [UInt8] {
     var payload = [UInt8(code >> 8), UInt8(code & 0xFF)]
-    var reasonBytes = Array(reason.utf8.prefix(WebSocketFrameDecoder.maxControlPayloadBytes - 2))
-    while String(validating: reasonBytes, as: UTF8.self) == nil { reasonBytes.removeLast() }
-    payload.append(contentsOf: reasonBytes)
+    payload.append(
+      contentsOf: UTF8Text.prefix(reason, maxBytes: WebSocketFrameDecoder.maxControlPayloadBytes - 2))
     return control(.close, payload: payload, role: role)
   }
 

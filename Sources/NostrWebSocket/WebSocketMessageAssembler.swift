@@ -1,3 +1,5 @@
+import NostrPushCore
+
 /// Joins decoded frames into messages and checks the rules that span frames.
 ///
 /// Separate from the frame decoder so each can be tested (and fuzzed) alone: a continuation with
@@ -79,7 +81,7 @@ package struct WebSocketMessageAssembler: Sendable {
   }
 
   private func finish(_ message: [UInt8]) -> Outcome {
-    guard String(validating: message, as: UTF8.self) != nil else {
+    guard UTF8Text.isValid(message) else {
       return violation(WebSocketCloseCode.invalidPayload, "text message not UTF-8")
     }
     return .text(message)

@@ -2,6 +2,7 @@ import Foundation
 import NIP44
 import NostrEvent
 import NostrJSON
+import NostrPushCore
 
 /// `nostr-push nip44`: derives NIP-44 v2 conversation keys and encrypts or decrypts payloads
 /// (see `nip44.md`).
@@ -122,7 +123,7 @@ struct Nip44Command: CLICommand {
         code: .invalidPlaintextLength,
         message: "the plaintext is \(size) bytes, not 1 to \(NIP44.maxPlaintextBytes)")
     }
-    guard let plaintext = String(validating: input, as: UTF8.self) else {
+    guard let plaintext = UTF8Text.decode(input) else {
       throw NIP44Error(code: .invalidUTF8, message: "the plaintext is not UTF-8")
     }
     if let nonce { return try NIP44.encrypt(plaintext, conversationKey: key, nonce: nonce) }

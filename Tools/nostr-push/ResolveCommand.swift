@@ -265,7 +265,7 @@ enum BoundedFile {
 
   static func text(_ path: String, maxBytes: Int, what: String) throws -> String {
     let bytes = try bytes(path, maxBytes: maxBytes, what: what)
-    guard let text = String(validating: bytes, as: UTF8.self) else {
+    guard let text = UTF8Text.decode(bytes) else {
       throw ResolverError(code: .outOfRange, field: what, message: "not UTF-8")
     }
     return text

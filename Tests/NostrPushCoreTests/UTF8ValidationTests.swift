@@ -1,6 +1,5 @@
+import NostrPushCore
 import Testing
-
-@testable import NostrJSON
 
 @Suite struct UTF8ValidationTests {
   /// Byte strings built from pieces near every boundary of UTF-8 (overlong forms, surrogates,
@@ -33,10 +32,14 @@ import Testing
   @Test func judgesEveryByteStringAsTheStandardLibraryDoes() {
     var valid = 0
     for bytes in Self.samples() {
+      // The standard library's validator is the oracle; at the package's minimums it exists from
+      // macOS 15 / iOS 18 on (always on Linux).
+      guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) else { return }
       let expected = String(validating: bytes, as: UTF8.self) != nil
       let judged = bytes.withUnsafeBytes {
-        ByteScan.isValidUTF8($0.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!, count: $0.count)
+        UTF8Text.isValid($0.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!, count: $0.count)
       }
+      #expect(UTF8Text.decode(bytes) == String(validating: bytes, as: UTF8.self))
       #expect(judged == expected, "\(bytes)")
       if expected { valid += 1 }
     }
