@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 // NostrPushKit: small, independent libraries that turn a content-free Nostr push wake into a
 // verified, enriched notification, plus the relay-side pieces a relay can vendor.
 //
@@ -35,7 +35,10 @@ func executable(_ name: String, path: String, _ dependencies: [Target.Dependency
 // reach an XCFramework, so on an Apple host NostrEvent and NIP44 link the `libsecp256k1` product
 // of swift-secp256k1 (its default traits enable ECDH and Schnorr signatures; extrakeys always),
 // pinned to a minor version. Sources import `CSecp256k1` where it exists, else `libsecp256k1`:
-// the C calls are the same. The Apple path is not compiled on the project's Linux machines.
+// the C calls are the same. swift-secp256k1 0.23.x declares tools 6.1 (hence this manifest's), and
+// it enables ECDH and Schnorr through package traits, which Xcode before 26.4 drops at link
+// (swift-secp256k1 issue #1159): build the app with Xcode 26.4 or later. On Linux the Apple branch
+// is compiled against that package's headers by the Apple build check (`.ci/run`), not linked.
 #if canImport(Darwin)
 let secp256k1: Target.Dependency = .product(name: "libsecp256k1", package: "swift-secp256k1")
 let secp256k1Packages: [Package.Dependency] = [
@@ -50,6 +53,16 @@ let secp256k1Targets: [Target] = [
     name: "CSecp256k1", pkgConfig: "libsecp256k1",
     providers: [.apt(["libsecp256k1-dev"]), .brew(["secp256k1"])])
 ]
+#endif
+
+// SQLite: on Apple hosts the SDK's own (`link "sqlite3"` in the module map), never pkg-config,
+// whose Homebrew paths could reach an iOS build; elsewhere the system library (apt:
+// libsqlite3-dev; `bash Scripts/setup`).
+#if canImport(Darwin)
+let sqliteTarget: Target = .systemLibrary(name: "CSQLite")
+#else
+let sqliteTarget: Target = .systemLibrary(
+  name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])])
 #endif
 
 /// The libraries an app, an extension or a relay imports, each its own product.
@@ -67,9 +80,7 @@ let package = Package(
   ],
   dependencies: secp256k1Packages,
   targets: secp256k1Targets + [
-    // System libraries (apt: libsqlite3-dev; `bash Scripts/setup`).
-    .systemLibrary(
-      name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+    sqliteTarget,
     // libpq, for PushRelayPostgres only (apt: libpq-dev).
     .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
     // SHA-256 blocks on the CPU's SHA extensions (x86-64 SHA-NI); NostrEvent falls back to Swift.

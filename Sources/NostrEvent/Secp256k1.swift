@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(CSecp256k1)
 import CSecp256k1
 #else
@@ -82,7 +83,14 @@ private final class VerificationContext: @unchecked Sendable {
 
   init() {
     secp256k1_selftest()
+    #if canImport(CSecp256k1)
+    // The system header declares the static context as a mutable global, which Swift 6 will not
+    // read; the shim returns it.
     pointer = nostrpushkit_context_static()
+    #else
+    // swift-secp256k1's header declares it `const secp256k1_context * const`: a constant Swift reads.
+    pointer = secp256k1_context_static
+    #endif
   }
 }
 
