@@ -1,8 +1,8 @@
 import Foundation
 import NostrHTTP
 import NostrJSON
+import NostrPushCore
 import PushDescriptor
-import Synchronization
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -29,7 +29,7 @@ struct CannedTransport: HTTPTransport {
 
 /// The requests a `CannedTransport` saw.
 final class RequestLog: Sendable {
-  private let requests = Mutex<[HTTPTransportRequest]>([])
+  private let requests = Locked<[HTTPTransportRequest]>([])
   func append(_ request: HTTPTransportRequest) { requests.withLock { $0.append(request) } }
   var all: [HTTPTransportRequest] { requests.withLock { $0 } }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import NostrPushCore
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -161,7 +160,7 @@ private final class Awaited<Value: Sendable>: Sendable {
     var waiting: [CheckedContinuation<Value, Never>] = []
   }
 
-  private let state = Mutex(State())
+  private let state = Locked(State())
 
   var value: Value {
     get async {
@@ -200,7 +199,7 @@ private final class DrainedPipe: Sendable {
     var waiting: [Waiter] = []
   }
 
-  private let state = Mutex(State())
+  private let state = Locked(State())
 
   init(_ handle: FileHandle) {
     Thread.detachNewThread { [self] in

@@ -1,5 +1,6 @@
 import Foundation
-import Synchronization
+import NostrPushCore
+import NostrWebSocket
 
 #if canImport(Glibc)
 import Glibc
@@ -40,12 +41,12 @@ public final class LoopbackHTTPResponder: Sendable {
   /// The port it listens on.
   public let port: UInt16
   private let listener: Int32
-  private let requestHeads = Mutex<[String]>([])
-  private let stopped = Mutex(false)
+  private let requestHeads = Locked<[String]>([])
+  private let stopped = Locked(false)
 
   /// Starts answering every connection with `reply`.
   public init(_ reply: Reply) throws {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    let fd = socket(AF_INET, PosixSocket.streamType, 0)
     guard fd >= 0 else { throw POSIXError(.EIO) }
     var reuse: Int32 = 1
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
