@@ -13,9 +13,11 @@ import UserNotifications
 /// subclass as the extension's principal class.
 ///
 /// It resolves the wake, marks the plan presented, and applies the ``NotificationPlan`` to a copy
-/// of the wake's content (badge, sound and category from the wake survive); it decides nothing the
-/// plan does not. On expiry it applies the best plan known then. The content handler is called
-/// exactly once.
+/// of the wake's content (badge and category from the wake survive; the sound is the plan's, since
+/// the wake carries none); it decides nothing the plan does not. On expiry it hands over the best
+/// plan known then synchronously, before any write (``WakeHandoff``). Each wake's content handler
+/// is called exactly once, keyed by the request's identifier. A communication notification shows
+/// the sender's avatar as the sender's image, not also as an attachment.
 ///
 /// Deviation from the spec's signature: ``configuration(for:)`` returns a ``Configuration`` (every
 /// account enrolled with the relay and the shared cache), not one `ResolverConfiguration`, because
@@ -38,10 +40,9 @@ open class NostrNotificationService: UNNotificationServiceExtension, @unchecked 
   /// The part of its life iOS gives an extension, well inside Apple's 30 s.
   static let timeLimit: Duration = .seconds(25)
 
-  private let lock = NSLock()
-  private var session: WakeResolution?
-  private var request: UNNotificationRequest?
-  private var contentHandler: ((UNNotificationContent) -> Void)?
+  /// Every wake this instance holds, keyed by its request's identifier (the platform-neutral
+  /// bookkeeping, tested on Linux): content goes to iOS exactly once per wake.
+  private let handoff = WakeHandoff()
 
   /// The wake's accounts and cache, read from the App Group (accounts) and the Keychain (keys);
   /// nil shows the wake's own content. The one method a subclass writes.
@@ -57,30 +58,21 @@ open class NostrNotificationService: UNNotificationServiceExtension, @unchecked 
         configurations: configuration.accounts, cache: configuration.cache)
     else { return contentHandler(request.content) }
     let session = resolver.start(deadline: .now + Self.timeLimit)
-    lock.withLock { (self.session, self.request, self.contentHandler) = (session, request, contentHandler) }
-    Task { await self.present(await session.plan().plan) }
-  }
-
-  /// Presents the best plan known now (the expiry path), unless the final one was presented.
-  override open func serviceExtensionTimeWillExpire() {
-    guard let session = lock.withLock({ self.session }) else { return }
-    let plan = session.currentPlan()
-    Task { await self.present(plan) }
-  }
-
-  /// Takes the content handler (once), marks `plan` presented, then hands iOS its content.
-  private func present(_ plan: NotificationPlan) async {
-    let taken = lock.withLock {
-      () -> (WakeResolution, UNNotificationRequest, (UNNotificationContent) -> Void)? in
-      guard let session = self.session, let request = self.request, let handler = self.contentHandler else {
-        return nil
-      }
-      self.contentHandler = nil
-      return (session, request, handler)
+    // iOS calls the handler on whatever thread; the closure is called exactly once.
+    let handler = UncheckedContentHandler(contentHandler)
+    let wake = UncheckedContent(request.content)
+    let requestID = request.identifier
+    handoff.begin(requestID, session: session) { plan in
+      handler.call(Self.content(for: plan, wake: wake.content))
     }
-    guard case let (session, request, contentHandler)? = taken else { return }
-    await session.markPresented(plan)
-    contentHandler(Self.content(for: plan, wake: request.content))
+    let handoff = self.handoff
+    Task { await handoff.complete(requestID) }
+  }
+
+  /// Hands iOS the best plan known now for every pending wake, synchronously (marking presented
+  /// follows, best-effort and bounded).
+  override open func serviceExtensionTimeWillExpire() {
+    handoff.expire()
   }
 
   /// `plan` applied to a copy of the wake's content; empty content (dropped) when it suppresses.
@@ -97,6 +89,15 @@ open class NostrNotificationService: UNNotificationServiceExtension, @unchecked 
     content.interruptionLevel = interruptionLevel(plan.interruptionLevel)
     content.relevanceScore = plan.relevanceScore
     content.sound = plan.sound.map { $0 == .defaultCritical ? UNNotificationSound.defaultCritical : .default }
+    if let communication = plan.communication {
+      let intent = messageIntent(communication, account: plan.message?.account)
+      let interaction = INInteraction(intent: intent, response: nil)
+      interaction.direction = .incoming
+      interaction.donate(completion: nil)
+      // The sender's image shows the avatar; the attachment as well would show it twice. Without
+      // the Communication Notifications capability the update fails and the attachment stays.
+      if let updated = try? content.updating(from: intent) { return updated }
+    }
     if let attachment = plan.attachment,
       let file = try? UNNotificationAttachment(
         identifier: "avatar", url: URL(fileURLWithPath: attachment.file),
@@ -104,12 +105,7 @@ open class NostrNotificationService: UNNotificationServiceExtension, @unchecked 
     {
       content.attachments = [file]
     }
-    guard let communication = plan.communication else { return content }
-    let intent = messageIntent(communication, account: plan.message?.account)
-    let interaction = INInteraction(intent: intent, response: nil)
-    interaction.direction = .incoming
-    interaction.donate(completion: nil)
-    return (try? content.updating(from: intent)) ?? content
+    return content
   }
 
   /// The incoming message as `INSendMessageIntent`: the sender with their own avatar copy; for a
@@ -149,5 +145,24 @@ open class NostrNotificationService: UNNotificationServiceExtension, @unchecked 
     case .critical: .critical
     }
   }
+}
+
+/// iOS's content handler, called once from whichever path delivers (`WakeHandoff`).
+///
+/// `@unchecked Sendable`: UserNotifications documents no isolation for the handler and calls for
+/// it from any thread; the handoff calls it exactly once.
+private struct UncheckedContentHandler: @unchecked Sendable {
+  let call: (UNNotificationContent) -> Void
+
+  init(_ call: @escaping (UNNotificationContent) -> Void) { self.call = call }
+}
+
+/// The wake's content, only read (copied with `mutableCopy()`) after it is handed over.
+///
+/// `@unchecked Sendable`: `UNNotificationContent` is immutable.
+private struct UncheckedContent: @unchecked Sendable {
+  let content: UNNotificationContent
+
+  init(_ content: UNNotificationContent) { self.content = content }
 }
 #endif
