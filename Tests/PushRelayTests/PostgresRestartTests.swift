@@ -68,6 +68,11 @@ struct PostgresRestartTests {
       #expect(await Polling.eventually(within: .seconds(30)) { gateway.deliveries().count == 6 })
       let requested = gateway.requests().map(\.requestID)
       #expect(requested.count == 6 && Set(requested).count == 6)
+      // The gateway has answered the sixth request; its worker records the outcome just after.
+      #expect(
+        await Polling.eventually(within: .seconds(10)) {
+          (try? outbox.wakes())?.allSatisfy { $0.state == .delivered } == true
+        })
       let rows = try outbox.wakes()
       #expect(rows.count == 6)
       #expect(rows.allSatisfy { $0.state == .delivered })
