@@ -180,7 +180,7 @@ let package = Package(
       "NostrPushCoreTests",
       ["NostrPushCore", "NIP44", "NostrEvent", "NostrJSON", "NostrHTTP", "EnrichmentCache"]),
     tests("NostrJSONTests", ["NostrJSON"]),
-    tests("Bech32Tests", ["Bech32"]),
+    tests("Bech32Tests", ["Bech32", "NostrEvent"]),
     tests("NostrEventTests", ["NostrEvent", "NostrJSON", "Bech32", secp256k1]),
     tests("NostrHTTPTests", ["NostrHTTP"]),
     tests("NIP44Tests", ["NIP44", "NostrEvent", "NostrJSON"]),

@@ -31,6 +31,9 @@ extension ErrorCode where Domain == Bech32ErrorDomain {
   package static var unknownPrefix: Self { "unknown_prefix" }
   /// A TLV record runs past the end, has the wrong length, or a required one is missing.
   package static var invalidTLV: Self { "invalid_tlv" }
+  /// A BOLT-11 amount that is not a positive decimal with a known multiplier, not a whole number
+  /// of millisatoshis, or too large.
+  public static var invalidAmount: Self { Self(rawValue: "invalid_amount") }
 }
 
 extension DomainError where Domain == Bech32ErrorDomain {
