@@ -90,7 +90,16 @@ enum PostgresSchema {
       d text NOT NULL,
       PRIMARY KEY (origin, sequence)
     );
+    """,
+    // 2: NIP-98 ids burnt by every process of the database (`hardening.md` §3), each until its
+    // event's created_at leaves the verifier's window.
     """
+    CREATE TABLE push_nip98_replay (
+      id text PRIMARY KEY,
+      expires_at bigint NOT NULL
+    );
+    CREATE INDEX push_nip98_replay_expiry ON push_nip98_replay (expires_at);
+    """,
   ]
 
   /// Creates the version table if missing and applies the migrations the database lacks, each in

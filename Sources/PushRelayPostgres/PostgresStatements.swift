@@ -27,6 +27,24 @@ package enum PostgresStatements {
   /// The one sweeper at a time: true when this transaction holds the sweep lock.
   package static let sweepLock = "SELECT pg_try_advisory_xact_lock(28274, 0)"
 
+  // MARK: push_nip98_replay
+
+  /// Deletes the replay ids whose expiry has passed.
+  package static let pruneReplays = "DELETE FROM push_nip98_replay WHERE expires_at < $1::bigint"
+  /// Burns an id until its expiry unless the table holds the capacity of live ids; an expired row
+  /// of the same id (not pruned yet) is taken over. One row back when burnt.
+  package static let burnReplay = """
+    INSERT INTO push_nip98_replay (id, expires_at) \
+    SELECT $1::text, $2::bigint \
+    WHERE (SELECT count(*) FROM push_nip98_replay WHERE expires_at >= $3::bigint) < $4::bigint \
+    ON CONFLICT (id) DO UPDATE SET expires_at = EXCLUDED.expires_at \
+    WHERE push_nip98_replay.expires_at < $3::bigint \
+    RETURNING 1
+    """
+  /// One row when the id is burnt and live.
+  package static let liveReplay =
+    "SELECT 1 FROM push_nip98_replay WHERE id = $1::text AND expires_at >= $2::bigint"
+
   // MARK: push_lease
 
   /// Accept step 1: the address whose current event the id is.

@@ -102,7 +102,7 @@ import Testing
       #expect(row.keyID == Demo.keyID)
       #expect(row.subscriptions == Demo.plan())
       #expect(row.eventJSON == event.jsonBytes())
-      #expect(try world.schemaVersion() == (backend == .sqlite ? 4 : 1))
+      #expect(try world.schemaVersion() == (backend == .sqlite ? 4 : 2))
     }
   }
 

@@ -42,8 +42,6 @@ public final class GatewayFixture: Sendable {
   package static let keptRequestIDCapacity = 200_000
   /// The NIP-98 window: seconds back and ahead of the gateway's clock.
   package static let authWindow = (back: Int64(60), ahead: Int64(30))
-  /// How long NIP-98 event ids are kept against replay, in seconds.
-  package static let authReplaySeconds: Int64 = 120
   /// The largest request body the HTTP layer reads (64 KiB), so an oversized delivery gets the
   /// gateway's own 413 after the transport check; beyond it the HTTP layer answers 413.
   static let httpBodyLimit = 64 * 1024
@@ -97,8 +95,7 @@ public final class GatewayFixture: Sendable {
     self.state = Locked(State(fixedNow: configuration.now))
     self.verifier = NIP98Verifier(
       windowBack: Self.authWindow.back, windowAhead: Self.authWindow.ahead, urlMatch: .exact,
-      methodMatch: .exact, requirePayload: true, requireNonce: true, replayWindow: Self.authReplaySeconds,
-      replayCapacity: 100_000)
+      methodMatch: .exact, requirePayload: true, requireNonce: true, replayCapacity: 100_000)
   }
 
   /// Binds the configured IPv4 loopback address and returns the base URL
@@ -326,6 +323,10 @@ public final class GatewayFixture: Sendable {
           header: request.header("authorization"), url: origin + "/v1/deliveries/apns", method: "POST",
           body: request.body, now: now
         ).pubkey
+    } catch  where error.code == .unavailable {
+      // The replay set is full of live ids: a refusal to retry, never a dead grant or bad auth.
+      let retry = HTTPResponse.json(503, Array(#"{"status":"retry","retry_after_seconds":1}"#.utf8))
+      return (recorded(retry, requestID: body.requestID, token: nil), 0)
     } catch {
       return (recorded(.error(401, "invalid_auth"), requestID: body.requestID, token: nil), 0)
     }
