@@ -6,7 +6,8 @@ import PushRelay
 
 /// A loopback push gateway with its own key: it issues opaque endpoint grants, checks each
 /// delivery strictly (body form, exact NIP-98, grant, expiry, request-id replay, a per-device
-/// quota), answers from a script, and records the APNs request it would send.
+/// quota answered 429 `rate_limited` with `retry_after_seconds`), answers from a script, and
+/// records the APNs request it would send.
 ///
 /// It stands in for the gateway of `push-relay.md` in tests, the demo and the benchmarks, so the
 /// relay's `GatewayClient` and `DeliveryWorker` run against real HTTP over a real socket. It
@@ -344,11 +345,20 @@ public final class GatewayFixture: Sendable {
         !state.keptRequestIDs.contains(body.requestID)
       else { return refuse() }
       if configuration.quota > 0 {
-        let recent = (state.answerTimes[grant.deviceToken] ?? []).filter {
-          $0 > now - GatewayFixtureConfiguration.quotaWindowSeconds
-        }
+        let window = GatewayFixtureConfiguration.quotaWindowSeconds
+        let recent = (state.answerTimes[grant.deviceToken] ?? []).filter { $0 > now - window }
         state.answerTimes[grant.deviceToken] = recent
-        guard recent.count < configuration.quota else { return refuse() }
+        if recent.count >= configuration.quota {
+          // A quota refusal reads as one (`hardening.md` §4), never as a dead grant: 429 with the
+          // seconds until the oldest counted attempt leaves the window. It does not count itself.
+          let retryAfter = max(1, (recent.min() ?? now) + window - now)
+          state.requests.append(
+            GatewayRequestRecord(requestID: body.requestID, deviceToken: grant.deviceToken, status: 429))
+          Self.trim(&state.requests)
+          return (
+            .json(429, Array(#"{"status":"rate_limited","retry_after_seconds":\#(retryAfter)}"#.utf8)), 0
+          )
+        }
       }
       let entry = Self.takeEntry(for: grant.deviceToken, from: &state.script)
       let status = entry?.status ?? 200
