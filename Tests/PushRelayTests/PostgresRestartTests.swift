@@ -57,6 +57,12 @@ struct PostgresRestartTests {
         #expect(stored == ["stored"])
       }
       #expect(await Polling.eventually(within: .seconds(20)) { gateway.deliveries().count == 3 })
+      // The gateway records a delivery before the worker writes its outcome; restarting between
+      // the two would leave the row `sending` until its 30 s fence. Wait for the outcomes.
+      #expect(
+        await Polling.eventually(within: .seconds(20)) {
+          (try? outbox.wakes())?.filter { $0.state == .delivered }.count == 3
+        })
 
       try await cluster.restart()
       // Both processes' connections were cut; each store is retried until its process reconnects.
