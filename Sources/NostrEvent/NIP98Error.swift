@@ -34,6 +34,9 @@ extension ErrorCode where Domain == NIP98ErrorDomain {
   public static var payloadMismatch: Self { "payload_mismatch" }
   /// `requireNonce` is set and the event has no `nonce` tag.
   package static var nonceMissing: Self { "nonce_missing" }
-  /// The event id was already accepted within the replay window.
+  /// The event id was already accepted and its `created_at` is still within the window.
   public static var replayed: Self { "replayed" }
+  /// The replay store could not burn the id: it holds its capacity of live ids, or its database
+  /// did not answer. The header was not used; a server answers 503 and the client may retry.
+  public static var unavailable: Self { "unavailable" }
 }

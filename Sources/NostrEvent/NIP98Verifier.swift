@@ -3,8 +3,9 @@ import NostrJSON
 
 /// Checks NIP-98 `Authorization` headers against the request they arrived with.
 ///
-/// It applies the eight rules in order and remembers accepted ids in a bounded replay set, so
-/// one verifier should serve every request of a server.
+/// It applies the eight rules in order and burns accepted ids in its `NIP98ReplayStore` (a bounded
+/// in-memory set by default) until their `created_at` leaves the window, so one verifier (or
+/// one shared store) should serve every request of a server.
 public final class NIP98Verifier: Sendable {
   /// The longest header accepted (in characters): far above a real auth event, and a bound on
   /// the work an unauthenticated client can cause.
@@ -43,13 +44,20 @@ public final class NIP98Verifier: Sendable {
   package let requirePayload: Bool?
   /// Whether a `nonce` tag is required.
   package let requireNonce: Bool
-  private let replays: ReplaySet
+  private let replays: any NIP98ReplayStore
 
-  /// Creates a verifier accepting events within `window` seconds of now and refusing an id seen
-  /// in the last `replayWindow` seconds; at most `replayCapacity` ids are remembered.
-  public convenience init(window: Int64 = 60, replayWindow: Int64 = 120, replayCapacity: Int = 10_000) {
-    self.init(
-      windowBack: window, windowAhead: window, replayWindow: replayWindow, replayCapacity: replayCapacity)
+  /// Creates a verifier accepting events within `window` seconds of now and refusing an id it
+  /// accepted while that event's `created_at` is within the window; at most `replayCapacity` such
+  /// live ids are remembered, and past that new headers are refused `unavailable` (never is a
+  /// live id forgotten).
+  public convenience init(window: Int64 = 60, replayCapacity: Int = 10_000) {
+    self.init(windowBack: window, windowAhead: window, replays: ReplaySet(capacity: replayCapacity))
+  }
+
+  /// Creates a verifier accepting events within `window` seconds of now that burns accepted ids
+  /// in `replays`: a store shared by every process serving one origin (`PostgresReplayStore`).
+  public convenience init(window: Int64 = 60, replays: any NIP98ReplayStore) {
+    self.init(windowBack: window, windowAhead: window, replays: replays)
   }
 
   /// Creates a verifier with every option of `nostr-event.md`: a window of `windowBack` seconds
@@ -60,7 +68,7 @@ public final class NIP98Verifier: Sendable {
   package init(
     windowBack: Int64, windowAhead: Int64, urlMatch: URLMatch = .normalized,
     methodMatch: MethodMatch = .caseInsensitive, requirePayload: Bool? = nil, requireNonce: Bool = false,
-    replayWindow: Int64 = 120, replayCapacity: Int = 10_000
+    replayCapacity: Int = 10_000, replays: (any NIP98ReplayStore)? = nil
   ) {
     self.windowBack = Int64(clamping: windowBack.magnitude)
     self.windowAhead = Int64(clamping: windowAhead.magnitude)
@@ -69,7 +77,7 @@ public final class NIP98Verifier: Sendable {
     self.methodMatch = methodMatch
     self.requirePayload = requirePayload
     self.requireNonce = requireNonce
-    self.replays = ReplaySet(window: replayWindow, capacity: replayCapacity)
+    self.replays = replays ?? ReplaySet(capacity: replayCapacity)
   }
 
   /// The auth event of a header valid for (`url`, `method`, `body`) at `now`.
@@ -105,9 +113,9 @@ public final class NIP98Verifier: Sendable {
     if requireNonce, event.tagValues("nonce").first == nil {
       throw NIP98Error(code: .nonceMissing, message: "the auth event has no nonce tag")
     }
-    guard replays.insert(event.id, now: now) else {
-      throw NIP98Error(code: .replayed, message: "event \(event.id) was already used")
-    }
+    // Kept until the event itself would be refused as expired: created_at + the window back.
+    let (expiresAt, late) = event.createdAt.addingReportingOverflow(windowBack)
+    try replays.burn(event.id, expiresAt: late ? Int64.max : expiresAt, now: now)
     return event
   }
 

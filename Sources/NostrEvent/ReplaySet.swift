@@ -1,11 +1,14 @@
 import Foundation
 
-/// The ids accepted recently, so that a captured header cannot be used twice.
+/// The in-memory `NIP98ReplayStore`: the ids a verifier accepted whose events are still within
+/// its window, so that a captured header cannot be used twice within one process.
 ///
-/// Bounded: entries older than the window are dropped, and when the set is full the oldest
-/// entry goes first. Ids are kept as 32 raw bytes, not hex strings, so a full set of 10 000 costs
-/// well under a megabyte and no allocation per id. All state is one `Locked` value.
-final class ReplaySet: Sendable {
+/// Keyed by expiry, not by arrival: an id leaves only once its `expiresAt` (the event's
+/// `created_at` + the window) has passed, so no flood of fresh headers can push a live id out.
+/// When `capacity` live ids are held, a new one is refused (`unavailable`) until some expire. Ids
+/// are kept as 32 raw bytes with a min-heap of expiries, so a full set of 10 000 costs well under
+/// a megabyte and each burn O(log n). All state is one `Locked` value.
+final class ReplaySet: NIP98ReplayStore {
   /// An event id as four machine words.
   struct Key: Hashable {
     var words: (UInt64, UInt64, UInt64, UInt64)
@@ -49,65 +52,90 @@ final class ReplaySet: Sendable {
     }
   }
 
-  /// The ids seen, oldest first, and when; dropped entries are compacted away.
-  private struct Seen {
-    var seenAt: [Key: Int64] = [:]
-    var order: [(id: Key, time: Int64)] = []
-    var head = 0
+  /// Why a burn was refused.
+  enum Refusal: Equatable {
+    case replayed
+    case full
+    case malformed
+  }
 
-    mutating func insert(_ id: Key, now: Int64, window: Int64, capacity: Int) -> Bool {
-      expire(now: now, window: window)
-      if let previous = seenAt[id], now - previous <= window { return false }
-      while seenAt.count >= capacity, head < order.count {
-        drop(order[head])
-        head += 1
+  /// The live ids and their expiries, with a min-heap on expiry; both always hold the same ids.
+  private struct Burnt {
+    var expiry: [Key: Int64] = [:]
+    var heap: [(expiresAt: Int64, id: Key)] = []
+
+    mutating func burn(_ id: Key, expiresAt: Int64, now: Int64, capacity: Int) -> Refusal? {
+      expire(now: now)
+      if expiry[id] != nil { return .replayed }
+      guard expiry.count < capacity else { return .full }
+      expiry[id] = expiresAt
+      push((expiresAt, id))
+      return nil
+    }
+
+    /// Drops every id whose expiry has passed.
+    private mutating func expire(now: Int64) {
+      while let first = heap.first, first.expiresAt < now {
+        expiry[first.id] = nil
+        popFirst()
       }
-      seenAt[id] = now
-      order.append((id, now))
-      compact()
-      return true
     }
 
-    private mutating func expire(now: Int64, window: Int64) {
-      while head < order.count, now - order[head].time > window {
-        drop(order[head])
-        head += 1
+    private mutating func push(_ entry: (expiresAt: Int64, id: Key)) {
+      heap.append(entry)
+      var child = heap.count - 1
+      while child > 0 {
+        let parent = (child - 1) / 2
+        guard heap[child].expiresAt < heap[parent].expiresAt else { break }
+        heap.swapAt(child, parent)
+        child = parent
       }
     }
 
-    /// Forgets `entry` unless its id was recorded again later.
-    private mutating func drop(_ entry: (id: Key, time: Int64)) {
-      if seenAt[entry.id] == entry.time { seenAt[entry.id] = nil }
-    }
-
-    /// Gives back the memory of dropped entries once they are the larger part.
-    private mutating func compact() {
-      if head > 1024, head * 2 > order.count {
-        order = Array(order[head...])
-        head = 0
-        if seenAt.capacity > 4 * max(1024, seenAt.count) {
-          seenAt = Dictionary(uniqueKeysWithValues: seenAt.map { ($0.key, $0.value) })
-        }
+    private mutating func popFirst() {
+      heap.swapAt(0, heap.count - 1)
+      heap.removeLast()
+      var parent = 0
+      while true {
+        let left = 2 * parent + 1
+        let right = left + 1
+        var smallest = parent
+        if left < heap.count, heap[left].expiresAt < heap[smallest].expiresAt { smallest = left }
+        if right < heap.count, heap[right].expiresAt < heap[smallest].expiresAt { smallest = right }
+        guard smallest != parent else { return }
+        heap.swapAt(parent, smallest)
+        parent = smallest
       }
     }
   }
 
-  private let window: Int64
   private let capacity: Int
-  private let seen = Locked(Seen())
+  private let burnt = Locked(Burnt())
 
-  init(window: Int64, capacity: Int) {
-    self.window = window
+  /// A set holding at most `capacity` live ids.
+  init(capacity: Int) {
     self.capacity = max(1, capacity)
   }
 
-  /// Records `id` as seen at `now`; false when it was already seen within the window, or is not
-  /// a 64-digit hex id (a verified event's id always is).
-  func insert(_ id: String, now: Int64) -> Bool {
-    guard let id = Key(hex: id) else { return false }
-    return seen.withLock { $0.insert(id, now: now, window: window, capacity: capacity) }
+  /// Records `id` until `expiresAt` as seen at `now`; the refusal, or nil when it was burnt.
+  func insert(_ id: String, expiresAt: Int64, now: Int64) -> Refusal? {
+    guard let key = Key(hex: id) else { return .malformed }
+    return burnt.withLock { $0.burn(key, expiresAt: expiresAt, now: now, capacity: capacity) }
   }
 
-  /// How many ids are remembered.
-  var count: Int { seen.withLock { $0.seenAt.count } }
+  /// Burns `id` (`NIP98ReplayStore`): `replayed` for a live or malformed id, `unavailable` when
+  /// full.
+  func burn(_ id: String, expiresAt: Int64, now: Int64) throws(NIP98Error) {
+    switch insert(id, expiresAt: expiresAt, now: now) {
+    case nil: return
+    case .replayed, .malformed:
+      throw NIP98Error(code: .replayed, message: "event \(id) was already used")
+    case .full:
+      throw NIP98Error(
+        code: .unavailable, message: "the replay set holds \(capacity) live ids; try again shortly")
+    }
+  }
+
+  /// How many live ids are remembered (expired ones count until the next burn drops them).
+  var count: Int { burnt.withLock { $0.expiry.count } }
 }

@@ -32,6 +32,9 @@ final class FixturePush: Sendable {
   let tenantOrigin: String?
   /// The relay's push side.
   let relay: PushRelay
+  /// The NIP-98 verifier on the shared replay store (several processes on one database), nil
+  /// when the server's own verifier serves.
+  let verifier: NIP98Verifier?
   private let clock: UnixClock
   private let temporaryPath: String?
   private let worker = Locked<Task<Void, Never>?>(nil)
@@ -70,9 +73,13 @@ final class FixturePush: Sendable {
     let outbox: any WakeOutbox
     let signal: any WakeSignal
     var temporaryPath: String?
+    var verifier: NIP98Verifier?
     if let shared = mode.sharedState {
       do {
         (store, outbox, signal) = try shared.open()
+        verifier = try shared.openReplays.map { open throws(PushRelayError) in
+          NIP98Verifier(replays: try open())
+        }
       } catch {
         throw RelayFixtureError(code: .unreadable, field: "database", message: "\(shared.name): \(error)")
       }
@@ -94,6 +101,7 @@ final class FixturePush: Sendable {
       signal = InProcessWakeSignal()
       temporaryPath = mode.statePath == nil ? path : nil
     }
+    self.verifier = verifier
     self.descriptor = descriptor
     self.document = document
     self.store = store

@@ -367,7 +367,8 @@ public final class RelayFixtureServer: Sendable {
     state.withLock { state in
       RelayRouter(
         origin: origin, nip11: state.nip11, store: state.store, media: state.media,
-        mediaRequiresAuthorization: configuration.mediaRequiresAuthorization, verifier: verifier,
+        mediaRequiresAuthorization: configuration.mediaRequiresAuthorization,
+        verifier: state.push?.verifier ?? verifier,
         now: Self.seconds(state), authorOnlyKinds: state.authorOnlyKinds,
         save: { [self] entry in store(entry) }, push: state.push)
     }

@@ -1,3 +1,4 @@
+import NostrEvent
 import PushRelay
 
 /// Leases and wakes a fixture relay keeps outside its own SQLite file, shared with other relay
@@ -16,15 +17,21 @@ package struct RelayFixtureSharedState: Sendable {
       store: any LeaseStore, outbox: any WakeOutbox, signal: any WakeSignal
     )
 
-  /// A shared state called `name`, opened by `open`.
+  /// Opens the NIP-98 replay store every process on the database shares (`hardening.md` §3), so
+  /// a header one process accepted is refused by the others; nil keeps the relay's own set.
+  package var openReplays: (@Sendable () throws(PushRelayError) -> any NIP98ReplayStore)?
+
+  /// A shared state called `name`, opened by `open`, its replay store by `openReplays`.
   package init(
     name: String,
     open:
       @escaping @Sendable () throws(PushRelayError) -> (
         store: any LeaseStore, outbox: any WakeOutbox, signal: any WakeSignal
-      )
+      ),
+    openReplays: (@Sendable () throws(PushRelayError) -> any NIP98ReplayStore)? = nil
   ) {
     self.name = name
     self.open = open
+    self.openReplays = openReplays
   }
 }

@@ -112,7 +112,7 @@ struct RelayRouter: Sendable {
         body: request.body.isEmpty ? nil : request.body, now: now)
       routed.authorizedPubkey = auth.pubkey
     } catch {
-      routed.response = .error(401, "auth-required: NIP-98 \(error.code.rawValue): \(error.message)")
+      routed.response = Self.refusal(error, "auth-required: NIP-98 \(error.code.rawValue): \(error.message)")
       return routed
     }
     guard let parsed else {
@@ -171,7 +171,7 @@ struct RelayRouter: Sendable {
       }
       identity = auth.pubkey
     } catch {
-      routed.response = .error(401, "NIP-98: \(error.message)")
+      routed.response = Self.refusal(error, "NIP-98: \(error.message)")
       return routed
     }
     routed.authorizedPubkey = identity
@@ -216,7 +216,8 @@ struct RelayRouter: Sendable {
           now: now)
         routed.authorizedPubkey = auth.pubkey
       } catch {
-        routed.response = .error(401, "auth-required: NIP-98 \(error.code.rawValue): \(error.message)")
+        routed.response = Self.refusal(
+          error, "auth-required: NIP-98 \(error.code.rawValue): \(error.message)")
         return routed
       }
     }
@@ -240,6 +241,14 @@ struct RelayRouter: Sendable {
       if text.hasPrefix("W/") { text.removeFirst(2) }
       return text == tag
     }
+  }
+
+  /// The answer to a NIP-98 failure: 401 with `message`, or 503 with `Retry-After: 1` when the
+  /// replay store could not burn the id (full of live ids, or its database away), since the
+  /// header was not at fault and may be sent again.
+  static func refusal(_ error: NIP98Error, _ message: String) -> HTTPResponse {
+    guard error.code == .unavailable else { return .error(401, message) }
+    return .error(503, "unavailable: \(error.message)", extraHeaders: [("Retry-After", "1")])
   }
 
   /// NIP-98 for `target` on the relay's own base, or (push mode with a tenant origin) on the

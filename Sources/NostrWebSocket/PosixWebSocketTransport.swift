@@ -27,6 +27,8 @@ package final class PosixWebSocketTransport: WebSocketTransport, @unchecked Send
     var nextReceiverID: UInt64 = 0
     var ending: RelayConnectionError?
     var closeRequested = false
+    /// The earliest deadline a `close(by:)` gave: the close handshake waits no longer.
+    var closeBy: ContinuousClock.Instant?
     var closeWaiters: [CheckedContinuation<Void, Never>] = []
     var finished = false
     var connectCancelled = false
@@ -151,12 +153,14 @@ package final class PosixWebSocketTransport: WebSocketTransport, @unchecked Send
   }
 
   /// Sends close 1000 and returns once the thread has closed the socket (the server's close,
-  /// end of stream, or `closeTimeout`).
-  package func close() async {
+  /// end of stream, `closeTimeout` or `deadline`, whichever comes first; a deadline already past
+  /// still sends the close frame if the socket takes it at once).
+  package func close(by deadline: ContinuousClock.Instant) async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
       let done = shared.withLock { shared in
         if shared.finished { return true }
         shared.closeRequested = true
+        shared.closeBy = min(shared.closeBy ?? deadline, deadline)
         shared.closeWaiters.append(continuation)
         return false
       }
@@ -354,11 +358,12 @@ package final class PosixWebSocketTransport: WebSocketTransport, @unchecked Send
     var closeDeadline: ContinuousClock.Instant?
     var endAfterFlush = false
 
-    func startClose(code: UInt16, reason: String) {
+    func startClose(code: UInt16, reason: String, by deadline: ContinuousClock.Instant? = nil) {
       guard !closeSent else { return }
       closeSent = true
       control.append(WebSocketFrameEncoder.close(code: code, reason: reason, role: .client))
-      closeDeadline = ContinuousClock.now.advanced(by: WebSocketTimeouts.closeTimeout)
+      let timeout = ContinuousClock.now.advanced(by: WebSocketTimeouts.closeTimeout)
+      closeDeadline = deadline.map { min($0, timeout) } ?? timeout
     }
   }
 
@@ -381,13 +386,13 @@ package final class PosixWebSocketTransport: WebSocketTransport, @unchecked Send
     var pendingInput = !leftover.isEmpty
 
     while true {
-      let closeRequested = shared.withLock { shared in
+      let (closeRequested, closeBy) = shared.withLock { shared in
         wire.data.append(contentsOf: shared.outgoing)
         shared.outgoing = []
-        return shared.closeRequested
+        return (shared.closeRequested, shared.closeBy)
       }
       if closeRequested && !wire.closeSent {
-        wire.startClose(code: WebSocketCloseCode.normal, reason: "")
+        wire.startClose(code: WebSocketCloseCode.normal, reason: "", by: closeBy)
         end(RelayConnectionError(code: .connectionClosed, message: "1000 closed by us"))
       }
       if pendingInput {

@@ -133,11 +133,19 @@ public actor RelayConnection {
     Task { await transport.close() }
   }
 
-  /// Sends close 1000 and closes the socket; pending operations end `connection_closed`.
+  /// Sends close 1000 and closes the socket, waiting at most `closeTimeout` (1 s) for the
+  /// server's close; pending operations end `connection_closed`.
   public func close() async {
+    await close(deadline: .now + WebSocketTimeouts.closeTimeout)
+  }
+
+  /// As `close()`, but never waiting past `deadline` (`hardening.md` §6): a command's deadline
+  /// bounds the whole command, its close included. A deadline already past still sends the close
+  /// frame if the socket takes it at once, and closes the socket.
+  public func close(deadline: ContinuousClock.Instant) async {
     ended(RelayConnectionError(code: .connectionClosed, message: "1000 closed by us"))
     outbox.finish()
-    await transport.close()
+    await transport.close(by: deadline)
   }
 
   // MARK: Query

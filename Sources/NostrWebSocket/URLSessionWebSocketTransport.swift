@@ -83,7 +83,7 @@ final class URLSessionWebSocketTransport: WebSocketTransport, @unchecked Sendabl
     }
   }
 
-  func close() async {
+  func close(by deadline: ContinuousClock.Instant) async {
     task.cancel(with: .normalClosure, reason: nil)
     session.finishTasksAndInvalidate()
   }

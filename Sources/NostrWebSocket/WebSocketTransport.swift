@@ -10,8 +10,15 @@ package protocol WebSocketTransport: AnyObject, Sendable {
   /// received before it has been taken.
   func receive() async throws(RelayConnectionError) -> [UInt8]
   /// Runs the close handshake (close 1000, then at most `closeTimeout` for the server's close or
-  /// end of stream) and closes the socket; returns when it is closed.
-  func close() async
+  /// end of stream, and never past `deadline`) and closes the socket; returns when it is closed.
+  func close(by deadline: ContinuousClock.Instant) async
+}
+
+extension WebSocketTransport {
+  /// Runs the close handshake with no deadline but `closeTimeout`.
+  package func close() async {
+    await close(by: .now + WebSocketTimeouts.closeTimeout)
+  }
 }
 
 /// The timing bounds of a WebSocket connection.

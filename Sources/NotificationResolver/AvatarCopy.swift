@@ -47,7 +47,8 @@ enum AvatarCopy {
     let folder = URL(fileURLWithPath: directory, isDirectory: true).appendingPathComponent(
       folderName, isDirectory: true)
     do {
-      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      try FileManager.default.createDirectory(
+        at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
       pruneStaleCopies(in: folder)
       let file = folder.appendingPathComponent(UUID().uuidString + "." + format.fileExtension)
       try bytes.write(to: file, options: .atomic)

@@ -17,7 +17,8 @@ enum AvatarFile {
     let destination = folder.appendingPathComponent(name)
     if FileManager.default.fileExists(atPath: destination.path) { return destination.path }
     do {
-      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      try FileManager.default.createDirectory(
+        at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
       let temporary = folder.appendingPathComponent(".\(name).\(UUID().uuidString).tmp")
       try Data(avatar.bytes).write(to: temporary)
       if rename(temporary.path, destination.path) != 0 {

@@ -189,8 +189,9 @@ package final class DeliveryWorker: Sendable {
     switch answer {
     case .accepted: .delivered
     case .unexpectedSuccess, .invalidEndpoint, .unsupportedTransport, .refused: .failed
-    case .unavailable(let seconds): .retry(baseSeconds: seconds ?? WakeSchedule.defaultRetryBaseSeconds)
-    case .rateLimited, .unreachable: .retry(baseSeconds: WakeSchedule.defaultRetryBaseSeconds)
+    case .unavailable(let seconds), .rateLimited(let seconds):
+      .retry(baseSeconds: seconds ?? WakeSchedule.defaultRetryBaseSeconds)
+    case .unreachable: .retry(baseSeconds: WakeSchedule.defaultRetryBaseSeconds)
     case .notFound: attempt <= 1 ? .failed : .delivered
     }
   }

@@ -12,8 +12,9 @@ package enum GatewayAnswer: Sendable, Hashable {
   case invalidEndpoint(generation: Int64?)
   /// 503, with a positive integer `retry_after_seconds` (at most 3600) if the body had one.
   case unavailable(retryAfterSeconds: Int64?)
-  /// 429.
-  case rateLimited
+  /// 429 (a quota: `{"status":"rate_limited","retry_after_seconds":n}`), with a positive integer
+  /// `retry_after_seconds` (at most 3600) if the body had one.
+  case rateLimited(retryAfterSeconds: Int64?)
   /// No answer: timeout, refused, reset or cut short.
   case unreachable(String)
   /// 404 `{"error":"unsupported_transport"}`.
@@ -131,18 +132,20 @@ public struct GatewayClient: Sendable {
       guard object?["status"]?.stringValue == "invalid_endpoint" else { return .refused(status: 410) }
       return .invalidEndpoint(generation: object?["generation"]?.integerValue)
     case 503:
-      var retryAfter: Int64?
-      if let seconds = object?["retry_after_seconds"]?.integerValue, seconds > 0 {
-        retryAfter = min(seconds, WakeSchedule.maxRetryAfterSeconds)
-      }
-      return .unavailable(retryAfterSeconds: retryAfter)
+      return .unavailable(retryAfterSeconds: retryAfter(in: object))
     case 429:
-      return .rateLimited
+      return .rateLimited(retryAfterSeconds: retryAfter(in: object))
     case 404:
       return object?["error"]?.stringValue == "unsupported_transport" ? .unsupportedTransport : .notFound
     default:
       return .refused(status: response.status)
     }
+  }
+
+  /// A body's positive integer `retry_after_seconds`, capped at 3600; nil for anything else.
+  private static func retryAfter(in object: JSONObject?) -> Int64? {
+    guard let seconds = object?["retry_after_seconds"]?.integerValue, seconds > 0 else { return nil }
+    return min(seconds, WakeSchedule.maxRetryAfterSeconds)
   }
 
   private static func isPathSafe(_ transport: String) -> Bool {

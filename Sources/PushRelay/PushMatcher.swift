@@ -135,7 +135,7 @@ package struct PushMatcher: Sendable {
     return WakeCandidate(
       target: target, eventID: event.id, channel: reading.channel,
       pushClass: lease.subscriptions[chosen].pushClass,
-      expiresAt: expiresAt)
+      expiresAt: expiresAt, directMessage: event.kind == LeaseSubscription.giftWrapKind)
   }
 
   /// The position of `pushClass` in `classOrder`, -1 for an unknown one.

@@ -102,6 +102,12 @@ public final class PushStateDatabase: Sendable {
           ELSE 'nip-pl' END
       FROM push_lease GROUP BY origin;
     """,
+    // 5: direct-message wakes bounded per lease (`hardening.md` §4): the time each was due, NULL
+    // for other wakes.
+    """
+    ALTER TABLE push_wake ADD COLUMN dm_at_ms INTEGER;
+    CREATE INDEX push_wake_direct ON push_wake (origin, pubkey, d, dm_at_ms) WHERE dm_at_ms IS NOT NULL;
+    """,
   ]
 
   private let connection: Locked<PushStateConnection>

@@ -14,7 +14,7 @@ package enum PushStatements {
   /// The wake columns, in the order `SQLiteWakeOutbox` reads them.
   package static let wakeColumns = """
     request_id, origin, pubkey, d, generation, key_id, endpoint, endpoint_hash, transport, event_id, \
-    channel, class, expires_at, state, attempts, next_attempt_ms, fence_ms, last_status
+    channel, class, expires_at, state, attempts, next_attempt_ms, fence_ms, last_status, dm_at_ms
     """
 
   // MARK: push_lease
@@ -81,10 +81,21 @@ package enum PushStatements {
 
   // MARK: push_wake
 
-  /// Enqueue: the first row per (origin, endpoint hash, event id) wins.
+  /// Enqueue: the first row per (origin, endpoint hash, event id) wins; `dm_at_ms` (the time a
+  /// direct-message wake is due, NULL for others) last.
   package static let insertWake = """
     INSERT OR IGNORE INTO push_wake (\(wakeColumns)) \
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, 0, NULL)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, 0, NULL, ?)
+    """
+  /// Whether a lease has a direct-message wake queued (`pending`).
+  package static let directQueued = """
+    SELECT 1 FROM push_wake WHERE origin = ? AND pubkey = ? AND d = ? AND dm_at_ms IS NOT NULL \
+    AND state = 'pending' LIMIT 1
+    """
+  /// The times of a lease's latest direct-message wakes after a moment, newest first.
+  package static let directRecent = """
+    SELECT dm_at_ms FROM push_wake WHERE origin = ? AND pubkey = ? AND d = ? AND dm_at_ms IS NOT NULL \
+    AND dm_at_ms > ? ORDER BY dm_at_ms DESC LIMIT ?
     """
   /// Pending rows that are due, earliest first.
   package static let duePending = """
@@ -116,7 +127,8 @@ package enum PushStatements {
     ("endpointClash", endpointClash), ("upsertLease", upsertLease), ("liveLeases", liveLeases),
     ("currentEvents", currentEvents), ("disableEndpoint", disableEndpoint), ("pruneRecent", pruneRecent),
     ("recentExists", recentExists), ("insertRecent", insertRecent), ("recentCandidates", recentCandidates),
-    ("insertWake", insertWake), ("duePending", duePending), ("fencedSending", fencedSending),
+    ("insertWake", insertWake), ("directQueued", directQueued), ("directRecent", directRecent),
+    ("duePending", duePending), ("fencedSending", fencedSending),
     ("claimWake", claimWake), ("failWake", failWake), ("recordWake", recordWake), ("sweepWakes", sweepWakes),
   ]
 }

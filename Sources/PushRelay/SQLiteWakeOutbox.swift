@@ -26,12 +26,35 @@ public final class SQLiteWakeOutbox: WakeOutbox {
     }
   }
 
-  /// Inserts inside the caller's transaction.
+  /// Inserts inside the caller's transaction; a gift wrap's candidate is coalesced or deferred
+  /// per lease (`DirectMessageWakeBound`), reading the rows this transaction sees.
   static func insert(
     _ candidates: [WakeCandidate], nowMilliseconds: Int64, on connection: PushStateConnection
   ) throws(PushRelayError) -> [String] {
     var created: [String] = []
     for candidate in candidates {
+      var dueAt = nowMilliseconds
+      var directAt: SQLiteValue = .null
+      if candidate.directMessage {
+        let address: [SQLiteValue] = [
+          .text(candidate.address.origin), .text(candidate.address.pubkey), .text(candidate.address.d),
+        ]
+        let queued = try !connection.query(PushStatements.directQueued, address) { _ in true }.isEmpty
+        let recent = try connection.query(
+          PushStatements.directRecent,
+          address + [
+            .integer(nowMilliseconds - DirectMessageWakeBound.windowMilliseconds),
+            .integer(Int64(DirectMessageWakeBound.perWindow)),
+          ]
+        ) { $0.integer(0) }
+        switch DirectMessageWakeBound.decide(queued: queued, recent: recent, nowMilliseconds: nowMilliseconds)
+        {
+        case .coalesce: continue
+        case .enqueue(let due):
+          dueAt = due
+          directAt = .integer(due)
+        }
+      }
       let requestID = WakeRequestID.generate()
       let changed = try connection.run(
         PushStatements.insertWake,
@@ -40,7 +63,7 @@ public final class SQLiteWakeOutbox: WakeOutbox {
           .text(candidate.address.d), .integer(candidate.generation), .text(candidate.keyID),
           .text(candidate.endpoint), .text(candidate.endpointHash), .text(candidate.transport),
           .text(candidate.eventID), .text(candidate.channel), .text(candidate.pushClass),
-          .integer(candidate.expiresAt), .integer(nowMilliseconds),
+          .integer(candidate.expiresAt), .integer(dueAt), directAt,
         ])
       if changed == 1 { created.append(requestID) }
     }
@@ -127,11 +150,12 @@ public final class SQLiteWakeOutbox: WakeOutbox {
   }
 
   private static func wake(_ row: SQLiteRow) -> Wake {
-    let candidate = WakeCandidate(
+    var candidate = WakeCandidate(
       address: LeaseAddress(origin: row.text(1) ?? "", pubkey: row.text(2) ?? "", d: row.text(3) ?? ""),
       generation: row.integer(4), keyID: row.text(5) ?? "", endpoint: row.text(6) ?? "",
       endpointHash: row.text(7) ?? "", transport: row.text(8) ?? "", eventID: row.text(9) ?? "",
       channel: row.text(10), pushClass: row.text(11) ?? "", expiresAt: row.integer(12))
+    candidate.directMessage = row.text(18) != nil
     return Wake(
       requestID: row.text(0) ?? "", candidate: candidate,
       state: WakeState(rawValue: row.text(13) ?? "") ?? .failed,

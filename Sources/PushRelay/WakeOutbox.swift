@@ -84,6 +84,9 @@ public struct WakeCandidate: Sendable, Hashable {
   public var pushClass: String
   /// The wake's expiry: min(lease expiry, event `created_at` + 3600).
   public var expiresAt: Int64
+  /// Whether the event is a gift wrap (kind 1059): such wakes are bounded per lease and coalesced
+  /// (`DirectMessageWakeBound`).
+  package var directMessage: Bool
 
   /// Creates a candidate.
   public init(
@@ -98,13 +101,17 @@ public struct WakeCandidate: Sendable, Hashable {
       eventID: eventID, channel: channel, pushClass: pushClass, expiresAt: expiresAt)
   }
 
-  /// A candidate for `target`'s lease.
-  package init(target: WakeTarget, eventID: String, channel: String?, pushClass: String, expiresAt: Int64) {
+  /// A candidate for `target`'s lease; `directMessage` for a gift wrap's.
+  package init(
+    target: WakeTarget, eventID: String, channel: String?, pushClass: String, expiresAt: Int64,
+    directMessage: Bool = false
+  ) {
     self.target = target
     self.eventID = eventID
     self.channel = channel
     self.pushClass = pushClass
     self.expiresAt = expiresAt
+    self.directMessage = directMessage
   }
 }
 
@@ -183,7 +190,8 @@ public struct WakeResult: Sendable, Hashable {
 /// fence passes, so another claim retries it with the same `request_id`.
 public protocol WakeOutbox: Sendable {
   /// Inserts the candidates (the first row per (origin, endpoint_hash, event id) wins) due now;
-  /// returns the `request_id`s of the rows it created.
+  /// returns the `request_id`s of the rows it created. A gift wrap's candidate is bounded per
+  /// lease first (`DirectMessageWakeBound`): coalesced into a queued one, or due later.
   func enqueue(_ candidates: [WakeCandidate], nowMilliseconds: Int64) throws(PushRelayError) -> [String]
 
   /// In one transaction: fails expired rows and fenced-out rows at the last attempt, then claims

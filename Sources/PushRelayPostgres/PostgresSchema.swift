@@ -90,7 +90,22 @@ enum PostgresSchema {
       d text NOT NULL,
       PRIMARY KEY (origin, sequence)
     );
+    """,
+    // 2: NIP-98 ids burnt by every process of the database (`hardening.md` §3), each until its
+    // event's created_at leaves the verifier's window.
     """
+    CREATE TABLE push_nip98_replay (
+      id text PRIMARY KEY,
+      expires_at bigint NOT NULL
+    );
+    CREATE INDEX push_nip98_replay_expiry ON push_nip98_replay (expires_at);
+    """,
+    // 3: direct-message wakes bounded per lease (`hardening.md` §4): the time each was due, NULL
+    // for other wakes.
+    """
+    ALTER TABLE push_wake ADD COLUMN dm_at_ms bigint;
+    CREATE INDEX push_wake_direct ON push_wake (origin, pubkey, d, dm_at_ms) WHERE dm_at_ms IS NOT NULL;
+    """,
   ]
 
   /// Creates the version table if missing and applies the migrations the database lacks, each in

@@ -9,11 +9,12 @@ package enum PostgresStatements {
   /// The `push_wake` columns, in the order `PostgresWakeOutbox` reads them.
   package static let wakeColumns = """
     request_id, origin, pubkey, d, generation, key_id, endpoint, endpoint_hash, transport, event_id, \
-    channel, class, expires_at, state, attempts, next_attempt_ms, fence_ms, last_status
+    channel, class, expires_at, state, attempts, next_attempt_ms, fence_ms, last_status, dm_at_ms
     """
 
-  // MARK: Locks (two-key advisory locks, class 28273 gates and 28274 the sweeper; the author
-  // locks use the one-key space, which never overlaps the two-key one)
+  // MARK: Locks (two-key advisory locks, class 28273 gates, 28274 the sweeper and 28275 a lease's
+  // direct-message wakes; the author locks use the one-key space, which never overlaps the
+  // two-key one)
 
   /// Accept: the transaction-scoped lock of (origin, pubkey), which makes `accept` serializable
   /// per author.
@@ -26,6 +27,24 @@ package enum PostgresStatements {
   package static let gateShared = "SELECT pg_advisory_xact_lock_shared(28273, hashtext($1::text))"
   /// The one sweeper at a time: true when this transaction holds the sweep lock.
   package static let sweepLock = "SELECT pg_try_advisory_xact_lock(28274, 0)"
+
+  // MARK: push_nip98_replay
+
+  /// Deletes the replay ids whose expiry has passed.
+  package static let pruneReplays = "DELETE FROM push_nip98_replay WHERE expires_at < $1::bigint"
+  /// Burns an id until its expiry unless the table holds the capacity of live ids; an expired row
+  /// of the same id (not pruned yet) is taken over. One row back when burnt.
+  package static let burnReplay = """
+    INSERT INTO push_nip98_replay (id, expires_at) \
+    SELECT $1::text, $2::bigint \
+    WHERE (SELECT count(*) FROM push_nip98_replay WHERE expires_at >= $3::bigint) < $4::bigint \
+    ON CONFLICT (id) DO UPDATE SET expires_at = EXCLUDED.expires_at \
+    WHERE push_nip98_replay.expires_at < $3::bigint \
+    RETURNING 1
+    """
+  /// One row when the id is burnt and live.
+  package static let liveReplay =
+    "SELECT 1 FROM push_nip98_replay WHERE id = $1::text AND expires_at >= $2::bigint"
 
   // MARK: push_lease
 
@@ -123,12 +142,29 @@ package enum PostgresStatements {
   /// Enqueue: the first row per (origin, endpoint hash, event id) wins. Due at the earlier of the
   /// caller's time and the database's, so a relay clock ahead of the database's never delays a new
   /// wake while claims run on the database clock (a test's manual clock in the past stays its own).
+  /// A direct-message wake (`$15`, its due time; NULL for others) deferred past `$14` by the
+  /// bound is due then.
   package static let insertWake = """
     INSERT INTO push_wake (request_id, origin, pubkey, d, generation, key_id, endpoint, endpoint_hash, \
-    transport, event_id, channel, class, expires_at, state, attempts, next_attempt_ms, fence_ms) \
+    transport, event_id, channel, class, expires_at, state, attempts, next_attempt_ms, fence_ms, dm_at_ms) \
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'pending', 0, \
-    LEAST($14::bigint, (extract(epoch FROM clock_timestamp()) * 1000)::bigint), 0) \
+    CASE WHEN $15::bigint > $14::bigint THEN $15::bigint \
+    ELSE LEAST($14::bigint, (extract(epoch FROM clock_timestamp()) * 1000)::bigint) END, 0, $15::bigint) \
     ON CONFLICT (origin, endpoint_hash, event_id) DO NOTHING RETURNING request_id
+    """
+  /// A direct-message enqueue: the transaction-scoped lock of the lease's address, so two
+  /// processes bound one lease's direct-message wakes together.
+  package static let directLock =
+    "SELECT pg_advisory_xact_lock(28275, hashtext($1::text || chr(10) || $2::text || chr(10) || $3::text))"
+  /// Whether a lease has a direct-message wake queued (`pending`).
+  package static let directQueued = """
+    SELECT 1 FROM push_wake WHERE origin = $1 AND pubkey = $2 AND d = $3 AND dm_at_ms IS NOT NULL \
+    AND state = 'pending' LIMIT 1
+    """
+  /// The times of a lease's latest direct-message wakes after a moment, newest first.
+  package static let directRecent = """
+    SELECT dm_at_ms FROM push_wake WHERE origin = $1 AND pubkey = $2 AND d = $3 AND dm_at_ms IS NOT NULL \
+    AND dm_at_ms > $4 ORDER BY dm_at_ms DESC LIMIT $5
     """
   /// Wakes the listeners of every process once the enqueue commits.
   package static let notifyWake = "SELECT pg_notify('push_wake', $1)"
@@ -185,7 +221,8 @@ package enum PostgresStatements {
     ("pruneAuthor", pruneAuthor), ("authorRows", authorRows), ("quota", quota),
     ("endpointClash", endpointClash), ("upsertLease", upsertLease), ("liveLeases", liveLeases),
     ("currentEvents", currentEvents), ("disableEndpoint", disableEndpoint), ("insertWake", insertWake),
-    ("duePending", duePending), ("fencedSending", fencedSending), ("claimWakes", claimWakes),
+    ("directQueued", directQueued), ("directRecent", directRecent), ("duePending", duePending),
+    ("fencedSending", fencedSending), ("claimWakes", claimWakes),
     ("failWakes", failWakes), ("recordWakes", recordWakes), ("sweepWakes", sweepWakes),
     ("sweepInactive", sweepInactive), ("originHasLeases", originHasLeases),
   ]

@@ -94,6 +94,24 @@ public final class PostgresWakeOutbox: WakeOutbox, Sendable {
   ) throws(PostgresFailure) -> [String] {
     var created: [String] = []
     for candidate in candidates {
+      var directAt: String?
+      if candidate.directMessage {
+        let address = [candidate.address.origin, candidate.address.pubkey, candidate.address.d]
+        try connection.query(PostgresStatements.directLock, address)
+        let queued =
+          !(try connection.query(PostgresStatements.directQueued, address, maxRows: 1).rows.isEmpty)
+        let limit = DirectMessageWakeBound.perWindow
+        let recent = try connection.query(
+          PostgresStatements.directRecent,
+          address + [String(nowMilliseconds - DirectMessageWakeBound.windowMilliseconds), String(limit)],
+          maxRows: limit
+        ).rows.map { $0.integer(0) }
+        switch DirectMessageWakeBound.decide(queued: queued, recent: recent, nowMilliseconds: nowMilliseconds)
+        {
+        case .coalesce: continue
+        case .enqueue(let due): directAt = String(due)
+        }
+      }
       let requestID = WakeRequestID.generate()
       let inserted = try connection.query(
         PostgresStatements.insertWake,
@@ -101,7 +119,7 @@ public final class PostgresWakeOutbox: WakeOutbox, Sendable {
           requestID, candidate.address.origin, candidate.address.pubkey, candidate.address.d,
           String(candidate.generation), candidate.keyID, candidate.endpoint, candidate.endpointHash,
           candidate.transport, candidate.eventID, candidate.channel, candidate.pushClass,
-          String(candidate.expiresAt), String(nowMilliseconds),
+          String(candidate.expiresAt), String(nowMilliseconds), directAt,
         ], maxRows: 1)
       if !inserted.rows.isEmpty { created.append(requestID) }
     }
@@ -255,11 +273,12 @@ public final class PostgresWakeOutbox: WakeOutbox, Sendable {
     guard let state = WakeState(rawValue: row.text(13) ?? "") else {
       throw PostgresFailure.local("push_wake.state: \(row.text(13) ?? "NULL") is not a state")
     }
-    let candidate = WakeCandidate(
+    var candidate = WakeCandidate(
       address: LeaseAddress(origin: row.text(1) ?? "", pubkey: row.text(2) ?? "", d: row.text(3) ?? ""),
       generation: row.integer(4), keyID: row.text(5) ?? "", endpoint: row.text(6) ?? "",
       endpointHash: row.text(7) ?? "", transport: row.text(8) ?? "", eventID: row.text(9) ?? "",
       channel: row.text(10), pushClass: row.text(11) ?? "", expiresAt: row.integer(12))
+    candidate.directMessage = row.text(18) != nil
     return Wake(
       requestID: row.text(0) ?? "", candidate: candidate, state: state, attempts: Int(row.integer(14)),
       nextAttemptMilliseconds: row.integer(15), fenceMilliseconds: row.integer(16),

@@ -1,5 +1,11 @@
 internal import CSQLite
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One open SQLite connection with a cache of prepared statements, throwing its owner's error.
 ///
 /// The package's one SQLite wrapper: `EnrichmentCache` opens it with `Failure == CacheError`,
@@ -12,11 +18,20 @@ package final class SQLiteConnection<Failure: Error> {
   private let failure: (SQLiteFailure) -> Failure
   private var statements: [String: SQLiteStatement] = [:]
 
+  /// The permission bits of a database this wrapper creates (owner read and write, whatever the
+  /// umask): its `-wal`, `-shm` and journal files take the same from SQLite.
+  package static var createdFileMode: mode_t { 0o600 }
+
   /// Opens (creating when missing) the database at `path` with a busy timeout; every failure
   /// after this is reported through `failure`.
+  ///
+  /// A missing file is created first with mode 0600 (`O_EXCL | O_NOFOLLOW`), so the database and
+  /// the `-wal`/`-shm` files SQLite makes beside it are readable by their owner alone
+  /// (`hardening.md` §5); an existing file keeps the mode its owner gave it.
   package init(
     path: String, busyTimeoutMilliseconds: Int32, failure: @escaping (SQLiteFailure) -> Failure
   ) throws(Failure) {
+    Self.createOwnerOnly(path)
     var opened: OpaquePointer?
     let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
     let status = sqlite3_open_v2(path, &opened, flags, nil)
@@ -34,6 +49,14 @@ package final class SQLiteConnection<Failure: Error> {
   deinit {
     statements.removeAll()
     sqlite3_close_v2(handle)
+  }
+
+  /// Creates `path` empty with `createdFileMode` unless it exists (or names an in-memory or URI
+  /// database); any failure is left for SQLite's open to report.
+  private static func createOwnerOnly(_ path: String) {
+    guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else { return }
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, createdFileMode)
+    if descriptor >= 0 { close(descriptor) }
   }
 
   /// Runs SQL that takes no parameters and returns no rows (may hold several statements).

@@ -195,42 +195,47 @@ import Testing
     }
   }
 
-  @Test func forgetsIDsAfterTheWindowAndEvictsTheOldestWhenFull() {
+  @Test func keepsAnIDUntilItsExpiryAndRefusesNewOnesWhenFullOfLiveIDs() {
     let (a, b, c) = (Self.hexID(1), Self.hexID(2), Self.hexID(3))
-    let window = ReplaySet(window: 120, capacity: 10)
-    #expect(window.insert(a, now: 0))
-    #expect(!window.insert(a, now: 120))
-    #expect(window.insert(a, now: 241))
-    let full = ReplaySet(window: 120, capacity: 2)
-    #expect(full.insert(a, now: 0))
-    #expect(full.insert(b, now: 1))
-    #expect(full.insert(c, now: 2))
+    let window = ReplaySet(capacity: 10)
+    #expect(window.insert(a, expiresAt: 60, now: 0) == nil)
+    #expect(window.insert(a, expiresAt: 60, now: 60) == .replayed)
+    #expect(window.insert(a, expiresAt: 121, now: 61) == nil)
+    // Full of live ids: a new one is refused and no live one is dropped.
+    let full = ReplaySet(capacity: 2)
+    #expect(full.insert(a, expiresAt: 100, now: 0) == nil)
+    #expect(full.insert(b, expiresAt: 50, now: 1) == nil)
+    #expect(full.insert(c, expiresAt: 100, now: 2) == .full)
     #expect(full.count == 2)
-    #expect(full.insert(a, now: 3))
-    #expect(!full.insert(c, now: 3))
+    #expect(full.insert(a, expiresAt: 100, now: 3) == .replayed)
+    #expect(full.insert(b, expiresAt: 100, now: 50) == .replayed)
+    // b's event left the window first, whatever the order the ids came in: c takes its place.
+    #expect(full.insert(c, expiresAt: 110, now: 51) == nil)
+    #expect(full.insert(a, expiresAt: 100, now: 51) == .replayed)
   }
 
   @Test func keysIDsByTheirBytes() {
-    let replays = ReplaySet(window: 120, capacity: 10)
+    let replays = ReplaySet(capacity: 10)
     let id = Self.hexID(0xABCDEF)
-    #expect(replays.insert(id, now: 0))
-    #expect(!replays.insert(id.uppercased(), now: 1))
-    #expect(replays.insert(Self.hexID(0xABCDEE), now: 1))
-    #expect(!replays.insert("not hex", now: 1))
-    #expect(!replays.insert(String(id.dropLast()), now: 1))
-    #expect(!replays.insert(id + "0", now: 1))
+    #expect(replays.insert(id, expiresAt: 120, now: 0) == nil)
+    #expect(replays.insert(id.uppercased(), expiresAt: 120, now: 1) == .replayed)
+    #expect(replays.insert(Self.hexID(0xABCDEE), expiresAt: 120, now: 1) == nil)
+    #expect(replays.insert("not hex", expiresAt: 120, now: 1) == .malformed)
+    #expect(replays.insert(String(id.dropLast()), expiresAt: 120, now: 1) == .malformed)
+    #expect(replays.insert(id + "0", expiresAt: 120, now: 1) == .malformed)
     #expect(replays.count == 2)
   }
 
   @Test func staysBoundedAsIDsExpire() {
-    let replays = ReplaySet(window: 10, capacity: 5_000)
+    let replays = ReplaySet(capacity: 5_000)
     for index in 0..<20_000 {
-      #expect(replays.insert(Self.hexID(UInt64(index)), now: Int64(index / 100)))
+      let now = Int64(index / 100)
+      #expect(replays.insert(Self.hexID(UInt64(index)), expiresAt: now + 10, now: now) == nil)
     }
-    // 100 ids a second for a 10-second window: ids from the last 11 seconds remain.
+    // 100 ids a second kept 10 seconds: ids from the last 11 seconds remain.
     #expect(replays.count <= 1_100)
-    #expect(!replays.insert(Self.hexID(19_999), now: 199))
-    #expect(replays.insert(Self.hexID(0), now: 199))
+    #expect(replays.insert(Self.hexID(19_999), expiresAt: 209, now: 199) == .replayed)
+    #expect(replays.insert(Self.hexID(0), expiresAt: 209, now: 199) == nil)
   }
 
   /// A 64-digit hex id whose last 16 digits are `value`.

@@ -157,6 +157,28 @@ import Testing
     }
   }
 
+  /// `hardening.md` §5: a symlink planted where enroll writes its temporary file (a shared
+  /// folder) is never followed: the file it points at is untouched, and the state is saved 0600.
+  @Test func neverFollowsASymlinkPlantedAtTheTemporaryFile() async throws {
+    let server = try await Self.startRelay()
+    try await server.serving {
+      let workspace = Workspace()
+      let channels = workspace.path + "/channels.json"
+      try Data("[\"\(Self.channel)\"]".utf8).write(to: URL(fileURLWithPath: channels))
+      let victim = workspace.path + "/victim"
+      try Data("victim\n".utf8).write(to: URL(fileURLWithPath: victim))
+      try FileManager.default.createSymbolicLink(
+        atPath: workspace.state + ".tmp", withDestinationPath: victim)
+      let run = try await enroll(server, state: workspace.state, channels: channels)
+      #expect(try Self.line(run)["error"] == .string("transport"))
+      #expect(try String(contentsOfFile: victim, encoding: .utf8) == "victim\n")
+      #expect(try Self.enrollment(workspace.state)?["last_generation"] == .integer(1))
+      let attributes = try FileManager.default.attributesOfItem(atPath: workspace.state)
+      #expect(attributes[.type] as? FileAttributeType == .typeRegular)
+      #expect((attributes[.posixPermissions] as? NSNumber).map { $0.intValue & 0o777 } == 0o600)
+    }
+  }
+
   @Test func refusesToRevokeWithoutAnEnrollment() async throws {
     let server = try await Self.startRelay()
     try await server.serving {

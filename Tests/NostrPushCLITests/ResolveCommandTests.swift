@@ -515,6 +515,24 @@ import Testing
     #expect(objects[tail]["generation"] == .integer(2))
     #expect(objects[tail + 2]["event_id"] == objects[tail + 1]["event_id"])
     #expect(run.stderr.contains("match → gateway"))
+    // `hardening.md` §5: the demo's folder is its owner's alone, and so are its databases.
+    let marker = "state, cache and avatars in "
+    let line = try #require(run.stderr.split(separator: "\n").first { $0.contains(marker) })
+    let range = try #require(line.range(of: marker))
+    let workspace = String(line[range.upperBound...])
+    defer { try? FileManager.default.removeItem(atPath: workspace) }
+    #expect(Self.mode(workspace) == 0o700)
+    #expect(Self.mode(workspace + "/avatars") == 0o700)
+    for file in ["relay-state.sqlite", "cache.sqlite", "enrollment.json"] {
+      #expect(Self.mode(workspace + "/" + file) == 0o600, "\(file)")
+    }
+  }
+
+  /// The permission bits of the file at `path`, nil when it does not exist.
+  static func mode(_ path: String) -> Int? {
+    ((try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? NSNumber).map {
+      $0.intValue & 0o777
+    }
   }
 
   @Test func refusesAnUnknownDemoProtocolWithAUsageError() async throws {

@@ -338,12 +338,17 @@ import Testing
       let other = try harness.grant(token: "beef")
       harness.gateway.script([GatewayScriptEntry(status: 503, times: 2)])
       for expected in [503, 503, 200] { #expect(try await harness.deliver(grant: grant).status == expected) }
+      // A quota refusal reads as one (`hardening.md` §4), never as a dead grant: 429 with the
+      // seconds until the oldest counted attempt leaves the window.
       let refused = try await harness.deliver(grant: grant)
-      #expect(refused.status == 404)
-      #expect(Self.text(refused) == #"{"error":"invalid_grant"}"#)
+      #expect(refused.status == 429)
+      #expect(Self.text(refused) == #"{"status":"rate_limited","retry_after_seconds":10}"#)
       #expect(try await harness.deliver(grant: other).status == 200)
       harness.gateway.advanceClock(by: 9)
-      #expect(try await harness.deliver(grant: grant).status == 404)
+      let later = try await harness.deliver(grant: grant)
+      #expect(later.status == 429)
+      #expect(Self.text(later) == #"{"status":"rate_limited","retry_after_seconds":1}"#)
+      #expect(harness.gateway.requests().suffix(1).map(\.status) == [429])
       harness.gateway.advanceClock(by: 1)
       #expect(try await harness.deliver(grant: grant).status == 200)
     }

@@ -126,6 +126,7 @@ import Testing
     RetryCase(status: 503, body: #"{"retry_after_seconds":1.5}"#, first: 2000),
     RetryCase(status: 503, body: "<html>busy</html>", first: 2000),
     RetryCase(status: 429, body: nil, first: 2000),
+    RetryCase(status: 429, body: #"{"status":"rate_limited","retry_after_seconds":7}"#, first: 7000),
   ])
   func retriesWithTheSameRequestIDAfterTheBackoff(retry: RetryCase) async throws {
     try await withStarted(try await PushWorld()) { world in

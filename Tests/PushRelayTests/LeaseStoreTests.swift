@@ -102,7 +102,7 @@ import Testing
       #expect(row.keyID == Demo.keyID)
       #expect(row.subscriptions == Demo.plan())
       #expect(row.eventJSON == event.jsonBytes())
-      #expect(try world.schemaVersion() == (backend == .sqlite ? 4 : 1))
+      #expect(try world.schemaVersion() == (backend == .sqlite ? 5 : 3))
     }
   }
 
@@ -370,8 +370,8 @@ import Testing
     defer { try? FileManager.default.removeItem(atPath: path) }
     _ = try PushStateDatabase(path: path)
     let reopened = try PushStateDatabase(path: path)
-    #expect(try reopened.schemaVersion() == 4)
-    try SQLiteTestHelper.execute("PRAGMA user_version = 5", path: path)
+    #expect(try reopened.schemaVersion() == 5)
+    try SQLiteTestHelper.execute("PRAGMA user_version = 6", path: path)
     let error = try #require(throws: PushRelayError.self) { _ = try PushStateDatabase(path: path) }
     #expect(error.code == .unsupportedSchema)
   }

@@ -57,6 +57,12 @@ struct PostgresRestartTests {
         #expect(stored == ["stored"])
       }
       #expect(await Polling.eventually(within: .seconds(20)) { gateway.deliveries().count == 3 })
+      // The gateway records a delivery before the worker writes its outcome; restarting between
+      // the two would leave the row `sending` until its 30 s fence. Wait for the outcomes.
+      #expect(
+        await Polling.eventually(within: .seconds(20)) {
+          (try? outbox.wakes())?.filter { $0.state == .delivered }.count == 3
+        })
 
       try await cluster.restart()
       // Both processes' connections were cut; each store is retried until its process reconnects.
@@ -68,14 +74,15 @@ struct PostgresRestartTests {
       #expect(await Polling.eventually(within: .seconds(30)) { gateway.deliveries().count == 6 })
       let requested = gateway.requests().map(\.requestID)
       #expect(requested.count == 6 && Set(requested).count == 6)
-      // The gateway has answered the sixth request; its worker records the outcome just after.
+      // The gateway records a delivery before the worker writes its outcome: wait for the rows.
       #expect(
         await Polling.eventually(within: .seconds(10)) {
           (try? outbox.wakes())?.allSatisfy { $0.state == .delivered } == true
         })
       let rows = try outbox.wakes()
       #expect(rows.count == 6)
-      #expect(rows.allSatisfy { $0.state == .delivered })
+      #expect(
+        rows.allSatisfy { $0.state == .delivered }, "\(rows.map { ($0.state, $0.attempts, $0.lastStatus) })")
       #expect(Set(rows.map(\.requestID)) == Set(requested))
       #expect(
         try relay.store.currentEvents(origin: Demo.origin, pubkey: lease.pubkey).map(\.id) == [lease.id])

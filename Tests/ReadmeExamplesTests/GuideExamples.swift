@@ -49,7 +49,7 @@ import Testing
       url: "https://relay.example/query", method: "POST", body: requestBody, key: client, now: 1_767_225_600)
     // README example: begin
     // One verifier for the whole server: it remembers accepted event ids to refuse replays.
-    let verifier = NIP98Verifier(window: 60, replayWindow: 120, replayCapacity: 10_000)
+    let verifier = NIP98Verifier(window: 60, replayCapacity: 10_000)
 
     // `publicURL` is the URL the client signed: the relay's public origin plus the path, not the
     // address the server listens on behind a proxy.
@@ -60,7 +60,9 @@ import Testing
       do {
         auth = try verifier.verify(header: header, url: publicURL, method: "POST", body: body, now: now)
       } catch {
-        return (401, nil, [])  // error.code: .expired, .urlMismatch, .payloadMismatch, .replayed, …
+        // .unavailable: the replay set is full of live ids (503, try again); else 401 with the code:
+        // .expired, .urlMismatch, .payloadMismatch, .replayed, …
+        return (error.code == .unavailable ? 503 : 401, nil, [])
       }
       guard let array = try? JSONReader(maxBytes: 1 << 20).read(body).arrayValue,
         let filters = try? array.map({ value throws(EventError) in try Filter(jsonValue: value) })

@@ -46,7 +46,9 @@ enum DemoCommand: CLICommand {
     let sender: SecretKey
     let channel: String
     do {
-      try FileManager.default.createDirectory(atPath: workspace, withIntermediateDirectories: true)
+      // Owner-only: it holds the relay's state (decrypted subscriptions and grants) and the cache.
+      try FileManager.default.createDirectory(
+        atPath: workspace, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
       account = try SecretKeyFile.read(folder.appendingPathComponent("account.key").path)
       (sender, channel) = try DemoData.senderAndChannel(in: folder)
       gateway = try GatewayFixture()

@@ -5,9 +5,9 @@ import PushLease
 /// The `--state` file of `enroll` and `revoke`: per `push.origin`, then per account pubkey, the
 /// `LeaseEnrollment` less the origin and pubkey that key it (`pipeline.md`).
 ///
-/// Read strictly and bounded; written whole to a temporary file that is fsynced and then replaces
-/// the old one (the folder fsynced too), so a crash or a power cut leaves the old state or the
-/// new, never half of one. `enroll` reads, advances and writes it under an exclusive lock before it
+/// Read strictly and bounded; written whole to a temporary file (0600, opened `O_EXCL |
+/// O_NOFOLLOW`) that is fsynced and then replaces the old one (the folder fsynced too), so a crash
+/// or a power cut leaves the old state or the new, never half of one. `enroll` reads, advances and writes it under an exclusive lock before it
 /// signs, so no publish (answered, failed or lost) ever reuses a generation, even with two enrolls
 /// at once.
 struct EnrollmentState: Sendable {
@@ -56,8 +56,16 @@ struct EnrollmentState: Sendable {
             })))
     }
     let bytes = JSONWriter.bytes(.object(JSONObject(origins))) + [0x0A]
-    let temporary = path + ".tmp-\(getpid())"
-    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    // One writer at a time holds the lock, so the temporary name is fixed; it is opened with
+    // O_EXCL | O_NOFOLLOW (`hardening.md` §5), so whatever was left or planted there (a symlink
+    // in a shared folder) is removed — the link itself, never what it names — and never written
+    // through.
+    let temporary = path + ".tmp"
+    var descriptor = Self.createExclusive(temporary)
+    if descriptor < 0, errno == EEXIST {
+      _ = unlink(temporary)
+      descriptor = Self.createExclusive(temporary)
+    }
     guard descriptor >= 0 else { throw StateFileError("cannot create \(temporary) (errno \(errno))") }
     var written = 0
     while written < bytes.count {
@@ -89,10 +97,16 @@ struct EnrollmentState: Sendable {
     }
   }
 
+  /// A new file at `path`, 0600, failing when anything (a symlink included) is already there.
+  private static func createExclusive(_ path: String) -> Int32 {
+    open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+  }
+
   /// Runs `body` holding an exclusive lock (`flock`) on `path` + `.lock`, so two processes never
-  /// read the same state and take the same generation.
+  /// read the same state and take the same generation. A symlink at the lock's path is refused
+  /// (`O_NOFOLLOW`), never followed.
   static func withLock<T>(_ path: String, _ body: () throws -> T) throws -> T {
-    let descriptor = open(path + ".lock", O_RDWR | O_CREAT, 0o600)
+    let descriptor = open(path + ".lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
     guard descriptor >= 0 else { throw StateFileError("cannot open \(path).lock (errno \(errno))") }
     defer { close(descriptor) }
     guard flock(descriptor, LOCK_EX) == 0 else {

@@ -17,7 +17,8 @@ enum GatewayCommand: CLICommand {
     come from POST /v1/test/grants; deliveries go to POST /v1/deliveries/apns (NIP-98); the APNs
     requests it would send are listed by GET /v1/test/deliveries. --key-file: 64 hex or nsec1…
     (a fresh key without it). --script: a JSON array of scripted answers. --quota: answered
-    attempts per device token per 10 s (0 = off). --now fixes the gateway's clock.
+    attempts per device token per 10 s, past it 429 rate_limited (0 = off). --now fixes the
+    gateway's clock.
     """
 
   /// The largest script file read (1 MiB).

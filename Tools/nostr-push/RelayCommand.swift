@@ -80,15 +80,21 @@ enum RelayCommand: CLICommand {
   }
 
   /// Leases and wakes in the PostgreSQL database at `connection`: its store, its outbox (on the
-  /// database clock) and its listener, each on a connection of its own.
+  /// database clock) and its listener, each on a connection of its own; and the NIP-98 replay
+  /// store every process on the database shares.
   static func postgres(_ connection: String) -> RelayFixtureSharedState {
-    RelayFixtureSharedState(name: "postgresql") { () throws(PushRelayError) in
-      let database = try PostgresDatabase(connectionString: connection)
-      return (
-        try PostgresLeaseStore(database: database), try PostgresWakeOutbox(database: database),
-        try PostgresWakeListener(database: database)
-      )
-    }
+    RelayFixtureSharedState(
+      name: "postgresql",
+      open: { () throws(PushRelayError) in
+        let database = try PostgresDatabase(connectionString: connection)
+        return (
+          try PostgresLeaseStore(database: database), try PostgresWakeOutbox(database: database),
+          try PostgresWakeListener(database: database)
+        )
+      },
+      openReplays: { () throws(PushRelayError) in
+        try PostgresReplayStore(database: try PostgresDatabase(connectionString: connection))
+      })
   }
 
   /// The push flags, checked as usage (exit 2): the others need `--push-key-file`, which needs

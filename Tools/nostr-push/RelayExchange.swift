@@ -58,7 +58,8 @@ enum RelayExchange {
   }
 
   /// Connects to `relay` over WebSocket, runs `body` on the connection, then `beforeClose` and
-  /// `close()` whether `body` threw or not, so no command leaves a connection open on failure.
+  /// `close(deadline:)` whether `body` threw or not, so no command leaves a connection open on
+  /// failure and the close never outlasts the command's deadline.
   static func withConnection<Value>(
     to relay: String, key: SecretKey, clock: @escaping RelayConnection.Clock,
     deadline: ContinuousClock.Instant, beforeClose: (RelayConnection) async -> Void = { _ in },
@@ -72,7 +73,7 @@ enum RelayExchange {
       result = .failure(error)
     }
     await beforeClose(connection)
-    await connection.close()
+    await connection.close(deadline: deadline)
     return try result.get()
   }
 

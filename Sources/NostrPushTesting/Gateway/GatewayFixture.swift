@@ -6,7 +6,8 @@ import PushRelay
 
 /// A loopback push gateway with its own key: it issues opaque endpoint grants, checks each
 /// delivery strictly (body form, exact NIP-98, grant, expiry, request-id replay, a per-device
-/// quota), answers from a script, and records the APNs request it would send.
+/// quota answered 429 `rate_limited` with `retry_after_seconds`), answers from a script, and
+/// records the APNs request it would send.
 ///
 /// It stands in for the gateway of `push-relay.md` in tests, the demo and the benchmarks, so the
 /// relay's `GatewayClient` and `DeliveryWorker` run against real HTTP over a real socket. It
@@ -42,8 +43,6 @@ public final class GatewayFixture: Sendable {
   package static let keptRequestIDCapacity = 200_000
   /// The NIP-98 window: seconds back and ahead of the gateway's clock.
   package static let authWindow = (back: Int64(60), ahead: Int64(30))
-  /// How long NIP-98 event ids are kept against replay, in seconds.
-  package static let authReplaySeconds: Int64 = 120
   /// The largest request body the HTTP layer reads (64 KiB), so an oversized delivery gets the
   /// gateway's own 413 after the transport check; beyond it the HTTP layer answers 413.
   static let httpBodyLimit = 64 * 1024
@@ -97,8 +96,7 @@ public final class GatewayFixture: Sendable {
     self.state = Locked(State(fixedNow: configuration.now))
     self.verifier = NIP98Verifier(
       windowBack: Self.authWindow.back, windowAhead: Self.authWindow.ahead, urlMatch: .exact,
-      methodMatch: .exact, requirePayload: true, requireNonce: true, replayWindow: Self.authReplaySeconds,
-      replayCapacity: 100_000)
+      methodMatch: .exact, requirePayload: true, requireNonce: true, replayCapacity: 100_000)
   }
 
   /// Binds the configured IPv4 loopback address and returns the base URL
@@ -326,6 +324,10 @@ public final class GatewayFixture: Sendable {
           header: request.header("authorization"), url: origin + "/v1/deliveries/apns", method: "POST",
           body: request.body, now: now
         ).pubkey
+    } catch  where error.code == .unavailable {
+      // The replay set is full of live ids: a refusal to retry, never a dead grant or bad auth.
+      let retry = HTTPResponse.json(503, Array(#"{"status":"retry","retry_after_seconds":1}"#.utf8))
+      return (recorded(retry, requestID: body.requestID, token: nil), 0)
     } catch {
       return (recorded(.error(401, "invalid_auth"), requestID: body.requestID, token: nil), 0)
     }
@@ -343,11 +345,20 @@ public final class GatewayFixture: Sendable {
         !state.keptRequestIDs.contains(body.requestID)
       else { return refuse() }
       if configuration.quota > 0 {
-        let recent = (state.answerTimes[grant.deviceToken] ?? []).filter {
-          $0 > now - GatewayFixtureConfiguration.quotaWindowSeconds
-        }
+        let window = GatewayFixtureConfiguration.quotaWindowSeconds
+        let recent = (state.answerTimes[grant.deviceToken] ?? []).filter { $0 > now - window }
         state.answerTimes[grant.deviceToken] = recent
-        guard recent.count < configuration.quota else { return refuse() }
+        if recent.count >= configuration.quota {
+          // A quota refusal reads as one (`hardening.md` §4), never as a dead grant: 429 with the
+          // seconds until the oldest counted attempt leaves the window. It does not count itself.
+          let retryAfter = max(1, (recent.min() ?? now) + window - now)
+          state.requests.append(
+            GatewayRequestRecord(requestID: body.requestID, deviceToken: grant.deviceToken, status: 429))
+          Self.trim(&state.requests)
+          return (
+            .json(429, Array(#"{"status":"rate_limited","retry_after_seconds":\#(retryAfter)}"#.utf8)), 0
+          )
+        }
       }
       let entry = Self.takeEntry(for: grant.deviceToken, from: &state.script)
       let status = entry?.status ?? 200
