@@ -317,7 +317,7 @@ public struct NotificationResolver: Sendable {
     }
     let composer = NotificationComposer(
       relay: configuration.relay, community: configuration.community,
-      avatarDirectory: configuration.avatarDirectory)
+      avatarDirectory: configuration.avatarDirectory, strings: configuration.strings)
     let covered: CoveredMessages
     switch await BlockingWork.run({
       selectAndClaim(answers, now: now, progress: progress, composer: composer)

@@ -76,6 +76,9 @@ public struct ResolverConfiguration: Sendable {
   /// then the `urgent` push class is presented `critical`, else `timeSensitive`.
   public var canSendCriticalAlerts: Bool
 
+  /// The words the user reads around the message's own (English by default).
+  public var strings: NotificationStrings
+
   /// Called right after the claim is written, before enrichment: the CLI's `--kill-after-claim`
   /// ends the process there (SIGKILL), as iOS would kill an extension. Tests only.
   package var afterClaim: (@Sendable () -> Void)?
@@ -100,7 +103,8 @@ public struct ResolverConfiguration: Sendable {
     community: String? = nil, budget: Duration = defaultBudget, queryTimeout: Duration = defaultQueryTimeout,
     avatarDirectory: String? = nil, transport: any HTTPTransport = URLSessionHTTPTransport.shared,
     queryTransport: QueryTransport = .httpQuery, presentationWindow: Duration = defaultPresentationWindow,
-    canFilterNotifications: Bool = false, canSendCriticalAlerts: Bool = false
+    canFilterNotifications: Bool = false, canSendCriticalAlerts: Bool = false,
+    strings: NotificationStrings = .english
   ) throws(ResolverError) {
     guard budget > .zero, budget <= Self.maxTimeout else {
       throw ResolverError(code: .outOfRange, field: "budget", message: "must be between 1 ms and 60 s")
@@ -153,5 +157,6 @@ public struct ResolverConfiguration: Sendable {
     self.presentationWindow = presentationWindow
     self.canFilterNotifications = canFilterNotifications
     self.canSendCriticalAlerts = canSendCriticalAlerts
+    self.strings = strings
   }
 }

@@ -24,6 +24,8 @@ extension ErrorCode where Domain == ResolverErrorDomain {
   public static var invalidKey: Self { "invalid_key" }
   /// Filters that are not a JSON array of NIP-01 filter objects (the CLI's `--filters`).
   package static var invalidFilters: Self { "invalid_filters" }
+  /// A `NotificationStrings` table entry whose `%` sequences do not fit its key (field: the key).
+  public static var invalidStrings: Self { "invalid_strings" }
   /// A number outside its allowed range: the configuration's budget or query timeout.
   public static var outOfRange: Self { "out_of_range" }
 }

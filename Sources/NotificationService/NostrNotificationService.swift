@@ -54,11 +54,23 @@ open class NostrNotificationService: UNNotificationServiceExtension, @unchecked 
   ) {
     guard let configuration = configuration(for: request),
       let resolver = try? NotificationResolver(
-        configurations: configuration.accounts, cache: configuration.cache)
+        configurations: Self.localized(configuration.accounts), cache: configuration.cache)
     else { return contentHandler(request.content) }
     let session = resolver.start(deadline: .now + Self.timeLimit)
     lock.withLock { (self.session, self.request, self.contentHandler) = (session, request, contentHandler) }
     Task { await self.present(await session.plan().plan) }
+  }
+
+  /// `accounts` with the extension's `Localizable.strings` (``NotificationStrings/init(bundle:table:)``)
+  /// in place of the English defaults; an account whose strings the subclass set keeps them.
+  static func localized(_ accounts: [ResolverConfiguration]) -> [ResolverConfiguration] {
+    guard accounts.contains(where: { $0.strings == .english }) else { return accounts }
+    let bundled = NotificationStrings(bundle: .main)
+    return accounts.map { account in
+      var account = account
+      if account.strings == .english { account.strings = bundled }
+      return account
+    }
   }
 
   /// Presents the best plan known now (the expiry path), unless the final one was presented.
