@@ -79,6 +79,33 @@ package final class SQLiteConnection<Failure: Error> {
     try transaction(beginning: "BEGIN IMMEDIATE", body)
   }
 
+  /// Runs `body` inside `BEGIN IMMEDIATE`, committing when `keep` accepts its result and rolling
+  /// back when it does not or when `body` throws: for a store whose refusal is an answer, not an
+  /// error.
+  package func immediateTransaction<T>(keeping keep: (T) -> Bool, _ body: () throws(Failure) -> T)
+    throws(Failure) -> T
+  {
+    try execute("BEGIN IMMEDIATE")
+    let result: T
+    do {
+      result = try body()
+    } catch {
+      if sqlite3_get_autocommit(handle) == 0 { _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
+      throw error
+    }
+    guard keep(result) else {
+      try execute("ROLLBACK")
+      return result
+    }
+    do {
+      try execute("COMMIT")
+    } catch {
+      if sqlite3_get_autocommit(handle) == 0 { _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
+      throw error
+    }
+    return result
+  }
+
   /// Runs `body` inside one read transaction (`BEGIN … COMMIT`), so several queries share one
   /// snapshot and one set of WAL read locks.
   package func readTransaction<T>(_ body: () throws(Failure) -> T) throws(Failure) -> T {
