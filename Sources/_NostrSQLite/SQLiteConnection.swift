@@ -13,13 +13,26 @@ package final class SQLiteConnection<Failure: Error> {
   private var statements: [String: SQLiteStatement] = [:]
 
   /// Opens (creating when missing) the database at `path` with a busy timeout; every failure
-  /// after this is reported through `failure`.
+  /// after this is reported through `failure`. `mode` ``SQLiteOpenMode/readOnly`` or
+  /// ``SQLiteOpenMode/immutable`` opens an existing file for reading only.
   package init(
-    path: String, busyTimeoutMilliseconds: Int32, failure: @escaping (SQLiteFailure) -> Failure
+    path: String, busyTimeoutMilliseconds: Int32, mode: SQLiteOpenMode = .readWrite,
+    failure: @escaping (SQLiteFailure) -> Failure
   ) throws(Failure) {
     var opened: OpaquePointer?
-    let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-    let status = sqlite3_open_v2(path, &opened, flags, nil)
+    let status: Int32
+    switch mode {
+    case .readWrite:
+      status = sqlite3_open_v2(
+        path, &opened, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+    case .readOnly:
+      status = sqlite3_open_v2(path, &opened, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil)
+    case .immutable:
+      status = sqlite3_open_v2(
+        SQLiteOpenMode.immutableURI(path), &opened,
+        SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
+        nil)
+    }
     guard status == SQLITE_OK, let opened else {
       let message = opened.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
       if let opened { sqlite3_close_v2(opened) }
