@@ -15,6 +15,9 @@ public enum PushDescriptorErrorDomain: ErrorDomain {
 }
 
 extension ErrorCode where Domain == PushDescriptorErrorDomain {
+  /// The relay's NIP-11 has neither `supported_extensions` nor `push`: it does not offer push at
+  /// all (field `push`), as opposed to offering it wrongly.
+  public static var noPush: Self { Self("no_push") }
   /// A required member is absent.
   public static var missing: Self { Self("missing") }
   /// A member has the wrong JSON type (a boolean where an integer belongs, a string for an array …).
