@@ -18,22 +18,22 @@ public enum Bech32ErrorDomain: ErrorDomain {
 
 extension ErrorCode where Domain == Bech32ErrorDomain {
   /// The checksum does not hold (bech32m checksums included).
-  package static var invalidChecksum: Self { "invalid_checksum" }
+  public static var invalidChecksum: Self { Self("invalid_checksum") }
   /// The string has both upper- and lower-case letters.
-  package static var mixedCase: Self { "mixed_case" }
+  public static var mixedCase: Self { Self("mixed_case") }
   /// A character outside ASCII 33–126 or the data alphabet, no separator, or an empty prefix.
-  package static var invalidCharacter: Self { "invalid_character" }
+  public static var invalidCharacter: Self { Self("invalid_character") }
   /// Too short, too long, or a payload of the wrong size for its entity.
-  package static var invalidLength: Self { "invalid_length" }
+  public static var invalidLength: Self { Self("invalid_length") }
   /// More than 4 leftover bits, or non-zero ones, when regrouping 5-bit words into bytes.
-  package static var invalidPadding: Self { "invalid_padding" }
+  public static var invalidPadding: Self { Self("invalid_padding") }
   /// The checksum holds but the human-readable part names no supported NIP-19 entity.
-  package static var unknownPrefix: Self { "unknown_prefix" }
+  public static var unknownPrefix: Self { Self("unknown_prefix") }
   /// A TLV record runs past the end, has the wrong length, or a required one is missing.
-  package static var invalidTLV: Self { "invalid_tlv" }
+  public static var invalidTLV: Self { Self("invalid_tlv") }
   /// A BOLT-11 amount that is not a positive decimal with a known multiplier, not a whole number
   /// of millisatoshis, or too large.
-  public static var invalidAmount: Self { Self(rawValue: "invalid_amount") }
+  public static var invalidAmount: Self { Self("invalid_amount") }
 }
 
 extension DomainError where Domain == Bech32ErrorDomain {

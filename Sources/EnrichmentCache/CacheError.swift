@@ -15,33 +15,33 @@ public enum CacheErrorDomain: ErrorDomain {
 
 extension ErrorCode where Domain == CacheErrorDomain {
   /// The database is locked by another connection for longer than the busy timeout.
-  public static var busy: Self { "busy" }
+  public static var busy: Self { Self("busy") }
   /// A table is locked within a shared-cache or same-process connection.
-  public static var locked: Self { "locked" }
+  public static var locked: Self { Self("locked") }
   /// The file was written by a newer version of this library and is left untouched.
-  package static var newerSchema: Self { "newer_schema" }
+  public static var newerSchema: Self { Self("newer_schema") }
   /// The file is damaged or not a database.
-  public static var corrupt: Self { "corrupt" }
+  public static var corrupt: Self { Self("corrupt") }
   /// Any other SQLite or file-system failure.
-  package static var storage: Self { "storage" }
+  public static var storage: Self { Self("storage") }
   /// The event's id or signature does not verify.
-  package static var invalidEvent: Self { "invalid_event" }
+  public static var invalidEvent: Self { Self("invalid_event") }
   /// The event is of another kind than the operation stores.
-  package static var wrongKind: Self { "wrong_kind" }
+  public static var wrongKind: Self { Self("wrong_kind") }
   /// The event is not signed by the expected key.
-  package static var wrongSigner: Self { "wrong_signer" }
+  public static var wrongSigner: Self { Self("wrong_signer") }
   /// A field of the event or argument is missing or malformed; `field` names it.
-  package static var invalidField: Self { "invalid_field" }
+  public static var invalidField: Self { Self("invalid_field") }
   /// Avatar bytes are not PNG, JPEG, GIF or WebP, or exceed the size bound.
-  package static var invalidImage: Self { "invalid_image" }
+  public static var invalidImage: Self { Self("invalid_image") }
   /// The account was removed; only an explicit add clears it.
-  public static var accountRemoved: Self { "account_removed" }
+  public static var accountRemoved: Self { Self("account_removed") }
   /// The import queue already holds its maximum number of pending batches.
-  public static var queueFull: Self { "queue_full" }
+  public static var queueFull: Self { Self("queue_full") }
   /// Waiting for a result passed its deadline.
-  public static var timeout: Self { "timeout" }
+  public static var timeout: Self { Self("timeout") }
   /// The waiting task was cancelled.
-  package static var cancelled: Self { "cancelled" }
+  public static var cancelled: Self { Self("cancelled") }
 }
 
 extension DomainError where Domain == CacheErrorDomain {

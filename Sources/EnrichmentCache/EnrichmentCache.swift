@@ -222,7 +222,7 @@ public final class EnrichmentCache: Sendable {
     }
   }
 
-  private static func fileSize(_ path: String) -> Int64 {
+  static func fileSize(_ path: String) -> Int64 {
     let attributes = try? FileManager.default.attributesOfItem(atPath: path)
     return (attributes?[.size] as? NSNumber)?.int64Value ?? 0
   }

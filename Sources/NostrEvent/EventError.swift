@@ -15,17 +15,17 @@ public enum EventErrorDomain: ErrorDomain {
 
 extension ErrorCode where Domain == EventErrorDomain {
   /// Not JSON, not an object, a duplicate member, a lone surrogate, too deep or too large.
-  package static var malformedJSON: Self { "malformed_json" }
+  public static var malformedJSON: Self { Self("malformed_json") }
   /// An event field is missing, of the wrong type, out of range or not lowercase hex of the
   /// right length (also a bad secret key or relay URL).
-  package static var invalidField: Self { "invalid_field" }
+  public static var invalidField: Self { Self("invalid_field") }
   /// A filter member has the wrong JSON type.
-  package static var wrongType: Self { "wrong_type" }
+  public static var wrongType: Self { Self("wrong_type") }
   /// A filter value is out of range, not lowercase hex of the right length, or a tag key is not
   /// one letter.
-  package static var invalidValue: Self { "invalid_value" }
+  public static var invalidValue: Self { Self("invalid_value") }
   /// A filter list holds more values than `Filter.maxValues`.
-  package static var tooMany: Self { "too_many" }
+  public static var tooMany: Self { Self("too_many") }
 }
 
 extension DomainError where Domain == EventErrorDomain {

@@ -13,30 +13,30 @@ public enum NIP98ErrorDomain: ErrorDomain {
 
 extension ErrorCode where Domain == NIP98ErrorDomain {
   /// No `Authorization` header.
-  public static var missingHeader: Self { "missing_header" }
+  public static var missingHeader: Self { Self("missing_header") }
   /// The scheme is not `Nostr`.
-  package static var scheme: Self { "scheme" }
+  public static var scheme: Self { Self("scheme") }
   /// Not base64, too long, or the decoded bytes are not an event.
-  package static var malformed: Self { "malformed" }
+  public static var malformed: Self { Self("malformed") }
   /// The event's id or signature does not verify.
-  public static var invalidEvent: Self { "invalid_event" }
+  public static var invalidEvent: Self { Self("invalid_event") }
   /// The kind is not 27235.
-  package static var wrongKind: Self { "wrong_kind" }
+  public static var wrongKind: Self { Self("wrong_kind") }
   /// `created_at` is more than the window away from now.
-  public static var expired: Self { "expired" }
+  public static var expired: Self { Self("expired") }
   /// The `u` tag is missing or names another URL.
-  public static var urlMismatch: Self { "url_mismatch" }
+  public static var urlMismatch: Self { Self("url_mismatch") }
   /// The `method` tag is missing or names another method.
-  public static var methodMismatch: Self { "method_mismatch" }
+  public static var methodMismatch: Self { Self("method_mismatch") }
   /// The request has a body but the event no `payload` tag.
-  package static var payloadMissing: Self { "payload_missing" }
+  public static var payloadMissing: Self { Self("payload_missing") }
   /// The `payload` tag is not the SHA-256 of the body.
-  public static var payloadMismatch: Self { "payload_mismatch" }
+  public static var payloadMismatch: Self { Self("payload_mismatch") }
   /// `requireNonce` is set and the event has no `nonce` tag.
-  package static var nonceMissing: Self { "nonce_missing" }
+  public static var nonceMissing: Self { Self("nonce_missing") }
   /// The event id was already accepted and its `created_at` is still within the window.
-  public static var replayed: Self { "replayed" }
+  public static var replayed: Self { Self("replayed") }
   /// The replay store could not burn the id: it holds its capacity of live ids, or its database
   /// did not answer. The header was not used; a server answers 503 and the client may retry.
-  public static var unavailable: Self { "unavailable" }
+  public static var unavailable: Self { Self("unavailable") }
 }

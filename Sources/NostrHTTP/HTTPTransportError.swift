@@ -18,17 +18,17 @@ public enum HTTPTransportErrorDomain: ErrorDomain {
 
 extension ErrorCode where Domain == HTTPTransportErrorDomain {
   /// Connection refused, host not found, TLS failure.
-  public static var unreachable: Self { "unreachable" }
+  public static var unreachable: Self { Self("unreachable") }
   /// The deadline passed before the body arrived whole.
-  public static var timeout: Self { "timeout" }
+  public static var timeout: Self { Self("timeout") }
   /// The body is (or announced itself as) larger than the request's cap.
-  public static var tooLarge: Self { "too_large" }
+  public static var tooLarge: Self { Self("too_large") }
   /// The connection closed before the announced body arrived whole.
-  public static var truncated: Self { "truncated" }
+  public static var truncated: Self { Self("truncated") }
   /// The caller's task was cancelled.
-  public static var cancelled: Self { "cancelled" }
+  public static var cancelled: Self { Self("cancelled") }
   /// The URL could not be used.
-  public static var invalidURL: Self { "invalid_url" }
+  public static var invalidURL: Self { Self("invalid_url") }
 }
 
 extension DomainError where Domain == HTTPTransportErrorDomain {

@@ -22,15 +22,15 @@ public enum JSONErrorDomain: ErrorDomain {
 
 extension ErrorCode where Domain == JSONErrorDomain {
   /// Bytes that are not RFC 8259 JSON (bad token, unterminated string, trailing data …).
-  public static var syntax: Self { "syntax" }
+  public static var syntax: Self { Self("syntax") }
   /// Not valid UTF-8, or a `\u` escape that names a lone surrogate.
-  public static var invalidUnicode: Self { "invalid_unicode" }
+  public static var invalidUnicode: Self { Self("invalid_unicode") }
   /// Two members of one object have the same name.
-  public static var duplicateKey: Self { "duplicate_key" }
+  public static var duplicateKey: Self { Self("duplicate_key") }
   /// Arrays and objects nested deeper than the reader's limit.
-  public static var tooDeep: Self { "too_deep" }
+  public static var tooDeep: Self { Self("too_deep") }
   /// The document is larger than the reader's limit.
-  public static var tooLarge: Self { "too_large" }
+  public static var tooLarge: Self { Self("too_large") }
 }
 
 /// Where a JSON input failed: the byte offset, and for `duplicate_key` the repeated member name.

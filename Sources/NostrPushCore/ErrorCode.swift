@@ -1,21 +1,19 @@
 /// A stable, machine-readable reason in one module's error domain: a snake_case string, as the
 /// command line prints it.
 ///
-/// Codes are static members declared by each module (`extension ErrorCode where Domain ==
-/// NIP44ErrorDomain { public static let invalidMAC: Self = "invalid_mac" }`), so a module can
-/// add one without breaking callers. They are not a frozen enum: switch over them with a
-/// `default`. The domain keeps one module's codes from mixing with another's.
-public struct ErrorCode<Domain: ErrorDomain>: RawRepresentable, Hashable, Sendable,
-  ExpressibleByStringLiteral, CustomStringConvertible
-{
+/// Codes are public static members declared by the module that defines the domain
+/// (`extension ErrorCode where Domain == NIP44ErrorDomain { public static var invalidMAC: Self {
+/// Self("invalid_mac") } }`), so a module can add one without breaking callers, and a caller can
+/// name every code it may meet. Only the package mints codes (the initialiser is `package`, and
+/// there is no string-literal form): a caller compares with the static members, never with a
+/// string of its own. They are not a frozen enum: switch over them with a `default`. The domain
+/// keeps one module's codes from mixing with another's.
+public struct ErrorCode<Domain: ErrorDomain>: Hashable, Sendable, CustomStringConvertible {
   /// The snake_case name.
   public let rawValue: String
 
-  /// A code with the given snake_case name.
-  public init(rawValue: String) { self.rawValue = rawValue }
-
-  /// A code written as a string literal, for the modules' static members.
-  public init(stringLiteral value: String) { self.rawValue = value }
+  /// The code named `rawValue`: for a module's static members only.
+  package init(_ rawValue: String) { self.rawValue = rawValue }
 
   /// The snake_case name.
   public var description: String { rawValue }

@@ -8,8 +8,9 @@
 /// `NostrPushError`. Equality and hashing use
 /// `code` and `field` only, so tests match failures without depending on wording.
 public protocol NostrPushError: Error, Sendable, Hashable, CustomStringConvertible {
-  /// The type of the stable reason: snake_case raw values, as the command line prints them.
-  associatedtype Code: RawRepresentable, Hashable, Sendable where Code.RawValue == String
+  /// The type of the stable reason: its description is the snake_case name the command line
+  /// prints.
+  associatedtype Code: Hashable, Sendable, CustomStringConvertible
 
   /// The stable reason.
   var code: Code { get }

@@ -12,7 +12,7 @@ public enum RelayOriginErrorDomain: ErrorDomain {
 extension ErrorCode where Domain == RelayOriginErrorDomain {
   /// The URL is not a `ws`, `wss`, `http` or `https` URL with a valid host and port, or it has a
   /// path, query, fragment or userinfo where a relay URL has none.
-  public static var invalidField: Self { "invalid_field" }
+  public static var invalidField: Self { Self("invalid_field") }
 }
 
 extension DomainError where Domain == RelayOriginErrorDomain {

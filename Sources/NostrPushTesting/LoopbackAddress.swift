@@ -55,3 +55,11 @@ struct LoopbackAddress: Sendable, Hashable {
     }
   }
 }
+
+extension RelayFixtureConfiguration {
+  /// Checks `host` as the fixture will when it starts (127.0.0.0/8, `::1` or `localhost`):
+  /// for a command line that reports a bad `--host` as a usage error before loading anything.
+  package static func checkHost(_ host: String) throws(RelayFixtureError) {
+    _ = try LoopbackAddress(host: host)
+  }
+}

@@ -19,12 +19,15 @@ package struct BodyPreview: Sendable {
   package typealias MentionRenderer = @Sendable (String) -> String?
 
   private let renderMention: MentionRenderer
+  private let strings: NotificationStrings
 
-  /// Creates a preview builder that renders `nostr:` profile mentions with `renderMention`.
+  /// Creates a preview builder that renders `nostr:` profile mentions with `renderMention`, and
+  /// code, links and mentions in the words of `strings`.
   ///
   /// Pass a renderer that looks names up in the enrichment cache and falls back to the compact npub.
-  package init(renderMention: @escaping MentionRenderer) {
+  package init(renderMention: @escaping MentionRenderer, strings: NotificationStrings = .english) {
     self.renderMention = renderMention
+    self.strings = strings
   }
 
   /// The preview of `content`.
@@ -34,7 +37,7 @@ package struct BodyPreview: Sendable {
   package func preview(of content: String) -> String {
     let bounded = Self.prefix(of: content, maxBytes: Self.scanLimitBytes)
     let cleaned = ControlCharacterFilter.clean(bounded)
-    let plain = MarkdownFlattener(renderMention: renderMention).flatten(cleaned)
+    let plain = MarkdownFlattener(renderMention: renderMention, strings: strings).flatten(cleaned)
     let collapsed = Self.collapseWhitespace(plain)
     return Self.truncate(collapsed)
   }

@@ -16,14 +16,11 @@ public enum FallbackReason: String, Sendable, Hashable, Codable, CaseIterable {
   case timeout = "timeout"
 }
 
-/// The content shown when nothing resolves: it reveals nothing and asks the user to open the app.
-///
-/// An extension sets it as the notification's content before resolving, so that whatever happens
-/// next (expiry included) something correct is shown.
+/// The English content shown when nothing resolves: it reveals nothing and asks the user to open
+/// the app. The words are ``NotificationStrings/english``'s; a plan carries the configured ones.
 public enum FallbackContent {
-  /// The fallback title, `New message`: the notification's title until a message resolves.
-  public static let title = "New message"
-  /// The fallback body, `Open the app to read it.`: the notification's body until a message
-  /// resolves.
-  public static let body = "Open the app to read it."
+  /// The English fallback title, `New message`.
+  public static var title: String { NotificationStrings.english.fallbackTitle }
+  /// The English fallback body, `Open the app to read it.`.
+  public static var body: String { NotificationStrings.english.fallbackBody(for: .timeout) }
 }

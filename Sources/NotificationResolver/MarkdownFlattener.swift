@@ -2,13 +2,15 @@
 ///
 /// Fenced code becomes `[code]`, inline code keeps its text, `[label](url)` and `![label](url)`
 /// become their label, bare `http(s)://` URLs become `[link]`, and `nostr:npub1…` /
-/// `nostr:nprofile1…` mentions become `@` and the renderer's text. Unclosed constructs are text,
+/// `nostr:nprofile1…` mentions become `@` and the renderer's text (each in the words of
+/// ``NotificationStrings``). Unclosed constructs are text,
 /// except an unclosed fence, which hides everything after it (as a markdown viewer would).
 struct MarkdownFlattener {
   /// The longest link label or link target recognised as a markdown link, in characters.
   static let maxLinkPartLength = 2048
 
   let renderMention: BodyPreview.MentionRenderer
+  let strings: NotificationStrings
 
   func flatten(_ text: String) -> String {
     let characters = Array(text)
@@ -19,7 +21,7 @@ struct MarkdownFlattener {
       let character = characters[index]
       if character == "`" {
         if Self.hasPrefix(characters, at: index, "```") {
-          output += "[code]"
+          output += strings.code
           guard let close = Self.find(characters, "```", from: index + 3) else { break }
           index = close + 3
           continue
@@ -40,10 +42,10 @@ struct MarkdownFlattener {
         }
       } else if character == "h" || character == "H", Self.startsURL(characters, at: index) {
         index = Self.urlEnd(characters, from: index)
-        output += "[link]"
+        output += strings.link
         continue
       } else if character == "n", let (mention, end) = mention(characters, at: index) {
-        output += "@" + mention
+        output += strings.mention(mention)
         index = end
         continue
       }

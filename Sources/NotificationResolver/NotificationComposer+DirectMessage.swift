@@ -3,13 +3,10 @@ import NostrEvent
 import NostrPushCore
 
 extension NotificationComposer {
-  /// The body of a file message (kind 15): its content is a URL, never shown.
-  static let fileBody = "[file]"
-
   /// The notification for a direct message (`direct-messages.md`'s content table): named from
   /// `parts` (the cache only, never a request keyed by the sender), subtitle = the `subject`, else
   /// `with <n> others` for a group, body = the text's preview (`[file]` for kind 15), routed to the
-  /// rumor and its conversation.
+  /// rumor and its conversation; the words are `strings`'.
   ///
   /// Decisions where the spec is silent: `<n>` counts the participants other than the account
   /// (the sender included), so a three-person conversation reads `with 2 others`; the recipient
@@ -29,12 +26,12 @@ extension NotificationComposer {
       name == nil ? .none : (parts.profile?.isFresh == true ? .cacheFresh : .cacheStale)
     var body: String
     if message.kind == DirectMessage.fileKind {
-      body = Self.fileBody
+      body = strings.file
     } else {
       let mentions = MentionNames(limit: MentionNames.maxLookups, lookup: mentionName)
-      body = BodyPreview(renderMention: mentions.render).preview(of: message.content)
+      body = BodyPreview(renderMention: mentions.render, strings: strings).preview(of: message.content)
     }
-    if covered.moreCount > 0 { body += "\nand \(covered.moreCount) more" }
+    if covered.moreCount > 0 { body += "\n" + strings.moreMessages(covered.moreCount) }
     var avatarFile: String? = nil
     if let avatar = parts.avatar, let avatarDirectory {
       avatarFile = AvatarFile.write(avatar, in: avatarDirectory)
@@ -43,8 +40,9 @@ extension NotificationComposer {
       eventID: message.id, channelID: nil, threadID: Self.replyParent(in: message.tags),
       conversation: participants)
     var notification = ResolvedNotification(
-      title: NotificationTitle.title(displayName: name, compactNpub: KeyDisplay.compact(message.pubkey)),
-      subtitle: subject ?? (others.count > 1 ? "with \(others.count) others" : nil), body: body,
+      title: NotificationTitle.title(
+        displayName: name, compactNpub: KeyDisplay.compact(message.pubkey), strings: strings),
+      subtitle: subject ?? (others.count > 1 ? strings.groupConversation(others.count) : nil), body: body,
       threadIdentifier: ThreadIdentifier.make(account: account, conversation: participants), target: target,
       senderPubkey: message.pubkey, senderNpub: KeyDisplay.npub(message.pubkey) ?? "", kind: message.kind,
       recipientCount: participants.count - 1, avatarFile: avatarFile, enrichment: source, account: account,

@@ -8,6 +8,8 @@ struct NotificationComposer: Sendable {
   let relay: RelayOrigin
   let community: String?
   let avatarDirectory: String?
+  /// The words around the message's own.
+  let strings: NotificationStrings
 
   /// The notification for `covered`'s shown message with `parts`; `mentionName` names a mentioned
   /// pubkey (from the cache) or nil, in which case the mention shows the compact npub.
@@ -29,9 +31,11 @@ struct NotificationComposer: Sendable {
     } else {
       source = parts.profile?.isFresh == true ? .cacheFresh : .cacheStale
     }
-    let title = NotificationTitle.title(displayName: name, compactNpub: KeyDisplay.compact(message.pubkey))
+    let title = NotificationTitle.title(
+      displayName: name, compactNpub: KeyDisplay.compact(message.pubkey), strings: strings)
     let subtitle = NotificationSubtitle.subtitle(
-      channelName: parts.channel?.name, channelType: parts.channel?.type, community: community)
+      channelName: parts.channel?.name, channelType: parts.channel?.type, community: community,
+      strings: strings)
     // The group's name for a communication notification: the channel's own name, never the
     // community fallback of the subtitle.
     let groupName = parts.channel.flatMap { channel in
@@ -43,8 +47,8 @@ struct NotificationComposer: Sendable {
         memberCount: membership.memberCount, senderIsMember: membership.senderIsListed)
     }
     let mentions = MentionNames(limit: MentionNames.maxLookups, lookup: mentionName)
-    var body = BodyPreview(renderMention: mentions.render).preview(of: message.content)
-    if covered.moreCount > 0 { body += "\nand \(covered.moreCount) more" }
+    var body = BodyPreview(renderMention: mentions.render, strings: strings).preview(of: message.content)
+    if covered.moreCount > 0 { body += "\n" + strings.moreMessages(covered.moreCount) }
     var avatarFile: String? = nil
     if let avatar = parts.avatar, let avatarDirectory {
       avatarFile = AvatarFile.write(avatar, in: avatarDirectory)

@@ -90,20 +90,4 @@ public enum NotificationOutcome: Sendable, Hashable, Codable {
   /// the extension holds the filtering entitlement (``ResolverConfiguration/canFilterNotifications``)
   /// and may drop the notification; otherwise it shows the fallback text.
   case nothingNew(FallbackReason, suppress: Bool)
-
-  /// The title to show: the resolved notification's, or the fallback title.
-  public var title: String {
-    switch self {
-    case .resolved(let notification): notification.title
-    case .fallback, .nothingNew: FallbackContent.title
-    }
-  }
-
-  /// The body to show: the resolved notification's, or the fallback body.
-  public var body: String {
-    switch self {
-    case .resolved(let notification): notification.body
-    case .fallback, .nothingNew: FallbackContent.body
-    }
-  }
 }

@@ -10,7 +10,7 @@
 /// `nostr-push resolve` prints it in snake_case.
 public struct NotificationPlan: Sendable, Codable, Equatable {
   /// What the wake found.
-  public var outcome: NotificationOutcome
+  public private(set) var outcome: NotificationOutcome
   /// `<relay origin>#<message id>`, a stable string for routing a tap
   /// (`UNNotificationContent.targetContentIdentifier`); nil without a message.
   public var targetContentIdentifier: String?
@@ -36,6 +36,10 @@ public struct NotificationPlan: Sendable, Codable, Equatable {
   public var communication: Communication?
   /// For a direct message, the gift wrap's id (the event the relay woke for); nil otherwise.
   public var wrapID: String?
+  /// The title shown without a message, in the configuration's ``NotificationStrings``.
+  private var fallbackTitle: String
+  /// The body shown without a message, for the outcome's reason (empty for a message).
+  private var fallbackBody: String
 
   /// Creates a plan from its parts.
   package init(
@@ -43,9 +47,15 @@ public struct NotificationPlan: Sendable, Codable, Equatable {
     attachment: Attachment? = nil, avatarSkipped: AvatarSkip? = nil,
     interruptionLevel: InterruptionLevel = .active,
     sound: Sound? = .default, relevanceScore: Double = 0, communication: Communication? = nil,
-    wrapID: String? = nil
+    wrapID: String? = nil, strings: NotificationStrings = .english
   ) {
     self.outcome = outcome
+    self.fallbackTitle = strings.fallbackTitle
+    switch outcome {
+    case .fallback(let reason), .nothingNew(let reason, _):
+      self.fallbackBody = strings.fallbackBody(for: reason)
+    case .resolved: self.fallbackBody = ""
+    }
     self.targetContentIdentifier = targetContentIdentifier
     self.userInfo = userInfo
     self.attachment = attachment
@@ -63,13 +73,13 @@ public struct NotificationPlan: Sendable, Codable, Equatable {
     return nil
   }
 
-  /// The title: the message's, else `New message`.
-  public var title: String { outcome.title }
+  /// The title: the message's, else the fallback title (`New message` in English).
+  public var title: String { message?.title ?? fallbackTitle }
   /// The subtitle: the message's, else none.
   public var subtitle: String? { message?.subtitle }
   /// The body: the message's (ending with `and n more` when ``moreCount`` > 0), else the
-  /// fallback body.
-  public var body: String { outcome.body }
+  /// fallback body for the outcome's reason (`Open the app to read it.` in English).
+  public var body: String { message?.body ?? fallbackBody }
   /// The eligible messages this plan covers besides the one shown.
   public var moreCount: Int { message?.moreCount ?? 0 }
   /// The thread identifier grouping one channel's notifications; nil without a message.

@@ -53,6 +53,10 @@ public struct NotificationResolver: Sendable {
   private let accounts: [ResolverConfiguration]
   private let store: (any EnrichmentStore)?
   private let clock: UnixClock
+  /// Called right after the claim is written, before enrichment: the CLI's `--kill-after-claim`
+  /// ends the process there (SIGKILL), as iOS would kill an extension. A test seam of the
+  /// resolver, never part of a configuration.
+  package var afterClaim: (@Sendable () -> Void)? = nil
 
   /// Creates a resolver for one wake of one account.
   ///
@@ -317,14 +321,14 @@ public struct NotificationResolver: Sendable {
     }
     let composer = NotificationComposer(
       relay: configuration.relay, community: configuration.community,
-      avatarDirectory: configuration.avatarDirectory)
+      avatarDirectory: configuration.avatarDirectory, strings: configuration.strings)
     let covered: CoveredMessages
     switch await BlockingWork.run({
       selectAndClaim(answers, now: now, progress: progress, composer: composer)
     }) {
     case .covered(let claimed):
       covered = claimed
-      configuration.afterClaim?()
+      afterClaim?()
     case .noEligibleEvent:
       relayKeyTask.cancel()
       return (nothingNew(.noEligibleEvent), .none)

@@ -29,6 +29,8 @@ struct PlanComposer: Sendable {
   let avatarDirectory: String?
   /// Whether the extension holds the critical-alert entitlement.
   let canSendCriticalAlerts: Bool
+  /// The words of a fallback.
+  let strings: NotificationStrings
 
   /// The composer for a wake of `accounts` (the first one's settings apply to the wake).
   init(accounts: [ResolverConfiguration]) {
@@ -41,6 +43,7 @@ struct PlanComposer: Sendable {
     }
     self.avatarDirectory = first.avatarDirectory
     self.canSendCriticalAlerts = first.canSendCriticalAlerts
+    self.strings = first.strings
   }
 
   /// The plan presenting `outcome`; `shown` is the message it shows and `account` its account's
@@ -48,7 +51,7 @@ struct PlanComposer: Sendable {
   func plan(_ outcome: NotificationOutcome, shown: WakeMessage?, account: Int?) -> NotificationPlan {
     let origin = relay.description
     guard case .resolved(let message) = outcome else {
-      return NotificationPlan(outcome: outcome, userInfo: ["relay_origin": origin])
+      return NotificationPlan(outcome: outcome, userInfo: ["relay_origin": origin], strings: strings)
     }
     var userInfo = [
       "account": message.account, "relay_origin": origin, "event_id": message.target.eventID,

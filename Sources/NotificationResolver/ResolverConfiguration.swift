@@ -5,7 +5,8 @@ import PushLease
 /// Everything one wake needs to know about the account and its relay.
 ///
 /// The app writes it (relay URL, key, the lease's filters) where the extension can read it; the
-/// resolver never asks the user for anything.
+/// resolver never asks the user for anything. What the initialiser checks (the budget and
+/// timeouts, the counts, the keys) can only be set through it: those properties are read-only.
 public struct ResolverConfiguration: Sendable {
   /// The default enrichment budget, measured from the moment the message is chosen.
   public static let defaultBudget: Duration = .milliseconds(1500)
@@ -33,30 +34,27 @@ public struct ResolverConfiguration: Sendable {
 
   /// The lease's subscriptions: what the relay matches with, and what a wake keeps by the same
   /// rule (`LeaseSubscription.matches(_:owner:roster:)`: filter, ignore filters, `p_tags_max`,
-  /// one `h` tag per message). Setting them replaces compatibility ``filters``.
-  public var subscriptions: [LeaseSubscription] {
-    didSet { compatibilityFilters = nil }
-  }
-  /// The NIP-01 filters each query sends: the subscriptions' filters, or — set directly, for
-  /// compatibility — plain filters that replace the subscriptions (then no ignore filters and no
-  /// `p_tags_max` apply; one `h` tag per message and the roster still do).
+  /// one `h` tag per message).
+  public internal(set) var subscriptions: [LeaseSubscription]
+  /// The NIP-01 filters each query sends: the subscriptions' filters, or — given to the
+  /// initialiser instead, for compatibility — plain filters that replace the subscriptions (then
+  /// no ignore filters and no `p_tags_max` apply; one `h` tag per message and the roster still do).
   public var filters: [Filter] {
-    get { compatibilityFilters ?? subscriptions.map(\.filter.queryFilter) }
-    set { compatibilityFilters = newValue }
+    compatibilityFilters ?? subscriptions.map(\.filter.queryFilter)
   }
   /// Filters set in place of subscriptions; nil when the subscriptions rule.
   private(set) var compatibilityFilters: [Filter]?
   /// Senders whose messages are never presented (64 lowercase hex).
   public private(set) var mutedPubkeys: Set<String>
   /// The key that signs channel metadata and membership; nil to read NIP-11 `self`.
-  public var relayPubkey: String?
+  public internal(set) var relayPubkey: String?
   /// The relay's community name, the subtitle when a channel has none.
   public var community: String?
   /// The enrichment budget: how long, once the message is chosen, profile, channel and avatar
   /// requests may add to it before the notification is composed with what arrived.
-  public var budget: Duration
+  public internal(set) var budget: Duration
   /// The limit on reaching the relay and receiving the message query's answer.
-  public var queryTimeout: Duration
+  public internal(set) var queryTimeout: Duration
   /// Where avatar attachments are written; nil for no avatar files.
   public var avatarDirectory: String?
   /// The HTTP stack for the NIP-11 fetch, `/query` and avatars (`URLSessionHTTPTransport.shared`
@@ -76,9 +74,8 @@ public struct ResolverConfiguration: Sendable {
   /// then the `urgent` push class is presented `critical`, else `timeSensitive`.
   public var canSendCriticalAlerts: Bool
 
-  /// Called right after the claim is written, before enrichment: the CLI's `--kill-after-claim`
-  /// ends the process there (SIGKILL), as iOS would kill an extension. Tests only.
-  package var afterClaim: (@Sendable () -> Void)?
+  /// The words the user reads around the message's own (English by default).
+  public var strings: NotificationStrings
 
   /// The presentation window in whole seconds.
   var presentationWindowSeconds: Int64 { presentationWindow.components.seconds }
@@ -100,7 +97,8 @@ public struct ResolverConfiguration: Sendable {
     community: String? = nil, budget: Duration = defaultBudget, queryTimeout: Duration = defaultQueryTimeout,
     avatarDirectory: String? = nil, transport: any HTTPTransport = URLSessionHTTPTransport.shared,
     queryTransport: QueryTransport = .httpQuery, presentationWindow: Duration = defaultPresentationWindow,
-    canFilterNotifications: Bool = false, canSendCriticalAlerts: Bool = false
+    canFilterNotifications: Bool = false, canSendCriticalAlerts: Bool = false,
+    strings: NotificationStrings = .english
   ) throws(ResolverError) {
     guard budget > .zero, budget <= Self.maxTimeout else {
       throw ResolverError(code: .outOfRange, field: "budget", message: "must be between 1 ms and 60 s")
@@ -153,5 +151,6 @@ public struct ResolverConfiguration: Sendable {
     self.presentationWindow = presentationWindow
     self.canFilterNotifications = canFilterNotifications
     self.canSendCriticalAlerts = canSendCriticalAlerts
+    self.strings = strings
   }
 }

@@ -55,7 +55,7 @@ open class NostrNotificationService: UNNotificationServiceExtension, @unchecked 
   ) {
     guard let configuration = configuration(for: request),
       let resolver = try? NotificationResolver(
-        configurations: configuration.accounts, cache: configuration.cache)
+        configurations: Self.localized(configuration.accounts), cache: configuration.cache)
     else { return contentHandler(request.content) }
     let session = resolver.start(deadline: .now + Self.timeLimit)
     // iOS calls the handler on whatever thread; the closure is called exactly once.
@@ -64,6 +64,7 @@ open class NostrNotificationService: UNNotificationServiceExtension, @unchecked 
     let requestID = request.identifier
     handoff.begin(requestID, session: session) { plan in
       handler.call(Self.content(for: plan, wake: wake.content))
+
     }
     let handoff = self.handoff
     Task { await handoff.complete(requestID) }
@@ -73,6 +74,18 @@ open class NostrNotificationService: UNNotificationServiceExtension, @unchecked 
   /// follows, best-effort and bounded).
   override open func serviceExtensionTimeWillExpire() {
     handoff.expire()
+  }
+
+  /// `accounts` with the extension's `Localizable.strings` (``NotificationStrings/init(bundle:table:)``)
+  /// in place of the English defaults; an account whose strings the subclass set keeps them.
+  static func localized(_ accounts: [ResolverConfiguration]) -> [ResolverConfiguration] {
+    guard accounts.contains(where: { $0.strings == .english }) else { return accounts }
+    let bundled = NotificationStrings(bundle: .main)
+    return accounts.map { account in
+      var account = account
+      if account.strings == .english { account.strings = bundled }
+      return account
+    }
   }
 
   /// `plan` applied to a copy of the wake's content; empty content (dropped) when it suppresses.

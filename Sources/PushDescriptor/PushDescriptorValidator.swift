@@ -15,6 +15,11 @@ struct PushDescriptorValidator {
   var requiredAppProfile: PushAppProfile?
 
   func descriptor(fromDocument document: JSONObject) throws(PushDescriptorError) -> PushDescriptor {
+    guard document["supported_extensions"] != nil || document["push"] != nil else {
+      throw PushDescriptorError(
+        code: .noPush, field: "push",
+        message: "this relay does not offer NIP-PL push: its NIP-11 has no `push`")
+    }
     let pushProtocol = try advertisedProtocol(document["supported_extensions"])
     guard let push = document["push"] else {
       throw PushDescriptorError(code: .missing, field: "push", message: "the document has no push object")

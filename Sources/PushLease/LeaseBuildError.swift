@@ -15,35 +15,38 @@ public enum LeaseBuildErrorDomain: ErrorDomain {
 
 extension ErrorCode where Domain == LeaseBuildErrorDomain {
   /// The NIP-11 document holds no valid push descriptor (CLI only).
-  package static var invalidDescriptor: Self { "invalid_descriptor" }
+  public static var invalidDescriptor: Self { Self("invalid_descriptor") }
   /// The secret key file is unreadable, not 64 hex or `nsec1…`, or not a valid scalar (CLI only).
-  package static var invalidSecretKey: Self { "invalid_secret_key" }
+  public static var invalidSecretKey: Self { Self("invalid_secret_key") }
   /// The app profile is not advertised with that transport, or is longer than `max_string_len`.
-  public static var invalidAppProfile: Self { "invalid_app_profile" }
+  public static var invalidAppProfile: Self { Self("invalid_app_profile") }
   /// The endpoint grant is empty or longer than `max_endpoint_len` bytes.
-  package static var invalidEndpoint: Self { "invalid_endpoint" }
+  public static var invalidEndpoint: Self { Self("invalid_endpoint") }
   /// The generation is outside 1…2^53−1.
-  package static var invalidGeneration: Self { "invalid_generation" }
+  public static var invalidGeneration: Self { Self("invalid_generation") }
   /// The installation id is not 32 lowercase hex characters.
-  package static var invalidInstallationID: Self { "invalid_installation_id" }
+  public static var invalidInstallationID: Self { Self("invalid_installation_id") }
   /// A joined or muted channel id is not a lowercase UUID v4.
-  package static var invalidChannelID: Self { "invalid_channel_id" }
+  public static var invalidChannelID: Self { Self("invalid_channel_id") }
   /// The muted channels need more ignore filters than the relay allows.
-  public static var tooManyMutedChannels: Self { "too_many_muted_channels" }
+  public static var tooManyMutedChannels: Self { Self("too_many_muted_channels") }
   /// The plan needs more subscriptions than the relay allows.
-  public static var tooManySubscriptions: Self { "too_many_subscriptions" }
+  public static var tooManySubscriptions: Self { Self("too_many_subscriptions") }
   /// The plaintext would be rejected by the relay's validator; the message is its full text.
-  package static var invalidSubscriptions: Self { "invalid_subscriptions" }
+  public static var invalidSubscriptions: Self { Self("invalid_subscriptions") }
   /// The lease would expire at or before `now` (the grant has run out).
-  public static var grantExpired: Self { "grant_expired" }
+  public static var grantExpired: Self { Self("grant_expired") }
   /// The plaintext is longer than `max_plaintext_len` bytes (or than NIP-44 can carry).
-  package static var plaintextTooLong: Self { "plaintext_too_long" }
+  public static var plaintextTooLong: Self { Self("plaintext_too_long") }
   /// The encrypted content is longer than `max_content_len` bytes.
-  package static var contentTooLong: Self { "content_too_long" }
+  public static var contentTooLong: Self { Self("content_too_long") }
   /// `created_at` is outside 0…2^53−1, so the event cannot be signed.
-  package static var invalidCreatedAt: Self { "invalid_created_at" }
+  public static var invalidCreatedAt: Self { Self("invalid_created_at") }
   /// A push secret key names no descriptor key (or none was given): the validator cannot open leases.
-  package static var unknownPushKey: Self { "unknown_push_key" }
+  public static var unknownPushKey: Self { Self("unknown_push_key") }
   /// Encryption or signing failed in the layer below (a key the curve refuses).
-  package static var encryptionFailed: Self { "encryption_failed" }
+  public static var encryptionFailed: Self { Self("encryption_failed") }
+  /// A muted sender given to the planner that is not 64 hex characters (field
+  /// `muted_senders[i]`).
+  public static var invalidMutedSender: Self { Self("invalid_muted_sender") }
 }

@@ -3,8 +3,8 @@ import NostrPushCore
 /// Why a relay refused a lease: the first failed check of the validator table, as its exact
 /// `invalid: …` text.
 ///
-/// The relay sends `message` back in its `OK` answer; equality and hashing use `message` only,
-/// so a test compares the text the client will see.
+/// The relay sends `message` back in its `OK` answer. Equality and hashing use `code` only, as
+/// for every error of the package: compare ``message`` to check the text the client will see.
 public struct LeaseRejection: Error, Sendable, Hashable, CustomStringConvertible {
   /// The step of the validator table that failed (a coarse grouping for logs and metrics); its
   /// values are the static members of `ErrorCode` over `LeaseRejectionDomain`.
@@ -29,12 +29,12 @@ public struct LeaseRejection: Error, Sendable, Hashable, CustomStringConvertible
 
   /// Equal when the codes are (the wording is not compared).
   public static func == (lhs: LeaseRejection, rhs: LeaseRejection) -> Bool {
-    lhs.message == rhs.message
+    lhs.code == rhs.code
   }
 
   /// Hashes what `==` compares.
   public func hash(into hasher: inout Hasher) {
-    hasher.combine(message)
+    hasher.combine(code)
   }
 }
 
@@ -43,29 +43,29 @@ public enum LeaseRejectionDomain: ErrorDomain {}
 
 extension ErrorCode where Domain == LeaseRejectionDomain {
   /// The event's kind or content length.
-  package static var event: Self { "event" }
+  public static var event: Self { Self("event") }
   /// A public tag's shape, duplication or name.
-  package static var tag: Self { "tag" }
+  public static var tag: Self { Self("tag") }
   /// The `d` tag.
-  package static var d: Self { "d" }
+  public static var d: Self { Self("d") }
   /// The `expiration` tag.
-  package static var expiration: Self { "expiration" }
+  public static var expiration: Self { Self("expiration") }
   /// The `exec` tag or its key.
-  package static var exec: Self { "exec" }
+  public static var exec: Self { Self("exec") }
   /// The NIP-44 content.
-  package static var decrypt: Self { "decrypt" }
+  public static var decrypt: Self { Self("decrypt") }
   /// The plaintext's length or JSON.
-  package static var parse: Self { "parse" }
+  public static var parse: Self { Self("parse") }
   /// The plaintext's member set.
-  package static var members: Self { "members" }
+  public static var members: Self { Self("members") }
   /// The plaintext's member types.
-  package static var schema: Self { "schema" }
+  public static var schema: Self { Self("schema") }
   /// Version, generation and origin.
-  package static var values: Self { "values" }
+  public static var values: Self { Self("values") }
   /// App profile, transport, endpoint and subscription count of an active lease.
-  package static var active: Self { "active" }
+  public static var active: Self { Self("active") }
   /// A subscription's class, ignore list or suppression.
-  package static var subscription: Self { "subscription" }
+  public static var subscription: Self { Self("subscription") }
   /// A subscription or ignore filter.
-  package static var filter: Self { "filter" }
+  public static var filter: Self { Self("filter") }
 }

@@ -9,6 +9,9 @@ public typealias PushRelayError = DomainError<PushRelayErrorDomain>
 
 /// The error domain of `PushRelayError`: its codes are the static members below.
 public enum PushRelayErrorDomain: ErrorDomain {
+  /// The database's diagnostic of a storage failure.
+  public typealias Detail = StorageDiagnostic
+
   /// `field: message (code)`, or `message (code)` without a field.
   public static func describe(_ error: PushRelayError) -> String {
     guard let field = error.field else { return "\(error.message) (\(error.code))" }
@@ -18,15 +21,15 @@ public enum PushRelayErrorDomain: ErrorDomain {
 
 extension ErrorCode where Domain == PushRelayErrorDomain {
   /// SQLite refused an operation (open, migrate, read or write); the message holds its text.
-  public static var storage: Self { "storage" }
+  public static var storage: Self { Self("storage") }
   /// The state file was written by a newer version (its `user_version` is above every migration).
-  package static var unsupportedSchema: Self { "unsupported_schema" }
+  public static var unsupportedSchema: Self { Self("unsupported_schema") }
   /// A setting is outside its documented range (a gateway URL, a timeout).
-  public static var invalidConfiguration: Self { "invalid_configuration" }
+  public static var invalidConfiguration: Self { Self("invalid_configuration") }
   /// The transport could not deliver the request by its deadline: timeout, refused, reset or cut short.
-  public static var transport: Self { "transport" }
+  public static var transport: Self { Self("transport") }
   /// The push key needed to sign a gateway request is not held.
-  package static var unknownPushKey: Self { "unknown_push_key" }
+  public static var unknownPushKey: Self { Self("unknown_push_key") }
   /// A stored value does not have the shape it was written with.
-  package static var corruptRow: Self { "corrupt_row" }
+  public static var corruptRow: Self { Self("corrupt_row") }
 }

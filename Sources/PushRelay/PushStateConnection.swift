@@ -1,8 +1,8 @@
 import _NostrSQLite
 
 /// The push state file's SQLite connection: the package's one wrapper, failing with
-/// `PushRelayError.storage` (field `state` when the file cannot be opened, `constraint` for a
-/// constraint violation).
+/// `PushRelayError.storage` (field `state` when the file cannot be opened; a constraint
+/// violation's diagnostic is ``StorageDiagnostic/constraint``).
 typealias PushStateConnection = SQLiteConnection<PushRelayError>
 
 extension SQLiteConnection where Failure == PushRelayError {
@@ -11,11 +11,11 @@ extension SQLiteConnection where Failure == PushRelayError {
     try self.init(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds) { failure in
       if failure.opening { return PushRelayError(code: .storage, field: "state", message: failure.message) }
       return PushRelayError(
-        code: .storage, field: failure.kind == .constraint ? "constraint" : nil,
-        message: "SQLite \(failure.status): \(failure.message)")
+        code: .storage, message: "SQLite \(failure.status): \(failure.message)",
+        detail: failure.kind == .constraint ? .constraint : nil)
     }
   }
 
   /// Whether `error` is a constraint violation (`SQLITE_CONSTRAINT_*`).
-  static func isConstraint(_ error: PushRelayError) -> Bool { error.field == "constraint" }
+  static func isConstraint(_ error: PushRelayError) -> Bool { error.storageDiagnostic == .constraint }
 }

@@ -47,22 +47,18 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
     return try database.withConnection { connection throws(PushRelayError) -> LeaseAcceptance in
       try refreshIfChanged(on: connection)
       var stored: StoredLease?
-      let answer: LeaseAcceptance
-      do throws(PushRelayError) {
-        answer = try connection.immediateTransaction { () throws(PushRelayError) -> LeaseAcceptance in
-          let outcome = try Self.apply(
-            lease, address: address, event: event, maxLeases: maxLeases, now: now, on: connection)
-          guard case .accepted = outcome else { throw Rejected.error(outcome) }
-          stored = try Self.row(address, on: connection)
-          if case .active = lease.state, let row = stored {
-            try backfill(row, roster: roster, now: now, on: connection)
-          }
-          return .accepted
+      let answer = try connection.immediateTransaction(keeping: { $0 == .accepted }) {
+        () throws(PushRelayError) -> LeaseAcceptance in
+        let outcome = try Self.apply(
+          lease, address: address, event: event, maxLeases: maxLeases, now: now, on: connection)
+        guard case .accepted = outcome else { return outcome }
+        stored = try Self.row(address, on: connection)
+        if case .active = lease.state, let row = stored {
+          try backfill(row, roster: roster, now: now, on: connection)
         }
-      } catch {
-        guard error.code == Rejected.code else { throw error }
-        return Rejected.acceptance(of: error)
+        return .accepted
       }
+      guard answer == .accepted else { return answer }
       if let stored { indexes[address.origin]?.update(stored) }
       return answer
     }
@@ -124,19 +120,6 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
     _ = try SQLiteWakeOutbox.insert(wakes, nowMilliseconds: now * 1000, on: connection)
   }
 
-  /// A rejection or duplicate carried out of the transaction so that it rolls back.
-  private struct Rejected {
-    static let code = PushRelayError.Code(rawValue: "lease_rejected")
-    static func error(_ acceptance: LeaseAcceptance) -> PushRelayError {
-      PushRelayError(
-        code: code, field: acceptance == .duplicate ? "duplicate" : nil, message: acceptance.message)
-    }
-
-    static func acceptance(of error: PushRelayError) -> LeaseAcceptance {
-      error.field == "duplicate" ? .duplicate : .rejected(error.message)
-    }
-  }
-
   /// Steps 1–7 of the acceptance table, with the row bound, inside the transaction; anything but
   /// `.accepted` is thrown by the caller so that the transaction rolls back.
   private static func apply(
@@ -153,7 +136,7 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
       if holder.0 == address.pubkey && holder.1 == address.d {
         return .duplicate
       }
-      return .rejected("invalid: source event collision")
+      return .rejected(LeaseRefusal(store: .sourceEventCollision).message)
     }
     let existing = try row(address, on: connection)
     if let existing {
@@ -161,9 +144,11 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
       let follows =
         lease.createdAt > existing.createdAt
         || (lease.createdAt == existing.createdAt && lease.eventID < existing.eventID)
-      guard follows else { return .rejected("invalid: stale replacement") }
+      guard follows else { return .rejected(LeaseRefusal(store: .staleReplacement).message) }
       // 3: the generation must rise.
-      guard lease.generation > existing.generation else { return .rejected("invalid: stale generation") }
+      guard lease.generation > existing.generation else {
+        return .rejected(LeaseRefusal(store: .staleGeneration).message)
+      }
     }
     // 4: sweep the author's expired active rows; prune inactive rows a day past their expiry.
     try connection.run(PushStatements.sweepAuthor, [origin, pubkey, .integer(now)])
@@ -174,7 +159,7 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
       let rows =
         try connection.query(PushStatements.authorRows, [origin, pubkey]) { $0.integer(0) }.first ?? 0
       guard rows < Int64(rowsPerLeaseQuota) * Int64(maxLeases) else {
-        return .rejected("invalid: lease quota exceeded")
+        return .rejected(LeaseRefusal(store: .leaseQuotaExceeded).message)
       }
     }
     var values: [SQLiteValue] = [
@@ -188,14 +173,16 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
       let others =
         try connection.query(PushStatements.quota, [origin, pubkey, .text(address.d)]) { $0.integer(0) }.first
         ?? 0
-      guard others < Int64(maxLeases) else { return .rejected("invalid: lease quota exceeded") }
+      guard others < Int64(maxLeases) else {
+        return .rejected(LeaseRefusal(store: .leaseQuotaExceeded).message)
+      }
       // 6: one active address per (app profile, endpoint).
       let clash =
         try connection.query(
           PushStatements.endpointClash,
           [origin, pubkey, .text(address.d), .text(appProfile), .text(endpointHash)]
         ) { $0.integer(0) }.first ?? 0
-      guard clash == 0 else { return .rejected("invalid: endpoint already leased") }
+      guard clash == 0 else { return .rejected(LeaseRefusal(store: .endpointAlreadyLeased).message) }
       values += [
         .integer(1), .integer(1), .text(appProfile), .text(transport), .text(endpoint), .text(endpointHash),
         .text(StoredSubscriptions.encode(subscriptions)),
@@ -209,7 +196,7 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
       try connection.run(PushStatements.upsertLease, values)
     } catch {
       guard PushStateConnection.isConstraint(error) else { throw error }
-      return .rejected("invalid: lease constraint violation")
+      return .rejected(LeaseRefusal(store: .leaseConstraintViolation).message)
     }
     return .accepted
   }

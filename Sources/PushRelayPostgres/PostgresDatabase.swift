@@ -12,9 +12,9 @@ public final class PostgresDatabase: Sendable {
   /// The schema version after the migrations.
   package let schemaVersion: Int
 
-  /// Connects with `connectionString` and migrates. Throws `storage` (field `sqlstate <code>`, or
-  /// `postgres` when no server answered) or `unsupported_schema` for a database newer than this
-  /// code.
+  /// Connects with `connectionString` and migrates. Throws `storage` (with the SQLSTATE as its
+  /// `storageDiagnostic`, none when no server answered) or `unsupported_schema` for a database
+  /// newer than this code.
   public init(connectionString: String) throws(PushRelayError) {
     self.connectionString = connectionString
     do throws(PostgresFailure) {

@@ -3,7 +3,8 @@ import PushRelay
 /// Why one PostgreSQL operation failed: the server's SQLSTATE (nil when the connection itself
 /// failed), the constraint it names, its text, and whether the connection was lost.
 ///
-/// The stores turn it into a `PushRelayError` (code `storage`, field `sqlstate <code>`) at their
+/// The stores turn it into a `PushRelayError` (code `storage`, the SQLSTATE as its
+/// `storageDiagnostic`) at their
 /// public edge; inside, the SQLSTATE decides: a lock timeout, deadlock or serialization failure is
 /// retried, a 23xxx during an accept is the lease's fault.
 package struct PostgresFailure: Error, Sendable {
@@ -32,12 +33,13 @@ package struct PostgresFailure: Error, Sendable {
   /// An integrity constraint violation (class 23).
   package var isConstraint: Bool { sqlState?.hasPrefix("23") == true }
 
-  /// The `PushRelayError` a relay answers `error: internal server error` for: code `storage`,
-  /// field `sqlstate <code>` (or `postgres` without one), the message naming it.
+  /// The `PushRelayError` a relay answers `error: internal server error` for: code `storage`, no
+  /// field, the SQLSTATE as its `storageDiagnostic` and in the message.
   package var relayError: PushRelayError {
     PushRelayError(
-      code: relayCode ?? .storage, field: sqlState.map { "sqlstate \($0)" } ?? "postgres",
-      message: "PostgreSQL \(sqlState ?? (connectionLost ? "connection" : "client")): \(message)")
+      code: relayCode ?? .storage,
+      message: "PostgreSQL \(sqlState ?? (connectionLost ? "connection" : "client")): \(message)",
+      detail: sqlState.map(StorageDiagnostic.sqlState))
   }
 }
 

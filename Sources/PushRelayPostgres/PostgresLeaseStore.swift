@@ -103,7 +103,7 @@ public final class PostgresLeaseStore: LeaseStore, PushProtocolBinding, @uncheck
     // 1: the event id is already some address's current event.
     if let holder = try connection.query(PostgresStatements.eventHolder, [origin, lease.eventID]).rows.first {
       if holder.text(0) == address.pubkey && holder.text(1) == address.d { return .duplicate }
-      return .rejected("invalid: source event collision")
+      return .rejected(LeaseRefusal(store: .sourceEventCollision).message)
     }
     let existing = try row(address, on: connection)
     if let existing {
@@ -111,9 +111,11 @@ public final class PostgresLeaseStore: LeaseStore, PushProtocolBinding, @uncheck
       let follows =
         lease.createdAt > existing.createdAt
         || (lease.createdAt == existing.createdAt && lease.eventID < existing.eventID)
-      guard follows else { return .rejected("invalid: stale replacement") }
+      guard follows else { return .rejected(LeaseRefusal(store: .staleReplacement).message) }
       // 3: the generation must rise.
-      guard lease.generation > existing.generation else { return .rejected("invalid: stale generation") }
+      guard lease.generation > existing.generation else {
+        return .rejected(LeaseRefusal(store: .staleGeneration).message)
+      }
     }
     // 4: sweep the author's expired active rows; prune inactive rows a day past their expiry.
     try connection.query(PostgresStatements.sweepAuthor, [origin, pubkey, String(now)])
@@ -124,7 +126,7 @@ public final class PostgresLeaseStore: LeaseStore, PushProtocolBinding, @uncheck
       let rows =
         try connection.query(PostgresStatements.authorRows, [origin, pubkey]).rows.first?.integer(0) ?? 0
       guard rows < Int64(SQLiteLeaseStore.rowsPerLeaseQuota) * Int64(maxLeases) else {
-        return .rejected("invalid: lease quota exceeded")
+        return .rejected(LeaseRefusal(store: .leaseQuotaExceeded).message)
       }
     }
     var values: [String?] = [
@@ -139,13 +141,15 @@ public final class PostgresLeaseStore: LeaseStore, PushProtocolBinding, @uncheck
       let others =
         try connection.query(PostgresStatements.quota, [origin, pubkey, address.d]).rows.first?.integer(0)
         ?? 0
-      guard others < Int64(maxLeases) else { return .rejected("invalid: lease quota exceeded") }
+      guard others < Int64(maxLeases) else {
+        return .rejected(LeaseRefusal(store: .leaseQuotaExceeded).message)
+      }
       // 6: one active address per (app profile, endpoint).
       let clash =
         try connection.query(
           PostgresStatements.endpointClash, [origin, pubkey, address.d, appProfile, endpointHash]
         ).rows.first?.integer(0) ?? 0
-      guard clash == 0 else { return .rejected("invalid: endpoint already leased") }
+      guard clash == 0 else { return .rejected(LeaseRefusal(store: .endpointAlreadyLeased).message) }
       values += [
         "t", "t", appProfile, transport, endpoint, endpointHash, StoredSubscriptions.encode(subscriptions),
       ]
@@ -160,9 +164,9 @@ public final class PostgresLeaseStore: LeaseStore, PushProtocolBinding, @uncheck
     } catch {
       guard error.isConstraint else { throw error }
       if error.sqlState == "23505" && error.constraint == "push_lease_endpoint" {
-        return .rejected("invalid: endpoint already leased")
+        return .rejected(LeaseRefusal(store: .endpointAlreadyLeased).message)
       }
-      return .rejected("invalid: lease constraint violation")
+      return .rejected(LeaseRefusal(store: .leaseConstraintViolation).message)
     }
     return .accepted
   }

@@ -23,18 +23,32 @@ package final class SQLiteConnection<Failure: Error> {
   package static var createdFileMode: mode_t { 0o600 }
 
   /// Opens (creating when missing) the database at `path` with a busy timeout; every failure
-  /// after this is reported through `failure`.
+  /// after this is reported through `failure`. `mode` ``SQLiteOpenMode/readOnly`` or
+  /// ``SQLiteOpenMode/immutable`` opens an existing file for reading only.
   ///
-  /// A missing file is created first with mode 0600 (`O_EXCL | O_NOFOLLOW`), so the database and
-  /// the `-wal`/`-shm` files SQLite makes beside it are readable by their owner alone
-  /// (`hardening.md` §5); an existing file keeps the mode its owner gave it.
+  /// In `readWrite` mode a missing file is created first with mode 0600 (`O_EXCL | O_NOFOLLOW`),
+  /// so the database and the `-wal`/`-shm` files SQLite makes beside it are readable by their
+  /// owner alone; an existing file keeps the mode its owner gave it. The read-only modes create
+  /// nothing.
   package init(
-    path: String, busyTimeoutMilliseconds: Int32, failure: @escaping (SQLiteFailure) -> Failure
+    path: String, busyTimeoutMilliseconds: Int32, mode: SQLiteOpenMode = .readWrite,
+    failure: @escaping (SQLiteFailure) -> Failure
   ) throws(Failure) {
-    Self.createOwnerOnly(path)
+    if mode == .readWrite { Self.createOwnerOnly(path) }
     var opened: OpaquePointer?
-    let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-    let status = sqlite3_open_v2(path, &opened, flags, nil)
+    let status: Int32
+    switch mode {
+    case .readWrite:
+      status = sqlite3_open_v2(
+        path, &opened, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+    case .readOnly:
+      status = sqlite3_open_v2(path, &opened, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil)
+    case .immutable:
+      status = sqlite3_open_v2(
+        SQLiteOpenMode.immutableURI(path), &opened,
+        SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
+        nil)
+    }
     guard status == SQLITE_OK, let opened else {
       let message = opened.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
       if let opened { sqlite3_close_v2(opened) }
@@ -100,6 +114,33 @@ package final class SQLiteConnection<Failure: Error> {
   /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back when it throws.
   package func immediateTransaction<T>(_ body: () throws(Failure) -> T) throws(Failure) -> T {
     try transaction(beginning: "BEGIN IMMEDIATE", body)
+  }
+
+  /// Runs `body` inside `BEGIN IMMEDIATE`, committing when `keep` accepts its result and rolling
+  /// back when it does not or when `body` throws: for a store whose refusal is an answer, not an
+  /// error.
+  package func immediateTransaction<T>(keeping keep: (T) -> Bool, _ body: () throws(Failure) -> T)
+    throws(Failure) -> T
+  {
+    try execute("BEGIN IMMEDIATE")
+    let result: T
+    do {
+      result = try body()
+    } catch {
+      if sqlite3_get_autocommit(handle) == 0 { _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
+      throw error
+    }
+    guard keep(result) else {
+      try execute("ROLLBACK")
+      return result
+    }
+    do {
+      try execute("COMMIT")
+    } catch {
+      if sqlite3_get_autocommit(handle) == 0 { _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
+      throw error
+    }
+    return result
   }
 
   /// Runs `body` inside one read transaction (`BEGIN … COMMIT`), so several queries share one

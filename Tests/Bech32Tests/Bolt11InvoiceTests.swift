@@ -30,7 +30,7 @@ import Testing
 
   /// An error as the decoder reports it: equality is on the code and the field.
   static func error(_ code: String) -> Bech32Error {
-    Bech32Error(code: .init(rawValue: code), field: "invoice", message: "")
+    Bech32Error(code: .init(code), field: "invoice", message: "")
   }
 
   static let examples: Examples = {

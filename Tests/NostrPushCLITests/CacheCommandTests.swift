@@ -54,6 +54,34 @@ private func runCache(_ arguments: [String]) async throws -> (status: Int32, out
     #expect(try await runCache(["stats", "--cache", path, "--bogus", "1"]).status == 2)
   }
 
+  @Test(arguments: [
+    ("a text file", Array("not a cache, just words\n".utf8)),
+    ("an empty file", []),
+    (
+      "an SQLite database of another schema",
+      Array("SQLite format 3\u{0}".utf8) + [UInt8](repeating: 0, count: 84)
+    ),
+  ])
+  func refusesStatsForAFileThatIsNotACacheAndLeavesItAlone(what: String, bytes: [UInt8]) async throws {
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+    let result = try await runCache(["stats", "--cache", path])
+    #expect(result.status == 1, "\(what)")
+    #expect(result.output.isEmpty)
+    #expect(result.errors.contains("corrupt") || result.errors.contains("storage"), "\(result.errors)")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(bytes))
+    let left = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+    #expect(left == ["cache.sqlite"], "nothing renamed, created or added beside it: \(left)")
+  }
+
+  @Test func statsOfACacheWritesNothing() async throws {
+    #expect(try await runCache(["add-account", "--cache", path, "--pubkey", pubkey]).status == 0)
+    let before = try Data(contentsOf: URL(fileURLWithPath: path))
+    let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+    #expect(try await runCache(["stats", "--cache", path]).status == 0)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == files)
+  }
+
   @Test func refusesStatsForAMissingFile() async throws {
     let result = try await runCache(["stats", "--cache", path])
     #expect(result.status == 1)

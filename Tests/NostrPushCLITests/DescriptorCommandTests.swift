@@ -103,6 +103,19 @@ import Testing
     }
   }
 
+  @Test func reportsARelayWithoutPushAsNoPush() async throws {
+    let nip11 = Array(#"{"name":"plain relay","supported_nips":[1,11]}"#.utf8)
+    try await withRelay(RelayFixtureData(nip11: nip11)) { server in
+      let relay = try #require(server.origin).replacingOccurrences(of: "http://", with: "ws://")
+      let run = try await Self.run(["descriptor", relay])
+      #expect(
+        run.stdout
+          == #"{"valid":false,"field":"push","error":"no_push","message":"this relay does not offer NIP-PL push: its NIP-11 has no `push`"}"#
+          + "\n")
+      #expect(run.status == 1)
+    }
+  }
+
   @Test func reportsAnUnreachableRelayAsTransport() async throws {
     let run = try await Self.run(["descriptor", "ws://127.0.0.1:1"])
     #expect(run.stdout.hasPrefix(#"{"valid":false,"field":"http","error":"transport","message":"#))

@@ -47,6 +47,7 @@ import FoundationNetworking
 
   @Test(arguments: [
     ["gateway", "--host", "::1"], ["gateway", "--host", "192.0.2.1"], ["gateway", "--host", "localhost"],
+    ["gateway", "--host", "0.0.0.0"],
     ["gateway", "--quota", "-1"], ["gateway", "--port", "70000"], ["gateway", "--bogus"],
     ["gateway", "extra"],
   ])

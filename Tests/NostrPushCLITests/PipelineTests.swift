@@ -196,7 +196,7 @@ import Testing
       let second = try await run.pipeline.resolveWake(subscriptions: subscriptions)
       let third = try await run.pipeline.resolveWake(subscriptions: subscriptions)
       #expect(missed.outcome == .fallback(.relayError))
-      #expect(missed.outcome.title == "New message")
+      #expect(missed.plan.title == "New message")
       #expect(second.outcome.notification?.target.eventID == reply.event.id)
       #expect(second.outcome.notification?.moreCount == 1)
       #expect(third.outcome == .nothingNew(.alreadyDelivered, suppress: false))

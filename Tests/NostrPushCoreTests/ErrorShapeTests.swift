@@ -21,7 +21,6 @@ import Testing
     #expect(Self.name(of: .invalidMAC) == "mac")
     #expect(Self.name(of: .invalidPadding) == "padding")
     #expect(Self.name(of: .invalidBase64) == "other")
-    #expect(Self.name(of: NIP44Error.Code(rawValue: "invalid_mac")) == "mac")
   }
 
   @Test func printsSnakeCaseCodesAndEachDomainsDescription() {

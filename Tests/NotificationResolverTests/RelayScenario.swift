@@ -99,10 +99,10 @@ struct RelayScenario {
   func configuration(
     _ server: RelayFixtureServer, relayPubkey: Bool = false, community: String? = nil,
     budget: Duration = RelayScenario.generousTimeout, queryTimeout: Duration = RelayScenario.generousTimeout,
-    avatarDirectory: String? = nil
+    avatarDirectory: String? = nil, filters: [Filter]? = nil
   ) throws -> ResolverConfiguration {
     try ResolverConfiguration(
-      relay: RelayOrigin(server.origin!), secretKey: account,
+      relay: RelayOrigin(server.origin!), secretKey: account, filters: filters,
       relayPubkey: relayPubkey ? relayKey.publicKeyHex : nil, community: community, budget: budget,
       queryTimeout: queryTimeout, avatarDirectory: avatarDirectory)
   }

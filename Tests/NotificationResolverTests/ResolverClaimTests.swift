@@ -99,11 +99,12 @@ import Testing
     let old = scenario.message("old", createdAt: RelayScenario.now - window - 1)
     let server = try await scenario.startRelay([old])
     try await server.serving {
-      var configuration = try scenario.configuration(server, relayPubkey: true)
-      configuration.filters = [
-        Filter(kinds: [9], tags: ["p": [scenario.account.publicKeyHex]]),
-        Filter(kinds: [9], tags: ["p": [scenario.account.publicKeyHex]], since: RelayScenario.now - 10),
-      ]
+      let configuration = try scenario.configuration(
+        server, relayPubkey: true,
+        filters: [
+          Filter(kinds: [9], tags: ["p": [scenario.account.publicKeyHex]]),
+          Filter(kinds: [9], tags: ["p": [scenario.account.publicKeyHex]], since: RelayScenario.now - 10),
+        ])
       let resolution = await scenario.resolve(configuration, cache: nil)
       #expect(resolution.outcome == .nothingNew(.noEligibleEvent, suppress: false))
       let query = try #require(server.requests().first { $0.path == "/query" })

@@ -62,11 +62,12 @@ import Testing
     let scenario = RelayScenario()
     let server = try await scenario.startRelay([scenario.message("hi")])
     try await server.serving {
-      var configuration = try scenario.configuration(server, relayPubkey: true)
-      configuration.filters = [
-        Filter(kinds: [9], tags: ["p": [scenario.account.publicKeyHex]]),
-        Filter(kinds: [40002], tags: ["h": [RelayScenario.channel]], limit: 3),
-      ]
+      let configuration = try scenario.configuration(
+        server, relayPubkey: true,
+        filters: [
+          Filter(kinds: [9], tags: ["p": [scenario.account.publicKeyHex]]),
+          Filter(kinds: [40002], tags: ["h": [RelayScenario.channel]], limit: 3),
+        ])
       _ = await scenario.resolve(configuration, cache: nil)
       let query = try #require(server.requests().first { $0.path == "/query" })
       #expect(query.filters.map(\.limit) == [10, 3])

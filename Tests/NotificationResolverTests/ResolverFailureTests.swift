@@ -31,8 +31,8 @@ import Testing
       let configuration = try scenario.configuration(server, relayPubkey: true)
       let resolution = await scenario.resolve(configuration, cache: nil)
       #expect(resolution.outcome == .fallback(reason))
-      #expect(resolution.outcome.title == "New message")
-      #expect(resolution.outcome.body == "Open the app to read it.")
+      #expect(resolution.plan.title == "New message")
+      #expect(resolution.plan.body == "Open the app to read it.")
     }
   }
 

@@ -59,6 +59,9 @@ struct RejectionCase: Sendable, CustomTestStringConvertible {
     RejectionCase("empty input", bytes: [], "document", .wrongType),
     RejectionCase(
       "invalid UTF-8", bytes: [0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D], "document", .wrongType),
+    RejectionCase(
+      "a relay without push", bytes: Array(#"{"name":"plain","supported_nips":[1,11]}"#.utf8), "push", .noPush
+    ),
     // supported_extensions
     RejectionCase(
       "supported_extensions missing", set: "supported_extensions", to: nil, "supported_extensions", .missing),

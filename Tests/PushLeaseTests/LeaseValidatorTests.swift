@@ -81,9 +81,11 @@ import Testing
 
 /// The two error values compare the way the spec says callers match them.
 @Suite struct LeaseErrorValueTests {
-  @Test func comparesRejectionsByTheirMessage() {
-    #expect(LeaseRejection(.filter, "invalid h tag") == LeaseRejection(.schema, "invalid h tag"))
-    #expect(LeaseRejection(.filter, "invalid h tag") != LeaseRejection(.filter, "invalid string length"))
+  @Test func comparesRejectionsByTheirCode() {
+    #expect(LeaseRejection(.filter, "invalid h tag") != LeaseRejection(.schema, "invalid h tag"))
+    #expect(LeaseRejection(.filter, "invalid h tag") == LeaseRejection(.filter, "invalid string length"))
+    #expect(
+      Set([LeaseRejection(.filter, "a"), LeaseRejection(.filter, "b"), LeaseRejection(.d, "a")]).count == 2)
     #expect(LeaseRejection(.d, "missing d tag").message == "invalid: missing d tag")
     #expect(LeaseRejection(.d, "missing d tag").reason == "missing d tag")
   }

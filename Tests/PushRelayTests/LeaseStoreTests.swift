@@ -171,7 +171,15 @@ import Testing
       try world.publish(lease: Demo.lease(endpoint: "grant", generation: 5, d: d))
       let same = Demo.lease(
         endpoint: "grant", generation: 5, createdAt: Demo.now + 1, d: d, now: Demo.now + 1)
-      #expect(try world.publish(lease: same).message == "invalid: stale generation")
+      let answer = try world.publish(lease: same)
+      #expect(answer.message == "invalid: stale generation")
+      // What the app reads back: a code, not the text.
+      let outcome = LeasePublishOutcome(accepted: answer.accepted, message: answer.message)
+      guard case .refused(let refusal) = outcome else {
+        Issue.record("\(outcome)")
+        return
+      }
+      #expect(refusal.code == .staleGeneration)
       let lower = Demo.lease(
         endpoint: "grant", generation: 4, createdAt: Demo.now + 2, d: d, now: Demo.now + 2)
       #expect(try world.publish(lease: lower).message == "invalid: stale generation")
@@ -247,7 +255,12 @@ import Testing
         try world.store.disableEndpoint(
           address: address, generation: 1, endpointHash: Hex.encode(NostrSHA256.hash(Array("shared".utf8)))))
       let other = Demo.lease(endpoint: "shared", generation: 1, d: .generate())
-      #expect(try world.publish(lease: other).message == "invalid: endpoint already leased")
+      let refused = try world.publish(lease: other)
+      #expect(refused.message == "invalid: endpoint already leased")
+      #expect(
+        LeasePublishOutcome(accepted: refused.accepted, message: refused.message)
+          == .refused(LeaseRefusal(message: "invalid: endpoint already leased")))
+      #expect(LeaseRefusal(message: refused.message).code == .endpointAlreadyLeased)
       #expect(try world.publish(lease: Demo.lease(endpoint: "own", generation: 1, d: .generate())).accepted)
     }
   }

@@ -12,7 +12,8 @@ struct CacheCommand: CLICommand {
            nostr-push cache add-account --cache FILE --pubkey HEX
 
     stats prints {"profiles":n,"channels":n,"memberships":n,"avatars":n,"deliveries":n,"bytes":n}
-    (bytes: database file plus its WAL). remove-account deletes every row of the account and
+    (bytes: database file plus its WAL). It only reads: a file that is not a cache is refused
+    (exit 1) and left as it is. remove-account deletes every row of the account and
     records a tombstone; add-account registers the account and clears a tombstone.
     """
 
@@ -30,8 +31,14 @@ struct CacheCommand: CLICommand {
         CLIOutput.error("nostr-push cache: no cache file at \(path)")
         return ExitCode.failure
       }
-      let cache = try open(path)
-      let stats = try cache.stats()
+      // Inspection never writes: opened read-only, never created, migrated or moved aside.
+      let stats: CacheStats
+      do throws(CacheError) {
+        stats = try EnrichmentCache.inspect(path: path)
+      } catch {
+        CLIOutput.error("nostr-push cache: \(path): \(error.code): \(error.message)")
+        return ExitCode.failure
+      }
       print(
         JSONObject([
           "profiles": .integer(Int64(stats.profiles)), "channels": .integer(Int64(stats.channels)),

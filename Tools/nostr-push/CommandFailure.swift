@@ -13,7 +13,7 @@ struct CommandFailure: Error {
   }
 
   /// A library error under its own code and message.
-  init(_ error: some NostrPushError) { self.init(error.code.rawValue, error.message) }
+  init(_ error: some NostrPushError) { self.init(error.code.description, error.message) }
 
   /// The `{"error":<code>,"message":…}` line, without its newline.
   var line: [UInt8] {

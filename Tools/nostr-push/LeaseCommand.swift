@@ -50,10 +50,10 @@ enum LeaseCommand: CLICommand {
       throw UsageError("missing subcommand: build, tombstone or open")
     }
     let rest = Array(arguments.dropFirst())
-    let result: Result<[UInt8], LeaseBuildError>
+    let result: Result<[UInt8], CommandFailure>
     switch subcommand {
-    case "build": result = try build(rest)
-    case "tombstone": result = try tombstone(rest)
+    case "build": result = try build(rest).mapError(CommandFailure.init)
+    case "tombstone": result = try tombstone(rest).mapError(CommandFailure.init)
     case "open": result = try open(rest)
     default: throw UsageError("unknown subcommand '\(subcommand)'")
     }
@@ -61,9 +61,8 @@ enum LeaseCommand: CLICommand {
     case .success(let line):
       CLIOutput.line(bytes: line)
       return ExitCode.success
-    case .failure(let error):
-      CLIOutput.line(bytes: CommandFailure(error).line)
-      return ExitCode.failure
+    case .failure(let failure):
+      return failure.print()
     }
   }
 
@@ -158,7 +157,7 @@ enum LeaseCommand: CLICommand {
 
   // MARK: open
 
-  private static func open(_ arguments: [String]) throws -> Result<[UInt8], LeaseBuildError> {
+  private static func open(_ arguments: [String]) throws -> Result<[UInt8], CommandFailure> {
     let reader = try ArgumentReader(
       arguments, valueFlags: ["descriptor", "push-secret-key-file", "origin", "now", "skew"],
       repeatableFlags: ["push-secret-key-file"])
@@ -170,35 +169,21 @@ enum LeaseCommand: CLICommand {
     let now = try reader.integer("now") ?? UnixClock.system.now()
     let skew = try reader.integer("skew", default: LeaseValidator.defaultAllowedSkew)!
 
-    return Result { () throws(LeaseBuildError) in
-      let descriptor = try loadDescriptor(descriptorPath)
-      var keys: [String: SecretKey] = [:]
-      var unmatched: [String] = []
-      for path in keyPaths {
-        let key = try secretKey(path)
-        if let entry = descriptor.keys.first(where: { $0.pubkey == key.publicKeyHex }) {
-          keys[entry.id] = key
-        } else {
-          unmatched.append(path)
-        }
+    return Result { () throws(CommandFailure) in
+      let validator = try CommandFailure.reporting { () throws(LeaseBuildError) -> LeaseValidator in
+        try openValidator(descriptorPath, keyPaths: keyPaths, skew: skew)
       }
-      if let path = unmatched.first {
-        throw LeaseBuildError(
-          code: .unknownPushKey, message: "the key in \(path) is not a key of the descriptor")
-      }
-      let validator = try LeaseValidator(descriptor: descriptor, pushKeys: keys, allowedSkew: skew)
       let input: [UInt8]
       do throws(InputError) {
         input = try CommandInput.readWhole(STDIN_FILENO, limit: maxEventBytes)
       } catch {
-        throw LeaseBuildError(code: .init(rawValue: "malformed_json"), message: error.message)
+        throw CommandFailure("malformed_json", error.message)
       }
       let verified = input.withUnsafeBytes { VerifyCommand.verifiedEvent($0) }
       let event: Event
       switch verified {
       case .success(let (parsed, _)): event = parsed
-      case .failure(let failure):
-        throw LeaseBuildError(code: .init(rawValue: failure.code), message: failure.message)
+      case .failure(let failure): throw CommandFailure(failure.code, failure.message)
       }
       do throws(LeaseRejection) {
         let lease = try validator.open(event, tenantOrigin: origin, now: now)
@@ -209,6 +194,28 @@ enum LeaseCommand: CLICommand {
           .object(JSONObject(["accepted": .bool(false), "message": .string(error.message)])))
       }
     }
+  }
+
+  /// The validator of `open`: the descriptor at `descriptorPath` with the push keys at `keyPaths`.
+  private static func openValidator(_ descriptorPath: String, keyPaths: [String], skew: Int64)
+    throws(LeaseBuildError) -> LeaseValidator
+  {
+    let descriptor = try loadDescriptor(descriptorPath)
+    var keys: [String: SecretKey] = [:]
+    var unmatched: [String] = []
+    for path in keyPaths {
+      let key = try secretKey(path)
+      if let entry = descriptor.keys.first(where: { $0.pubkey == key.publicKeyHex }) {
+        keys[entry.id] = key
+      } else {
+        unmatched.append(path)
+      }
+    }
+    if let path = unmatched.first {
+      throw LeaseBuildError(
+        code: .unknownPushKey, message: "the key in \(path) is not a key of the descriptor")
+    }
+    return try LeaseValidator(descriptor: descriptor, pushKeys: keys, allowedSkew: skew)
   }
 
   /// The `lease` object of an accepted `open`, keys in the spec's order; a tombstone's request

@@ -46,6 +46,11 @@ enum RelayCommand: CLICommand {
     }
     let now = try reader.integer("now")
     let host = reader.value("host") ?? "127.0.0.1"
+    do throws(RelayFixtureError) {
+      try RelayFixtureConfiguration.checkHost(host)
+    } catch {
+      throw UsageError("--host: \(error.message) (\(error.code))")
+    }
     let pushOptions = try PushOptions(reader, host: host)
     // Nothing can read the request log of a relay run from the command line, so it keeps none.
     var configuration = RelayFixtureConfiguration(

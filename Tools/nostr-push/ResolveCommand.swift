@@ -92,18 +92,19 @@ enum ResolveCommand: CLICommand {
         let muted = try reader.value("muted-pubkeys").map { path in
           try PerAccountFile.read(path, account: account, what: "muted-pubkeys", MutedPubkeysFile.parse)
         }
-        var configuration = try ResolverConfiguration(
+        let configuration = try ResolverConfiguration(
           relay: relay, secretKey: key, subscriptions: subscriptions, filters: filters,
           mutedPubkeys: muted ?? [], relayPubkey: reader.value("relay-pubkey"),
           community: reader.value("community"), budget: .milliseconds(budget),
           queryTimeout: .milliseconds(queryTimeout), avatarDirectory: cachePath + "-avatars",
           queryTransport: queryTransport, presentationWindow: .seconds(windowHours * 3600),
           canFilterNotifications: reader.has("can-filter"))
-        if reader.has("kill-after-claim") { configuration.afterClaim = { _ = kill(getpid(), SIGKILL) } }
         configurations.append(configuration)
       }
       _ = try NotificationResolver(configurations: configurations, cache: nil, clock: clock)
-      options = ResolveOptions(configurations: configurations, cachePath: cachePath, clock: clock)
+      options = ResolveOptions(
+        configurations: configurations, cachePath: cachePath, clock: clock,
+        killAfterClaim: reader.has("kill-after-claim"))
     } catch {
       CLIOutput.error("nostr-push resolve: \(error)")
       return ExitCode.failure
@@ -138,6 +139,8 @@ struct ResolveOptions: Sendable {
   var configurations: [ResolverConfiguration]
   var cachePath: String
   var clock: UnixClock
+  /// `--kill-after-claim`: SIGKILL right after the claim is written, as iOS would kill an extension.
+  var killAfterClaim = false
 
   /// Opens the cache (without it when it cannot be opened) and resolves the wake.
   func resolve() async -> Resolution {
@@ -149,9 +152,10 @@ struct ResolveOptions: Sendable {
       CLIOutput.error("nostr-push resolve: cache unavailable, enriching without it (\(error))")
     }
     // `run` checked the configurations (`NotificationResolver(configurations:)` with no cache).
-    let resolver =
+    var resolver =
       (try? NotificationResolver(configurations: configurations, cache: cache, clock: clock))
       ?? NotificationResolver(configuration: configurations[0], cache: cache, clock: clock)
+    if killAfterClaim { resolver.afterClaim = { _ = kill(getpid(), SIGKILL) } }
     return await resolver.resolve()
   }
 }
