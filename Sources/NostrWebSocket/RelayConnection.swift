@@ -377,6 +377,10 @@ public actor RelayConnection {
     state.bytes += size
     guard state.bytes <= state.limits.maxBytes else {
       unsubscribe(token, sendClose: true)
+      if state.limits.keepsPrefix {
+        counters.dropped += 1
+        return finishQuery(token, .success(state.kept))
+      }
       return finishQuery(
         token,
         .failure(
