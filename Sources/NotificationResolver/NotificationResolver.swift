@@ -24,9 +24,11 @@ import PushLease
 ///   the channel pair waits for it, and without a relay key no channel record is trusted.
 /// - Channel metadata and membership are fetched as two bounded requests but refreshed as a pair:
 ///   both are asked for when either is stale, shown as each arrives, and stored in one write.
-/// - The first busy or locked answer from the cache switches it off for the rest of the wake
-///   (marking presented still gets its own busy timeout); a claim the cache cannot answer
-///   delivers without the once-guarantee rather than not at all.
+/// - The first busy or locked answer from the cache switches its records off for the rest of the
+///   wake (marking presented still gets its own busy timeout). Claims live in their own file and
+///   wait up to the wake's deadline; a claim that still cannot be recorded presents the fallback
+///   (`claim_unavailable`), never a message it could not claim (hardening §2). Without a cache
+///   (nil) there is no once-guarantee at all.
 /// - The expiry path's plain plan renders mentions as compact npubs (no cache read while iOS
 ///   waits); it is not refined as names arrive — the final plan carries them.
 /// - Avatar downloads for the same URL are shared within a process, not across processes.
@@ -320,7 +322,7 @@ public struct NotificationResolver: Sendable {
       avatarDirectory: configuration.avatarDirectory)
     let covered: CoveredMessages
     switch await BlockingWork.run({
-      selectAndClaim(answers, now: now, progress: progress, composer: composer)
+      selectAndClaim(answers, now: now, deadline: deadline, progress: progress, composer: composer)
     }) {
     case .covered(let claimed):
       covered = claimed
@@ -390,7 +392,7 @@ public struct NotificationResolver: Sendable {
   /// ordering (newest first, a tie to the lower id; a message two accounts see belongs to the
   /// first in the configuration's order), and claims them.
   private func selectAndClaim(
-    _ answers: [AccountAnswer], now: Int64, progress: WakeProgress,
+    _ answers: [AccountAnswer], now: Int64, deadline: ContinuousClock.Instant, progress: WakeProgress,
     composer: NotificationComposer
   ) -> Claim {
     let store = self.store
@@ -422,15 +424,18 @@ public struct NotificationResolver: Sendable {
       lhs.message.createdAt != rhs.message.createdAt
         ? lhs.message.createdAt > rhs.message.createdAt : lhs.message.id < rhs.message.id
     }
-    return claim(Array(candidates.prefix(coverageLimit)), now: now, progress: progress, composer: composer)
+    return claim(
+      Array(candidates.prefix(coverageLimit)), now: now, deadline: deadline, progress: progress,
+      composer: composer)
   }
 
-  /// Claims `candidates` (newest first) in one transaction: the claimed ones are the wake's
-  /// messages, the newest shown and the rest covered. Without a cache, or when the cache cannot
-  /// answer, all are taken without the once-guarantee; either way only while the wake has not
-  /// ended (`progress`).
+  /// Claims `candidates` (newest first) in one transaction, waiting for the claims' lock up to
+  /// `deadline`: the claimed ones are the wake's messages, the newest shown and the rest covered.
+  /// Without a cache all are taken without the once-guarantee; a claim the cache cannot record is
+  /// the `claim_unavailable` fallback; either way only while the wake has not ended (`progress`).
   private func claim(
-    _ candidates: [WakeCandidate], now: Int64, progress: WakeProgress, composer: NotificationComposer
+    _ candidates: [WakeCandidate], now: Int64, deadline: ContinuousClock.Instant, progress: WakeProgress,
+    composer: NotificationComposer
   ) -> Claim {
     let accounts = self.accounts
     let covering = { (ids: [String], recorded: Bool) -> CoveredMessages? in
@@ -450,16 +455,14 @@ public struct NotificationResolver: Sendable {
     if let store {
       switch store.claimDeliveries(
         candidates.map { ($0.message.id, accounts[$0.account].account) }, relay: configuration.relay,
-        now: now,
+        now: now, deadline: deadline,
         commitIf: { admit($0, true) })
       {
       case .claimed(let claimed):
         taken = claimed
         recorded = true
       case .alreadyDelivered: return .nothingNew
-      case .unavailable:
-        guard admit(ids, false) else { return .refused(.timeout) }
-        taken = ids
+      case .unavailable: return .refused(.claimUnavailable)
       case .accountRemoved: return .refused(.accountRemoved)
       case .abandoned: return .refused(.timeout)
       }
