@@ -59,7 +59,8 @@ final class DeliveryLedger: Sendable {
   private let clock: @Sendable () -> Int64
   /// The claims a new ledger starts with (read from the records file; empty when it cannot be).
   private let inheritedRows: @Sendable () -> [Row]
-  private let connection = Locked<CacheConnection?>(nil)
+  /// The open connection and the file it opened (to follow a file another process moved aside).
+  private let connection = Locked<(db: CacheConnection, file: FileIdentity?)?>(nil)
 
   /// A ledger beside the cache file at `cachePath`, waiting `busyTimeoutMilliseconds` for its lock
   /// unless an operation is given its own wait.
@@ -76,7 +77,8 @@ final class DeliveryLedger: Sendable {
   /// Runs `body` on the ledger's connection (opening it first when needed), waiting up to
   /// `waitMilliseconds` (else the busy timeout) for its write lock. A `corrupt` answer, or a
   /// ledger that cannot be used as one, moves the file aside and runs `body` once more on a
-  /// fresh ledger.
+  /// fresh ledger. A file another process moved aside (the path names another file now) is
+  /// followed by reopening the path.
   func run<T>(waitMilliseconds: Int32? = nil, _ body: (CacheConnection) throws(CacheError) -> T)
     throws(CacheError) -> T
   {
@@ -86,11 +88,12 @@ final class DeliveryLedger: Sendable {
       while true {
         do throws(CacheError) {
           let db: CacheConnection
-          if let open = connection {
-            db = open
+          if let open = connection, open.file == FileIdentity(path: path) {
+            db = open.db
           } else {
+            connection = nil
             db = try open(busyTimeoutMilliseconds: wait)
-            connection = db
+            connection = (db, FileIdentity(path: path))
           }
           db.setBusyTimeout(milliseconds: wait)
           defer { db.setBusyTimeout(milliseconds: busyTimeoutMilliseconds) }

@@ -58,9 +58,16 @@ public final class EnrichmentCache: Sendable {
   /// The records connection (nil when the file was refused: `refusal`), and how many calls on it
   /// failed `busy` or `locked`.
   private struct Guarded {
-    var connection: CacheConnection?
+    var connection: CacheConnection? {
+      didSet { identity = connection == nil ? nil : FileIdentity(path: path) }
+    }
     var refusal: CacheError?
     var transientFailures = 0
+    /// The file the connection opened, to notice when another process moved it aside.
+    private(set) var identity: FileIdentity?
+    let path: String
+
+    init(path: String) { self.path = path }
   }
 
   private let guarded: Locked<Guarded>
@@ -98,7 +105,7 @@ public final class EnrichmentCache: Sendable {
     self.clock = clock
     let timeout = Int32(clamping: max(0, busyTimeout.wholeMilliseconds))
     busyTimeoutMilliseconds = timeout
-    var state = Guarded()
+    var state = Guarded(path: path)
     do {
       state.connection = try Self.openRecords(path: path, busyTimeoutMilliseconds: timeout, clock: clock)
     } catch  where error.code == .newerSchema {
@@ -235,11 +242,17 @@ public final class EnrichmentCache: Sendable {
   }
 
   /// Runs `body` with the records connection, holding the lock. A `corrupt` answer moves the
-  /// file aside and runs `body` once more on a fresh file; a refused (newer) file throws its
-  /// refusal.
+  /// file aside and runs `body` once more on a fresh file; a file another process moved aside
+  /// (the path now names another file) is followed by reopening the path; a refused (newer) file
+  /// throws its refusal.
   func locked<T>(_ body: (CacheConnection) throws(CacheError) -> T) throws(CacheError) -> T {
     try guarded.withLock { (guarded) throws(CacheError) -> T in
       var movedAside = false
+      if guarded.connection != nil, guarded.identity != FileIdentity(path: path) {
+        guarded.connection = nil
+        guarded.connection = try Self.openRecords(
+          path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, clock: clock)
+      }
       while true {
         guard let connection = guarded.connection else {
           throw guarded.refusal ?? CacheError(code: .storage, message: "the cache file is not open")

@@ -377,7 +377,7 @@ public actor RelayConnection {
     state.bytes += size
     guard state.bytes <= state.limits.maxBytes else {
       unsubscribe(token, sendClose: true)
-      if state.limits.keepsPrefix {
+      if state.limits.keepsPrefix, !state.kept.isEmpty {
         counters.dropped += 1
         return finishQuery(token, .success(state.kept))
       }

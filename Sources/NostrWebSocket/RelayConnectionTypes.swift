@@ -18,7 +18,8 @@ public struct QueryLimits: Sendable, Hashable {
   package var eventLimits: EventReadLimits?
   /// When true, passing `maxBytes` ends the query with the events kept before it (the
   /// subscription is closed) instead of failing `result_too_large`: an answer over its byte cap
-  /// keeps what was read before the cap (`notification-resolver.md` §1). False by default.
+  /// keeps what was read before the cap (`notification-resolver.md` §1); with none kept it still
+  /// fails, so a cut answer is never mistaken for an empty one. False by default.
   package var keepsPrefix = false
 
   /// Creates limits (the defaults unless given).

@@ -20,6 +20,10 @@ import PushLease
 /// the plan is handed over; the newest claimed one is shown with `more_count` for the rest.
 ///
 /// Decisions where the spec is silent:
+/// - An answer cut at its byte cap (or by the connection) keeps its whole events (hardening §1);
+///   when they hold no message this wake can present, the outcome is the `invalid_response`
+///   fallback, never `nothing_new` — the wake's message may lie past the cut, and a filtering
+///   extension would drop a `nothing_new` silently.
 /// - The NIP-11 `self` fetch runs beside the message query (both within the query timeout); only
 ///   the channel pair waits for it, and without a relay key no channel record is trusted.
 /// - Channel metadata and membership are fetched as two bounded requests but refreshed as a pair:
@@ -237,11 +241,13 @@ public struct NotificationResolver: Sendable {
   }
 
   /// One account's answer: the message query's verified events, and its gift-wrap request's
-  /// verified wraps (`direct-messages.md`).
+  /// verified wraps (`direct-messages.md`); `isCut` when either answer was cut at its byte cap
+  /// (or by the connection), so more may have followed what was read.
   private struct AccountAnswer: Sendable {
     var account: Int
     var events: [Event]
     var wraps: [Event]
+    var isCut = false
   }
 
   /// One account's requests, side by side within the one deadline: the message query (unless it
@@ -253,24 +259,24 @@ public struct NotificationResolver: Sendable {
     _ client: RelayClient, filters: [Filter], inbox: DirectMessageInbox?, account: Int,
     deadline: ContinuousClock.Instant
   ) async -> Result<AccountAnswer, RelayFailure> {
-    async let wraps: Result<[Event], RelayFailure>? = {
+    async let wraps: Result<RelayClient.Answer, RelayFailure>? = {
       guard let inbox else { return nil }
       do throws(RelayFailure) {
         return .success(
-          try await client.query(
+          try await client.answer(
             [inbox.filter], cap: DirectMessageInbox.responseCap, limits: DirectMessageInbox.readLimits,
             deadline: deadline))
       } catch {
         return .failure(error)
       }
     }()
-    let events: Result<[Event], RelayFailure>
+    let events: Result<RelayClient.Answer, RelayFailure>
     if filters.isEmpty {
-      events = .success([])
+      events = .success(RelayClient.Answer(events: [], isCut: false))
     } else {
       do throws(RelayFailure) {
         events = .success(
-          try await client.query(filters, cap: RelayClient.messageQueryCap, deadline: deadline))
+          try await client.answer(filters, cap: RelayClient.messageQueryCap, deadline: deadline))
       } catch {
         events = .failure(error)
       }
@@ -280,12 +286,14 @@ public struct NotificationResolver: Sendable {
     case (.failure(let failure), .failure), (.failure(let failure), nil):
       return .failure(failure)
     case (.success(let events), .success(let wraps)):
-      return .success(AccountAnswer(account: account, events: events, wraps: wraps))
+      return .success(
+        AccountAnswer(
+          account: account, events: events.events, wraps: wraps.events, isCut: events.isCut || wraps.isCut))
     case (.success(let events), .failure), (.success(let events), nil):
-      return .success(AccountAnswer(account: account, events: events, wraps: []))
+      return .success(AccountAnswer(account: account, events: events.events, wraps: [], isCut: events.isCut))
     case (.failure(let failure), .success(let wraps)):
-      guard !wraps.isEmpty else { return .failure(failure) }
-      return .success(AccountAnswer(account: account, events: [], wraps: wraps))
+      guard !wraps.events.isEmpty else { return .failure(failure) }
+      return .success(AccountAnswer(account: account, events: [], wraps: wraps.events, isCut: wraps.isCut))
     }
   }
 
@@ -419,14 +427,18 @@ public struct NotificationResolver: Sendable {
         candidates.append(WakeCandidate(message: message, account: index))
       }
     }
-    guard !candidates.isEmpty else { return .noEligibleEvent }
+    // A cut answer may hold the wake's message past the cut: it never reads as nothing new.
+    let isCut = answers.contains(where: \.isCut)
+    guard !candidates.isEmpty else { return isCut ? .refused(.invalidResponse) : .noEligibleEvent }
     candidates.sort { lhs, rhs in
       lhs.message.createdAt != rhs.message.createdAt
         ? lhs.message.createdAt > rhs.message.createdAt : lhs.message.id < rhs.message.id
     }
-    return claim(
+    let claimed = claim(
       Array(candidates.prefix(coverageLimit)), now: now, deadline: deadline, progress: progress,
       composer: composer)
+    if case .nothingNew = claimed, isCut { return .refused(.invalidResponse) }
+    return claimed
   }
 
   /// Claims `candidates` (newest first) in one transaction, waiting for the claims' lock up to

@@ -70,12 +70,38 @@ package struct RelayClient: Sendable {
     async throws(RelayFailure)
     -> [Event]
   {
+    try await answer(filters, cap: cap, limits: limits, deadline: deadline).events
+  }
+
+  /// What a query answered: its verified events, and whether the answer was cut (at its byte
+  /// cap, or by the connection) so that more may have followed.
+  package struct Answer: Sendable {
+    /// The verified events read whole.
+    package var events: [Event]
+    /// True when the answer was cut over `POST /query` (a WebSocket answer cut at its cap with no
+    /// whole event fails instead; one with events reads as whole).
+    package var isCut: Bool
+  }
+
+  /// As ``query(_:cap:limits:deadline:)``, saying whether the answer was cut: a caller must not
+  /// conclude "nothing new" from a cut answer.
+  package func answer(
+    _ filters: [Filter], cap: Int, limits: EventReadLimits = .notification, deadline: ContinuousClock.Instant
+  )
+    async throws(RelayFailure)
+    -> Answer
+  {
     if let webSocket {
-      return try await webSocket.query(
-        filters.map(Self.withDefaultLimit), cap: cap, limits: limits, deadline: deadline)
+      return Answer(
+        events: try await webSocket.query(
+          filters.map(Self.withDefaultLimit), cap: cap, limits: limits, deadline: deadline),
+        isCut: false)
     }
     let response = try await send(try queryRequest(filters, cap: cap, keepsPrefix: true), deadline: deadline)
-    return try Self.verifiedEvents(in: response.body, cap: cap, limits: limits, isCut: response.isTruncated)
+    return Answer(
+      events: try Self.verifiedEvents(
+        in: response.body, cap: cap, limits: limits, isCut: response.isTruncated),
+      isCut: response.isTruncated)
   }
 
   /// The rosters (kind 39002 records) `filter` finds, signed by `signer`: over `POST /query`

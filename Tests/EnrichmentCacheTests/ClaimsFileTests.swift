@@ -118,6 +118,33 @@ import Testing
     #expect(try folder.names().contains("cache.sqlite.claims.corrupt-1700000654"))
   }
 
+  /// Another process moved the damaged file aside and started a fresh one: a cache opened before
+  /// follows the path to the fresh file instead of writing on where nobody reads.
+  @Test func followsAFileAnotherProcessMovedAside() throws {
+    let folder = try TemporaryFolder()
+    let early = try EnrichmentCache(path: folder.path())
+    let account = randomHex()
+    _ = try early.claimDeliveries([randomHex()], account: account, relay: testRelay, now: testNow)
+    for name in ["cache.sqlite", "cache.sqlite.claims"] {
+      for suffix in ["", "-wal", "-shm"]
+      where FileManager.default.fileExists(atPath: folder.path(name + suffix)) {
+        try FileManager.default.moveItem(
+          atPath: folder.path(name + suffix), toPath: folder.path(name + ".old" + suffix))
+      }
+    }
+    let late = try EnrichmentCache(path: folder.path())
+    let sender = randomHex()
+    _ = try early.storeProfiles(
+      [profile(sender, name: "Bob")], account: account, relay: testRelay, now: testNow)
+    #expect(
+      try late.lookupProfile(account: account, relay: testRelay, pubkey: sender, now: testNow)?.value
+        .displayName
+        == "Bob")
+    let event = randomHex()
+    #expect(try early.claimDeliveries([event], account: account, relay: testRelay, now: testNow) == [event])
+    #expect(try late.claimDeliveries([event], account: account, relay: testRelay, now: testNow) == [])
+  }
+
   /// Zeroes every page of the SQLite file at `path` after the first (its WAL checkpointed first
   /// and then removed), so it still opens and fails on the first read of a table.
   static func zeroPagesAfterTheFirst(_ path: String) throws {

@@ -65,13 +65,20 @@ import Testing
 
     var testDescription: String { rawValue }
 
-    /// Damages the SQLite file at `path` (its WAL already checkpointed into it) and drops its
+    /// Damages the SQLite file at `path` (its WAL checkpointed into it first) and drops its
     /// `-wal` and `-shm` companions.
     func apply(to path: String) throws {
       let manager = FileManager.default
       guard manager.fileExists(atPath: path) else { return }
       switch self {
       case .pagesZeroed:
+        // Everything committed into the file itself first: its WAL goes below.
+        var db: OpaquePointer?
+        let checkpointed =
+          sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK
+          && sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", nil, nil, nil) == SQLITE_OK
+        sqlite3_close(db)
+        guard checkpointed else { throw DamageFailed() }
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         // The page size, big-endian at offset 16 (1 means 65 536).
         let declared = Int(bytes[16]) << 8 | Int(bytes[17])
