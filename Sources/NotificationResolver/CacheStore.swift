@@ -48,7 +48,8 @@ struct CacheStore: EnrichmentStore {
     } catch {
       switch error.code {
       case .accountRemoved: return .accountRemoved
-      case .cancelled: return .abandoned
+      // Busy or locked: the claim waited for the lock until the deadline, so the wake timed out.
+      case .cancelled, .busy, .locked: return .abandoned
       default: return .unavailable
       }
     }

@@ -75,7 +75,8 @@ enum DeliveryClaim: Sendable, Hashable {
   case unavailable
   /// The account was removed; nothing is presented.
   case accountRemoved
-  /// The wake's deadline passed before the claim committed; nothing was recorded.
+  /// The wake's deadline passed before the claim committed (or while it waited for the claims'
+  /// lock); nothing was recorded.
   case abandoned
 }
 

@@ -54,6 +54,24 @@ import Testing
     }
   }
 
+  /// A wake that cannot record its claim (the claims path leads nowhere: a dangling symlink)
+  /// presents the fallback, never the message it could not claim.
+  @Test func presentsTheFallbackWhenTheClaimCannotBeRecorded() async throws {
+    let scenario = RelayScenario()
+    let folder = TemporaryFolder()
+    let path = folder.path + "/cache.sqlite"
+    try FileManager.default.createSymbolicLink(
+      atPath: path + ".claims", withDestinationPath: folder.path + "/missing/claims")
+    let server = try await scenario.startRelay([scenario.message("hi")] + scenario.enrichmentEvents())
+    try await server.serving {
+      let configuration = try scenario.configuration(server, relayPubkey: true)
+      let wake = await scenario.resolve(configuration, cache: Self.wakeCache(path))
+      #expect(wake.outcome == .fallback(.claimUnavailable))
+      #expect(wake.outcome.title == "New message")
+      #expect(wake.outcome.body == "Open the app to read it.")
+    }
+  }
+
   /// How a cache file gets damaged in ways its opener does not catch.
   enum Damage: String, CaseIterable, CustomTestStringConvertible {
     /// Every page after the first (the header and schema page) zeroed: the file still opens.
