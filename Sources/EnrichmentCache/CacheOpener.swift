@@ -15,9 +15,14 @@ enum CacheOpener {
   /// besides the bytes being stored (`performance.md`'s extension memory row).
   static let pageCacheKiB = 256
 
-  /// Opens and prepares a connection; throws `corrupt` for a file that is not a database and
+  /// Opens and prepares a connection; throws `corrupt` for a file that is not a database (or a
+  /// directory at `path`, which is moved aside like one) and
   /// `newerSchema` (without changing the file) for one from a newer library.
   static func open(path: String, busyTimeoutMilliseconds: Int32) throws(CacheError) -> CacheConnection {
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+      throw CacheError(code: .corrupt, field: "path", message: "the cache path is a directory")
+    }
     let db = try CacheConnection(cachePath: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
     let version = try userVersion(db)
     guard version <= CacheSchema.currentVersion else { throw newer(version) }
@@ -44,7 +49,7 @@ enum CacheOpener {
     return db
   }
 
-  /// Moves a file that is not a database (and its WAL and shared-memory files) to
+  /// Moves a file that is not a database (or a directory; and its WAL and shared-memory files) to
   /// `<path>.corrupt-<now>` so that a fresh cache can start.
   static func moveAside(path: String, now: Int64) throws(CacheError) {
     let manager = FileManager.default

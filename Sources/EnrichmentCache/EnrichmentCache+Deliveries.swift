@@ -11,6 +11,11 @@ extension EnrichmentCache {
   /// Claims messages for delivery in one immediate transaction and returns the ids this call
   /// claimed, in the order given.
   ///
+  /// Claims live in their own file beside the cache (`DeliveryLedger`): the records file's write
+  /// lock, which the app's importer may hold for seconds, never delays them. The claim waits for
+  /// the claims file's lock up to `waitMilliseconds` (nil: the cache's busy timeout) — a wake
+  /// passes the time left to its deadline.
+  ///
   /// Claims are keyed by message id per file (one device), not per account: a message two
   /// accounts can see is claimed once. An id is claimed when it has no row, or when its claim
   /// expired (`claim_expires_at` ≤ `now`) without being presented; a presented message or a live
@@ -22,17 +27,22 @@ extension EnrichmentCache {
   /// `cancelled`. A caller whose deadline may pass while it waits for the lock uses it so that a
   /// claim nobody will present is never recorded.
   package func claimDeliveries(
-    _ messageIDs: [String], account: String, relay: RelayOrigin, now: Int64,
+    _ messageIDs: [String], account: String, relay: RelayOrigin, now: Int64, waitMilliseconds: Int32? = nil,
     commitIf: ([String]) -> Bool = { _ in true }
   ) throws(CacheError) -> [String] {
-    try claimDeliveries(messageIDs.map { ($0, account) }, relay: relay, now: now, commitIf: commitIf)
+    try claimDeliveries(
+      messageIDs.map { ($0, account) }, relay: relay, now: now, waitMilliseconds: waitMilliseconds,
+      commitIf: commitIf)
   }
 
-  /// As ``claimDeliveries(_:account:relay:now:commitIf:)`` for messages of several accounts of
-  /// one device: each row records the account it was claimed for (an account's removal deletes
-  /// its rows). Throws `accountRemoved` when any of the accounts was removed.
+  /// As ``claimDeliveries(_:account:relay:now:waitMilliseconds:commitIf:)`` for messages of several
+  /// accounts of one device: each row records the account it was claimed for (an account's
+  /// removal deletes its rows). Throws `accountRemoved` when any of the accounts was removed (the
+  /// records file's tombstones are read, never written, inside the claim: a records file that
+  /// cannot answer counts as no tombstone, as the wake's registration already checked).
   package func claimDeliveries(
     _ messages: [(id: String, account: String)], relay: RelayOrigin, now: Int64,
+    waitMilliseconds: Int32? = nil,
     commitIf: ([String]) -> Bool = { _ in true }
   ) throws(CacheError) -> [String] {
     guard messages.count <= Self.maxClaimBatch else {
@@ -43,9 +53,10 @@ extension EnrichmentCache {
       try HexKey.check(account, field: "account")
     }
     let accounts = Set(messages.map(\.account))
-    return try locked { db throws(CacheError) in
+    return try ledger.run(waitMilliseconds: waitMilliseconds) { db throws(CacheError) in
       try db.immediateTransaction { () throws(CacheError) in
-        for account in accounts where try isRemoved(db, account) {
+        for account in accounts
+        where (try? locked({ records throws(CacheError) in try isRemoved(records, account) })) == true {
           throw CacheError(code: .accountRemoved, field: "account", message: "the account was removed")
         }
         try db.run("DELETE FROM deliveries WHERE claimed_at < ?", [.integer(now - Self.deliveryRetention)])
@@ -76,7 +87,7 @@ extension EnrichmentCache {
     }
   }
 
-  /// Claims one message (``claimDeliveries(_:account:relay:now:commitIf:)`` for one id): true when
+  /// Claims one message (``claimDeliveries(_:account:relay:now:waitMilliseconds:commitIf:)`` for one id): true when
   /// this call claimed it.
   package func claimDelivery(
     eventID: String, account: String, relay: RelayOrigin, now: Int64, commitIf: () -> Bool = { true }
@@ -93,7 +104,7 @@ extension EnrichmentCache {
       throw CacheError(code: .invalidField, field: "ids", message: "more than \(Self.maxClaimBatch) ids")
     }
     for id in messageIDs { try HexKey.check(id, field: "id") }
-    return try locked { db throws(CacheError) in
+    return try ledger.run { db throws(CacheError) in
       try db.immediateTransaction { () throws(CacheError) in
         var changed = 0
         for id in messageIDs {

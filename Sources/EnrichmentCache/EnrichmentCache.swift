@@ -19,8 +19,14 @@ import _NostrSQLite
 /// - Avatars are kept per (account, relay, sender) for the profile's current picture URL only; a
 ///   download for another URL is discarded.
 /// - Delivery claims are per message id in the file (one device), whichever account claimed it.
-/// - A damaged file that still has a valid header is reported as `corrupt` by the operation that
-///   meets it rather than checked at open (a full check would break the 5 ms open budget).
+/// - A damaged file that still has a valid header is found by the operation that meets it rather
+///   than checked at open (a full check would break the 5 ms open budget): any `corrupt` answer
+///   moves the file aside and runs the operation once more on a fresh file (hardening §2).
+/// - Delivery claims live in a file of their own beside the cache (`DeliveryLedger`,
+///   `<path>.claims`), so the app's long write transactions never block a wake's claim.
+/// - A records file of a newer schema is refused and left untouched, but the cache still opens:
+///   every records operation then throws `newerSchema`, while delivery claims, in their own file,
+///   keep working — a wake must be able to claim what it shows whatever the records file holds.
 ///
 /// The only mutable state — the connection, its statement cache and a failure count — is used
 /// only under one lock; the other stored properties are immutable.
@@ -49,13 +55,26 @@ public final class EnrichmentCache: Sendable {
   /// The clock used where no `now` is passed (corrupt-file names, import fetch times).
   package let clock: @Sendable () -> Int64
 
-  /// The connection, and how many calls on it failed `busy` or `locked`.
+  /// The records connection (nil when the file was refused: `refusal`), and how many calls on it
+  /// failed `busy` or `locked`.
   private struct Guarded {
-    let connection: CacheConnection
+    var connection: CacheConnection? {
+      didSet { identity = connection == nil ? nil : FileIdentity(path: path) }
+    }
+    var refusal: CacheError?
     var transientFailures = 0
+    /// The file the connection opened, to notice when another process moved it aside.
+    private(set) var identity: FileIdentity?
+    let path: String
+
+    init(path: String) { self.path = path }
   }
 
   private let guarded: Locked<Guarded>
+  /// The records connection's busy timeout, for reopening after a corrupt file was moved aside.
+  private let busyTimeoutMilliseconds: Int32
+  /// The delivery claims, in their own file beside the cache.
+  let ledger: DeliveryLedger
 
   /// The current unix time in seconds.
   package static let systemClock: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
@@ -64,8 +83,10 @@ public final class EnrichmentCache: Sendable {
   /// in its App Group container, and keeps it; an extension opens it per wake with a busy timeout
   /// of at most 250 ms, so a locked file costs enrichment, never the deadline.
   ///
-  /// A file that is not a database is moved aside to `<path>.corrupt-<unix time>` and a fresh one
-  /// is started; a file from a newer schema is refused with `newerSchema` and left untouched.
+  /// A file that is not a database (or a directory at `path`) is moved aside to
+  /// `<path>.corrupt-<unix time>` and a fresh one is started, at open or when any later operation
+  /// meets a damaged page; a file from a newer schema is left untouched and every records
+  /// operation throws `newerSchema` (delivery claims live in their own file and still work).
   public convenience init(
     path: String, busyTimeout: Duration = EnrichmentCache.defaultBusyTimeout,
     maxBytes: Int64 = EnrichmentCache.defaultMaxBytes
@@ -83,14 +104,47 @@ public final class EnrichmentCache: Sendable {
     self.maxBytes = maxBytes
     self.clock = clock
     let timeout = Int32(clamping: max(0, busyTimeout.wholeMilliseconds))
-    let connection: CacheConnection
+    busyTimeoutMilliseconds = timeout
+    var state = Guarded(path: path)
     do {
-      connection = try CacheOpener.open(path: path, busyTimeoutMilliseconds: timeout)
+      state.connection = try Self.openRecords(path: path, busyTimeoutMilliseconds: timeout, clock: clock)
+    } catch  where error.code == .newerSchema {
+      state.refusal = error
+    }
+    let guarded = Locked(state)
+    self.guarded = guarded
+    ledger = DeliveryLedger(
+      cachePath: path, busyTimeoutMilliseconds: timeout, clock: clock,
+      inheritedRows: { Self.legacyClaims(guarded) })
+  }
+
+  /// Opens the records file, moving a file that is not a database aside and starting a fresh one.
+  private static func openRecords(
+    path: String, busyTimeoutMilliseconds: Int32, clock: () -> Int64
+  ) throws(CacheError) -> CacheConnection {
+    do {
+      return try CacheOpener.open(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
     } catch  where error.code == .corrupt {
       try CacheOpener.moveAside(path: path, now: clock())
-      connection = try CacheOpener.open(path: path, busyTimeoutMilliseconds: timeout)
+      return try CacheOpener.open(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
     }
-    guarded = Locked(Guarded(connection: connection))
+  }
+
+  /// The claims the records file held before they moved to their own file (its `deliveries`
+  /// table), for a new ledger to take over; empty when the file cannot answer.
+  private static func legacyClaims(_ guarded: Locked<Guarded>) -> [DeliveryLedger.Row] {
+    guarded.withLock { guarded in
+      guard let db = guarded.connection else { return [] }
+      return
+        (try? db.query(
+          "SELECT message_id, account, relay, claimed_at, claim_expires_at, presented_at FROM deliveries"
+        ) { row in
+          DeliveryLedger.Row(
+            messageID: row.text(0) ?? "", account: row.text(1) ?? "", relay: row.text(2) ?? "",
+            claimedAt: row.integer(3), claimExpiresAt: row.integer(4),
+            presentedAt: row.optionalInteger(5))
+        }) ?? []
+    }
   }
 
   // MARK: - Accounts
@@ -125,11 +179,13 @@ public final class EnrichmentCache: Sendable {
   }
 
   /// Deletes every row of an account in one transaction and records a tombstone; returns the
-  /// number of rows deleted. Later writes for the account are discarded until `addAccount`.
+  /// number of rows deleted. Later writes for the account are discarded until `addAccount`. Its
+  /// delivery claims, in their own file, are deleted right after (best effort: a claims file that
+  /// cannot answer keeps them, which only keeps those messages from being shown again).
   @discardableResult
   public func removeAccount(_ account: String, now: Int64) throws(CacheError) -> Int {
     try HexKey.check(account, field: "account")
-    return try locked { db throws(CacheError) in
+    let rows = try locked { db throws(CacheError) in
       try db.immediateTransaction { () throws(CacheError) in
         var rows = 0
         for table in CacheSchema.accountTables {
@@ -141,6 +197,10 @@ public final class EnrichmentCache: Sendable {
         return rows
       }
     }
+    let claims = try? ledger.run { db throws(CacheError) in
+      try db.run("DELETE FROM deliveries WHERE account = ?", [.text(account)])
+    }
+    return rows + (claims ?? 0)
   }
 
   /// Whether the account carries a removal tombstone (removed by `removeAccount(_:now:)` and not
@@ -153,6 +213,9 @@ public final class EnrichmentCache: Sendable {
   // MARK: - Statistics
 
   /// Row counts and the size of the file plus its WAL: for an app's storage screen or its logs.
+  /// `deliveries` counts the claims file's rows; before that file exists (this call does not
+  /// create it), the claims the records file still holds from before claims moved out, which the
+  /// claims file takes over when it is created.
   public func stats() throws(CacheError) -> CacheStats {
     let counts = try locked { db throws(CacheError) in
       try CacheSchema.accountTables.map { table throws(CacheError) in
@@ -160,10 +223,15 @@ public final class EnrichmentCache: Sendable {
       }
     }
     let byTable = Dictionary(uniqueKeysWithValues: zip(CacheSchema.accountTables, counts))
+    let deliveries =
+      ledger.exists
+      ? try ledger.run { db throws(CacheError) in
+        try db.first("SELECT count(*) FROM deliveries") { row in Int(row.integer(0)) } ?? 0
+      } : byTable["deliveries"] ?? 0
     return CacheStats(
       profiles: byTable["profiles"] ?? 0, channels: byTable["channels"] ?? 0,
       memberships: byTable["memberships"] ?? 0, avatars: byTable["avatars"] ?? 0,
-      deliveries: byTable["deliveries"] ?? 0, bytes: Self.fileSize(path) + Self.fileSize(path + "-wal"))
+      deliveries: deliveries, bytes: Self.fileSize(path) + Self.fileSize(path + "-wal"))
   }
 
   // MARK: - Internals
@@ -173,14 +241,34 @@ public final class EnrichmentCache: Sendable {
     try locked { db throws(CacheError) in try db.first("SELECT 1") { row in row.integer(0) } ?? 0 }
   }
 
-  /// Runs `body` with the connection, holding the lock.
+  /// Runs `body` with the records connection, holding the lock. A `corrupt` answer moves the
+  /// file aside and runs `body` once more on a fresh file; a file another process moved aside
+  /// (the path now names another file) is followed by reopening the path; a refused (newer) file
+  /// throws its refusal.
   func locked<T>(_ body: (CacheConnection) throws(CacheError) -> T) throws(CacheError) -> T {
     try guarded.withLock { (guarded) throws(CacheError) -> T in
-      do throws(CacheError) {
-        return try body(guarded.connection)
-      } catch {
-        if error.isTransient { guarded.transientFailures += 1 }
-        throw error
+      var movedAside = false
+      if guarded.connection != nil, guarded.identity != FileIdentity(path: path) {
+        guarded.connection = nil
+        guarded.connection = try Self.openRecords(
+          path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, clock: clock)
+      }
+      while true {
+        guard let connection = guarded.connection else {
+          throw guarded.refusal ?? CacheError(code: .storage, message: "the cache file is not open")
+        }
+        do throws(CacheError) {
+          return try body(connection)
+        } catch  where error.code == .corrupt && !movedAside {
+          movedAside = true
+          guarded.connection = nil
+          try CacheOpener.moveAside(path: path, now: clock())
+          guarded.connection = try CacheOpener.open(
+            path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        } catch {
+          if error.isTransient { guarded.transientFailures += 1 }
+          throw error
+        }
       }
     }
   }

@@ -5,8 +5,10 @@ package struct BoundedEvents: Sendable {
   /// The kept events, in order (not yet verified).
   package var events: [Event]
   /// Elements dropped: over a bound of ``EventReadLimits``, past the answer's tag total, or not
-  /// an event.
+  /// an event (and the element a cut answer ended in, counted as one).
   package var dropped: Int
+  /// True when the answer was cut at its byte cap before its array closed.
+  package var cut = false
 }
 
 extension EventFastReader {
@@ -18,8 +20,14 @@ extension EventFastReader {
   /// shape is read the general way only when it is at most `limits.maxGeneralElementBytes`), so
   /// a bad or oversized element is dropped, never fatal, and never built. Nil when the body is
   /// not a JSON array (or not JSON).
+  ///
+  /// `isCut` says the buffer is the first bytes of a longer answer (a response cut at its byte
+  /// cap): the array then need not close, every whole element before the cut is read as usual,
+  /// and the reading ends at the first element that does not read whole — it, and whatever
+  /// followed it, is dropped and counted as one (`BoundedEvents.cut`), so one oversized element
+  /// cannot cost the events before it (`notification-resolver.md` §1).
   package static func readArray(
-    _ buffer: UnsafeRawBufferPointer, maxBytes: Int, limits: EventReadLimits
+    _ buffer: UnsafeRawBufferPointer, maxBytes: Int, limits: EventReadLimits, isCut: Bool = false
   ) -> BoundedEvents? {
     guard buffer.count <= maxBytes, buffer.baseAddress != nil else { return nil }
     var reader = EventFastReader(buffer)
@@ -33,7 +41,10 @@ extension EventFastReader {
       repeat {
         reader.skipWhitespace()
         guard case .read(let event) = reader.readBoundedElement(limits, totalTags: totalTags) else {
-          return nil
+          guard isCut else { return nil }
+          result.dropped += 1
+          result.cut = true
+          return result
         }
         if let event {
           totalTags += event.tags.count
@@ -43,7 +54,11 @@ extension EventFastReader {
         }
         reader.skipWhitespace()
       } while reader.take(UInt8(ascii: ","))
-      guard reader.take(UInt8(ascii: "]")) else { return nil }
+      guard reader.take(UInt8(ascii: "]")) else {
+        guard isCut, reader.position == reader.end else { return nil }
+        result.cut = true
+        return result
+      }
     }
     reader.skipWhitespace()
     return reader.position == reader.end ? result : nil

@@ -20,11 +20,18 @@ final class CappedExchange: Sendable {
   }
 
   let cap: Int
+  /// Whether a body over the cap ends the exchange with its first `cap` bytes (marked truncated)
+  /// instead of `too_large`, and a body cut short by the connection with the bytes that arrived
+  /// (marked truncated) instead of `truncated`.
+  let keepsPrefix: Bool
   private let state = Locked(State())
   /// The one result, handed to the waiting caller once.
   private let result = ResumeOnce<Outcome>()
 
-  init(cap: Int) { self.cap = cap }
+  init(cap: Int, keepsPrefix: Bool = false) {
+    self.cap = cap
+    self.keepsPrefix = keepsPrefix
+  }
 
   /// Hands over the waiting continuation; resumes it at once when the exchange already ended.
   func attach(_ continuation: CheckedContinuation<Outcome, Never>) {
@@ -46,7 +53,7 @@ final class CappedExchange: Sendable {
 
   /// Records the response head; false (and the exchange ended) when its length exceeds the cap.
   func receive(response: HTTPURLResponse) -> Bool {
-    if response.expectedContentLength > Int64(cap) {
+    if response.expectedContentLength > Int64(cap), !keepsPrefix {
       finish(
         .failure(
           HTTPTransportError(
@@ -59,21 +66,29 @@ final class CappedExchange: Sendable {
       // doubling, which would hold the old and the new storage together (up to 3 × a 2 MiB
       // roster's bytes at the moment of a copy).
       if !state.ended, response.expectedContentLength > 0 {
-        state.body.reserveCapacity(Int(response.expectedContentLength))
+        state.body.reserveCapacity(Int(min(response.expectedContentLength, Int64(cap))))
       }
       return !state.ended
     }
   }
 
-  /// Keeps `data` unless the exchange ended; false (and the exchange ended) past the cap.
+  /// Keeps `data` unless the exchange ended; false (and the exchange ended) past the cap — with
+  /// the first `cap` bytes as a truncated response when the exchange keeps the prefix.
   func receive(data: Data) -> Bool {
     enum Kept {
       case kept, ended
       case overCap(status: Int?)
+      case prefix(HTTPTransportResponse)
     }
     let kept = state.withLock { state -> Kept in
       guard !state.ended else { return .ended }
-      guard state.body.count + data.count <= cap else { return .overCap(status: state.response?.statusCode) }
+      guard state.body.count + data.count <= cap else {
+        guard keepsPrefix, let response = state.response else {
+          return .overCap(status: state.response?.statusCode)
+        }
+        state.body.append(contentsOf: data.prefix(cap - state.body.count))
+        return .prefix(Self.response(response, body: state.body, isTruncated: true))
+      }
       state.body.append(contentsOf: data)
       return .kept
     }
@@ -83,6 +98,9 @@ final class CappedExchange: Sendable {
     case .overCap(let status):
       finish(.failure(HTTPTransportError(code: .tooLarge, message: "body over \(cap) bytes", detail: status)))
       return false
+    case .prefix(let response):
+      finish(.success(response))
+      return false
     }
   }
 
@@ -91,7 +109,13 @@ final class CappedExchange: Sendable {
   func complete(error: (any Error)?, taskResponse: HTTPURLResponse?) {
     let (response, body) = state.withLock { ($0.response ?? taskResponse, $0.body) }
     if let error {
-      finish(.failure(Self.map(error, responseStarted: response != nil)))
+      let failure = Self.map(error, responseStarted: response != nil)
+      // A connection lost mid-body still delivers what arrived to a caller that keeps prefixes.
+      if keepsPrefix, failure.code == .truncated, let response {
+        finish(.success(Self.response(response, body: body, isTruncated: true)))
+      } else {
+        finish(.failure(failure))
+      }
       return
     }
     guard let response else {
@@ -103,14 +127,25 @@ final class CappedExchange: Sendable {
     if encoding == "identity", response.expectedContentLength >= 0,
       Int64(body.count) != response.expectedContentLength
     {
-      finish(.failure(HTTPTransportError(code: .truncated, message: "body shorter than Content-Length")))
+      finish(
+        keepsPrefix
+          ? .success(Self.response(response, body: body, isTruncated: true))
+          : .failure(HTTPTransportError(code: .truncated, message: "body shorter than Content-Length")))
       return
     }
+    finish(.success(Self.response(response, body: body, isTruncated: false)))
+  }
+
+  /// The transport's response for `response`'s head and `body` (header names lower-cased).
+  private static func response(_ response: HTTPURLResponse, body: [UInt8], isTruncated: Bool)
+    -> HTTPTransportResponse
+  {
     var headers: [String: String] = [:]
     for (name, value) in response.allHeaderFields {
       if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
     }
-    finish(.success(HTTPTransportResponse(status: response.statusCode, headers: headers, body: body)))
+    return HTTPTransportResponse(
+      status: response.statusCode, headers: headers, body: body, isTruncated: isTruncated)
   }
 
   private static func map(_ error: any Error, responseStarted: Bool) -> HTTPTransportError {

@@ -60,7 +60,7 @@ public final class URLSessionHTTPTransport: HTTPTransport {
     for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
     if let body = request.body { urlRequest.httpBody = Data(body) }
     let task = session.dataTask(with: urlRequest)
-    let exchange = CappedExchange(cap: request.maxResponseBytes)
+    let exchange = CappedExchange(cap: request.maxResponseBytes, keepsPrefix: request.keepsPrefixPastCap)
     delegate.register(exchange, for: task.taskIdentifier)
     defer { delegate.unregister(task.taskIdentifier) }
     // The deadline and the caller's cancellation both cancel the exchange (and so the task).

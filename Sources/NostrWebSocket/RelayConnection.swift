@@ -384,6 +384,10 @@ public actor RelayConnection {
     state.bytes += size
     guard state.bytes <= state.limits.maxBytes else {
       unsubscribe(token, sendClose: true)
+      if state.limits.keepsPrefix, !state.kept.isEmpty {
+        counters.dropped += 1
+        return finishQuery(token, .success(state.kept))
+      }
       return finishQuery(
         token,
         .failure(

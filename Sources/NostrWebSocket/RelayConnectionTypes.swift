@@ -16,6 +16,11 @@ public struct QueryLimits: Sendable, Hashable {
   /// each `EVENT` message is read in place and an event over a bound (or past the answer's tag
   /// total) is dropped before it is built, never parsed into a JSON tree. Nil: no such bounds.
   package var eventLimits: EventReadLimits?
+  /// When true, passing `maxBytes` ends the query with the events kept before it (the
+  /// subscription is closed) instead of failing `result_too_large`: an answer over its byte cap
+  /// keeps what was read before the cap (`notification-resolver.md` §1); with none kept it still
+  /// fails, so a cut answer is never mistaken for an empty one. False by default.
+  package var keepsPrefix = false
 
   /// Creates limits (the defaults unless given).
   public init(maxEvents: Int = QueryLimits.defaultMaxEvents, maxBytes: Int = QueryLimits.defaultMaxBytes) {
@@ -24,9 +29,10 @@ public struct QueryLimits: Sendable, Hashable {
   }
 
   /// Limits of `maxBytes` whose events are read within `eventLimits`.
-  package init(maxBytes: Int, eventLimits: EventReadLimits) {
+  package init(maxBytes: Int, eventLimits: EventReadLimits, keepsPrefix: Bool = false) {
     self.init(maxBytes: maxBytes)
     self.eventLimits = eventLimits
+    self.keepsPrefix = keepsPrefix
   }
 }
 

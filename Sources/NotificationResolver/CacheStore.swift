@@ -6,8 +6,10 @@ import NostrEvent
 ///
 /// Every failure (busy, locked, corrupt) reads as "nothing cached" or a dropped write, so the
 /// cache can only make a notification richer, never later or absent. The first busy or locked
-/// answer switches the cache off for the rest of the wake: each call may wait up to the busy
-/// timeout, and a dozen such waits would break the resolver's deadline.
+/// answer switches the records off for the rest of the wake: each call may wait up to the busy
+/// timeout, and a dozen such waits would break the resolver's deadline. Claims live in their own
+/// file (`EnrichmentCache`'s claims ledger), so the switch never applies to them: a claim waits
+/// for its lock up to the wake's deadline.
 struct CacheStore: EnrichmentStore {
   let cache: EnrichmentCache
   private let breaker = CacheBreaker()
@@ -35,17 +37,19 @@ struct CacheStore: EnrichmentStore {
   }
 
   func claimDeliveries(
-    _ messages: [(id: String, account: String)], relay: RelayOrigin, now: Int64, commitIf: ([String]) -> Bool
+    _ messages: [(id: String, account: String)], relay: RelayOrigin, now: Int64,
+    deadline: ContinuousClock.Instant, commitIf: ([String]) -> Bool
   ) -> DeliveryClaim {
-    guard !breaker.isTripped else { return .unavailable }
+    let wait = Int32(clamping: max(0, ContinuousClock.now.duration(to: deadline).wholeMilliseconds))
     do {
-      let claimed = try cache.claimDeliveries(messages, relay: relay, now: now, commitIf: commitIf)
+      let claimed = try cache.claimDeliveries(
+        messages, relay: relay, now: now, waitMilliseconds: wait, commitIf: commitIf)
       return claimed.isEmpty ? .alreadyDelivered : .claimed(claimed)
     } catch {
-      if error.isTransient { breaker.trip() }
       switch error.code {
       case .accountRemoved: return .accountRemoved
-      case .cancelled: return .abandoned
+      // Busy or locked: the claim waited for the lock until the deadline, so the wake timed out.
+      case .cancelled, .busy, .locked: return .abandoned
       default: return .unavailable
       }
     }

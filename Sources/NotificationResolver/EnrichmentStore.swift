@@ -70,11 +70,13 @@ enum DeliveryClaim: Sendable, Hashable {
   case claimed([String])
   /// Every candidate is presented or under another wake's live claim.
   case alreadyDelivered
-  /// The cache could not answer in time; deliver without the once-guarantee.
+  /// The claim could not be recorded (the claims file could not be written by the deadline):
+  /// the wake presents the fallback, never a message it could not claim.
   case unavailable
   /// The account was removed; nothing is presented.
   case accountRemoved
-  /// The wake's deadline passed before the claim committed; nothing was recorded.
+  /// The wake's deadline passed before the claim committed (or while it waited for the claims'
+  /// lock); nothing was recorded.
   case abandoned
 }
 
@@ -88,11 +90,13 @@ protocol EnrichmentStore: Sendable {
   /// Registers the account on first use in one atomic step, unless it was removed: false for a
   /// removed account, true otherwise (also when the cache cannot answer).
   func registerAccount(_ account: String) -> Bool
-  /// Claims the ids not presented and not under a live claim, in one transaction; `commitIf`
-  /// decides, with the lock held and the claimed ids known, whether the claim may commit (false:
-  /// `.abandoned`, nothing recorded).
+  /// Claims the ids not presented and not under a live claim, in one transaction, waiting for the
+  /// claims' lock up to `deadline` (not the cache's busy timeout); `commitIf` decides, with the
+  /// lock held and the claimed ids known, whether the claim may commit (false: `.abandoned`,
+  /// nothing recorded).
   func claimDeliveries(
-    _ messages: [(id: String, account: String)], relay: RelayOrigin, now: Int64, commitIf: ([String]) -> Bool
+    _ messages: [(id: String, account: String)], relay: RelayOrigin, now: Int64,
+    deadline: ContinuousClock.Instant, commitIf: ([String]) -> Bool
   ) -> DeliveryClaim
   /// Marks claimed messages presented; false when the cache could not answer.
   func markPresented(_ messageIDs: [String], now: Int64) -> Bool

@@ -14,6 +14,10 @@ public enum FallbackReason: String, Sendable, Hashable, Codable, CaseIterable {
   case accountRemoved = "account_removed"
   /// The query timeout passed.
   case timeout = "timeout"
+  /// A message was found but its delivery claim could not be recorded (the claims file could not
+  /// be written): it is not shown, so that it is never shown twice; a later wake that can record
+  /// the claim presents it.
+  case claimUnavailable = "claim_unavailable"
 }
 
 /// The English content shown when nothing resolves: it reveals nothing and asks the user to open

@@ -20,13 +20,19 @@ import PushLease
 /// the plan is handed over; the newest claimed one is shown with `more_count` for the rest.
 ///
 /// Decisions where the spec is silent:
+/// - An answer cut at its byte cap (or by the connection) keeps its whole events (hardening §1);
+///   when they hold no message this wake can present, the outcome is the `invalid_response`
+///   fallback, never `nothing_new` — the wake's message may lie past the cut, and a filtering
+///   extension would drop a `nothing_new` silently.
 /// - The NIP-11 `self` fetch runs beside the message query (both within the query timeout); only
 ///   the channel pair waits for it, and without a relay key no channel record is trusted.
 /// - Channel metadata and membership are fetched as two bounded requests but refreshed as a pair:
 ///   both are asked for when either is stale, shown as each arrives, and stored in one write.
-/// - The first busy or locked answer from the cache switches it off for the rest of the wake
-///   (marking presented still gets its own busy timeout); a claim the cache cannot answer
-///   delivers without the once-guarantee rather than not at all.
+/// - The first busy or locked answer from the cache switches its records off for the rest of the
+///   wake (marking presented still gets its own busy timeout). Claims live in their own file and
+///   wait up to the wake's deadline; a claim that still cannot be recorded presents the fallback
+///   (`claim_unavailable`), never a message it could not claim (hardening §2). Without a cache
+///   (nil) there is no once-guarantee at all.
 /// - The expiry path's plain plan renders mentions as compact npubs (no cache read while iOS
 ///   waits); it is not refined as names arrive — the final plan carries them.
 /// - Avatar downloads for the same URL are shared within a process, not across processes.
@@ -239,11 +245,13 @@ public struct NotificationResolver: Sendable {
   }
 
   /// One account's answer: the message query's verified events, and its gift-wrap request's
-  /// verified wraps (`direct-messages.md`).
+  /// verified wraps (`direct-messages.md`); `isCut` when either answer was cut at its byte cap
+  /// (or by the connection), so more may have followed what was read.
   private struct AccountAnswer: Sendable {
     var account: Int
     var events: [Event]
     var wraps: [Event]
+    var isCut = false
   }
 
   /// One account's requests, side by side within the one deadline: the message query (unless it
@@ -255,24 +263,24 @@ public struct NotificationResolver: Sendable {
     _ client: RelayClient, filters: [Filter], inbox: DirectMessageInbox?, account: Int,
     deadline: ContinuousClock.Instant
   ) async -> Result<AccountAnswer, RelayFailure> {
-    async let wraps: Result<[Event], RelayFailure>? = {
+    async let wraps: Result<RelayClient.Answer, RelayFailure>? = {
       guard let inbox else { return nil }
       do throws(RelayFailure) {
         return .success(
-          try await client.query(
+          try await client.answer(
             [inbox.filter], cap: DirectMessageInbox.responseCap, limits: DirectMessageInbox.readLimits,
             deadline: deadline))
       } catch {
         return .failure(error)
       }
     }()
-    let events: Result<[Event], RelayFailure>
+    let events: Result<RelayClient.Answer, RelayFailure>
     if filters.isEmpty {
-      events = .success([])
+      events = .success(RelayClient.Answer(events: [], isCut: false))
     } else {
       do throws(RelayFailure) {
         events = .success(
-          try await client.query(filters, cap: RelayClient.messageQueryCap, deadline: deadline))
+          try await client.answer(filters, cap: RelayClient.messageQueryCap, deadline: deadline))
       } catch {
         events = .failure(error)
       }
@@ -282,12 +290,14 @@ public struct NotificationResolver: Sendable {
     case (.failure(let failure), .failure), (.failure(let failure), nil):
       return .failure(failure)
     case (.success(let events), .success(let wraps)):
-      return .success(AccountAnswer(account: account, events: events, wraps: wraps))
+      return .success(
+        AccountAnswer(
+          account: account, events: events.events, wraps: wraps.events, isCut: events.isCut || wraps.isCut))
     case (.success(let events), .failure), (.success(let events), nil):
-      return .success(AccountAnswer(account: account, events: events, wraps: []))
+      return .success(AccountAnswer(account: account, events: events.events, wraps: [], isCut: events.isCut))
     case (.failure(let failure), .success(let wraps)):
-      guard !wraps.isEmpty else { return .failure(failure) }
-      return .success(AccountAnswer(account: account, events: [], wraps: wraps))
+      guard !wraps.events.isEmpty else { return .failure(failure) }
+      return .success(AccountAnswer(account: account, events: [], wraps: wraps.events, isCut: wraps.isCut))
     }
   }
 
@@ -324,7 +334,7 @@ public struct NotificationResolver: Sendable {
       avatarDirectory: configuration.avatarDirectory, strings: configuration.strings)
     let covered: CoveredMessages
     switch await BlockingWork.run({
-      selectAndClaim(answers, now: now, progress: progress, composer: composer)
+      selectAndClaim(answers, now: now, deadline: deadline, progress: progress, composer: composer)
     }) {
     case .covered(let claimed):
       covered = claimed
@@ -394,7 +404,7 @@ public struct NotificationResolver: Sendable {
   /// ordering (newest first, a tie to the lower id; a message two accounts see belongs to the
   /// first in the configuration's order), and claims them.
   private func selectAndClaim(
-    _ answers: [AccountAnswer], now: Int64, progress: WakeProgress,
+    _ answers: [AccountAnswer], now: Int64, deadline: ContinuousClock.Instant, progress: WakeProgress,
     composer: NotificationComposer
   ) -> Claim {
     let store = self.store
@@ -421,20 +431,27 @@ public struct NotificationResolver: Sendable {
         candidates.append(WakeCandidate(message: message, account: index))
       }
     }
-    guard !candidates.isEmpty else { return .noEligibleEvent }
+    // A cut answer may hold the wake's message past the cut: it never reads as nothing new.
+    let isCut = answers.contains(where: \.isCut)
+    guard !candidates.isEmpty else { return isCut ? .refused(.invalidResponse) : .noEligibleEvent }
     candidates.sort { lhs, rhs in
       lhs.message.createdAt != rhs.message.createdAt
         ? lhs.message.createdAt > rhs.message.createdAt : lhs.message.id < rhs.message.id
     }
-    return claim(Array(candidates.prefix(coverageLimit)), now: now, progress: progress, composer: composer)
+    let claimed = claim(
+      Array(candidates.prefix(coverageLimit)), now: now, deadline: deadline, progress: progress,
+      composer: composer)
+    if case .nothingNew = claimed, isCut { return .refused(.invalidResponse) }
+    return claimed
   }
 
-  /// Claims `candidates` (newest first) in one transaction: the claimed ones are the wake's
-  /// messages, the newest shown and the rest covered. Without a cache, or when the cache cannot
-  /// answer, all are taken without the once-guarantee; either way only while the wake has not
-  /// ended (`progress`).
+  /// Claims `candidates` (newest first) in one transaction, waiting for the claims' lock up to
+  /// `deadline`: the claimed ones are the wake's messages, the newest shown and the rest covered.
+  /// Without a cache all are taken without the once-guarantee; a claim the cache cannot record is
+  /// the `claim_unavailable` fallback; either way only while the wake has not ended (`progress`).
   private func claim(
-    _ candidates: [WakeCandidate], now: Int64, progress: WakeProgress, composer: NotificationComposer
+    _ candidates: [WakeCandidate], now: Int64, deadline: ContinuousClock.Instant, progress: WakeProgress,
+    composer: NotificationComposer
   ) -> Claim {
     let accounts = self.accounts
     let covering = { (ids: [String], recorded: Bool) -> CoveredMessages? in
@@ -454,16 +471,14 @@ public struct NotificationResolver: Sendable {
     if let store {
       switch store.claimDeliveries(
         candidates.map { ($0.message.id, accounts[$0.account].account) }, relay: configuration.relay,
-        now: now,
+        now: now, deadline: deadline,
         commitIf: { admit($0, true) })
       {
       case .claimed(let claimed):
         taken = claimed
         recorded = true
       case .alreadyDelivered: return .nothingNew
-      case .unavailable:
-        guard admit(ids, false) else { return .refused(.timeout) }
-        taken = ids
+      case .unavailable: return .refused(.claimUnavailable)
       case .accountRemoved: return .refused(.accountRemoved)
       case .abandoned: return .refused(.timeout)
       }

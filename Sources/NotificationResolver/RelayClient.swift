@@ -60,20 +60,48 @@ package struct RelayClient: Sendable {
   /// Sends `filters` to `POST /query` and returns every answered event that parses and verifies;
   /// bad elements are dropped.
   ///
-  /// Throws when the relay cannot be reached, answers non-2xx, or the body is not a JSON array
-  /// within `cap` bytes.
+  /// An answer over `cap` bytes keeps every whole event read before the cap; the element the cap
+  /// cut and the rest are dropped (`notification-resolver.md` §1), over HTTP and over a
+  /// WebSocket alike. Throws when the relay cannot be reached, answers non-2xx, or the body is
+  /// not a JSON array.
   package func query(
     _ filters: [Filter], cap: Int, limits: EventReadLimits = .notification, deadline: ContinuousClock.Instant
   )
     async throws(RelayFailure)
     -> [Event]
   {
+    try await answer(filters, cap: cap, limits: limits, deadline: deadline).events
+  }
+
+  /// What a query answered: its verified events, and whether the answer was cut (at its byte
+  /// cap, or by the connection) so that more may have followed.
+  package struct Answer: Sendable {
+    /// The verified events read whole.
+    package var events: [Event]
+    /// True when the answer was cut over `POST /query` (a WebSocket answer cut at its cap with no
+    /// whole event fails instead; one with events reads as whole).
+    package var isCut: Bool
+  }
+
+  /// As ``query(_:cap:limits:deadline:)``, saying whether the answer was cut: a caller must not
+  /// conclude "nothing new" from a cut answer.
+  package func answer(
+    _ filters: [Filter], cap: Int, limits: EventReadLimits = .notification, deadline: ContinuousClock.Instant
+  )
+    async throws(RelayFailure)
+    -> Answer
+  {
     if let webSocket {
-      return try await webSocket.query(
-        filters.map(Self.withDefaultLimit), cap: cap, limits: limits, deadline: deadline)
+      return Answer(
+        events: try await webSocket.query(
+          filters.map(Self.withDefaultLimit), cap: cap, limits: limits, deadline: deadline),
+        isCut: false)
     }
-    let response = try await send(try queryRequest(filters, cap: cap), deadline: deadline)
-    return try Self.verifiedEvents(in: response.body, cap: cap, limits: limits)
+    let response = try await send(try queryRequest(filters, cap: cap, keepsPrefix: true), deadline: deadline)
+    return Answer(
+      events: try Self.verifiedEvents(
+        in: response.body, cap: cap, limits: limits, isCut: response.isTruncated),
+      isCut: response.isTruncated)
   }
 
   /// The rosters (kind 39002 records) `filter` finds, signed by `signer`: over `POST /query`
@@ -108,11 +136,15 @@ package struct RelayClient: Sendable {
   /// element is located before anything is built, and one over a bound (tags, tag elements,
   /// string length, the answer's tag total) is dropped unbuilt, so memory is bounded by the
   /// limits, not just the byte cap (`notification-resolver.md` §1). An element outside the common
-  /// shape goes through the strict reader and `Event(jsonValue:)` when it is small.
+  /// shape goes through the strict reader and `Event(jsonValue:)` when it is small. `isCut`: the
+  /// body is the prefix of an answer cut at `cap`; its whole events are kept, the cut one dropped.
   static func verifiedEvents(
-    in body: [UInt8], cap: Int, limits: EventReadLimits = .notification
+    in body: [UInt8], cap: Int, limits: EventReadLimits = .notification, isCut: Bool = false
   ) throws(RelayFailure) -> [Event] {
-    guard let read = body.withUnsafeBytes({ EventFastReader.readArray($0, maxBytes: cap, limits: limits) })
+    guard
+      let read = body.withUnsafeBytes({
+        EventFastReader.readArray($0, maxBytes: cap, limits: limits, isCut: isCut)
+      })
     else {
       throw RelayFailure(.invalidResponse, "the body is not a JSON array within \(cap) bytes")
     }
@@ -121,7 +153,9 @@ package struct RelayClient: Sendable {
 
   /// The NIP-98-signed `POST /query` request for `filters` (each with the default `limit` when
   /// it has none).
-  private func queryRequest(_ filters: [Filter], cap: Int) throws(RelayFailure) -> HTTPTransportRequest {
+  private func queryRequest(_ filters: [Filter], cap: Int, keepsPrefix: Bool = false) throws(RelayFailure)
+    -> HTTPTransportRequest
+  {
     let body = JSONWriter.bytes(.array(filters.map { Self.withDefaultLimit($0).jsonValue }))
     let authorization: String
     do {
@@ -135,7 +169,7 @@ package struct RelayClient: Sendable {
       headers: [
         "Content-Type": "application/json", "Authorization": authorization, "Accept": "application/json",
       ],
-      body: body, maxResponseBytes: cap)
+      body: body, maxResponseBytes: cap, keepsPrefixPastCap: keepsPrefix)
   }
 
   /// The relay's own key from its NIP-11 document (`self`, 64 hex), or nil when it names none.

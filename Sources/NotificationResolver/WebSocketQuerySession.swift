@@ -23,7 +23,8 @@ actor WebSocketQuerySession {
 
   /// The events `filters` match, verified and re-checked by `RelayConnection`, up to `cap` bytes
   /// of `EVENT` messages, each read within `limits` (an event over a bound is dropped before it
-  /// is built, as for `/query` answers); failures in the resolver's terms
+  /// is built, as for `/query` answers); an answer past `cap` keeps the events received before
+  /// it, as a `/query` answer keeps its prefix; failures in the resolver's terms
   /// (`relay-connection.md` §3).
   func query(
     _ filters: [Filter], cap: Int, limits: EventReadLimits, deadline: ContinuousClock.Instant
@@ -31,7 +32,8 @@ actor WebSocketQuerySession {
     let connection = try await connection(deadline: deadline)
     do {
       return try await connection.query(
-        filters, limits: QueryLimits(maxBytes: cap, eventLimits: limits), deadline: deadline)
+        filters, limits: QueryLimits(maxBytes: cap, eventLimits: limits, keepsPrefix: true),
+        deadline: deadline)
     } catch {
       throw Self.failure(error)
     }

@@ -60,6 +60,11 @@ package final class SQLiteConnection<Failure: Error> {
     sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
   }
 
+  /// Sets how long a statement waits for another connection's lock before failing busy.
+  package func setBusyTimeout(milliseconds: Int32) {
+    sqlite3_busy_timeout(handle, milliseconds)
+  }
+
   deinit {
     statements.removeAll()
     sqlite3_close_v2(handle)

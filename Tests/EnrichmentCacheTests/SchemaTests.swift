@@ -56,15 +56,26 @@ func rawExecute(_ path: String, _ sql: String) -> Int32 {
     #expect(found?.value.displayName == "Bob")
   }
 
+  /// A records file of a newer schema is refused by every records operation and left untouched;
+  /// delivery claims, in their own file, still work (a wake must be able to claim what it shows).
   @Test func refusesANewerSchemaAndLeavesTheFileUntouched() throws {
     let folder = try TemporaryFolder()
     _ = try EnrichmentCache(path: folder.path())
     #expect(
       rawExecute(folder.path(), "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA user_version = 99") == SQLITE_OK)
     let before = try Data(contentsOf: URL(fileURLWithPath: folder.path()))
-    let error = try #require(throws: CacheError.self) { try EnrichmentCache(path: folder.path()) }
+    let cache = try EnrichmentCache(path: folder.path())
+    let error = try #require(throws: CacheError.self) {
+      try cache.lookupProfile(account: randomHex(), relay: testRelay, pubkey: randomHex(), now: testNow)
+    }
     #expect(error.code == .newerSchema)
     #expect(error.field == "user_version")
+    #expect(throws: CacheError(code: .newerSchema, field: "user_version", message: "")) {
+      try cache.addAccount(randomHex(), now: testNow)
+    }
+    let event = randomHex()
+    #expect(
+      try cache.claimDeliveries([event], account: randomHex(), relay: testRelay, now: testNow) == [event])
     let after = try Data(contentsOf: URL(fileURLWithPath: folder.path()))
     #expect(before == after)
   }

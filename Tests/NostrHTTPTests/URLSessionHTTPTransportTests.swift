@@ -13,11 +13,15 @@ import Testing
     0x00,
   ]
 
-  func send(_ reply: LoopbackHTTPResponder.Reply, cap: Int = 1024, within timeout: Duration = .seconds(10))
+  func send(
+    _ reply: LoopbackHTTPResponder.Reply, cap: Int = 1024, keepsPrefix: Bool = false,
+    within timeout: Duration = .seconds(10)
+  )
     async throws -> (Result<HTTPTransportResponse, HTTPTransportError>, LoopbackHTTPResponder)
   {
     let server = try LoopbackHTTPResponder(reply)
-    let request = HTTPTransportRequest(url: server.baseURL + "/query", method: "GET", maxResponseBytes: cap)
+    let request = HTTPTransportRequest(
+      url: server.baseURL + "/query", method: "GET", maxResponseBytes: cap, keepsPrefixPastCap: keepsPrefix)
     do throws(HTTPTransportError) {
       let response = try await URLSessionHTTPTransport.shared.send(request, deadline: .now + timeout)
       server.stop()
@@ -54,6 +58,54 @@ import Testing
     let (result, _) = try await send(
       .init(body: [UInt8](repeating: 0x20, count: 4096), declaresLength: false), cap: 1024)
     #expect(throws: HTTPTransportError(code: .tooLarge, message: "")) { try result.get() }
+  }
+
+  /// A distinct byte at every position, so a prefix from anywhere else cannot pass.
+  static let countingBody: [UInt8] = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 / 251) }
+
+  /// A caller that keeps the prefix gets the first cap bytes, marked truncated, when
+  /// `Content-Length` announces more than the cap.
+  @Test func keepsThePrefixPastTheCapAnnouncedByContentLength() async throws {
+    let (result, _) = try await send(.init(body: Self.countingBody), cap: 100_000, keepsPrefix: true)
+    let response = try result.get()
+    #expect(response.status == 200)
+    #expect(response.isTruncated)
+    #expect(response.body == Array(Self.countingBody.prefix(100_000)))
+  }
+
+  /// The same without `Content-Length`: the body ends at the cap, not at the connection's close.
+  @Test func keepsThePrefixPastTheCapWithoutContentLength() async throws {
+    let (result, _) = try await send(
+      .init(body: Self.countingBody, declaresLength: false), cap: 100_000, keepsPrefix: true)
+    let response = try result.get()
+    #expect(response.isTruncated)
+    #expect(response.body == Array(Self.countingBody.prefix(100_000)))
+  }
+
+  /// A connection that ends before the announced length: without prefixes that is `truncated`;
+  /// a caller that keeps prefixes gets the bytes that arrived, marked truncated.
+  @Test func keepsWhatArrivedWhenTheConnectionEndsShort() async throws {
+    let body = Array(Self.countingBody.prefix(3000))
+    let reply = LoopbackHTTPResponder.Reply(
+      headers: ["Content-Type: application/json", "Content-Length: 5000"], body: body, declaresLength: false)
+    let (refused, _) = try await send(reply, cap: 100_000)
+    #expect(throws: HTTPTransportError(code: .truncated, message: "")) { try refused.get() }
+    let (kept, _) = try await send(reply, cap: 100_000, keepsPrefix: true)
+    let response = try kept.get()
+    #expect(response.isTruncated)
+    #expect(response.body == body)
+  }
+
+  /// A body within the cap arrives whole and is not marked truncated, whether or not the caller
+  /// keeps prefixes; exactly the cap is still whole.
+  @Test(arguments: [false, true])
+  func deliversABodyOfExactlyTheCapWhole(declaresLength: Bool) async throws {
+    let body = Array(Self.countingBody.prefix(4096))
+    let (result, _) = try await send(
+      .init(body: body, declaresLength: declaresLength), cap: 4096, keepsPrefix: true)
+    let response = try result.get()
+    #expect(!response.isTruncated)
+    #expect(response.body == body)
   }
 
   @Test func returnsARedirectAsItIsWithoutFollowingIt() async throws {

@@ -97,6 +97,32 @@ import Testing
 
   /// §1: an event over 2 000 tags, a tag over 16 elements or a string over 64 KiB is dropped
   /// while it is read; the events beside it are kept.
+  /// An answer cut at its cap (the transport's truncated prefix) keeps every whole event before
+  /// the cut; the element the cut fell in is dropped and counted, and the same bytes read as a
+  /// whole answer are refused.
+  @Test func keepsTheWholeEventsBeforeTheCut() throws {
+    let whole = JSONWriter.bytes(
+      .array((Self.valid + [Self.signed(String(repeating: "x", count: 4000))]).map(\.jsonValue)))
+    let cut = Array(whole.prefix(whole.count - 100))
+    let read = try #require(
+      cut.withUnsafeBytes {
+        EventFastReader.readArray($0, maxBytes: cut.count, limits: .notification, isCut: true)
+      })
+    #expect(read.events == Self.valid)
+    #expect(read.dropped == 1)
+    #expect(read.cut)
+    #expect(try RelayClient.verifiedEvents(in: cut, cap: cut.count, isCut: true) == Self.valid)
+    #expect(throws: RelayFailure(.invalidResponse, "")) {
+      try RelayClient.verifiedEvents(in: cut, cap: cut.count)
+    }
+    // Cut right after a separator, or between elements: the whole events are still kept.
+    let afterComma = Array(whole.prefix(Self.valid.map { $0.jsonBytes().count + 1 }.reduce(1, +)))
+    #expect(try RelayClient.verifiedEvents(in: afterComma, cap: afterComma.count, isCut: true) == Self.valid)
+    // A whole answer read as cut is read whole.
+    let all = try RelayClient.verifiedEvents(in: whole, cap: whole.count, isCut: true)
+    #expect(all.count == 4)
+  }
+
   @Test func dropsElementsOverTheBoundsAndKeepsTheOthers() throws {
     let limits = EventReadLimits.notification
     let kept = [

@@ -105,7 +105,16 @@ public final class LoopbackHTTPResponder: Sendable {
       guard count > 0 else { return }
       head.append(buffer[0])
     }
-    requestHeads.withLock { $0.append(String(decoding: head, as: UTF8.self)) }
+    let text = String(decoding: head, as: UTF8.self)
+    requestHeads.withLock { $0.append(text) }
+    // The request body is read before answering: closing a socket with unread bytes resets the
+    // connection, which would drop the answer's bytes still on their way to the client.
+    var bodyLeft = min(Self.contentLength(text), 1 << 20)
+    while bodyLeft > 0 {
+      let count = recv(client, &buffer, min(buffer.count, bodyLeft), 0)
+      guard count > 0 else { return }
+      bodyLeft -= count
+    }
     if reply.delay > .zero {
       // Not a wait for anything: a slow server is the behaviour a test asks for.
       Thread.sleep(
@@ -118,6 +127,17 @@ public final class LoopbackHTTPResponder: Sendable {
     response += "\r\n"
     guard sendAll(client, Array(response.utf8)) else { return }
     _ = sendAll(client, reply.body)
+  }
+
+  /// The request's `Content-Length`, or 0.
+  private static func contentLength(_ head: String) -> Int {
+    for line in head.split(separator: "\r\n") {
+      let parts = line.split(separator: ":", maxSplits: 1)
+      if parts.count == 2, parts[0].lowercased() == "content-length" {
+        return Int(parts[1].trimmingCharacters(in: .whitespaces)) ?? 0
+      }
+    }
+    return 0
   }
 
   private func sendAll(_ client: Int32, _ bytes: [UInt8]) -> Bool {
