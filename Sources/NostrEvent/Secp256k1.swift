@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(CSecp256k1)
 import CSecp256k1
 #else

@@ -1,7 +1,7 @@
 import PushRelay
 
 /// Leases and wakes a fixture relay keeps outside its own SQLite file, shared with other relay
-/// processes: the CLI's `relay --database` (PostgreSQL, `push-relay.md` §PostgreSQL).
+/// processes: the CLI's `relay --database` (PostgreSQL, `Docs/VendoringPushRelay.md` §PostgreSQL).
 ///
 /// The fixture does not link a database client: whoever configures it (the CLI, which links
 /// `PushRelayPostgres`) hands it a way to open the store, the outbox and the wake signal.

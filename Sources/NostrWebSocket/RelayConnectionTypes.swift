@@ -12,7 +12,7 @@ public struct QueryLimits: Sendable, Hashable {
   public var maxEvents: Int
   /// The most bytes of `EVENT` messages received for the subscription (dropped ones count).
   public var maxBytes: Int
-  /// Element bounds for the subscription's events (`notification-resolver.md` §1): when set,
+  /// Element bounds for the subscription's events (`Docs/NotificationServiceExtension.md`): when set,
   /// each `EVENT` message is read in place and an event over a bound (or past the answer's tag
   /// total) is dropped before it is built, never parsed into a JSON tree. Nil: no such bounds.
   package var eventLimits: EventReadLimits?

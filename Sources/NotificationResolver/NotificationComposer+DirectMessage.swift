@@ -6,7 +6,7 @@ extension NotificationComposer {
   /// The body of a file message (kind 15): its content is a URL, never shown.
   static let fileBody = "[file]"
 
-  /// The notification for a direct message (`direct-messages.md`'s content table): named from
+  /// The notification for a direct message (`Docs/NotificationServiceExtension.md`): named from
   /// `parts` (the cache only, never a request keyed by the sender), subtitle = the `subject`, else
   /// `with <n> others` for a group, body = the text's preview (`[file]` for kind 15), routed to the
   /// rumor and its conversation.

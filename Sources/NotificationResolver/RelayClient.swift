@@ -107,7 +107,7 @@ package struct RelayClient: Sendable {
   /// The answer is read element by element (`EventFastReader.readArray(_:maxBytes:limits:)`): an
   /// element is located before anything is built, and one over a bound (tags, tag elements,
   /// string length, the answer's tag total) is dropped unbuilt, so memory is bounded by the
-  /// limits, not just the byte cap (`notification-resolver.md` §1). An element outside the common
+  /// limits, not just the byte cap (`Docs/NotificationServiceExtension.md`). An element outside the common
   /// shape goes through the strict reader and `Event(jsonValue:)` when it is small.
   static func verifiedEvents(
     in body: [UInt8], cap: Int, limits: EventReadLimits = .notification

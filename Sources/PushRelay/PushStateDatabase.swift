@@ -88,7 +88,7 @@ public final class PushStateDatabase: Sendable {
     CREATE INDEX push_wake_expiry ON push_wake (expires_at);
     DROP INDEX push_lease_live;
     """,
-    // 4: the protocol generation of each origin's rows (`buzz-push-v1.md`): leases and grants of
+    // 4: the protocol generation of each origin's rows: leases and grants of
     // one generation are not another's. Rows written before it are `nip-pl`, unless their active
     // rows hold only the empty app profile a `buzz-push-v1` lease stores.
     """

@@ -206,7 +206,7 @@ import Testing
     }
   }
 
-  /// `resolve`'s default subscriptions include the direct-message one (`cli.md`): a wrap that
+  /// `resolve`'s default subscriptions include the direct-message one (`Docs/CommandLine.md`): a wrap that
   /// `dm send` published to the demo account, backdated a day, is the wake's newest message over
   /// `POST /query` and over a WebSocket alike, shown from the rumor and named without asking the
   /// relay about its sender.
@@ -458,10 +458,10 @@ import Testing
     #expect(run.stderr.contains("--relay"))
   }
 
-  /// The main job: every step of `pipeline.md`'s table, in order, each notification naming the
+  /// The main job: every step of `Docs/CommandLine.md`'s table, in order, each notification naming the
   /// event of its wake, the constant content-free payload, and no wake after revocation; in both
   /// generations (`buzz-push-v1` on `Fixtures/demo-v1`), one at a time (the demo's port). The
-  /// NIP-PL demo lists gift wraps and adds the direct-message triple (`direct-messages.md`);
+  /// NIP-PL demo lists gift wraps and adds the direct-message triple;
   /// `Fixtures/demo-v1` does not list them, so its script has none.
   @Test(.serialized, arguments: [nil, "buzz-push-v1"])
   func runsTheWholePipelineDemo(pushProtocol: String?) async throws {

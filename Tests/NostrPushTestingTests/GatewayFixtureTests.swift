@@ -5,7 +5,7 @@ import NostrPushTestSupport
 import NostrPushTesting
 import Testing
 
-/// The gateway fixture of `push-relay.md` over real loopback sockets: grants, the strict delivery
+/// The gateway fixture of `Docs/VendoringPushRelay.md` over real loopback sockets: grants, the strict delivery
 /// checks in their order, scripted answers, the quota and the APNs record.
 @Suite(.timeLimit(.minutes(1))) struct GatewayFixtureTests {
   static let now: Int64 = 1_767_226_200

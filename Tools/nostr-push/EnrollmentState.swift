@@ -3,7 +3,7 @@ import NostrJSON
 import PushLease
 
 /// The `--state` file of `enroll` and `revoke`: per `push.origin`, then per account pubkey, the
-/// `LeaseEnrollment` less the origin and pubkey that key it (`pipeline.md`).
+/// `LeaseEnrollment` less the origin and pubkey that key it (`Docs/CommandLine.md`).
 ///
 /// Read strictly and bounded; written whole to a temporary file that is fsynced and then replaces
 /// the old one (the folder fsynced too), so a crash or a power cut leaves the old state or the

@@ -8,7 +8,7 @@ import PushRelay
 /// delivery strictly (body form, exact NIP-98, grant, expiry, request-id replay, a per-device
 /// quota), answers from a script, and records the APNs request it would send.
 ///
-/// It stands in for the gateway of `push-relay.md` in tests, the demo and the benchmarks, so the
+/// It stands in for the gateway of `Docs/VendoringPushRelay.md` in tests, the demo and the benchmarks, so the
 /// relay's `GatewayClient` and `DeliveryWorker` run against real HTTP over a real socket. It
 /// serves on the fixture's `poll()` loop (`ConnectionLoop`), IPv4 loopback only:
 /// ```swift
@@ -24,7 +24,7 @@ import PushRelay
 /// `GET /v1/test/deliveries`; error bodies are `{"error":"<code>"}`.
 public final class GatewayFixture: Sendable {
   /// The APNs body of every recorded delivery: a content-free alert the extension rewrites.
-  package static let apnsBody =
+  public static let apnsBody =
     #"{"aps":{"alert":{"body":"Reconnect to your relay now"},"mutable-content":1}}"#
   /// The largest delivery body accepted (8192 bytes); more is 413.
   package static let maxDeliveryBodyBytes = 8192
@@ -154,7 +154,7 @@ public final class GatewayFixture: Sendable {
   }
 
   /// Fixes the gateway's own clock at `now` (nil: the system clock, offset cleared).
-  package func setNow(_ now: Int64?) {
+  public func setNow(_ now: Int64?) {
     state.withLock { state in
       state.fixedNow = now
       state.offset = 0
