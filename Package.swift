@@ -110,7 +110,7 @@ let package = Package(
         "NostrWebSocket", "PushLease", "PushDescriptor", "GiftWrap", "NIP44",
       ]),
     // The Apple-only Notification Service Extension shell: its one file compiles only on iOS, macOS
-    // and visionOS (`notification-service.md` §3); elsewhere the module is empty.
+    // and visionOS (`Docs/NotificationServiceExtension.md`); elsewhere the module is empty.
     library("NotificationService", ["NotificationResolver", "EnrichmentCache", "NostrPushCore"]),
     library(
       "PushRelay",
@@ -206,12 +206,8 @@ let package = Package(
     tests(
       "NostrPushTestingTests",
       ["NostrPushTesting", "NostrEvent", "NostrJSON", "PushDescriptor", "GiftWrap", "NostrWebSocket"]),
-    tests(
-      "ReadmeExamplesTests",
-      [
-        "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache", "NotificationResolver",
-        "NostrPushTesting", "NIP44", "NostrWebSocket", "PushLease", "PushRelay", "NostrHTTP",
-      ]),
+    // README.md and Docs/: links, Swift blocks quoted from Examples/ (Scripts/check-docs), the manifest.
+    tests("DocumentationTests", []),
     tests(
       "NostrPushCLITests",
       [

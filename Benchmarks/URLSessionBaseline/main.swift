@@ -5,7 +5,7 @@ import FoundationNetworking
 #endif
 
 // URLSessionBaseline URL
-// The whole-process baseline of the `resolve` benchmark rows (performance.md): a process that only
+// The whole-process baseline of the `resolve` benchmark rows (Docs/Performance.md): a process that only
 // imports Foundation and makes one loopback URLSession request, then prints the status and exits.
 
 guard CommandLine.arguments.count == 2, let url = URL(string: CommandLine.arguments[1]) else {

@@ -2,7 +2,7 @@ import Bech32
 import NostrPushTestSupport
 
 extension BenchmarkRegistry {
-  /// The Bech32 rows of `performance.md`: npub decode and npub encode, in nanoseconds per call,
+  /// The Bech32 rows of `Docs/Performance.md`: npub decode and npub encode, in nanoseconds per call,
   /// each with an absolute target of 1 µs.
   ///
   /// A call takes well under a scheduler time slice, so each repetition is the fastest of

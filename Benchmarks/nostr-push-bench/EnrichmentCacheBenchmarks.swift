@@ -3,7 +3,7 @@ import Foundation
 import NostrEvent
 
 extension BenchmarkRegistry {
-  /// The cache rows of `performance.md`: open an existing file; one profile + channel + membership
+  /// The cache rows of `Docs/Performance.md`: open an existing file; one profile + channel + membership
   /// lookup (p50, p99) in a cache of 10 000 profiles and 1 000 channels; a 256-profile write batch —
   /// each beside an empty `SELECT 1` on the same connection — and the time the app spends enqueuing
   /// an import of 4 profiles and 4 channel pairs beside the same import done synchronously.

@@ -10,7 +10,7 @@ import libsecp256k1
 #endif
 
 extension BenchmarkRegistry {
-  /// The extension's unwrap row of `performance.md`: opening one NIP-17 gift wrap (wrap
+  /// The extension's unwrap row of `Docs/Performance.md`: opening one NIP-17 gift wrap (wrap
   /// verified, two NIP-44 opens, seal verified, rumor checked) beside what it cannot avoid, two
   /// raw `secp256k1_ecdh` and two raw `secp256k1_schnorrsig_verify` calls on pre-parsed keys.
   ///

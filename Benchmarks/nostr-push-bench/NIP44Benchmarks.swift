@@ -1,6 +1,7 @@
 import NIP44
 import NostrEvent
 import NostrPushTestSupport
+
 #if canImport(CSecp256k1)
 import CSecp256k1
 #else
@@ -8,7 +9,7 @@ import libsecp256k1
 #endif
 
 extension BenchmarkRegistry {
-  /// The NIP44 rows of `nip44.md`: a 4 KiB round trip (a fresh conversation key on each side,
+  /// The NIP44 rows of `Docs/Performance.md`: a 4 KiB round trip (a fresh conversation key on each side,
   /// encrypt, decrypt) beside one raw `secp256k1_ecdh` call, and ChaCha20 over 16 KiB beside
   /// `openssl speed -evp chacha20`.
   ///

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import NostrEvent
+
 #if canImport(CSecp256k1)
 import CSecp256k1
 #else
@@ -8,7 +9,7 @@ import libsecp256k1
 #endif
 
 extension BenchmarkRegistry {
-  /// The NostrEvent rows of `performance.md`: full verification against direct libsecp256k1,
+  /// The NostrEvent rows of `Docs/Performance.md`: full verification against direct libsecp256k1,
   /// parallel verification against one core, and serialization + SHA-256 throughput.
   static func nostrEventBenchmarks(quick: Bool) throws -> (rows: [Benchmark], notes: [String]) {
     let count = quick ? 2_000 : 20_000

@@ -13,7 +13,7 @@ import PushLease
 import PushRelay
 
 extension BenchmarkRegistry {
-  /// The pipeline rows of issue 21 (`pipeline.md`): over `PipelineRun.messages` messages, the time
+  /// The pipeline rows of issue 21 (`Docs/CommandLine.md`): over `PipelineRun.messages` messages, the time
   /// from the relay's `OK` to the gateway fixture recording the APNs request (published → wake) and
   /// from there to `NotificationResolver.resolve()` returning that event's notification
   /// (wake → notification), p50 and p99, each beside the p50 / p99 of one NIP-98 `/query` round
@@ -104,7 +104,7 @@ struct PipelineSamples: Sendable {
 /// the run pauses a random time within one sweep interval (not timed), so published → wake samples
 /// the worker's timer at every phase instead of locking onto it.
 struct PipelineRun: Sendable {
-  /// The messages of a full run (`pipeline.md`).
+  /// The messages of a full run (`Docs/CommandLine.md`).
   static let messages = 200
   /// The short sweep interval reported beside the default.
   static let shortSweep: Duration = .milliseconds(5)

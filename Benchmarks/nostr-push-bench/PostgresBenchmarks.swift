@@ -9,7 +9,7 @@ import PushRelay
 import PushRelayPostgres
 
 extension BenchmarkRegistry {
-  /// The PostgreSQL rows of `performance.md` (`--only postgres`, run under `Scripts/with-postgres`):
+  /// The PostgreSQL rows of `Docs/Performance.md` (`--only postgres`, run under `Scripts/with-postgres`):
   /// wakes per second delivered by two `nostr-push relay --database` worker processes on one
   /// database beside one process on SQLite; and published on process A (this one) → wake from
   /// process B's worker, p99, beside one `SELECT 1` round trip on the same database.

@@ -3,7 +3,7 @@ import NostrEvent
 import NostrPushTesting
 
 extension BenchmarkRegistry {
-  /// The whole-process rows of `performance.md`: `nostr-push resolve` against the loopback fixture
+  /// The whole-process rows of `Docs/Performance.md`: `nostr-push resolve` against the loopback fixture
   /// relay with a warm and a cold cache (wall time and peak RSS from `/usr/bin/time -v`), beside a
   /// process that only imports Foundation and makes one loopback `URLSession` request, measured
   /// alternately in the same run; and the peak RSS of `nostr-push verify --jsonl` for 1 000 000

@@ -3,7 +3,7 @@ import NostrJSON
 import PushDescriptor
 
 extension BenchmarkRegistry {
-  /// The PushDescriptor row of `performance.md`: an 8 KiB NIP-11 document with a push descriptor,
+  /// The PushDescriptor row of `Docs/Performance.md`: an 8 KiB NIP-11 document with a push descriptor,
   /// read and validated, against `JSONSerialization.jsonObject` of the same bytes.
   static func pushDescriptorBenchmarks(quick: Bool) throws -> (rows: [Benchmark], notes: [String]) {
     let document = PushDescriptorDocument.bytes(atLeast: 8 * 1024)

@@ -12,7 +12,7 @@ import PushLease
 import PushRelay
 
 extension BenchmarkRegistry {
-  /// The PushRelay rows of `performance.md`: lease accept at 100, 10 000 and 100 000 active leases
+  /// The PushRelay rows of `Docs/Performance.md`: lease accept at 100, 10 000 and 100 000 active leases
   /// (a tombstone between every two accepts) against the same accept at 100; the matcher's matched
   /// pairs per second over 100 000 planner-shaped leases against `Filter.matches` on the same
   /// pairs; published → wake through the fixture relay against one `/query` round trip plus one

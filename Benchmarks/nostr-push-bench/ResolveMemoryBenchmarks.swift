@@ -4,7 +4,7 @@ import NostrJSON
 import NostrPushTesting
 
 extension BenchmarkRegistry {
-  /// The extension's memory row of `performance.md`: peak RSS of `nostr-push resolve` (cold cache)
+  /// The extension's memory row of `Docs/Performance.md`: peak RSS of `nostr-push resolve` (cold cache)
   /// against answers that keep within every byte cap but hold about 160 000 tags, a 28 000-member
   /// roster and a 512 KiB avatar, beside the same `resolve` against a plain answer, measured
   /// alternately in the same run (`/usr/bin/time -v`, "Maximum resident set size").

@@ -2,7 +2,7 @@ import Foundation
 import NostrEvent
 
 // nostr-push-bench [--quick] [--json] [--only event|bech32|descriptor|cache|process|resolve|nip44|giftwrap|pushrelay|pushload|pipeline|postgres] [--write-corpus N FILE]
-// Prints every performance figure beside its baseline measured in the same run (performance.md).
+// Prints every performance figure beside its baseline measured in the same run (Docs/Performance.md).
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let quick = arguments.contains("--quick")

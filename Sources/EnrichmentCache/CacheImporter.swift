@@ -15,7 +15,7 @@ import NostrEvent
 public final class CacheImporter: Sendable {
   /// The most batches waiting (not counting the one being written); beyond it `enqueue(_:)`
   /// throws `queueFull`, so a stalled cache never grows the app's memory.
-  package static let maxPendingBatches = 8
+  public static let maxPendingBatches = 8
   /// Profiles written per transaction.
   package static let profilesPerTransaction = 256
   /// Channel metadata/membership refreshes written per transaction.

@@ -12,7 +12,7 @@ enum CacheOpener {
   /// memory map, so the page cache mostly holds the pages a write is building; past this bound a
   /// transaction's dirty pages spill to the WAL instead of growing the heap. Storing a 512 KiB
   /// avatar or a 10 000-member roster (320 KiB) otherwise keeps all of its pages in the heap
-  /// besides the bytes being stored (`performance.md`'s extension memory row).
+  /// besides the bytes being stored (`Docs/Performance.md`'s extension memory row).
   static let pageCacheKiB = 256
 
   /// Opens and prepares a connection; throws `corrupt` for a file that is not a database (or a

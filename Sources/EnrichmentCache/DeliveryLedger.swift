@@ -7,7 +7,7 @@ import Glibc
 import Darwin
 #endif
 
-/// The delivery claims (`notification-resolver.md` §2) in a SQLite file of their own beside the
+/// The delivery claims (`Docs/NotificationServiceExtension.md`) in a SQLite file of their own beside the
 /// cache: `<cache path>.claims`, with its own `-wal` and `-shm`.
 ///
 /// Decisions (hardening §2, where the spec left the choice open):

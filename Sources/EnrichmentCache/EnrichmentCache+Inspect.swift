@@ -34,9 +34,27 @@ extension EnrichmentCache {
     for table in CacheSchema.accountTables {
       counts[table] = try db.first("SELECT count(*) FROM \(table)") { row in Int(row.integer(0)) } ?? 0
     }
+    // Claims live in their own file beside the cache (`DeliveryLedger`); a cache that never had
+    // one keeps its claims in its own `deliveries` table.
+    let deliveries = try claimCount(path: path + DeliveryLedger.suffix) ?? counts["deliveries"] ?? 0
     return CacheStats(
       profiles: counts["profiles"] ?? 0, channels: counts["channels"] ?? 0,
       memberships: counts["memberships"] ?? 0, avatars: counts["avatars"] ?? 0,
-      deliveries: counts["deliveries"] ?? 0, bytes: fileSize(path) + fileSize(path + "-wal"))
+      deliveries: deliveries, bytes: fileSize(path) + fileSize(path + "-wal"))
+  }
+
+  /// The claims counted in the claims file at `path`, read as the cache is; nil when there is none.
+  private static func claimCount(path: String) throws(CacheError) -> Int? {
+    guard FileManager.default.fileExists(atPath: path) else { return nil }
+    let hasLog = FileManager.default.fileExists(atPath: path + "-wal")
+    let db = try CacheConnection(
+      path: path, busyTimeoutMilliseconds: Int32(defaultBusyTimeout.wholeMilliseconds),
+      mode: hasLog ? .readOnly : .immutable, failure: CacheError.sqlite)
+    let tables = Set(
+      try db.query("SELECT name FROM sqlite_master WHERE type = 'table'") { row in row.text(0) ?? "" })
+    guard tables.contains("deliveries") else {
+      throw CacheError(code: .corrupt, field: "claims", message: "\(path) is not a claims file")
+    }
+    return try db.first("SELECT count(*) FROM deliveries") { row in Int(row.integer(0)) } ?? 0
   }
 }

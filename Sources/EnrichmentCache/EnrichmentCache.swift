@@ -40,7 +40,7 @@ public final class EnrichmentCache: Sendable {
   /// How long a delivery claim is kept (15 days): the longest presentation window the resolver
   /// accepts (14 days) + 1 day, so a message can never come back once its claim is pruned,
   /// whatever window the wake that pruned it was configured with.
-  package static let deliveryRetention: Int64 = 15 * 24 * 3600
+  public static let deliveryRetention: Int64 = 15 * 24 * 3600
   /// The longest channel id accepted, in UTF-8 bytes.
   package static let maxChannelIDBytes = 256
   /// The longest `ETag` or `Last-Modified` value kept, in UTF-8 bytes.

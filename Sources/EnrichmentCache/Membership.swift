@@ -35,7 +35,7 @@ package struct Membership: Sendable, Hashable {
   /// The recipient count shown for a message from the queried pubkey: members − 1 when the sender
   /// is a member, else members; nil unless the roster was signed by `metadataSigner` and the
   /// count is at least 1. A sender outside a truncated roster (`isListed` nil) counts as a member
-  /// (`notification-resolver.md` §4: a presented channel message passed the membership rule), so
+  /// (`Docs/NotificationServiceExtension.md`: a presented channel message passed the membership rule), so
   /// a cached count equals a freshly fetched one.
   package func recipientCount(metadataSigner: String) -> Int? {
     guard signer == metadataSigner else { return nil }

@@ -1,7 +1,7 @@
 import NostrEvent
 
 /// A NIP-17 direct message opened from its gift wrap: the rumor, every check of
-/// `direct-messages.md`'s list passed. Only `init(unwrapping:recipient:)` makes one.
+/// `GiftWrapError`'s list passed. Only `init(unwrapping:recipient:)` makes one.
 ///
 /// The author is the seal's signer (the rumor claims the same key, or the wrap is refused), so
 /// `author` is who wrote, proven by the seal's signature. `id` is the rumor's: two wraps of one

@@ -1,7 +1,7 @@
 @_exported import NostrPushCore
 
-/// Why a gift wrap was not opened, or a direct message not wrapped: one code per rule of
-/// `direct-messages.md`'s list, so a caller (and a test) can tell which rule a wrap broke.
+/// Why a gift wrap was not opened, or a direct message not wrapped: one code per rule, in
+/// the order the checks run, so a caller (and a test) can tell which rule a wrap broke.
 ///
 /// It has the package's one error shape; equality compares `code` and `field`, never `message`.
 /// A message never holds plaintext of the conversation.

@@ -2,7 +2,7 @@ import NIP44
 import NostrEvent
 import NostrJSON
 
-/// The NIP-59 half of opening a gift wrap, every check of `direct-messages.md`'s list in its
+/// The NIP-59 half of opening a gift wrap, every check of `GiftWrapError`'s list in its
 /// order: wrap (kind, size, id and signature), NIP-44 with (recipient, wrap pubkey), seal
 /// (parse, kind 13, no tags, id and signature), NIP-44 with (recipient, seal pubkey), rumor
 /// (parse, kind, author = seal author, `id` if present).

@@ -1,4 +1,5 @@
 import NostrEvent
+
 #if canImport(CSecp256k1)
 import CSecp256k1
 #else

@@ -25,7 +25,7 @@ extension EventFastReader {
   /// cap): the array then need not close, every whole element before the cut is read as usual,
   /// and the reading ends at the first element that does not read whole — it, and whatever
   /// followed it, is dropped and counted as one (`BoundedEvents.cut`), so one oversized element
-  /// cannot cost the events before it (`notification-resolver.md` §1).
+  /// cannot cost the events before it (`Docs/NotificationServiceExtension.md`).
   package static func readArray(
     _ buffer: UnsafeRawBufferPointer, maxBytes: Int, limits: EventReadLimits, isCut: Bool = false
   ) -> BoundedEvents? {

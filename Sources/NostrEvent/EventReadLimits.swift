@@ -15,7 +15,7 @@ package struct EventReadLimits: Sendable, Hashable {
   /// fast reader's common shape; a larger one is dropped.
   package var maxGeneralElementBytes: Int
 
-  /// The notification extension's bounds (`notification-resolver.md` §1): 2 000 tags an event,
+  /// The notification extension's bounds (`Docs/NotificationServiceExtension.md`): 2 000 tags an event,
   /// 16 elements a tag, 64 KiB a string, 20 000 tags an answer.
   package static let notification = EventReadLimits(
     maxTagsPerEvent: 2000, maxTagElements: 16, maxStringBytes: 64 * 1024, maxTotalTags: 20_000,

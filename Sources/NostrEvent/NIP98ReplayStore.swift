@@ -1,5 +1,5 @@
 /// Where a NIP-98 verifier burns the ids of the auth events it accepts, so that a captured header
-/// works once: the one seam between `NIP98Verifier` and its memory (`hardening.md` §3).
+/// works once: the one seam between `NIP98Verifier` and its memory (`Docs/Robustness.md`).
 ///
 /// An id is kept until `expiresAt`, the moment its event's `created_at` leaves the verifier's
 /// window (`created_at` + the seconds allowed before now): after that the event is refused as

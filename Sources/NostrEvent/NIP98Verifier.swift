@@ -9,7 +9,7 @@ import NostrJSON
 public final class NIP98Verifier: Sendable {
   /// The longest header accepted (in characters): far above a real auth event, and a bound on
   /// the work an unauthenticated client can cause.
-  package static let maxHeaderLength = 64 * 1024
+  public static let maxHeaderLength = 64 * 1024
 
   /// How the `u` tag is compared with the expected URL.
   package enum URLMatch: Sendable, Hashable {
@@ -60,7 +60,7 @@ public final class NIP98Verifier: Sendable {
     self.init(windowBack: window, windowAhead: window, replays: replays)
   }
 
-  /// Creates a verifier with every option of `nostr-event.md`: a window of `windowBack` seconds
+  /// Creates a verifier with every option NIP-98 leaves to the server: a window of `windowBack` seconds
   /// before and `windowAhead` after now, URL and method matching, and the payload and nonce rules.
   ///
   /// A server that wants exact NIP-98 (the gateway fixture) passes `.exact` for both matches and

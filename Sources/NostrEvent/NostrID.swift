@@ -5,21 +5,21 @@
 /// `init?(_:)` takes only the canonical form (what NIP-01 puts in events); `init?(lenient:)`
 /// also takes upper-case digits and lower-cases them, for keys typed by people or read from
 /// NIP-11 documents and tags.
-package struct NostrID: Sendable, Hashable, Comparable, CustomStringConvertible {
+public struct NostrID: Sendable, Hashable, Comparable, CustomStringConvertible {
   /// The number of hex characters.
-  package static let hexLength = 64
+  public static let hexLength = 64
 
   /// The 64 lowercase hex characters.
-  package let hex: String
+  public let hex: String
 
   /// The identifier in `text`, nil unless it is exactly 64 lowercase hex characters.
-  package init?(_ text: String) {
+  public init?(_ text: String) {
     guard Hex.isLowercaseHex(text, length: Self.hexLength) else { return nil }
     hex = text
   }
 
   /// The identifier in `text` written in either case, lower-cased; nil unless it is 64 hex digits.
-  package init?(lenient text: String) {
+  public init?(lenient text: String) {
     guard text.utf8.count == Self.hexLength, Hex.decode(text) != nil else { return nil }
     hex = text.lowercased()
   }
@@ -28,8 +28,8 @@ package struct NostrID: Sendable, Hashable, Comparable, CustomStringConvertible 
   package var bytes: [UInt8] { Hex.decode(hex)! }
 
   /// The hex text.
-  package var description: String { hex }
+  public var description: String { hex }
 
   /// Orders by the hex text (the same order as the bytes).
-  package static func < (lhs: NostrID, rhs: NostrID) -> Bool { lhs.hex < rhs.hex }
+  public static func < (lhs: NostrID, rhs: NostrID) -> Bool { lhs.hex < rhs.hex }
 }

@@ -4,7 +4,7 @@ import NostrPushCore
 /// A verified membership-style event (a roster: `d` and many `p` tags) read from an answer
 /// without materialising its tags: its `p` values go straight into a compact set of 32-byte keys.
 ///
-/// What `notification-resolver.md` §1 asks of a kind 39002: never an array of tag arrays, at most
+/// What `Docs/NotificationServiceExtension.md` asks of a kind 39002: never an array of tag arrays, at most
 /// `maxKept` keys kept (in event order), the distinct total counted.
 package struct RosterReading: Sendable, Hashable {
   /// The event's id (64 lowercase hex).
@@ -69,7 +69,7 @@ extension EventFastReader {
 
   /// The roster reading of located, verified fields; nil when the `d` value is not valid UTF-8.
   ///
-  /// Memory (`notification-resolver.md` §1, `performance.md`'s extension row): the `p` values
+  /// Memory (`Docs/NotificationServiceExtension.md`, `Docs/Performance.md`'s extension row): the `p` values
   /// are never copied out of the answer while it is walked. Each valid one is noted by its
   /// offset in the answer (4 bytes a member, not a 32-byte key and a hash table slot); the
   /// offsets are sorted by the hex they point at (lowercase hex sorts as its bytes do), which

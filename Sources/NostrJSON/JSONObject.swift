@@ -36,7 +36,7 @@ public struct JSONObject: Sendable, Hashable {
   }
 
   /// The member names in document order.
-  package var keys: [String] { members.map(\.key) }
+  public var keys: [String] { members.map(\.key) }
 
   /// The number of members.
   public var count: Int { members.count }

@@ -8,7 +8,7 @@ import PushLease
 import PushRelay
 
 /// The push half of a running fixture relay: the rewritten descriptor it serves and the one
-/// `PushRelay` that ingests leases, matches stored events and delivers wakes (`push-relay.md`,
+/// `PushRelay` that ingests leases, matches stored events and delivers wakes (`Docs/VendoringPushRelay.md`,
 /// "RelayFixture push mode").
 ///
 /// Ingest and event storing both run on the fixture's one `poll()` thread, and `PushRelay` commits

@@ -1,7 +1,7 @@
 import NostrWebSocket
 
 /// The frame-level state of one upgraded connection: decoder, assembler, outgoing frames and
-/// the deadlines of `relay-connection.md` §4.
+/// the deadlines of `Docs/TestingWithRelayFixture.md`.
 ///
 /// Owned and touched by the loop's thread only; the NIP-01 state is `session`.
 final class FixtureWebSocket {

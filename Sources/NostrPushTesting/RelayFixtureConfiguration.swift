@@ -1,6 +1,6 @@
 /// How a fixture relay binds, what it tolerates from clients and which clock it checks NIP-98 with.
 ///
-/// The HTTP limits are those of `relay-fixture.md` (bodies up to 1 MiB, heads up to 16 KiB, 256
+/// The HTTP limits are those of `Docs/TestingWithRelayFixture.md` (bodies up to 1 MiB, heads up to 16 KiB, 256
 /// connections, a request whole within 10 s of its first byte); they are package settings that
 /// the package's own tests shorten to exercise them, so a client's test meets the spec's relay.
 public struct RelayFixtureConfiguration: Sendable, Hashable {

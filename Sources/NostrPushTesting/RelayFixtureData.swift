@@ -39,7 +39,7 @@ public struct RelayFixtureData: Sendable {
   public var faults: [RelayFault]
   /// Kinds besides 30350 that only their author may read (`policy.json`'s `auth_required_kinds`):
   /// a REQ or `/query` for them needs `authors` = [the authenticated pubkey].
-  package var authRequiredKinds: Set<Int> = []
+  public var authRequiredKinds: Set<Int> = []
   /// Lines of `events.jsonl` that could not be parsed (empty for data built in memory).
   package private(set) var problems: [Problem]
   private(set) var entries: [Entry]

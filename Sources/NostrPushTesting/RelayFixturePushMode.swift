@@ -1,7 +1,7 @@
 import NostrEvent
 import PushRelay
 
-/// The fixture relay's push mode (`push-relay.md`): the push key it opens leases with, and
+/// The fixture relay's push mode (`Docs/VendoringPushRelay.md`): the push key it opens leases with, and
 /// optionally the gateway its in-process delivery worker sends wakes to.
 ///
 /// A relay with a push mode calls one `PushRelay` for everything push: it ingests kind 30350

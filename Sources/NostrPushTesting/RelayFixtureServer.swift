@@ -254,7 +254,7 @@ public final class RelayFixtureServer: Sendable {
   ///
   /// Throws `invalidData` (field `events[<index>]`, message `leases arrive only through ingest`)
   /// for a kind 30350 event, and then adds none of them: leases enter only through the push
-  /// ingest path (`POST /events` or `EVENT` in push mode), as `relay-fixture.md` says.
+  /// ingest path (`POST /events` or `EVENT` in push mode), as `Docs/TestingWithRelayFixture.md` says.
   public func add(_ events: [Event]) throws(RelayFixtureError) {
     if let index = events.firstIndex(where: { $0.kind == WebSocketRelay.leaseKind }) {
       throw RelayFixtureError(
@@ -299,7 +299,7 @@ public final class RelayFixtureServer: Sendable {
   public var now: Int64 { state.withLock { Self.seconds($0) } }
 
   /// Fixes the relay's clock for NIP-98 checks (UNIX seconds); nil returns to the system clock.
-  package func setNow(_ now: Int64?) {
+  public func setNow(_ now: Int64?) {
     state.withLock { $0.nowMilliseconds = now.map { $0 * 1000 } }
   }
 

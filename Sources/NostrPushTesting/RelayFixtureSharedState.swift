@@ -2,7 +2,7 @@ import NostrEvent
 import PushRelay
 
 /// Leases and wakes a fixture relay keeps outside its own SQLite file, shared with other relay
-/// processes: the CLI's `relay --database` (PostgreSQL, `push-relay.md` §PostgreSQL).
+/// processes: the CLI's `relay --database` (PostgreSQL, `Docs/VendoringPushRelay.md` §PostgreSQL).
 ///
 /// The fixture does not link a database client: whoever configures it (the CLI, which links
 /// `PushRelayPostgres`) hands it a way to open the store, the outbox and the wake signal.
@@ -17,7 +17,7 @@ package struct RelayFixtureSharedState: Sendable {
       store: any LeaseStore, outbox: any WakeOutbox, signal: any WakeSignal
     )
 
-  /// Opens the NIP-98 replay store every process on the database shares (`hardening.md` §3), so
+  /// Opens the NIP-98 replay store every process on the database shares (`Docs/Robustness.md`), so
   /// a header one process accepted is refused by the others; nil keeps the relay's own set.
   package var openReplays: (@Sendable () throws(PushRelayError) -> any NIP98ReplayStore)?
 

@@ -22,7 +22,7 @@ public struct RelayRequestRecord: Sendable, Hashable {
   public var status: Int
   /// The fault action that shaped the answer (`delay`, `status`, `oversized_body`,
   /// `truncated_body`, `not_json`, `close`, `body`), nil when none applied.
-  package var fault: String?
+  public var fault: String?
 
   /// Creates a record.
   package init(

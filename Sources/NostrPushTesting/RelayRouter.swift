@@ -51,7 +51,7 @@ struct RelayRouter: Sendable {
     return Routed(response: .error(404, "not found"))
   }
 
-  /// Checks an upgrade request in the order of `relay-connection.md` §4.
+  /// Checks an upgrade request in the order of RFC 6455 §4.2.1, then the fixture's own limits.
   private func webSocketUpgrade(_ request: HTTPRequest) -> Routed {
     guard request.method == "GET" else { return Routed(response: .error(400, "WebSocket upgrade needs GET")) }
     guard request.header("host") != nil else { return Routed(response: .error(400, "no Host header")) }
@@ -153,7 +153,7 @@ struct RelayRouter: Sendable {
   }
 
   /// `POST /events`: one event, NIP-98 signed with a payload; the signer is the identity and
-  /// the answer is the bridge form of the `OK` (`relay-connection.md` §5).
+  /// the answer is the bridge form of the `OK`.
   private func postEvent(_ request: HTTPRequest) -> Routed {
     var routed = Routed(response: .error(500, "unanswered"))
     guard request.method == "POST" else {

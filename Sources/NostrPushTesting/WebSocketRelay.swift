@@ -13,7 +13,7 @@ struct WebSocketSessionState {
   var subscriptions: [String: [Filter]] = [:]
 }
 
-/// How storing an event went (`relay-connection.md` §5, rules 8–10).
+/// How storing an event went.
 enum StoreResult {
   /// Stored (or, for an ephemeral kind, only sent on).
   case stored
@@ -40,7 +40,7 @@ struct WebSocketRelay {
   /// How far an event's `created_at` may be from the fixture's clock.
   static let timestampWindow: Int64 = 900
   /// How much further back a gift wrap's `created_at` may be: NIP-59 backdates it up to two
-  /// days on purpose (`direct-messages.md`).
+  /// days on purpose.
   static let giftWrapBackdate: Int64 = 172_800
   /// The gift wrap kind (NIP-59): served only to the authenticated pubkey its `p` tag names.
   static let giftWrapKind = 1059

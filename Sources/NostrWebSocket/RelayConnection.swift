@@ -139,7 +139,7 @@ public actor RelayConnection {
     await close(deadline: .now + WebSocketTimeouts.closeTimeout)
   }
 
-  /// As `close()`, but never waiting past `deadline` (`hardening.md` §6): a command's deadline
+  /// As `close()`, but never waiting past `deadline` (`Docs/Robustness.md`): a command's deadline
   /// bounds the whole command, its close included. A deadline already past still sends the close
   /// frame if the socket takes it at once, and closes the socket.
   public func close(deadline: ContinuousClock.Instant) async {

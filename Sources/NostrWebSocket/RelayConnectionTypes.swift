@@ -12,13 +12,13 @@ public struct QueryLimits: Sendable, Hashable {
   public var maxEvents: Int
   /// The most bytes of `EVENT` messages received for the subscription (dropped ones count).
   public var maxBytes: Int
-  /// Element bounds for the subscription's events (`notification-resolver.md` §1): when set,
+  /// Element bounds for the subscription's events (`Docs/NotificationServiceExtension.md`): when set,
   /// each `EVENT` message is read in place and an event over a bound (or past the answer's tag
   /// total) is dropped before it is built, never parsed into a JSON tree. Nil: no such bounds.
   package var eventLimits: EventReadLimits?
   /// When true, passing `maxBytes` ends the query with the events kept before it (the
   /// subscription is closed) instead of failing `result_too_large`: an answer over its byte cap
-  /// keeps what was read before the cap (`notification-resolver.md` §1); with none kept it still
+  /// keeps what was read before the cap (`Docs/NotificationServiceExtension.md`); with none kept it still
   /// fails, so a cut answer is never mistaken for an empty one. False by default.
   package var keepsPrefix = false
 

@@ -3,7 +3,7 @@ import NIP44
 import NostrEvent
 import PushLease
 
-/// One account's direct messages for a wake (`direct-messages.md`, extension side): the gift-wrap
+/// One account's direct messages for a wake (extension side): the gift-wrap
 /// request of its own beside the message query, and the wraps it answered opened and kept by the
 /// rules a channel message is kept by.
 ///

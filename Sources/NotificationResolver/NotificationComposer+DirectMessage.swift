@@ -3,7 +3,7 @@ import NostrEvent
 import NostrPushCore
 
 extension NotificationComposer {
-  /// The notification for a direct message (`direct-messages.md`'s content table): named from
+  /// The notification for a direct message (`Docs/NotificationServiceExtension.md`): named from
   /// `parts` (the cache only, never a request keyed by the sender), subtitle = the `subject`, else
   /// `with <n> others` for a group, body = the text's preview (`[file]` for kind 15), routed to the
   /// rumor and its conversation; the words are `strings`'.

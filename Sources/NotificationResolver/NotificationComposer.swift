@@ -2,7 +2,7 @@ import NostrEvent
 import NostrPushCore
 
 /// Composes a notification from a claimed message and the parts known about it (§4 of
-/// `notification-resolver.md`): the same rules for the final plan and for the plain plan of the
+/// `Docs/NotificationServiceExtension.md`): the same rules for the final plan and for the plain plan of the
 /// expiry path, which simply knows no parts.
 struct NotificationComposer: Sendable {
   let relay: RelayOrigin

@@ -1,5 +1,5 @@
 /// Everything a Notification Service Extension sets for one wake, decided on any platform
-/// (`notification-service.md` §2): the shell copies it field by field and decides nothing.
+/// (`Docs/NotificationServiceExtension.md`): the shell copies it field by field and decides nothing.
 ///
 /// ``outcome`` is what the wake found (a message, nothing new, or the fallback with its reason);
 /// the title, body, thread and routing read from it. The plan adds how to present it: the

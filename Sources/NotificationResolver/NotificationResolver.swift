@@ -15,7 +15,7 @@ import PushLease
 /// ``Resolution/lingering`` so late enrichment reaches the cache. ``resolve()`` does all but the
 /// presenting in one call.
 ///
-/// Selection claims in two phases (`notification-resolver.md` §2): the wake's candidates are
+/// Selection claims in two phases (`Docs/NotificationServiceExtension.md`): the wake's candidates are
 /// claimed in one transaction (a claim stays live 40 s), and marked presented when
 /// the plan is handed over; the newest claimed one is shown with `more_count` for the rest.
 ///
@@ -36,7 +36,7 @@ import PushLease
 /// - The expiry path's plain plan renders mentions as compact npubs (no cache read while iOS
 ///   waits); it is not refined as names arrive — the final plan carries them.
 /// - Avatar downloads for the same URL are shared within a process, not across processes.
-/// - Direct messages (`direct-messages.md`) are asked for only for an account whose subscriptions
+/// - Direct messages are asked for only for an account whose subscriptions
 ///   include the direct-message subscription (`{"kinds":[1059],"#p":[account]}`; compatibility
 ///   filters never do), which is left out of its message query; the gift-wrap request adds its
 ///   `limit` (20) to the wake's coverage. A failed gift-wrap request costs only the direct
@@ -245,7 +245,7 @@ public struct NotificationResolver: Sendable {
   }
 
   /// One account's answer: the message query's verified events, and its gift-wrap request's
-  /// verified wraps (`direct-messages.md`); `isCut` when either answer was cut at its byte cap
+  /// verified wraps; `isCut` when either answer was cut at its byte cap
   /// (or by the connection), so more may have followed what was read.
   private struct AccountAnswer: Sendable {
     var account: Int

@@ -4,7 +4,7 @@ import NostrPushCore
 import PushDescriptor
 import PushLease
 
-/// Turns a wake's outcome into its ``NotificationPlan`` (`notification-service.md` §2): every
+/// Turns a wake's outcome into its ``NotificationPlan`` (`Docs/NotificationServiceExtension.md`): every
 /// decision the extension's shell would otherwise make, made here where it is tested.
 ///
 /// Decisions where the spec is silent:

@@ -61,7 +61,7 @@ package struct RelayClient: Sendable {
   /// bad elements are dropped.
   ///
   /// An answer over `cap` bytes keeps every whole event read before the cap; the element the cap
-  /// cut and the rest are dropped (`notification-resolver.md` §1), over HTTP and over a
+  /// cut and the rest are dropped (`Docs/NotificationServiceExtension.md`), over HTTP and over a
   /// WebSocket alike. Throws when the relay cannot be reached, answers non-2xx, or the body is
   /// not a JSON array.
   package func query(
@@ -135,7 +135,7 @@ package struct RelayClient: Sendable {
   /// The answer is read element by element (`EventFastReader.readArray(_:maxBytes:limits:)`): an
   /// element is located before anything is built, and one over a bound (tags, tag elements,
   /// string length, the answer's tag total) is dropped unbuilt, so memory is bounded by the
-  /// limits, not just the byte cap (`notification-resolver.md` §1). An element outside the common
+  /// limits, not just the byte cap (`Docs/NotificationServiceExtension.md`). An element outside the common
   /// shape goes through the strict reader and `Event(jsonValue:)` when it is small. `isCut`: the
   /// body is the prefix of an answer cut at `cap`; its whole events are kept, the cut one dropped.
   static func verifiedEvents(

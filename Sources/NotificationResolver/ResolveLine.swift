@@ -1,7 +1,7 @@
 import NostrJSON
 
 /// The one JSON line `nostr-push resolve` prints: the ``NotificationPlan`` in snake_case, with the
-/// keys in the order of `cli.md`.
+/// keys in the order of `Docs/CommandLine.md`.
 package enum ResolveLine {
   /// The line's JSON object for `plan`, which took `elapsedMilliseconds`.
   package static func json(_ plan: NotificationPlan, elapsedMilliseconds: Int64) -> JSONValue {
@@ -63,7 +63,7 @@ package enum ResolveLine {
     JSONWriter.string(json(plan, elapsedMilliseconds: elapsedMilliseconds))
   }
 
-  /// The user info keys in `cli.md`'s order; any other key after them, by name.
+  /// The user info keys in `Docs/CommandLine.md`'s order; any other key after them, by name.
   private static let userInfoKeys = ["account", "relay_origin", "event_id", "channel_id", "thread_id"]
 
   private static func userInfoOrder(_ key: String) -> (Int, String) {
@@ -81,7 +81,7 @@ package enum ResolveLine {
       ]))
   }
 
-  /// A whole score as an integer (`1`, `0`), else a float (`0.5`), as `cli.md` shows them.
+  /// A whole score as an integer (`1`, `0`), else a float (`0.5`), as `Docs/CommandLine.md` shows them.
   private static func number(_ value: Double) -> JSONValue {
     value == value.rounded() && abs(value) < 1e15 ? .integer(Int64(value)) : .float(value)
   }

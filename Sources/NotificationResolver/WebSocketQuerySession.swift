@@ -24,8 +24,7 @@ actor WebSocketQuerySession {
   /// The events `filters` match, verified and re-checked by `RelayConnection`, up to `cap` bytes
   /// of `EVENT` messages, each read within `limits` (an event over a bound is dropped before it
   /// is built, as for `/query` answers); an answer past `cap` keeps the events received before
-  /// it, as a `/query` answer keeps its prefix; failures in the resolver's terms
-  /// (`relay-connection.md` §3).
+  /// it, as a `/query` answer keeps its prefix; failures in the resolver's terms.
   func query(
     _ filters: [Filter], cap: Int, limits: EventReadLimits, deadline: ContinuousClock.Instant
   ) async throws(RelayFailure) -> [Event] {
@@ -74,7 +73,7 @@ actor WebSocketQuerySession {
     }
   }
 
-  /// `relay-connection.md` §3: a connection error as the fallback reason it reports.
+  /// A connection error as the fallback reason it reports.
   static func failure(_ error: RelayConnectionError) -> RelayFailure {
     let reason: FallbackReason
     switch error.code {

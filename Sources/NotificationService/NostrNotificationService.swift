@@ -9,7 +9,7 @@ import NotificationResolver
 import UserNotifications
 
 /// A Notification Service Extension that turns a content-free wake into the notification it was
-/// for (`notification-service.md` §3): subclass it, override ``configuration(for:)``, and name the
+/// for (`Docs/NotificationServiceExtension.md`): subclass it, override ``configuration(for:)``, and name the
 /// subclass as the extension's principal class.
 ///
 /// It resolves the wake, marks the plan presented, and applies the ``NotificationPlan`` to a copy

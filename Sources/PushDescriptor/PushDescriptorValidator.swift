@@ -1,8 +1,8 @@
 import NostrEvent
 import NostrJSON
 
-/// The strict checks of `push-descriptor.md` and `buzz-push-v1.md`, run in the fixed order of
-/// `cli.md`; the first failure is thrown.
+/// The strict checks of `Docs/ServingADescriptor.md` for both protocol generations, run in the fixed order of
+/// `Docs/CommandLine.md`; the first failure is thrown.
 ///
 /// Order: `supported_extensions` (which also names the generation); `push` is an object; unknown
 /// members of `push` (those outside the generation's `PushProtocol.memberNames`); missing members

@@ -12,7 +12,7 @@ import FoundationNetworking
 /// no enrollment, no lease.
 public struct PushDiscovery: Sendable {
   /// The largest body read: 256 KiB, far above any real NIP-11 document, small enough to hold.
-  package static let maxBodyBytes = 256 * 1024
+  public static let maxBodyBytes = 256 * 1024
   /// How long a fetch may take when the caller gives no deadline.
   public static let defaultTimeout: Duration = .seconds(8)
   /// The media type NIP-11 asks for.

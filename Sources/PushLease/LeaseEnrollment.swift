@@ -20,10 +20,12 @@ public struct LeaseEnrollment: Sendable, Hashable, Codable {
   public var pubkey: String
   /// The lease's `d`: one per (origin, account), new on reinstall.
   public var installationID: InstallationID
-  /// The highest generation ever handed out for this address (0 before the first lease).
-  package var lastGeneration: Int64
-  /// The latest `created_at` ever handed out for this address (0 before the first lease).
-  package var lastCreatedAt: Int64
+  /// The highest generation ever handed out for this address (0 before the first lease); only
+  /// ``next(now:)`` moves it.
+  public private(set) var lastGeneration: Int64
+  /// The latest `created_at` ever handed out for this address (0 before the first lease); only
+  /// ``next(now:)`` moves it.
+  public private(set) var lastCreatedAt: Int64
   /// When the endpoint grant expires (Unix seconds), or nil when unknown.
   public var grantExpiresAt: Int64?
 

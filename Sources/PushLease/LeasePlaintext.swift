@@ -2,7 +2,7 @@ import NostrJSON
 
 /// The decrypted content of a lease, as the builder writes it and the validator reads it.
 ///
-/// `jsonValue` is the exact plaintext of `push-lease.md`: keys `v`, `origin`, `app_profile`,
+/// `jsonValue` is the exact plaintext of `Docs/EnrollingFromAnApp.md`: keys `v`, `origin`, `app_profile`,
 /// `transport`, `endpoint`, `generation`, `active`, `subscriptions` for an active `nip-pl` lease
 /// (`buzz-push-v1` leaves out `app_profile`) and `v`, `origin`, `generation`, `active` for a
 /// tombstone; `JSONWriter` writes it compactly with NIP-01 string escaping.

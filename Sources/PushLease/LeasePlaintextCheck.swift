@@ -167,42 +167,46 @@ enum LeasePlaintextCheck {
     var shapes: [Shape] = []
     shapes.reserveCapacity(elements.count)
     for (index, element) in elements.enumerated() {
-      let path = "subscriptions[\(index)]"
-      guard case .object(let subscription) = element else { throw schema("\(path) must be an object") }
-      guard let filterValue = subscription["filter"] else { throw schema("missing \(path).filter") }
-      guard let classValue = subscription["class"] else { throw schema("missing \(path).class") }
-      for key in subscription.keys where !subscriptionMembers.contains(key) {
-        throw schema("unknown field: \(path).\(key)")
-      }
-      guard case .object(let filter) = filterValue else { throw schema("\(path).filter must be an object") }
-      guard case .string(let pushClass) = classValue else { throw schema("\(path).class must be a string") }
-      var ignore: [JSONObject] = []
-      if let ignoreValue = subscription["ignore"] {
-        guard case .array(let items) = ignoreValue else { throw schema("\(path).ignore must be an array") }
-        for (position, item) in items.enumerated() {
-          guard case .object(let ignoreFilter) = item else {
-            throw schema("\(path).ignore[\(position)] must be an object")
-          }
-          ignore.append(ignoreFilter)
-        }
-      }
-      var pTagsMax: Int64?
-      if let suppressValue = subscription["suppress"], !suppressValue.isNull {
-        guard case .object(let suppress) = suppressValue else {
-          throw schema("\(path).suppress must be an object")
-        }
-        guard let limit = suppress["p_tags_max"] else { throw schema("missing \(path).suppress.p_tags_max") }
-        for key in suppress.keys where key != "p_tags_max" {
-          throw schema("unknown field: \(path).suppress.\(key)")
-        }
-        guard case .integer(let number) = limit, number >= 0 else {
-          throw schema("\(path).suppress.p_tags_max must be a non-negative integer")
-        }
-        pTagsMax = number
-      }
-      shapes.append(Shape(filter: filter, pushClass: pushClass, ignore: ignore, pTagsMax: pTagsMax))
+      shapes.append(try subscriptionShape(element, path: "subscriptions[\(index)]"))
     }
     return shapes
+  }
+
+  /// One subscription's shape; `path` names it in a schema rejection.
+  static func subscriptionShape(_ element: JSONValue, path: String) throws(LeaseRejection) -> Shape {
+    guard case .object(let subscription) = element else { throw schema("\(path) must be an object") }
+    guard let filterValue = subscription["filter"] else { throw schema("missing \(path).filter") }
+    guard let classValue = subscription["class"] else { throw schema("missing \(path).class") }
+    for key in subscription.keys where !subscriptionMembers.contains(key) {
+      throw schema("unknown field: \(path).\(key)")
+    }
+    guard case .object(let filter) = filterValue else { throw schema("\(path).filter must be an object") }
+    guard case .string(let pushClass) = classValue else { throw schema("\(path).class must be a string") }
+    var ignore: [JSONObject] = []
+    if let ignoreValue = subscription["ignore"] {
+      guard case .array(let items) = ignoreValue else { throw schema("\(path).ignore must be an array") }
+      for (position, item) in items.enumerated() {
+        guard case .object(let ignoreFilter) = item else {
+          throw schema("\(path).ignore[\(position)] must be an object")
+        }
+        ignore.append(ignoreFilter)
+      }
+    }
+    var pTagsMax: Int64?
+    if let suppressValue = subscription["suppress"], !suppressValue.isNull {
+      guard case .object(let suppress) = suppressValue else {
+        throw schema("\(path).suppress must be an object")
+      }
+      guard let limit = suppress["p_tags_max"] else { throw schema("missing \(path).suppress.p_tags_max") }
+      for key in suppress.keys where key != "p_tags_max" {
+        throw schema("unknown field: \(path).suppress.\(key)")
+      }
+      guard case .integer(let number) = limit, number >= 0 else {
+        throw schema("\(path).suppress.p_tags_max must be a non-negative integer")
+      }
+      pTagsMax = number
+    }
+    return Shape(filter: filter, pushClass: pushClass, ignore: ignore, pTagsMax: pTagsMax)
   }
 
   private static func nonNegativeInteger(_ value: JSONValue, _ key: String) throws(LeaseRejection) -> Int64 {
@@ -223,10 +227,11 @@ enum LeasePlaintextCheck {
 
   // MARK: Filters
 
-  /// Checks one filter; `pushClass` is nil for an ignore filter (no class rule), and `narrowed`
-  /// asks for `authors`, `#p` or `#h`.
-  private static func filter(
-    _ object: JSONObject, pushClass: String?, narrowed: Bool, author: String, descriptor: PushDescriptor
+  /// Checks one filter; `pushClass` is nil for an ignore filter (no class rule), `narrowed`
+  /// asks for `authors`, `#p` or `#h`, and `author` nil (a filter checked on its own, before a
+  /// lease has an author) leaves `p-tag must be self` to the lease.
+  static func filter(
+    _ object: JSONObject, pushClass: String?, narrowed: Bool, author: String?, descriptor: PushDescriptor
   ) throws(LeaseRejection) -> LeaseFilter {
     let limits = descriptor.limitation
     for key in object.keys where !LeaseFilter.memberNames.contains(key) {
@@ -277,7 +282,7 @@ enum LeasePlaintextCheck {
       guard NostrID(value) != nil else {
         throw LeaseRejection(.filter, "non-exact match value for p tag")
       }
-      guard value == author else { throw LeaseRejection(.filter, "p-tag must be self") }
+      guard author == nil || value == author else { throw LeaseRejection(.filter, "p-tag must be self") }
     }
     for value in exact["#h"] ?? [] {
       guard isStringLength(value, limits.maxStringLen) else {

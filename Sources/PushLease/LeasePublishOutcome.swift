@@ -1,7 +1,7 @@
 import NostrPushCore
 
 /// What a relay answered to a published lease, read from its NIP-01 `OK`: accepted, already
-/// held, or refused with a code an app can switch on (`public-api.md` §4) instead of message text.
+/// held, or refused with a code an app can switch on (`README.md`) instead of message text.
 public enum LeasePublishOutcome: Sendable, Hashable {
   /// Stored: `OK true ""`.
   case accepted
@@ -61,7 +61,7 @@ public struct LeaseRefusal: Error, Sendable, Hashable, CustomStringConvertible {
   /// Hashes what `==` compares.
   public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
-  /// The reasons of the relay's lease store (`push-relay.md`'s acceptance table), one owner for
+  /// The reasons of the relay's lease store (`Docs/VendoringPushRelay.md`'s acceptance table), one owner for
   /// the text the stores send and the code an app reads back.
   static let storeReasons: [(code: Code, reason: String)] = [
     (.staleGeneration, "stale generation"), (.staleReplacement, "stale replacement"),

@@ -2,7 +2,7 @@ import NostrEvent
 
 extension LeaseSubscription {
   /// The message kinds (NIP-29 chat, threads and replies): each must carry exactly one `h` tag
-  /// and is judged against that channel's roster (rule 1 of `push-relay.md`'s matcher).
+  /// and is judged against that channel's roster (rule 1 of `Docs/VendoringPushRelay.md`'s matcher).
   package static let messageKinds: Set<Int> = [9, 40002, 45001, 45003]
   /// The gift-wrap kind: it wakes only a subscription whose filter has `#p` and an owner its `p`
   /// names.

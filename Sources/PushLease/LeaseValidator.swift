@@ -2,14 +2,14 @@ import NostrEvent
 import NostrJSON
 import PushDescriptor
 
-/// The relay's judgement of a kind 30350 lease: the validator table of `push-lease.md`, checked
+/// The relay's judgement of a kind 30350 lease: the validator table of `Docs/EnrollingFromAnApp.md`, checked
 /// in order, the first failure a `LeaseRejection` with the table's exact `invalid: …` text.
 ///
 /// It judges by the generation of the relay's own descriptor: a `nip-pl` active plaintext must
 /// name an advertised `app_profile`, a `buzz-push-v1` one must not (`unknown field:
 /// app_profile`) and names a transport that is a key of `class_support`.
 ///
-/// It trusts ingest for the event's id, signature, author and `created_at` (`push-relay.md`),
+/// It trusts ingest for the event's id, signature, author and `created_at` (`Docs/VendoringPushRelay.md`),
 /// holds the push secret keys it may open leases with, and stores nothing: staleness,
 /// generation, quota and endpoint uniqueness are the relay store's decisions afterwards.
 public struct LeaseValidator: Sendable {

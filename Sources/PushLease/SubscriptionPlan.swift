@@ -3,7 +3,7 @@ import NostrJSON
 import PushDescriptor
 
 /// What a plan may add to the planner's defaults: a push class per kind of subscription, and the
-/// senders the account muted (`public-api.md` §4).
+/// senders the account muted (`README.md`).
 ///
 /// Decisions where the spec is silent: a class the descriptor's `class_support` does not list for
 /// `transport` falls back to `default` (so asking for `time_sensitive` mentions is safe on every

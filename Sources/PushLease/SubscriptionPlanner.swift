@@ -41,7 +41,7 @@ public struct SubscriptionPlanner: Sendable {
 
   /// The direct-message subscription: `{"kinds":[1059],"#p":[pubkey]}`, class `default`, with no
   /// ignore filters (a wrap's author is a one-time key; muting a sender happens after unwrapping)
-  /// and no suppression (`direct-messages.md`).
+  /// and no suppression.
   package static func directMessageSubscription(for pubkey: String) -> LeaseSubscription {
     LeaseSubscription(
       filter: LeaseFilter(kinds: [LeaseSubscription.giftWrapKind], pTags: [pubkey]), pushClass: pushClass)

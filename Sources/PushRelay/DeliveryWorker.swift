@@ -2,22 +2,22 @@ import NostrEvent
 import NostrPushCore
 
 /// What one claimed attempt came to: the answer (nil when nothing was sent) and the outcome
-/// written, if the claim still held.
-package struct WakeAttempt: Sendable, Hashable {
+/// written, if the claim still held; what `PushRelay.deliverOnce()` returns per wake.
+public struct WakeAttempt: Sendable, Hashable {
   /// The wake's `request_id`.
-  package var requestID: String
+  public var requestID: String
   /// The attempt number (1…8).
-  package var attempt: Int
+  public var attempt: Int
   /// The gateway's answer; nil when the send-time re-check failed and nothing was sent.
-  package var answer: GatewayAnswer?
+  public var answer: GatewayAnswer?
   /// The outcome the table gives.
-  package var outcome: WakeOutcome
+  public var outcome: WakeOutcome
   /// Whether the outcome was written (false: the claim had passed its fence).
-  package var recorded: Bool
+  public var recorded: Bool
 }
 
 /// Claims due wakes, re-checks each lease, sends the signed request and writes what the gateway's
-/// answer means: the reaction table of `push-relay.md`.
+/// answer means: the reaction table of `Docs/VendoringPushRelay.md`.
 ///
 /// `PushRelay.run()` drives it: woken by every enqueue through its `WakeSignal`, it claims again
 /// at once after a full batch and otherwise idles on a fallback timer, so no wake waits for a

@@ -1,4 +1,4 @@
-/// The relay's bound on direct-message wakes (`hardening.md` §4): at most `perWindow` gift-wrap
+/// The relay's bound on direct-message wakes (`Docs/Robustness.md`): at most `perWindow` gift-wrap
 /// wakes per lease in any `windowMilliseconds`, coalesced, so that wraps from strangers (one-time
 /// keys anyone can make) cannot use up the gateway's per-device quota and starve the lease's
 /// real wakes.

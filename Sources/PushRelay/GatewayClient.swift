@@ -3,7 +3,7 @@ import NostrHTTP
 import NostrJSON
 
 /// How the gateway answered one delivery, classified by the worker's reaction table.
-package enum GatewayAnswer: Sendable, Hashable {
+public enum GatewayAnswer: Sendable, Hashable {
   /// 2xx with a JSON object whose `status` is `accepted`.
   case accepted
   /// Any other 2xx.

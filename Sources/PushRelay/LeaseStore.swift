@@ -145,7 +145,7 @@ public protocol RosterSource: Sendable {
   func members(ofChannel channel: String, origin: String) -> Set<String>?
 }
 
-/// Where a relay keeps leases: the atomic accept step of `push-relay.md`, the record of stored
+/// Where a relay keeps leases: the atomic accept step of `Docs/VendoringPushRelay.md`, the record of stored
 /// events that back-fill reads and that makes matching idempotent, the live leases the matcher
 /// meets, the visible current events, and the 410 switch.
 ///
@@ -190,7 +190,7 @@ extension LeaseStore {
   /// without an identity.
   ///
   /// Leases are served only from the store, never from an event log, and only to their author
-  /// (`relay-connection.md` §4); a relay answers the refusals of that rule (`CLOSED`, 403) itself
+  ///; a relay answers the refusals of that rule (`CLOSED`, 403) itself
   /// and merges these events into its answer.
   package func visibleLeaseEvents(matching filters: [Filter], identity: String?, origin: String)
     throws(PushRelayError) -> [Event]

@@ -18,7 +18,7 @@ public struct IngestAnswer: Sendable, Hashable {
 }
 
 /// `PushRelay`'s ingest of a kind 30350 event: authentication, author, clock, the validator and the
-/// store's atomic accept, first failure answering (`push-relay.md` steps 1, 2 and 4–7; step 3, id
+/// store's atomic accept, first failure answering (`Docs/VendoringPushRelay.md` steps 1, 2 and 4–7; step 3, id
 /// and signature, is what `VerifiedEvent` says the socket layer did).
 struct PushIngest: Sendable {
   /// How far `created_at` may be from the relay's clock (900 s either way).

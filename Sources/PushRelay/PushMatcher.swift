@@ -2,7 +2,7 @@ import NostrEvent
 import PushLease
 
 /// Meets one newly stored event with the leases of its origin and says which endpoints to wake,
-/// with which class and until when: the five matching rules of `push-relay.md`.
+/// with which class and until when: the five matching rules of `Docs/VendoringPushRelay.md`.
 ///
 /// Rules 1 and 2 are `LeaseSubscription`'s (`PushLease`), the function the extension's resolver
 /// calls too; this adds liveness, the class (rule 3) and the wake's expiry (rule 4). A value with

@@ -1,6 +1,6 @@
 import PushDescriptor
 
-/// A lease store that records the protocol generation of each origin's rows (`buzz-push-v1.md`):
+/// A lease store that records the protocol generation of each origin's rows:
 /// leases and grants of one generation are not another's, so a relay started with the other
 /// generation over an origin that has leases must not start. `PushRelay` binds its descriptor's
 /// generation when it is built over such a store.

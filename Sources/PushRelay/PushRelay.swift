@@ -3,7 +3,7 @@ import NostrPushCore
 import PushDescriptor
 import PushLease
 
-/// Everything a relay calls for push, in one value (`push-relay.md`, "One entry point").
+/// Everything a relay calls for push, in one value (`Docs/VendoringPushRelay.md`, "One entry point").
 ///
 /// - ``ingestLease(_:identity:)`` answers a kind 30350 `EVENT` (or `POST /events`) with its `OK`.
 /// - ``didStore(_:receivedAt:)`` is called once the relay has stored any event, and again for an
@@ -45,7 +45,7 @@ public final class PushRelay: Sendable {
   ///   - fallbackInterval: how long an idle worker waits for a signal before claiming anyway.
   ///
   /// A `SQLiteLeaseStore` (or `PostgresLeaseStore`) holds one protocol generation per origin
-  /// (`buzz-push-v1.md`): the descriptor's is recorded for its origin, and a store whose origin already has leases of the
+  ///: the descriptor's is recorded for its origin, and a store whose origin already has leases of the
   /// other generation throws `invalid_configuration` (field `nip11.json`), since leases and grants
   /// are not portable between generations.
   public init(
@@ -73,7 +73,7 @@ public final class PushRelay: Sendable {
   }
 
   /// Answers a kind 30350 event from the authenticated `identity` (nil: none): the `OK` flag and
-  /// message of `push-relay.md`'s ingest table (steps 1, 2 and 4–7; the socket layer checked id
+  /// message of `Docs/VendoringPushRelay.md`'s ingest table (steps 1, 2 and 4–7; the socket layer checked id
   /// and signature, as `VerifiedEvent` says). Throws for a storage failure, which the relay answers
   /// `error: internal server error` (`POST /events`: 500).
   public func ingestLease(_ event: VerifiedEvent, identity: String?) throws(PushRelayError) -> IngestAnswer {
@@ -123,7 +123,7 @@ public final class PushRelay: Sendable {
 
   /// One delivery sweep instead of ``run()``, for a test that drives the worker on a manual clock:
   /// claims at most one batch, sends it and writes the outcomes; empty without a gateway.
-  package func deliverOnce() async throws(PushRelayError) -> [WakeAttempt] {
+  public func deliverOnce() async throws(PushRelayError) -> [WakeAttempt] {
     try await worker?.runOnce() ?? []
   }
 }

@@ -88,7 +88,7 @@ public final class PushStateDatabase: Sendable {
     CREATE INDEX push_wake_expiry ON push_wake (expires_at);
     DROP INDEX push_lease_live;
     """,
-    // 4: the protocol generation of each origin's rows (`buzz-push-v1.md`): leases and grants of
+    // 4: the protocol generation of each origin's rows: leases and grants of
     // one generation are not another's. Rows written before it are `nip-pl`, unless their active
     // rows hold only the empty app profile a `buzz-push-v1` lease stores.
     """
@@ -102,7 +102,7 @@ public final class PushStateDatabase: Sendable {
           ELSE 'nip-pl' END
       FROM push_lease GROUP BY origin;
     """,
-    // 5: direct-message wakes bounded per lease (`hardening.md` §4): the time each was due, NULL
+    // 5: direct-message wakes bounded per lease (`Docs/Robustness.md`): the time each was due, NULL
     // for other wakes.
     """
     ALTER TABLE push_wake ADD COLUMN dm_at_ms INTEGER;

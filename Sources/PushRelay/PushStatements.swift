@@ -1,6 +1,6 @@
 /// Every statement the SQLite store, the outbox and their sweeps run, in one place so a test can
 /// read each one's `EXPLAIN QUERY PLAN` and prove that none scans `push_lease` or `push_wake`
-/// (`push-relay.md`, "Scale").
+/// (`Docs/VendoringPushRelay.md`, "Scale").
 ///
 /// The quota count, the sweep and the prune narrow on the primary key's (origin, pubkey) prefix;
 /// the claim reads the partial indexes of pending and sending rows in due order; the wake sweep

@@ -12,7 +12,7 @@ public enum WakeState: String, Sendable, Hashable, CaseIterable {
 
 /// The lease side of a wake — address, generation, key id, endpoint, its hash and transport —
 /// made once per live lease and shared by every wake the lease gets: a match retains one reference
-/// instead of copying six fields (the matcher's cost per matched pair, `performance.md`).
+/// instead of copying six fields (the matcher's cost per matched pair, `Docs/Performance.md`).
 package final class WakeTarget: Sendable, Hashable {
   package let address: LeaseAddress
   package let generation: Int64
@@ -183,7 +183,7 @@ public struct WakeResult: Sendable, Hashable {
   }
 }
 
-/// The durable wake outbox of `push-relay.md`: enqueue once per (origin, endpoint, event), claim
+/// The durable wake outbox of `Docs/VendoringPushRelay.md`: enqueue once per (origin, endpoint, event), claim
 /// with a fence, count attempts, back off, and write an outcome only while the claim holds.
 ///
 /// Synchronous like `LeaseStore`. A crash between claim and answer leaves a `sending` row whose
@@ -225,7 +225,7 @@ extension WakeOutbox {
   }
 }
 
-/// The outbox's numbers, all from `push-relay.md`.
+/// The outbox's numbers, all from `Docs/VendoringPushRelay.md`.
 public enum WakeSchedule {
   /// The most attempts of one wake.
   package static let maxAttempts = 8

@@ -2,7 +2,7 @@ import PushRelay
 
 /// A PostgreSQL database holding a relay's push state, shared by the processes of one relay:
 /// where `PostgresLeaseStore`, `PostgresWakeOutbox` and `PostgresWakeListener` each open their own
-/// connection (`push-relay.md`, "PostgreSQL").
+/// connection (`Docs/VendoringPushRelay.md`, "PostgreSQL").
 ///
 /// Opening one connects once, applies the migrations the database lacks under a session advisory
 /// lock (so processes starting together do not race), and closes that connection again.

@@ -6,7 +6,7 @@ import PushRelay
 
 /// The PostgreSQL `LeaseStore`: leases, recorded events and their wakes in a database several relay
 /// processes share, each (event, lease) pair meeting the matcher exactly once across them
-/// (`push-relay.md`, "PostgreSQL").
+/// (`Docs/VendoringPushRelay.md`, "PostgreSQL").
 ///
 /// - `accept` takes a transaction-scoped advisory lock on (origin, pubkey) — serializable per
 ///   author — and, for an active lease, the origin's gate lock exclusively; it applies the

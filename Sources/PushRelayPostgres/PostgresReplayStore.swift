@@ -4,7 +4,7 @@ import PushRelay
 
 /// The PostgreSQL `NIP98ReplayStore`: NIP-98 ids burnt in the `push_nip98_replay` table, so that
 /// every relay process serving one origin from the database refuses a header another process
-/// already accepted (`hardening.md` §3).
+/// already accepted (`Docs/Robustness.md`).
 ///
 /// A burn is one `INSERT … ON CONFLICT` of the id with its expiry (the event's `created_at` + the
 /// verifier's window), guarded by the number of live rows: a table holding `capacity` live ids

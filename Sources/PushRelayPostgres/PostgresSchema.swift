@@ -91,7 +91,7 @@ enum PostgresSchema {
       PRIMARY KEY (origin, sequence)
     );
     """,
-    // 2: NIP-98 ids burnt by every process of the database (`hardening.md` §3), each until its
+    // 2: NIP-98 ids burnt by every process of the database (`Docs/Robustness.md`), each until its
     // event's created_at leaves the verifier's window.
     """
     CREATE TABLE push_nip98_replay (
@@ -100,7 +100,7 @@ enum PostgresSchema {
     );
     CREATE INDEX push_nip98_replay_expiry ON push_nip98_replay (expires_at);
     """,
-    // 3: direct-message wakes bounded per lease (`hardening.md` §4): the time each was due, NULL
+    // 3: direct-message wakes bounded per lease (`Docs/Robustness.md`): the time each was due, NULL
     // for other wakes.
     """
     ALTER TABLE push_wake ADD COLUMN dm_at_ms bigint;

@@ -10,7 +10,7 @@ import Darwin
 
 /// The `WakeSignal` of a relay of several processes: `LISTEN push_wake` on a connection of its
 /// own, so an enqueue in any process (`NOTIFY push_wake`, sent when it commits) wakes this
-/// process's worker at once (`push-relay.md`, "PostgreSQL").
+/// process's worker at once (`Docs/VendoringPushRelay.md`, "PostgreSQL").
 ///
 /// A thread of its own waits on the connection's socket and counts each batch of notifications
 /// into an `InProcessWakeSignal` the workers wait on. A lost connection (a server restart, the

@@ -2,7 +2,7 @@ import NostrPushCore
 import PushRelay
 
 /// The PostgreSQL `WakeOutbox`: the `push_wake` table several worker processes claim from
-/// (`push-relay.md`, "PostgreSQL").
+/// (`Docs/VendoringPushRelay.md`, "PostgreSQL").
 ///
 /// A claim selects due rows `FOR UPDATE SKIP LOCKED`, so two workers never block each other or
 /// take the same row; fences and backoff are on the database's clock (one clock for every

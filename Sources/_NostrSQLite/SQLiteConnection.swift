@@ -171,7 +171,7 @@ package final class SQLiteConnection<Failure: Error> {
   /// Runs `body` on the prepared statement of `sql` with `values` bound, then resets it.
   ///
   /// Blobs are bound in place (`SQLITE_STATIC`), not copied: a 512 KiB avatar would otherwise be
-  /// held twice while it is stored (`performance.md`'s extension memory row). Their bytes are
+  /// held twice while it is stored (`Docs/Performance.md`'s extension memory row). Their bytes are
   /// reached through nested `withUnsafeBytes` calls that enclose the whole use of the statement,
   /// and the bindings are cleared before those calls return, so SQLite never keeps a pointer past
   /// the bytes' scope.

@@ -34,7 +34,7 @@ struct InvalidBech32Vector: Decodable, Sendable, CustomTestStringConvertible {
 
   var testDescription: String { "\(file): \(reason): \(string.debugDescription)" }
 
-  /// The code `bech32.md` assigns to the BIP's reason.
+  /// The code the decoder assigns to the BIP's reason.
   var expectedCode: Bech32Error.Code? {
     switch reason.lowercased() {
     case "hrp character out of range", "no separator character", "empty hrp", "invalid data character",

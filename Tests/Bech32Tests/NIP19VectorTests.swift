@@ -39,23 +39,23 @@ struct NIP19Vector: Decodable, Sendable, CustomTestStringConvertible {
     }
   }
 
-  /// What a decoder following `bech32.md` must return for this entry.
+  /// What this decoder must return for this entry.
   enum Outcome {
     case entity(NIP19Entity)
     case failure(Bech32Error.Code)
   }
 
-  /// The expected outcome. The file's own `valid` decides, except where `bech32.md` settles a
+  /// The expected outcome. The file's own `valid` decides, except where this package settles a
   /// case the sources disagree on; each exception says why.
   var expected: Outcome? {
-    // bech32.md: `nrelay` (deprecated) and `ncryptsec` (NIP-49) are not NIP-19 entities this
+    // Decided: `nrelay` (deprecated) and `ncryptsec` (NIP-49) are not NIP-19 entities this
     // decoder supports, so a good checksum with those prefixes is `unknown_prefix`, although the
     // file marks them valid (damus decodes nrelay; the NIP-49 string is a valid ncryptsec).
     if kind == "nrelay" || kind == "ncryptsec" { return valid ? .failure(.unknownPrefix) : invalidCode }
-    // bech32.md: a malformed author in an nevent is `invalid_tlv`. The entry marked LENIENT
+    // Decided: a malformed author in an nevent is `invalid_tlv`. The entry marked LENIENT
     // (rust-nostr drops the bad author) is therefore refused, as go-nostr refuses its twin.
     if note?.contains("LENIENT") == true { return .failure(.invalidTLV) }
-    // bech32.md: a `nostr:` prefix is stripped first, and the decoder applies no NIP-21 policy,
+    // Decided: a `nostr:` prefix is stripped first, and the decoder applies no NIP-21 policy,
     // so `nostr:nsec1…` decodes as the nsec it contains (rust-nostr's refusal is an application
     // rule about URIs, not a decoding rule).
     if reason?.hasPrefix("NIP-21: nsec") == true, let hex { return .entity(.nsec(secretKey: hex)) }
@@ -63,7 +63,7 @@ struct NIP19Vector: Decodable, Sendable, CustomTestStringConvertible {
     return entity.map(Outcome.entity)
   }
 
-  /// The code `bech32.md` assigns to the entry's stated reason.
+  /// The code the decoder assigns to the entry's stated reason.
   private var invalidCode: Outcome? {
     let table: [(String, Bech32Error.Code)] = [
       ("bad checksum", .invalidChecksum),

@@ -3,7 +3,7 @@ import Testing
 
 @testable import EnrichmentCache
 
-/// `hardening.md` §5: the cache holds the account's profiles, channels and delivered messages,
+/// `Docs/Robustness.md`: the cache holds the account's profiles, channels and delivered messages,
 /// so the file and its `-wal`/`-shm` are created readable by their owner alone, whatever the
 /// process's umask.
 @Suite struct CacheFileModeTests {

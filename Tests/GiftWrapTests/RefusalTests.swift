@@ -6,7 +6,7 @@ import Testing
 @testable import GiftWrap
 
 /// Each rule of the unwrap list, broken alone, refuses the wrap with its own code
-/// (`direct-messages.md`, extension side).
+/// (extension side).
 @Suite struct RefusalTests {
   let layers = LayerBuilder()
 

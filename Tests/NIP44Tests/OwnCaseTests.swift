@@ -5,7 +5,7 @@ import Testing
 
 @testable import NIP44
 
-/// The cases the official vectors miss, as `nip44.md` names them.
+/// The cases the official vectors miss, that this package checks on its own.
 @Suite struct OwnCaseTests {
   static let key: NIP44.ConversationKey = {
     do { return try NIP44.ConversationKey(hex: String(repeating: "5a", count: 32)) } catch {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import NostrEvent
 
-/// The `NIP98Verifier` options of `nostr-event.md`: asymmetric window, exact URL and method,
+/// The `NIP98Verifier` options: asymmetric window, exact URL and method,
 /// required payload and nonce.
 @Suite struct NIP98OptionsTests {
   static let url = "http://127.0.0.1:8080/v1/deliveries/apns"

@@ -2,7 +2,7 @@ import Foundation
 import NostrEvent
 import Testing
 
-/// `hardening.md` §3: a flood of fresh headers cannot push a captured header out of the replay
+/// `Docs/Robustness.md`: a flood of fresh headers cannot push a captured header out of the replay
 /// set; an id leaves only when its `created_at` leaves the window.
 @Suite struct NIP98ReplayFloodTests {
   static let url = "http://127.0.0.1:7447/query"

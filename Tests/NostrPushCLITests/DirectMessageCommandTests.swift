@@ -9,7 +9,7 @@ import PushLease
 import PushRelay
 import Testing
 
-/// `nostr-push dm send` (`cli.md`, `direct-messages.md`) against an in-process fixture relay:
+/// `nostr-push dm send` (`Docs/CommandLine.md`) against an in-process fixture relay:
 /// the recipient reads the wrap back and opens it; nobody else reads it; the sender never
 /// authenticates.
 @Suite(.timeLimit(.minutes(2))) struct DirectMessageCommandTests {

@@ -11,7 +11,7 @@ import Glibc
 import Darwin
 #endif
 
-/// `hardening.md` §6: `--timeout-ms` bounds the whole `publish`/`query` command, the WebSocket
+/// `Docs/Robustness.md`: `--timeout-ms` bounds the whole `publish`/`query` command, the WebSocket
 /// close included, against a server that upgrades and then drips a frame that never ends.
 @Suite(.timeLimit(.minutes(1))) struct DrippingRelayTests {
   /// The timeout the command is given, and the slack the spec allows past it. The bound is

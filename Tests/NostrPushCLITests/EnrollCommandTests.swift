@@ -157,7 +157,7 @@ import Testing
     }
   }
 
-  /// `hardening.md` §5: a symlink planted where enroll writes its temporary file (a shared
+  /// `Docs/Robustness.md`: a symlink planted where enroll writes its temporary file (a shared
   /// folder) is never followed: the file it points at is untouched, and the state is saved 0600.
   @Test func neverFollowsASymlinkPlantedAtTheTemporaryFile() async throws {
     let server = try await Self.startRelay()

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Every command's `--help` (`public-api.md` §7), run through the binary: it exits 0 with the
+/// Every command's `--help` (`README.md`), run through the binary: it exits 0 with the
 /// command's usage, and `Docs/CommandLine.md` has a section for the command naming every flag the
 /// help lists.
 @Suite(.timeLimit(.minutes(2))) struct HelpTextTests {

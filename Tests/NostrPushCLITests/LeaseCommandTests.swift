@@ -3,7 +3,7 @@ import NostrEvent
 import NostrJSON
 import Testing
 
-/// Runs the built `nostr-push lease build|tombstone|open` (`push-lease.md`'s CLI section).
+/// Runs the built `nostr-push lease build|tombstone|open` (`Docs/EnrollingFromAnApp.md`'s CLI section).
 @Suite struct LeaseCommandTests {
   static let descriptor = DescriptorCommandTests.fixture("Fixtures/demo/nip11.json")
   static let invalidDescriptor = DescriptorCommandTests.fixture("Fixtures/nip11/push-descriptor-invalid.json")

@@ -2,7 +2,7 @@ import Foundation
 import NostrJSON
 import Testing
 
-/// Runs the built `nostr-push nip44` (see `nip44.md`'s CLI section).
+/// Runs the built `nostr-push nip44` (`Docs/CommandLine.md`).
 @Suite struct Nip44CommandTests {
   // The first `encrypt_decrypt` vector of nip44.vectors.json (test keys 1 and 2).
   static let secret1 = "0000000000000000000000000000000000000000000000000000000000000001"

@@ -8,7 +8,7 @@ import Testing
 import Glibc
 #endif
 
-/// `relay-connection.md` §4: a client that floods pings and never reads costs the relay one queued
+/// A client that floods pings and never reads costs the relay one queued
 /// pong, so the `nostr-push relay` process stays within 8 MiB of its idle size.
 @Suite(.timeLimit(.minutes(2))) struct PingFloodTests {
   /// The bytes of pings sent: several times the 8 MiB bound, so uncoalesced pongs would show.

@@ -11,7 +11,7 @@ import Testing
 
 @testable import nostr_push
 
-/// The pipeline's end-to-end tests (`pipeline.md`): the demo's script in-process, every party on
+/// The pipeline's end-to-end tests (`Docs/CommandLine.md`): the demo's script in-process, every party on
 /// one fixed clock (the relay's, which the gateway shares and the resolver reads), then with
 /// faults: a gateway asking for a retry, the relay's `/query` down for a wake, a locked cache.
 @Suite(.timeLimit(.minutes(2))) struct PipelineTests {
@@ -100,7 +100,7 @@ import Testing
       }
       #expect(lines[5]["enrichment"] == .string("refreshed"))
       #expect(lines[8]["enrichment"] == .string("cache_fresh"))
-      // The direct message (`direct-messages.md`): the wrap published and woken for, presented
+      // The direct message: the wrap published and woken for, presented
       // with the sender's cached name and the text, `wrap_id` naming the wake's event.
       #expect(lines[9]["kind"] == .integer(1059))
       #expect(lines[9]["author"] == lines[3]["author"])

@@ -5,7 +5,7 @@ import NostrPushTestSupport
 import NostrPushTesting
 import Testing
 
-/// `nostr-push publish` and `query` (`relay-connection.md` §6) against an in-process fixture.
+/// `nostr-push publish` and `query` against an in-process fixture.
 @Suite(.timeLimit(.minutes(1))) struct PublishQueryCommandTests {
   static let now: Int64 = 1_767_226_600
 

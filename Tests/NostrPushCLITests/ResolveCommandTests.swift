@@ -206,7 +206,7 @@ import Testing
     }
   }
 
-  /// `resolve`'s default subscriptions include the direct-message one (`cli.md`): a wrap that
+  /// `resolve`'s default subscriptions include the direct-message one (`Docs/CommandLine.md`): a wrap that
   /// `dm send` published to the demo account, backdated a day, is the wake's newest message over
   /// `POST /query` and over a WebSocket alike, shown from the rumor and named without asking the
   /// relay about its sender.
@@ -458,10 +458,10 @@ import Testing
     #expect(run.stderr.contains("--relay"))
   }
 
-  /// The main job: every step of `pipeline.md`'s table, in order, each notification naming the
+  /// The main job: every step of `Docs/CommandLine.md`'s table, in order, each notification naming the
   /// event of its wake, the constant content-free payload, and no wake after revocation; in both
   /// generations (`buzz-push-v1` on `Fixtures/demo-v1`), one at a time (the demo's port). The
-  /// NIP-PL demo lists gift wraps and adds the direct-message triple (`direct-messages.md`);
+  /// NIP-PL demo lists gift wraps and adds the direct-message triple;
   /// `Fixtures/demo-v1` does not list them, so its script has none.
   @Test(.serialized, arguments: [nil, "buzz-push-v1"])
   func runsTheWholePipelineDemo(pushProtocol: String?) async throws {
@@ -515,7 +515,7 @@ import Testing
     #expect(objects[tail]["generation"] == .integer(2))
     #expect(objects[tail + 2]["event_id"] == objects[tail + 1]["event_id"])
     #expect(run.stderr.contains("match → gateway"))
-    // `hardening.md` §5: the demo's folder is its owner's alone, and so are its databases.
+    // `Docs/Robustness.md`: the demo's folder is its owner's alone, and so are its databases.
     let marker = "state, cache and avatars in "
     let line = try #require(run.stderr.split(separator: "\n").first { $0.contains(marker) })
     let range = try #require(line.range(of: marker))
@@ -553,7 +553,7 @@ import Testing
   static let fastArguments = ["--query-timeout-ms", "\(queryTimeoutMs)", "--budget-ms", "\(budgetMs)"]
 
   /// Each fault ends within the deadline with its reason; a body cut in half (nil) keeps the
-  /// whole events before the cut, so the newest message is shown (`notification-resolver.md` §1).
+  /// whole events before the cut, so the newest message is shown (`Docs/NotificationServiceExtension.md`).
   @Test(arguments: [
     (RelayFault.Action.status(503), "relay_error"),
     (RelayFault.Action.notJSON, "invalid_response"),

@@ -2,7 +2,7 @@ import Foundation
 import NostrPushTestSupport
 import Testing
 
-/// `Scripts/check-error-codes` (`public-api.md` §3): per module, the public throwing API and the
+/// `Scripts/check-error-codes` (`README.md`): per module, the public throwing API and the
 /// codes it can produce, every code public and minted only where its domain is declared. Run on
 /// the sources, and on a sample holding each fault it must catch.
 @Suite struct ErrorCodeCatalogTests {

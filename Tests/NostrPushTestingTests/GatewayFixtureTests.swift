@@ -5,7 +5,7 @@ import NostrPushTestSupport
 import NostrPushTesting
 import Testing
 
-/// The gateway fixture of `push-relay.md` over real loopback sockets: grants, the strict delivery
+/// The gateway fixture of `Docs/VendoringPushRelay.md` over real loopback sockets: grants, the strict delivery
 /// checks in their order, scripted answers, the quota and the APNs record.
 @Suite(.timeLimit(.minutes(1))) struct GatewayFixtureTests {
   static let now: Int64 = 1_767_226_200
@@ -338,7 +338,7 @@ import Testing
       let other = try harness.grant(token: "beef")
       harness.gateway.script([GatewayScriptEntry(status: 503, times: 2)])
       for expected in [503, 503, 200] { #expect(try await harness.deliver(grant: grant).status == expected) }
-      // A quota refusal reads as one (`hardening.md` §4), never as a dead grant: 429 with the
+      // A quota refusal reads as one (`Docs/Robustness.md`), never as a dead grant: 429 with the
       // seconds until the oldest counted attempt leaves the window.
       let refused = try await harness.deliver(grant: grant)
       #expect(refused.status == 429)

@@ -5,7 +5,7 @@ import NostrPushTesting
 import NostrWebSocket
 import Testing
 
-/// The fixture's gift wrap rules (`relay-connection.md` §4–5, `direct-messages.md`): a wrap
+/// The fixture's gift wrap rules: a wrap
 /// backdated up to two days is accepted, and a wrap is served, over REQ, `/query` and live,
 /// only to the authenticated pubkey its `p` tag names. Over real loopback sockets.
 @Suite(.timeLimit(.minutes(2))) struct GiftWrapVisibilityTests {

@@ -3,7 +3,7 @@ import NostrEvent
 import NostrPushTesting
 import Testing
 
-/// `policy.json` and the lease rule of `events.jsonl` (`relay-connection.md` §4–5).
+/// `policy.json` and the lease rule of `events.jsonl`.
 @Suite struct PolicyFileTests {
   static func folder(_ files: [String: String]) throws -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("policy-\(UUID().uuidString)")

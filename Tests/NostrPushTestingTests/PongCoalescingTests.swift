@@ -3,7 +3,7 @@ import Testing
 
 @testable import NostrPushTesting
 
-/// `relay-connection.md` §4: pongs coalesce (only the latest unanswered ping is answered) and
+/// Pongs coalesce (only the latest unanswered ping is answered) and
 /// control frames count in the 8 MiB outgoing queue, so a client flooding pings and never reading
 /// costs one queued pong.
 @Suite struct PongCoalescingTests {

@@ -139,7 +139,7 @@ import Testing
     }
   }
 
-  /// `relay-fixture.md`: `add(_:)` throws for kind 30350, since leases enter only through ingest;
+  /// `Docs/TestingWithRelayFixture.md`: `add(_:)` throws for kind 30350, since leases enter only through ingest;
   /// the events beside the lease are not added either.
   @Test func refusesToAddALeaseAndAddsNothingOfItsBatch() async throws {
     let scenario = Scenario()

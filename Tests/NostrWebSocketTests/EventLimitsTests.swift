@@ -5,7 +5,7 @@ import NostrPushTesting
 import NostrWebSocket
 import Testing
 
-/// `notification-resolver.md` §1 over a WebSocket: with element bounds, an `EVENT` message is
+/// `Docs/NotificationServiceExtension.md` over a WebSocket: with element bounds, an `EVENT` message is
 /// read in place and an event over a bound, or past the answer's tag total, is dropped before
 /// it is built; without them, every verified event is kept as before.
 @Suite(.timeLimit(.minutes(1))) struct EventLimitsTests {

@@ -10,7 +10,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-/// The fixture's `POST /events` bridge (`relay-connection.md` §5) over real loopback HTTP.
+/// The fixture's `POST /events` bridge over real loopback HTTP.
 @Suite(.timeLimit(.minutes(1))) struct PostEventsTests {
   static func post(
     _ body: [UInt8], to scenario: WebSocketScenario, key: SecretKey?, url: String? = nil

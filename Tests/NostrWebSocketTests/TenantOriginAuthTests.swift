@@ -6,7 +6,7 @@ import NostrWebSocket
 import Testing
 
 /// A push-mode relay serving a tenant origin from a process of its own (`relay --origin`,
-/// `push-relay.md` §PostgreSQL): clients reach it by the tenant's name, so its NIP-42 check takes a
+/// `Docs/VendoringPushRelay.md` §PostgreSQL): clients reach it by the tenant's name, so its NIP-42 check takes a
 /// `relay` tag naming the tenant origin as well as its own `ws://` URL, and no other.
 @Suite(.timeLimit(.minutes(1))) struct TenantOriginAuthTests {
   static let tenant = "wss://relay.tenant.example"

@@ -3,7 +3,7 @@ import NostrPushTestSupport
 import NostrWebSocket
 import Testing
 
-/// `relay-connection.md` §2: a hostile relay is bounded on the client side too; past 10 000
+/// A hostile relay is bounded on the client side too; past 10 000
 /// messages nobody took, the connection closes with `protocol_violation`.
 @Suite(.timeLimit(.minutes(1))) struct UndeliveredBoundTests {
   @Test func closesPastTenThousandUndeliveredMessages() async throws {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import NotificationResolver
 
-/// The gift-wrap request's answer is read under its own bounds (`direct-messages.md`): a wrap
+/// The gift-wrap request's answer is read under its own bounds: a wrap
 /// whose content is over NIP-44's largest payload (87 472 characters) is dropped while it is read,
 /// before any `Event` is built; one at the bound is kept.
 @Suite struct GiftWrapAnswerTests {

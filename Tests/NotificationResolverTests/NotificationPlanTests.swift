@@ -7,7 +7,7 @@ import NotificationResolver
 import PushLease
 import Testing
 
-/// The plan's fields (`notification-service.md` §2), each from a real wake against the loopback
+/// The plan's fields (`Docs/NotificationServiceExtension.md`), each from a real wake against the loopback
 /// fixture relay with signed events, and the avatar copies as real files.
 @Suite(.timeLimit(.minutes(2))) struct NotificationPlanTests {
   /// A configuration for the account with lease `subscriptions` (JSON) and the entitlement flags.

@@ -5,7 +5,7 @@ import NotificationResolver
 import PushLease
 import Testing
 
-/// `NotificationStrings` (`public-api.md` §5): every word around the message's own comes from one
+/// `NotificationStrings` (`README.md`): every word around the message's own comes from one
 /// replaceable table; resolving with a French table changes each of them, against the fixture
 /// relay with real keys.
 @Suite(.timeLimit(.minutes(2))) struct NotificationStringsTests {

@@ -4,7 +4,7 @@ import NostrPushTesting
 import NotificationResolver
 import Testing
 
-/// Several accounts enrolled with one relay share a wake (`notification-resolver.md` §2): their
+/// Several accounts enrolled with one relay share a wake (`Docs/NotificationServiceExtension.md`): their
 /// candidates meet in one ordering, and a message two accounts see is presented once.
 @Suite(.timeLimit(.minutes(2))) struct ResolverAccountsTests {
   let scenario = RelayScenario()

@@ -67,8 +67,8 @@ import Testing
       let configuration = try scenario.configuration(server, relayPubkey: true)
       let wake = await scenario.resolve(configuration, cache: Self.wakeCache(path))
       #expect(wake.outcome == .fallback(.claimUnavailable))
-      #expect(wake.outcome.title == "New message")
-      #expect(wake.outcome.body == "Open the app to read it.")
+      #expect(wake.plan.title == "New message")
+      #expect(wake.plan.body == "Open the app to read it.")
     }
   }
 

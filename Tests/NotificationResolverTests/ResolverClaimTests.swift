@@ -5,7 +5,7 @@ import NostrPushTesting
 import NotificationResolver
 import Testing
 
-/// The two-phase claim, coverage and the presentation window (`notification-resolver.md` §1, §2)
+/// The two-phase claim, coverage and the presentation window (`Docs/NotificationServiceExtension.md`, §2)
 /// against the fixture relay and a real cache file.
 @Suite(.timeLimit(.minutes(2))) struct ResolverClaimTests {
   @Test func presentsTheNewestOfThreeWithMoreCountTwoThenNothingNew() async throws {

@@ -8,7 +8,7 @@ import NotificationResolver
 import PushLease
 import Testing
 
-/// Direct messages (`direct-messages.md`, extension side) against the fixture relay: the gift-wrap
+/// Direct messages (extension side) against the fixture relay: the gift-wrap
 /// request of its own, every layer checked, a bad wrap dropped alone, the claim by rumor id,
 /// names from the cache only, and no plaintext in the cache.
 @Suite(.timeLimit(.minutes(2))) struct ResolverDirectMessageTests {
@@ -130,7 +130,7 @@ import Testing
     }
   }
 
-  /// One way a wrap can be bad (`direct-messages.md`'s checks).
+  /// One way a wrap can be bad (`GiftWrapError`'s checks).
   enum BadWrap: String, CaseIterable, Sendable {
     case sealAuthorDiffersFromRumor
     case sealWithTags

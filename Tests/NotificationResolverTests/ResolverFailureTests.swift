@@ -36,7 +36,7 @@ import Testing
     }
   }
 
-  /// The same wake over one WebSocket (`relay-connection.md` §3): the fixture's `ws` faults act on
+  /// The same wake over one WebSocket: the fixture's `ws` faults act on
   /// the answer to the message `REQ`, and each maps to the reason the spec gives.
   @Test(arguments: [
     (RelayFault.Action.closeConnection, FallbackReason.invalidResponse),

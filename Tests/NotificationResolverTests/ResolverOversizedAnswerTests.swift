@@ -7,7 +7,7 @@ import NotificationResolver
 import Testing
 
 /// A message answer over its 1 MiB cap keeps the whole events read before the cap
-/// (`notification-resolver.md` §1): oversized events a stranger posts cannot blank out an
+/// (`Docs/NotificationServiceExtension.md`): oversized events a stranger posts cannot blank out an
 /// account's notifications.
 @Suite(.timeLimit(.minutes(2))) struct ResolverOversizedAnswerTests {
   /// Five 250 KiB kind 9 events by a non-member, tagged with the channel and the account, ahead

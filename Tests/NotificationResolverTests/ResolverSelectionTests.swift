@@ -7,7 +7,7 @@ import PushLease
 import Testing
 
 /// A wake keeps what the relay's own rule keeps (`LeaseSubscription.matches(_:owner:roster:)`),
-/// and never a muted sender's message (`notification-resolver.md` §1), against the fixture relay.
+/// and never a muted sender's message (`Docs/NotificationServiceExtension.md`), against the fixture relay.
 @Suite(.timeLimit(.minutes(2))) struct ResolverSelectionTests {
   /// The planner's subscriptions for the scenario's account in its channel, with the channel
   /// muted when `muted`.

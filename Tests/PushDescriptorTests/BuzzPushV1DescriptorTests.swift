@@ -2,7 +2,7 @@ import NostrJSON
 import PushDescriptor
 import Testing
 
-/// The `buzz-push-v1` generation (`buzz-push-v1.md`): its advertisement, its exact `push` member
+/// The `buzz-push-v1` generation: its advertisement, its exact `push` member
 /// set, and the descriptor it parses to, mirroring the `nip-pl` suites.
 @Suite struct BuzzPushV1DescriptorTests {
   /// The v1 sample document with future metadata around it and `path` set to `value` (nil removes).

@@ -130,7 +130,7 @@ import Testing
 }
 
 @Suite struct RelayPublicKeyTests {
-  /// The key of `bech32.md`'s compact-display example (`npub14f8…9nsy`), its npub and its note.
+  /// The key of the compact-display example (`npub14f8…9nsy`), its npub and its note.
   static let hex = "aa4fc8665f5696e33db7e1a572e3b0f5b3d615837b0f362dcb1c8068b098c7b4"
   static let npub = "npub14f8usejl26twx0dhuxjh9cas7keav9vr0v8nvtwtrjqx3vycc76qqh9nsy"
   static let note = "note14f8usejl26twx0dhuxjh9cas7keav9vr0v8nvtwtrjqx3vycc76q3axwfv"

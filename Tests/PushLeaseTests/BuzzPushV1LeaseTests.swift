@@ -6,7 +6,7 @@ import Testing
 
 @testable import PushLease
 
-/// Leases for a `buzz-push-v1` relay (`buzz-push-v1.md`): the seven-member plaintext the builder
+/// Leases for a `buzz-push-v1` relay: the seven-member plaintext the builder
 /// writes, what the validator of each generation accepts, and the refusals before signing.
 @Suite struct BuzzPushV1LeaseTests {
   typealias T = LeaseTestSupport

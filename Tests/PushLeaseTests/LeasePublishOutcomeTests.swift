@@ -1,7 +1,7 @@
 import PushLease
 import Testing
 
-/// A relay's `OK` to a published lease, read as a typed outcome (`public-api.md` §4).
+/// A relay's `OK` to a published lease, read as a typed outcome (`README.md`).
 @Suite struct LeasePublishOutcomeTests {
   @Test(arguments: [
     (true, "", LeasePublishOutcome.accepted),

@@ -25,7 +25,7 @@ struct RejectionCase: Sendable, CustomTestStringConvertible {
   static let hex = String(repeating: "ab", count: 32)
 }
 
-/// Every row of `push-lease.md`'s validator table: a signed event that fails exactly there,
+/// Every row of `Docs/EnrollingFromAnApp.md`'s validator table: a signed event that fails exactly there,
 /// and the `invalid: …` text the relay answers.
 @Suite struct RejectionTableTests {
   typealias C = RejectionCase

@@ -5,7 +5,7 @@ import Testing
 
 @testable import PushLease
 
-/// The planner's options (`public-api.md` §4): a push class per kind of subscription within the
+/// The planner's options (`README.md`): a push class per kind of subscription within the
 /// descriptor's `class_support`, and muted senders as `ignore` `authors` filters within
 /// `max_ignore`, the rest reported for the extension to drop.
 @Suite struct SubscriptionPlanOptionsTests {

@@ -7,7 +7,7 @@ import PushRelay
 import PushRelayPostgres
 import Testing
 
-/// The store under `buzz-push-v1` (`buzz-push-v1.md`): endpoint uniqueness without an app
+/// The store under `buzz-push-v1`: endpoint uniqueness without an app
 /// profile, and one generation per origin.
 @Suite(.timeLimit(.minutes(1))) struct BuzzPushV1StoreTests {
   static let descriptor: PushDescriptor = try! RelayDocument(

@@ -7,7 +7,7 @@ import PushLease
 import PushRelay
 import Testing
 
-/// The worker's reaction to every gateway answer, with the attempts and times of `push-relay.md`,
+/// The worker's reaction to every gateway answer, with the attempts and times of `Docs/VendoringPushRelay.md`,
 /// against the real gateway fixture over loopback and a real SQLite file on a manual clock.
 @Suite(.timeLimit(.minutes(1))) struct DeliveryWorkerTests {
   static let token = "a1b2c3d4"

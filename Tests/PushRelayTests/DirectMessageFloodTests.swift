@@ -7,7 +7,7 @@ import PushLease
 import PushRelay
 import Testing
 
-/// `hardening.md` §4: gift wraps from strangers cannot use up the gateway's per-device quota and
+/// `Docs/Robustness.md`: gift wraps from strangers cannot use up the gateway's per-device quota and
 /// starve the member's real wakes: the relay bounds and coalesces direct-message wakes per lease,
 /// and a quota refusal (429) is retried, never final.
 @Suite(.timeLimit(.minutes(2))) struct DirectMessageFloodTests {

@@ -9,7 +9,7 @@ import PushRelay
 import PushRelayPostgres
 import Testing
 
-/// `push-relay.md` §PostgreSQL's tests, each across real processes (this test process and
+/// `Docs/VendoringPushRelay.md` §PostgreSQL's tests, each across real processes (this test process and
 /// `PushRelayPostgresHelper` processes) on one database of the test's own, on the system clock.
 @Suite(
   .enabled(if: PostgresTestDatabase.isConfigured, PostgresTestDatabase.skipNote), .timeLimit(.minutes(2)))

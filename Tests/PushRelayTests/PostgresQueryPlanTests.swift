@@ -2,7 +2,7 @@ import PushRelay
 import PushRelayPostgres
 import Testing
 
-/// `push-relay.md` §Scale on PostgreSQL: every statement the store, the outbox and the sweeper run
+/// `Docs/VendoringPushRelay.md` §Scale on PostgreSQL: every statement the store, the outbox and the sweeper run
 /// on `push_lease` or `push_wake` is served by an index.
 @Suite(
   .enabled(if: PostgresTestDatabase.isConfigured, PostgresTestDatabase.skipNote), .timeLimit(.minutes(1)))

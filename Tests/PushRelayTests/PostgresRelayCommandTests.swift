@@ -7,7 +7,7 @@ import PushLease
 import PushRelay
 import Testing
 
-/// `nostr-push relay --database CONNINFO --origin URL` (`cli.md`): several relay processes on one
+/// `nostr-push relay --database CONNINFO --origin URL` (`Docs/CommandLine.md`): several relay processes on one
 /// PostgreSQL database serving one tenant origin.
 @Suite(
   .enabled(if: PostgresTestDatabase.isConfigured, PostgresTestDatabase.skipNote), .timeLimit(.minutes(2)))

@@ -6,7 +6,7 @@ import NostrPushTestSupport
 import PushRelayPostgres
 import Testing
 
-/// `hardening.md` §3: two relay processes serving one tenant origin from one PostgreSQL database
+/// `Docs/Robustness.md`: two relay processes serving one tenant origin from one PostgreSQL database
 /// (`nostr-push relay --database … --origin …`) share one replay set, so a NIP-98 header used
 /// at one is refused at the other.
 @Suite(

@@ -9,7 +9,7 @@ import PushRelayPostgres
 import Testing
 
 /// A server restart (`pg_ctl restart`, on a cluster of the test's own) while two relay processes
-/// run (`push-relay.md` §PostgreSQL): both reconnect, nothing acknowledged is lost, every pending
+/// run (`Docs/VendoringPushRelay.md` §PostgreSQL): both reconnect, nothing acknowledged is lost, every pending
 /// wake is delivered once.
 @Suite(
   .enabled(if: PostgresTestDatabase.isConfigured, PostgresTestDatabase.skipNote), .timeLimit(.minutes(2)))

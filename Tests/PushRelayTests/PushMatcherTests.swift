@@ -5,7 +5,7 @@ import PushLease
 import PushRelay
 import Testing
 
-/// The five matching rules of `push-relay.md`, each way to match and each way not to.
+/// The five matching rules of `Docs/VendoringPushRelay.md`, each way to match and each way not to.
 @Suite struct PushMatcherTests {
   static let me = Demo.account.publicKeyHex
   static let alice = Demo.alice.publicKeyHex

@@ -2,7 +2,7 @@ import Foundation
 import PushRelay
 import Testing
 
-/// `hardening.md` §5: the relay's state file holds each lease's decrypted subscriptions and
+/// `Docs/Robustness.md`: the relay's state file holds each lease's decrypted subscriptions and
 /// endpoint grant, so it and its `-wal`/`-shm` are created readable by their owner alone,
 /// whatever the process's umask.
 @Suite struct StateFileModeTests {

@@ -107,7 +107,7 @@ if pushProtocol == "buzz-push-v1" {
   pushMembers["app_profiles"] = nil
   pushMembers["urgent_kinds"] = nil
 } else {
-  // NIP-17 gift wraps wake too (direct-messages.md): the demo's lease asks for direct messages.
+  // NIP-17 gift wraps wake too: the demo's lease asks for direct messages.
   pushMembers["push_kinds"] = .array([9, 40002, 45001, 45003, 1059].map { .integer($0) })
 }
 let push = JSONValue.object(pushMembers)

@@ -10,7 +10,7 @@ protocol CLICommand: Sendable {
   static func run(_ arguments: [String]) async throws -> Int32
 }
 
-/// The exit statuses of `cli.md`.
+/// The exit statuses of `Docs/CommandLine.md`.
 enum ExitCode {
   /// Every input valid, or the operation succeeded.
   static let success: Int32 = 0

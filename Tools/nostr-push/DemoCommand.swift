@@ -6,7 +6,7 @@ import NostrPushTesting
 import NotificationResolver
 import PushDescriptor
 
-/// `nostr-push demo`: the main job on embedded defaults — the whole pipeline of `pipeline.md` on
+/// `nostr-push demo`: the main job on embedded defaults — the whole pipeline of `Docs/CommandLine.md` on
 /// loopback, the gateway fixture and the fixture relay in-process (`DemoPipeline` plays the rest).
 enum DemoCommand: CLICommand {
   static let name = "demo"

@@ -12,10 +12,10 @@ import PushDescriptor
 import PushLease
 import PushRelay
 
-/// The script of `pipeline.md`'s demo, every hop real on loopback: the app enrolls, a second user
+/// The script of `Docs/CommandLine.md`'s demo, every hop real on loopback: the app enrolls, a second user
 /// posts, the relay matches and asks the gateway for a wake, the extension resolves it; the second
 /// user sends the account a NIP-17 direct message when the relay's descriptor lists gift wraps
-/// (`direct-messages.md`); then the app revokes and a last message wakes nothing.
+///; then the app revokes and a last message wakes nothing.
 ///
 /// Each step prints one JSON line (`step`, then its fields) on standard output and a sentence on
 /// standard error; the first step that does not happen as it should ends the run with a

@@ -3,7 +3,7 @@ import NostrJSON
 import PushDescriptor
 
 /// `nostr-push descriptor`: reads a NIP-11 document from a file, standard input or a relay URL
-/// and prints whether it carries a valid push descriptor (see `cli.md`).
+/// and prints whether it carries a valid push descriptor (see `Docs/CommandLine.md`).
 struct DescriptorCommand: CLICommand {
   static let name = "descriptor"
   static let summary = "validate a relay's NIP-11 push descriptor (file, URL or -)"

@@ -5,7 +5,7 @@ import NostrJSON
 import NostrWebSocket
 
 /// `nostr-push dm send`: one NIP-17 direct message, wrapped for each recipient and published
-/// (`cli.md`, `direct-messages.md`), for tests and the demo.
+/// (`Docs/CommandLine.md`), for tests and the demo.
 ///
 /// Each wrap is signed by its own fresh one-time key and published over its own connection,
 /// whose NIP-42 challenge that key answers: the sender's key signs only the seal, inside the

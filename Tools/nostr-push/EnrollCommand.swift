@@ -7,7 +7,7 @@ import PushDescriptor
 import PushLease
 
 /// `nostr-push enroll` and `nostr-push revoke`: the app's lease over its lifetime
-/// (`pipeline.md`): discover the descriptor, obtain a grant, plan, build, save the enrollment,
+/// (`Docs/CommandLine.md`): discover the descriptor, obtain a grant, plan, build, save the enrollment,
 /// publish over WebSocket with NIP-42.
 enum EnrollCommand: CLICommand {
   static let name = "enroll"

@@ -3,7 +3,7 @@ import NostrJSON
 import PushLease
 
 /// The `--state` file of `enroll` and `revoke`: per `push.origin`, then per account pubkey, the
-/// `LeaseEnrollment` less the origin and pubkey that key it (`pipeline.md`).
+/// `LeaseEnrollment` less the origin and pubkey that key it (`Docs/CommandLine.md`).
 ///
 /// Read strictly and bounded; written whole to a temporary file (0600, opened `O_EXCL |
 /// O_NOFOLLOW`) that is fsynced and then replaces the old one (the folder fsynced too), so a crash
@@ -57,7 +57,7 @@ struct EnrollmentState: Sendable {
     }
     let bytes = JSONWriter.bytes(.object(JSONObject(origins))) + [0x0A]
     // One writer at a time holds the lock, so the temporary name is fixed; it is opened with
-    // O_EXCL | O_NOFOLLOW (`hardening.md` §5), so whatever was left or planted there (a symlink
+    // O_EXCL | O_NOFOLLOW (`Docs/Robustness.md`), so whatever was left or planted there (a symlink
     // in a shared folder) is removed — the link itself, never what it names — and never written
     // through.
     let temporary = path + ".tmp"

@@ -3,7 +3,7 @@ import NostrEvent
 import NostrJSON
 import NostrPushTesting
 
-/// `nostr-push gateway`: serves the loopback gateway fixture of `push-relay.md` until SIGINT or
+/// `nostr-push gateway`: serves the loopback gateway fixture of `Docs/VendoringPushRelay.md` until SIGINT or
 /// SIGTERM.
 enum GatewayCommand: CLICommand {
   static let name = "gateway"

@@ -12,7 +12,7 @@ import Glibc
 import Darwin
 #endif
 
-/// `nostr-push lease build|tombstone|open`: the kind 30350 push lease (`push-lease.md`).
+/// `nostr-push lease build|tombstone|open`: the kind 30350 push lease (`Docs/EnrollingFromAnApp.md`).
 ///
 /// `build` and `tombstone` keep no enrollment (`created_at` = now) and print the signed event,
 /// or `{"error":"<code>","message":"…"}` with exit 1, checked in the spec's code order. `open`

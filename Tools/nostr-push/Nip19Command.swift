@@ -2,7 +2,7 @@ import Bech32
 import Foundation
 import NostrJSON
 
-/// `nostr-push nip19`: decodes, encodes and compacts NIP-19 bech32 entities (see `cli.md`).
+/// `nostr-push nip19`: decodes, encodes and compacts NIP-19 bech32 entities (see `Docs/CommandLine.md`).
 struct Nip19Command: CLICommand {
   static let name = "nip19"
   static let summary = "decode, encode or compact NIP-19 bech32 entities"
@@ -76,7 +76,7 @@ struct Nip19Command: CLICommand {
     return allValid ? ExitCode.success : ExitCode.failure
   }
 
-  /// The longest input line (or single input) kept in memory: 16 MiB, as `cli.md` sets.
+  /// The longest input line (or single input) kept in memory: 16 MiB, as `Docs/CommandLine.md` sets.
   static let maxInputBytes = 16 * 1024 * 1024
 
   /// The answer to an input over `maxInputBytes`.
@@ -103,7 +103,7 @@ struct Nip19Command: CLICommand {
     return bytes[first...last]
   }
 
-  /// An entity as the JSON object of `cli.md`, keys in the documented order.
+  /// An entity as the JSON object of `Docs/CommandLine.md`, keys in the documented order.
   private static func json(for entity: NIP19Entity) -> JSONValue {
     let relays: ([String]) -> JSONValue = { .array($0.map(JSONValue.string)) }
     let object: KeyValuePairs<String, JSONValue> =

@@ -5,7 +5,7 @@ import NostrJSON
 import NostrPushCore
 
 /// `nostr-push nip44`: derives NIP-44 v2 conversation keys and encrypts or decrypts payloads
-/// (see `nip44.md`).
+/// (see `Docs/CommandLine.md`).
 ///
 /// Inputs are checked in the spec's order — key file, public key (or conversation key), nonce,
 /// standard input — and the first refusal is printed as `{"error":…,"message":…}` with exit 1.

@@ -6,7 +6,7 @@ import NostrWebSocket
 import NotificationResolver
 
 /// `nostr-push publish`: one signed event to a relay, over WebSocket (`EVENT`) or HTTP
-/// (`POST /events`), and the relay's answer as one line (`relay-connection.md` §6).
+/// (`POST /events`), and the relay's answer as one line.
 enum PublishCommand: CLICommand {
   static let name = "publish"
   static let summary = "publish one signed event to a relay (EVENT or POST /events)"

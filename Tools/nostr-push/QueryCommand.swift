@@ -6,7 +6,7 @@ import NostrWebSocket
 import NotificationResolver
 
 /// `nostr-push query`: NIP-01 filters to a relay, over WebSocket (`REQ`) or HTTP (`POST /query`);
-/// every kept event as one line (`relay-connection.md` §6).
+/// every kept event as one line.
 enum QueryCommand: CLICommand {
   static let name = "query"
   static let summary = "query a relay with NIP-01 filters (REQ or POST /query), one event per line"

@@ -14,12 +14,12 @@ enum RelayCommand: CLICommand {
                             [--push-key-file FILE [--gateway URL] [--state FILE | --database CONNINFO]
                              [--origin URL] [--gateway-timeout-ms 2000]]
 
-    Serves DIR (nip11.json, events.jsonl, media/, faults.json) as in relay-fixture.md and prints
+    Serves DIR (nip11.json, events.jsonl, media/, faults.json) as in Docs/TestingWithRelayFixture.md and prints
     {"listening":"http://127.0.0.1:<port>","websocket":"ws://127.0.0.1:<port>"} once it accepts connections. Runs until SIGINT or
     SIGTERM. Only loopback hosts (127.0.0.0/8, ::1, localhost) are accepted. --now fixes the
     relay's clock for NIP-98 checks; --port 0 picks a free port.
 
-    --push-key-file (64 hex or nsec1…) turns on push mode (push-relay.md): nip11.json must hold a
+    --push-key-file (64 hex or nsec1…) turns on push mode (Docs/VendoringPushRelay.md): nip11.json must hold a
     valid push descriptor, served with push.origin = the relay's ws:// origin and the current key's
     pubkey = the push key; kind 30350 leases are ingested, and events stored over WebSocket or
     POST /events are matched into the wake outbox of --state (default: a temporary SQLite file).

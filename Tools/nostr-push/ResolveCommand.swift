@@ -13,7 +13,7 @@ import Glibc
 import Darwin
 #endif
 
-/// `nostr-push resolve`: one wake to one notification line (see `cli.md`).
+/// `nostr-push resolve`: one wake to one notification line (see `Docs/CommandLine.md`).
 enum ResolveCommand: CLICommand {
   static let name = "resolve"
   static let summary = "resolve one push wake into a notification (JSON line)"
@@ -78,7 +78,7 @@ enum ResolveCommand: CLICommand {
       for keyFile in keyFiles {
         let key = try SecretKeyFile.read(keyFile)
         let account = key.publicKeyHex
-        // Default (`cli.md`): the planner's mention subscription plus its direct-message one.
+        // Default (`Docs/CommandLine.md`): the planner's mention subscription plus its direct-message one.
         let planned =
           filters == nil
           ? [
@@ -227,7 +227,7 @@ enum PerAccountFile {
   }
 }
 
-/// Parses `--subscriptions`: a JSON array of lease subscriptions (`push-lease.md`).
+/// Parses `--subscriptions`: a JSON array of lease subscriptions (`Docs/EnrollingFromAnApp.md`).
 enum SubscriptionsFile {
   static func parse(_ json: JSONValue) throws -> [LeaseSubscription] {
     do {

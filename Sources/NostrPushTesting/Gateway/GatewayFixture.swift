@@ -9,7 +9,7 @@ import PushRelay
 /// quota answered 429 `rate_limited` with `retry_after_seconds`), answers from a script, and
 /// records the APNs request it would send.
 ///
-/// It stands in for the gateway of `push-relay.md` in tests, the demo and the benchmarks, so the
+/// It stands in for the gateway of `Docs/VendoringPushRelay.md` in tests, the demo and the benchmarks, so the
 /// relay's `GatewayClient` and `DeliveryWorker` run against real HTTP over a real socket. It
 /// serves on the fixture's `poll()` loop (`ConnectionLoop`), IPv4 loopback only:
 /// ```swift
@@ -25,7 +25,7 @@ import PushRelay
 /// `GET /v1/test/deliveries`; error bodies are `{"error":"<code>"}`.
 public final class GatewayFixture: Sendable {
   /// The APNs body of every recorded delivery: a content-free alert the extension rewrites.
-  package static let apnsBody =
+  public static let apnsBody =
     #"{"aps":{"alert":{"body":"Reconnect to your relay now"},"mutable-content":1}}"#
   /// The largest delivery body accepted (8192 bytes); more is 413.
   package static let maxDeliveryBodyBytes = 8192
@@ -152,7 +152,7 @@ public final class GatewayFixture: Sendable {
   }
 
   /// Fixes the gateway's own clock at `now` (nil: the system clock, offset cleared).
-  package func setNow(_ now: Int64?) {
+  public func setNow(_ now: Int64?) {
     state.withLock { state in
       state.fixedNow = now
       state.offset = 0
@@ -349,7 +349,7 @@ public final class GatewayFixture: Sendable {
         let recent = (state.answerTimes[grant.deviceToken] ?? []).filter { $0 > now - window }
         state.answerTimes[grant.deviceToken] = recent
         if recent.count >= configuration.quota {
-          // A quota refusal reads as one (`hardening.md` §4), never as a dead grant: 429 with the
+          // A quota refusal reads as one (`Docs/Robustness.md`), never as a dead grant: 429 with the
           // seconds until the oldest counted attempt leaves the window. It does not count itself.
           let retryAfter = max(1, (recent.min() ?? now) + window - now)
           state.requests.append(

@@ -1,6 +1,6 @@
 /// How a gateway fixture binds, what it records in the APNs request and how strict its quota is.
 ///
-/// The defaults are `push-relay.md`'s: IPv4 loopback, a free port, topic `org.nostrpushkit.demo`,
+/// The defaults are `Docs/VendoringPushRelay.md`'s: IPv4 loopback, a free port, topic `org.nostrpushkit.demo`,
 /// a quota of 10 answered attempts per device token per 10 s, the system clock.
 public struct GatewayFixtureConfiguration: Sendable, Hashable {
   /// The APNs topic recorded when none is given.

@@ -93,6 +93,50 @@ import Testing
       ])
   }
 
+  /// The sample's Markdown names, spelled in pieces so that this file itself cites nothing
+  /// missing: the guide, a file beside it, a file that exists nowhere.
+  static let (guideName, presentName, absentName) = (
+    "Guide" + ".md", "present" + ".md", "absent-spec" + ".md"
+  )
+
+  /// A guide whose Swift blocks and citations break each rule once, beside ones that pass.
+  static let guide = [
+    "Cites [\(presentName)](\(presentName)) and `\(absentName)` §2.", "",
+    "```swift", "let unmarked = 1", "```", "",
+    "<!-- not compiled: -->", "```swift", "let noReason = 1", "```", "",
+    "<!-- not compiled: Apple-only API -->", "```swift", "let apple = 1", "```", "",
+    "<!-- compiled: Examples/RelayHost/Sources/relay-host/main.swift -->", "```swift",
+    "import RelayHostDemo", "", "for line in try await RelayHostDemo.run() { print(line) }", "```", "",
+    "<!-- compiled: Examples/RelayHost/Sources/relay-host/main.swift -->", "```swift",
+    "for line in try await RelayHostDemo.run() { print(line, line) }", "```", "",
+    "<!-- compiled: Sources/NostrJSON/JSONWriter.swift -->", "```swift", "let outside = 1", "```",
+  ].joined(separator: "\n")
+
+  @Test func flagsUnmarkedOrDriftedBlocksAndMissingCitations() async throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    try Self.guide.write(to: folder.appendingPathComponent(Self.guideName), atomically: true, encoding: .utf8)
+    try "# present".write(
+      to: folder.appendingPathComponent(Self.presentName), atomically: true, encoding: .utf8)
+
+    let exit = try await ChildProcess.run(
+      URL(fileURLWithPath: "/usr/bin/env"),
+      ["python3", packageRoot.appendingPathComponent("Scripts/check-docs").path, folder.path])
+
+    let problems = exit.stdoutText.split(separator: "\n").filter { $0.contains(Self.guideName + ":") }
+      .map { $0.split(separator: ":", maxSplits: 2).dropFirst().joined(separator: ":") }
+    #expect(exit.status == 1)
+    #expect(
+      problems == [
+        "3: a swift block without `<!-- compiled: PATH -->` or `<!-- not compiled: REASON -->`",
+        "8: `not compiled:` without a reason",
+        "25: the block differs from Examples/RelayHost/Sources/relay-host/main.swift",
+        "30: Sources/NostrJSON/JSONWriter.swift is not a file under Examples/",
+        "1: cites \(Self.absentName), which is not in the repository",
+      ])
+  }
+
   @Test func passesTheSources() async throws {
     let exit = try await ChildProcess.run(
       URL(fileURLWithPath: "/usr/bin/env"),

@@ -1,0 +1,90 @@
+import ChatApp
+import Foundation
+import NostrEvent
+import NostrPushCore
+import PushDescriptor
+import PushLease
+
+/// The whole run `chat-app` prints: the app half enrolls, rotates and revokes against the fixture
+/// relay; the extension half resolves each wake from what the app saved.
+public enum ChatAppDemo {
+  /// Runs every step and returns one line per step.
+  public static func run() async throws -> [String] {
+    let world = try await FixtureWorld.start()
+    let container = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "chat-app-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: container, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: container) }
+    do {
+      let lines = try await steps(world, container: container)
+      await world.stop()
+      return lines
+    } catch {
+      await world.stop()
+      throw error
+    }
+  }
+
+  private static func steps(_ world: FixtureWorld, container: URL) async throws -> [String] {
+    var lines: [String] = []
+    let app = ChatAppSide(
+      account: world.account, profile: PushAppProfile(id: "org.nostrpushkit.demo", transport: "apns"),
+      container: container, now: { FixtureWorld.now })
+    let cachePath = container.appendingPathComponent("cache.sqlite").path
+    func wake() async throws -> String {
+      let plan = try await ChatExtension.resolveOneWake(
+        accountFile: app.accountFile, secretKey: world.account, cachePath: cachePath,
+        clock: .fixed(FixtureWorld.now))
+      return "extension: " + ChatExtension.describe(plan)
+    }
+
+    let descriptor = try await app.discover(relay: world.relayURL)
+    let key = try require(descriptor.currentKey)
+    lines.append("app: discovered \(descriptor.pushProtocol.rawValue) push, current key \(key.id)")
+
+    let grant = try world.gateway.issueGrant(relayPubkey: key.pubkey, deviceToken: "a1b2c3d4")
+    let carol = try require(NostrID(world.carol.publicKeyHex))
+    let subscriptions = try app.plan(
+      descriptor, joined: [FixtureWorld.channel, FixtureWorld.mutedChannel],
+      mutedChannels: [FixtureWorld.mutedChannel], mutedSenders: [carol])
+    lines.append("app: planned \(subscriptions.count) subscriptions (mentions, 1 channel, direct messages)")
+
+    let first = try await app.enroll(
+      descriptor, grant: .init(grant: grant.grant, expiresAt: grant.expiresAt), subscriptions: subscriptions,
+      mutedSenders: [carol])
+    lines.append("app: enrolled generation 1, accepted \(first.accepted)")
+    let rotatedGrant = try world.gateway.issueGrant(relayPubkey: key.pubkey, deviceToken: "e5f60718")
+    let rotated = try await app.enroll(
+      descriptor, grant: .init(grant: rotatedGrant.grant, expiresAt: rotatedGrant.expiresAt),
+      subscriptions: subscriptions, mutedSenders: [carol])
+    let saved = try EnrolledAccount(jsonBytes: Array(try Data(contentsOf: app.accountFile)))
+    lines.append(
+      "app: rotated to generation \(saved.generation), accepted \(rotated.accepted); saved \(saved.subscriptions.count) subscriptions, \(saved.mutedPubkeys.count) muted sender"
+    )
+
+    let mention = try world.message(by: world.alice, mentions: [world.account.publicKeyHex], "Lunch at noon?")
+    lines.append(
+      "relay: alice's mention woke the device: \(try await world.publishAndWoke(mention, by: world.alice))")
+    lines.append(try await wake())
+
+    let muted = try world.message(by: world.carol, mentions: [world.account.publicKeyHex], "are you there?")
+    lines.append(
+      "relay: carol's mention (muted sender) woke the device: \(try await world.publishAndWoke(muted, by: world.carol))"
+    )
+    lines.append(try await wake())
+
+    let revoked = try await app.revoke(descriptor)
+    lines.append("app: revoked, accepted \(revoked?.accepted == true)")
+    let late = try world.message(by: world.alice, mentions: [world.account.publicKeyHex], "still there?")
+    lines.append(
+      "relay: after revoking, alice's mention woke the device: \(try await world.publishAndWoke(late, by: world.alice))"
+    )
+    return lines
+  }
+}
+
+/// `#require` for a demo: the value, or a thrown error when it is nil.
+func require<Value>(_ value: Value?, _ what: StaticString = #function) throws -> Value {
+  guard let value else { throw CocoaError(.coderValueNotFound) }
+  return value
+}
