@@ -66,6 +66,26 @@ import Testing
     #expect(stream.isEmpty)
   }
 
+  @Test(arguments: [1, 3])
+  func keepsItsBookkeepingBoundedOverALongStream(threads: Int) {
+    let stream = OrderedChunkStream<Batch, Void, Int>(
+      threads: threads, batchesInFlight: 2, chunkSize: 8, pool: ParkedThreads(), state: {},
+      transform: { _, _, range in range.count })
+    var total = 0
+    var most = 0
+    for number in 0..<2_000 {
+      stream.submit(
+        Batch(number: number, count: 512), count: 512, deliver: { total += $0 }, recycle: { _ in })
+      most = max(most, stream.retainedEntries)
+    }
+    stream.drain(deliver: { total += $0 }, recycle: { _ in })
+    #expect(total == 2_000 * 512)
+    // Two batches of 64 chunks in flight: their queue entries, outputs and batches, with the
+    // taken and delivered ones kept until they are the larger part (2 000 batches are 128 000
+    // chunks).
+    #expect(most <= 4 * (2 * 64 + 2))
+  }
+
   @Test func stopsItsWorkersWhenClosedWithWorkQueued() {
     let pool = ParkedThreads()
     let started = Locked(0)

@@ -2,7 +2,13 @@
 ///
 /// A batch is full at `maxLines` lines or `maxBytes` bytes of line data (a single line may be up
 /// to the 16 MiB line limit on its own), so read-ahead memory is bounded whatever the stream.
-struct LineBatch: Sendable {
+///
+/// A class, so that a batch handed back by the workers is emptied in place and keeps its buffer
+/// (a value copy still held somewhere would make `removeAll` allocate a fresh buffer, whose
+/// pages then fault in again: 3 000 extra page faults over 20 000 events when it was a struct).
+/// `@unchecked Sendable`: the reading thread fills and empties a batch only while no worker has
+/// it (before `OrderedChunkStream.submit`, after the stream hands it back); the workers only read.
+final class LineBatch: @unchecked Sendable {
   /// The most lines in one batch (two batches are in flight at once besides the one being read,
   /// see `VerifyPipeline`).
   static let maxLines = 512
@@ -22,6 +28,13 @@ struct LineBatch: Sendable {
   private var storage: [UInt8] = []
   private var entries: [Entry] = []
 
+  /// An empty batch with room for `maxBytes` of lines, so that filling it never copies what it
+  /// holds (the pages are touched only as lines arrive).
+  init() {
+    storage.reserveCapacity(Self.maxBytes)
+    entries.reserveCapacity(Self.maxLines)
+  }
+
   /// The number of lines waiting.
   var count: Int { entries.count }
   /// Whether no line is waiting.
@@ -30,14 +43,14 @@ struct LineBatch: Sendable {
   var isFull: Bool { entries.count >= Self.maxLines || storage.count >= Self.maxBytes }
 
   /// Adds a copy of one line.
-  mutating func append(_ bytes: UnsafeRawBufferPointer) {
+  func append(_ bytes: UnsafeRawBufferPointer) {
     let start = storage.count
     storage.append(contentsOf: bytes)
     entries.append(.line(start..<storage.count))
   }
 
   /// Adds a line that was over the limit and skipped.
-  mutating func appendOversized() {
+  func appendOversized() {
     entries.append(.oversized)
   }
 
@@ -52,9 +65,10 @@ struct LineBatch: Sendable {
   }
 
   /// Empties the batch, keeping its buffers for the next one unless a long line grew them.
-  mutating func removeAll() {
+  func removeAll() {
     if storage.capacity > Self.retainedCapacity {
       storage = []
+      storage.reserveCapacity(Self.maxBytes)
     } else {
       storage.removeAll(keepingCapacity: true)
     }

@@ -74,8 +74,8 @@ final class VerifyPipeline {
   /// Hands the filled batch to the workers (working on it too once two are unanswered).
   private func submit() {
     guard let stream else { return }
-    var batch = spares.popLast() ?? LineBatch()
-    swap(&batch, &filling)
+    let batch = filling
+    filling = spares.popLast() ?? LineBatch()
     stream.submit(batch, count: batch.count, deliver: write, recycle: recycle)
   }
 
@@ -85,7 +85,6 @@ final class VerifyPipeline {
   }
 
   private func recycle(_ batch: LineBatch) {
-    var batch = batch
     batch.removeAll()
     spares.append(batch)
   }
