@@ -46,7 +46,12 @@ struct BenchmarkRunner {
       rows.append([
         benchmark.module, benchmark.name, benchmark.unit, format(summary.median), format(summary.minimum),
         format(summary.maximum), benchmark.baselineName, summary.baselineMedian.map(format) ?? "n/a",
-        summary.ratio.map { String(format: "%.3f", $0) } ?? "n/a", benchmark.target,
+        summary.ratio.map { ratio in
+          // The span of the paired ratios beside their median.
+          String(
+            format: "%.3f (%.3f–%.3f)", ratio, summary.pairedRatios.min() ?? ratio,
+            summary.pairedRatios.max() ?? ratio)
+        } ?? "n/a", benchmark.target,
         summary.met.map { $0 ? "yes" : "NO" } ?? "report",
       ])
     }

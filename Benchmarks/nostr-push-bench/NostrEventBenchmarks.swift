@@ -220,14 +220,6 @@ struct DecodedSignatures {
     verify(0..<count)
   }
 
-  /// The same loop on every core at once, each core checking its own slice of the events.
-  func verifyOnAllCores() {
-    let cores = BatchVerifier.activeCores
-    DispatchQueue.concurrentPerform(iterations: cores) { slice in
-      verify((count * slice / cores)..<(count * (slice + 1) / cores))
-    }
-  }
-
   /// Checks the signatures of the events in `range`.
   func verify(_ range: Range<Int>) {
     let context = nostrpushkit_context_static()!

@@ -77,62 +77,6 @@ extension BenchmarkRegistry {
       measured: { try ProcessProbe.run(nostrPush, ["verify", "--jsonl", large]).rssMiB },
       passes: { summary in summary.baselineMedian.map { summary.median <= $0 + 4 } })
 
-    let throughputCount = quick ? 2_000 : 20_000
-    // Each pair (raw loop, then the process) takes about two seconds; nine of them let the
-    // median set aside the repetitions that a burst of the host's noise hit on one side.
-    let throughputRepetitions = 9
-    let throughputFile = try VerifyCorpus.file(count: throughputCount)
-    let raw = try DecodedSignatures(jsonLinesFile: throughputFile)
-    let cores = Double(BatchVerifier.activeCores)
-    let rawOneCore = { Double(throughputCount) / Stopwatch.seconds { raw.verifyAll() } }
-    let rawAllCores = { Double(throughputCount) / Stopwatch.seconds { raw.verifyOnAllCores() } }
-    let verifyRun = { (extra: [String]) in
-      let run = try ProcessProbe.run(nostrPush, ["verify", "--jsonl"] + extra + [throughputFile])
-      return Double(throughputCount) / (run.clockMilliseconds / 1000)
-    }
-    // The all-cores rows read one set of runs: each repetition runs the raw loop on one core,
-    // the process on all cores, then the raw loop on all cores, so every row pairs two runs
-    // made one after the other, and no run is made twice.
-    let allCores = ProcessSamples<Double>()
-    let throughput = [
-      (label: "--threads 1", extra: ["--threads", "1"], factor: 0.90), ("all cores", [], 0.85 * cores),
-    ]
-    .map { variant in
-      let allCoresRun = variant.extra.isEmpty
-      return Benchmark(
-        module: module, name: "verify --jsonl (\(variant.label)), \(throughputCount) events: whole process",
-        unit: "events/s", baselineName: "raw libsecp256k1 loop on the same events, one core",
-        target: "≥ \(variant.factor) × baseline",
-        baseline: { allCoresRun ? try allCores.run("raw, one core", rawOneCore) : rawOneCore() },
-        measured: {
-          guard allCoresRun else { return try verifyRun(variant.extra) }
-          let figure = try allCores.run("process", { try verifyRun([]) })
-          _ = try allCores.run("raw, all cores", rawAllCores)
-          return figure
-        },
-        passes: { summary in summary.ratio.map { $0 >= variant.factor } },
-        minimumRepetitions: throughputRepetitions)
-    }
-    // What the all-cores target stands on: how much this machine's cores give together (on a
-    // shared host a second busy core can run markedly slower than one alone), and the process
-    // against that; both from the all-cores row's runs.
-    let platform = Benchmark(
-      module: module, name: "raw libsecp256k1 loop on all cores at once, \(throughputCount) events",
-      unit: "events/s",
-      baselineName: "the same loop, one core", target: "report (what the cores give together)",
-      baseline: { try allCores.next("raw, one core", reader: "platform") },
-      measured: { try allCores.next("raw, all cores", reader: "platform") }, passes: { _ in nil },
-      minimumRepetitions: throughputRepetitions)
-    let againstAllCores = Benchmark(
-      module: module,
-      name:
-        "verify --jsonl (all cores) against the raw loop on all cores, \(throughputCount) events: whole process",
-      unit: "events/s", baselineName: "raw libsecp256k1 loop on all cores at once",
-      target: "report (the all-cores row asks 0.85)",
-      baseline: { try allCores.next("raw, all cores", reader: "process") },
-      measured: { try allCores.next("process", reader: "process") }, passes: { _ in nil },
-      minimumRepetitions: throughputRepetitions)
-
     let notes = [
       "process rows: \(ProcessProbe.timePath) -v (\"Elapsed (wall clock)\", 10 ms resolution; \"Maximum "
         + "resident set size\"); relay = in-process RelayFixtureServer on \(fixture.origin) with Fixtures/demo, "
@@ -142,8 +86,7 @@ extension BenchmarkRegistry {
       "verify rows: corpora \(small) and \(large) (written once by --write-corpus, then reused)",
     ]
     return (
-      [warmWall, warmRSS, warmClock, coldWall, coldRSS, verify] + throughput + [platform, againstAllCores],
-      notes
+      [warmWall, warmRSS, warmClock, coldWall, coldRSS, verify], notes
     )
   }
 }

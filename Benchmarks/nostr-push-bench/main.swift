@@ -1,7 +1,7 @@
 import Foundation
 import NostrEvent
 
-// nostr-push-bench [--quick] [--json] [--only event|bech32|descriptor|cache|process|resolve|nip44|giftwrap|pushrelay|pushload|pipeline|postgres] [--write-corpus N FILE]
+// nostr-push-bench [--quick] [--json] [--only event|bech32|descriptor|cache|process|verify|resolve|nip44|giftwrap|pushrelay|pushload|pipeline|postgres] [--write-corpus N FILE]
 // Prints every performance figure beside its baseline measured in the same run (Docs/Performance.md).
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -14,6 +14,19 @@ if let flag = arguments.firstIndex(of: "--write-corpus") {
     exit(2)
   }
   try CorpusWriter.write(count: count, to: arguments[flag + 2])
+  exit(0)
+}
+
+if let flag = arguments.firstIndex(of: "--raw-loop") {
+  // One child of the whole-process verify rows' baseline (`RawLoopProcesses`).
+  guard flag + 3 < arguments.count, let slice = Int(arguments[flag + 2]),
+    let slices = Int(arguments[flag + 3]),
+    slices > 0, (0..<slices).contains(slice)
+  else {
+    FileHandle.standardError.write(Data("usage: nostr-push-bench --raw-loop FILE SLICE SLICES\n".utf8))
+    exit(2)
+  }
+  try RawLoopProcesses.runChild(file: arguments[flag + 1], slice: slice, slices: slices)
   exit(0)
 }
 
@@ -34,6 +47,7 @@ let modules: [(key: String, rows: (Bool) throws -> (rows: [Benchmark], notes: [S
   ("descriptor", BenchmarkRegistry.pushDescriptorBenchmarks),
   ("cache", BenchmarkRegistry.enrichmentCacheBenchmarks),
   ("process", BenchmarkRegistry.processBenchmarks),
+  ("verify", BenchmarkRegistry.verifyProcessBenchmarks),
   ("resolve", BenchmarkRegistry.resolveBenchmarks),
   ("nip44", BenchmarkRegistry.nip44Benchmarks),
   ("giftwrap", BenchmarkRegistry.giftWrapBenchmarks),
@@ -57,7 +71,7 @@ if asJSON {
 } else {
   print(BenchmarkRunner.table(summaries))
   print(
-    "note: ratio = the median of the repetitions' ratios, each measured figure over the baseline run "
+    "note: ratio = the median of the repetitions' ratios (their min–max in brackets), each measured figure over the baseline run "
       + "just before it (--json also gives ratio_of_medians and every paired ratio)")
   for note in notes { print("note: \(note)") }
 }

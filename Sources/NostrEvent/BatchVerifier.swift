@@ -43,11 +43,12 @@ package enum BatchVerifier {
   /// exactly `min(threads, count / minimumChunk)` workers (at least one); each range goes to one
   /// worker, which can keep its own buffers for it.
   ///
-  /// The one pool behind every batch in the package; `nostr-push verify --jsonl` maps its
-  /// read-ahead batches of lines through it. The calling thread is one worker and starts the
-  /// others as threads of their own, so `threads` bounds the verifications running at once on any
-  /// machine (Dispatch's `concurrentPerform` would spread the ranges over every core whatever
-  /// `threads` says). The workers take the next range from a shared counter until none is left,
+  /// The one-shot map behind every batch in the package (`nostr-push verify --jsonl` streams its
+  /// batches through `OrderedChunkStream` instead, so that no batch ends at a join). The calling
+  /// thread is one worker and borrows the others from `ParkedThreads` (threads created once and
+  /// parked between calls, not one per call), so `threads` bounds the verifications running at
+  /// once on any machine (Dispatch's `concurrentPerform` would spread the ranges over every core
+  /// whatever `threads` says). The workers take the next range from a shared counter until none is left,
   /// so a slow range does not hold the others up. With `threads` 1 (or a small batch) it runs on
   /// the calling thread as one range.
   package static func mapChunks<Output: Sendable>(
@@ -75,17 +76,9 @@ package enum BatchVerifier {
           output.buffer[chunk] = transform(start..<min(count, start + chunkSize))
         }
       }
-      let finished = DispatchSemaphore(value: 0)
-      for _ in 1..<workers {
-        let thread = Thread {
-          work()
-          finished.signal()
-        }
-        thread.name = "BatchVerifier worker"
-        thread.start()
-      }
+      let others = ParkedThreads.shared.start(workers - 1) { _ in work() }
       work()
-      for _ in 1..<workers { finished.wait() }
+      others.wait()
     }
     return results
   }

@@ -88,24 +88,20 @@ enum VerifyCommand: CLICommand {
     return count
   }
 
-  /// Verifies every line of `batch` on up to `threads` workers, each with its own verifier and
-  /// output buffer; each worker's output lines (in input order, chunk after chunk) and whether
-  /// every line was a valid event. The chunks are written as they are, never joined.
-  static func verify(_ batch: LineBatch, threads: Int) -> (chunks: [[UInt8]], valid: Bool) {
-    let chunks = BatchVerifier.mapChunks(count: batch.count, threads: threads, placeholder: ([UInt8](), true))
-    {
-      range in
-      let verifier = EventDocumentVerifier()
-      var lines: [UInt8] = []
-      lines.reserveCapacity(range.count * 112)
-      var valid = true
-      for index in range {
-        let lineValid = batch.withLine(index) { appendAnswer(for: $0, verifier: verifier, to: &lines) }
-        valid = valid && lineValid
-      }
-      return (lines, valid)
+  /// The answer lines of lines `range` of `batch` (in order, each with its newline), judged by
+  /// one worker's `verifier`, and whether every one was a valid event: one chunk of
+  /// `VerifyPipeline`.
+  @Sendable static func answers(
+    verifier: inout EventDocumentVerifier, batch: LineBatch, range: Range<Int>
+  ) -> VerifyPipeline.Answers {
+    var lines: [UInt8] = []
+    lines.reserveCapacity(range.count * 112)
+    var valid = true
+    for index in range {
+      let lineValid = batch.withLine(index) { appendAnswer(for: $0, verifier: verifier, to: &lines) }
+      valid = valid && lineValid
     }
-    return (chunks.map(\.0), chunks.allSatisfy(\.1))
+    return (lines, valid)
   }
 
   /// Appends the output line (with its newline) for one `--jsonl` line, nil for a line that was
