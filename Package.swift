@@ -70,6 +70,7 @@ let libraries = [
   "NostrPushCore", "NostrJSON", "Bech32", "NostrEvent", "NostrHTTP", "NIP44", "NostrWebSocket",
   "PushDescriptor", "PushLease", "EnrichmentCache", "NotificationResolver", "PushRelay",
   "PushRelayPostgres", "NostrPushTesting", "GiftWrap", "NotificationService",
+  "NostrHTTPServer",
 ]
 
 let package = Package(
@@ -83,6 +84,10 @@ let package = Package(
     sqliteTarget,
     // libpq, for PushRelayPostgres only (apt: libpq-dev).
     .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
+    // libmicrohttpd, under NostrHTTPServer (apt: libmicrohttpd-dev).
+    .systemLibrary(
+      name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
+      providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]),
     // SHA-256 blocks on the CPU's SHA extensions (x86-64 SHA-NI); NostrEvent falls back to Swift.
     .target(name: "CSHA256"),
 
@@ -122,6 +127,8 @@ let package = Package(
     library(
       "PushRelayPostgres",
       ["NostrPushCore", "NostrEvent", "PushLease", "PushDescriptor", "PushRelay", "CLibPQ"]),
+    // The one production HTTP/1.1 server (libmicrohttpd; WebSocket upgrades onto our codec).
+    library("NostrHTTPServer", ["NostrPushCore", "NostrWebSocket", "CMicroHTTPD"]),
     // The loopback fixture relay and gateway, for tests, the demo and benchmarks.
     library(
       "NostrPushTesting",
@@ -183,6 +190,7 @@ let package = Package(
     tests("Bech32Tests", ["Bech32", "NostrEvent"]),
     tests("NostrEventTests", ["NostrEvent", "NostrJSON", "Bech32", secp256k1]),
     tests("NostrHTTPTests", ["NostrHTTP"]),
+    tests("NostrHTTPServerTests", ["NostrHTTPServer", "NostrWebSocket", "NostrPushCore"]),
     tests("NIP44Tests", ["NIP44", "NostrEvent", "NostrJSON"]),
     tests("GiftWrapTests", ["GiftWrap", "NIP44", "NostrEvent", "NostrJSON"]),
     tests("NostrWebSocketTests", ["NostrWebSocket", "NostrPushTesting", "NostrEvent", "NostrJSON"]),
