@@ -70,7 +70,7 @@ let libraries = [
   "NostrPushCore", "NostrJSON", "Bech32", "NostrEvent", "NostrHTTP", "NIP44", "NostrWebSocket",
   "PushDescriptor", "PushLease", "EnrichmentCache", "NotificationResolver", "PushRelay",
   "PushRelayPostgres", "NostrPushTesting", "GiftWrap", "NotificationService",
-  "NostrHTTPServer",
+  "NostrHTTPServer", "NostrCurlHTTP", "PushGateway",
 ]
 
 let package = Package(
@@ -88,6 +88,9 @@ let package = Package(
     .systemLibrary(
       name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
       providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]),
+    // libcurl, the server side's HTTP/2 client (apt: libcurl4-openssl-dev).
+    .systemLibrary(
+      name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
     // SHA-256 blocks on the CPU's SHA extensions (x86-64 SHA-NI); NostrEvent falls back to Swift.
     .target(name: "CSHA256"),
 
@@ -129,6 +132,11 @@ let package = Package(
       ["NostrPushCore", "NostrEvent", "PushLease", "PushDescriptor", "PushRelay", "CLibPQ"]),
     // The one production HTTP/1.1 server (libmicrohttpd; WebSocket upgrades onto our codec).
     library("NostrHTTPServer", ["NostrPushCore", "NostrWebSocket", "CMicroHTTPD"]),
+    // The server side's HTTP client on libcurl's multi interface (HTTP/2, test CA, client
+    // certificate); apart from NostrHTTP, which apps and extensions link without libcurl.
+    library("NostrCurlHTTP", ["NostrPushCore", "NostrHTTP", "CCurl"]),
+    // The production push gateway: the APNs transport so far.
+    library("PushGateway", ["NostrPushCore", "NostrHTTP", "NostrCurlHTTP"]),
     // The loopback fixture relay and gateway, for tests, the demo and benchmarks.
     library(
       "NostrPushTesting",
@@ -191,6 +199,8 @@ let package = Package(
     tests("NostrEventTests", ["NostrEvent", "NostrJSON", "Bech32", secp256k1]),
     tests("NostrHTTPTests", ["NostrHTTP"]),
     tests("NostrHTTPServerTests", ["NostrHTTPServer", "NostrWebSocket", "NostrPushCore"]),
+    tests("NostrCurlHTTPTests", ["NostrCurlHTTP", "NostrHTTP", "NostrPushCore"]),
+    tests("PushGatewayTests", ["PushGateway", "NostrCurlHTTP", "NostrHTTP", "NostrPushCore"]),
     tests("NIP44Tests", ["NIP44", "NostrEvent", "NostrJSON"]),
     tests("GiftWrapTests", ["GiftWrap", "NIP44", "NostrEvent", "NostrJSON"]),
     tests("NostrWebSocketTests", ["NostrWebSocket", "NostrPushTesting", "NostrEvent", "NostrJSON"]),

@@ -1,0 +1,228 @@
+#!/usr/bin/python3
+"""A stand-in APNs server for NostrPushKit's tests: HTTP/2 (python3-h2) over real TLS.
+
+Usage: /usr/bin/python3 Scripts/apns-standin.py --dir DIR
+
+Makes a throwaway CA for this run in DIR (openssl CLI): ca.pem, server.pem/server.key for
+127.0.0.1, and client.pem/client.key (a client certificate signed by the same CA, for
+certificate auth). Listens on 127.0.0.1 with ALPN "h2" only, and on a plain HTTP/1.1 control
+port; prints one JSON line {"port": N, "control": M} once both listen. Exits when its standard
+input closes (the test ended) or on SIGTERM.
+
+APNs side: POST /3/device/<token> answers 200 with `apns-id` (the request's, or a fresh UUID),
+unless the token is scripted. The control port serves:
+  GET  /stats     {"connections", "streams", "requests", "client_certificates", "jwts"}
+  GET  /requests  the recorded APNs requests: [{"path", "headers": [[name, value]...], "body"}]
+  POST /script    {"<token>": {"status": 410, "reason": "Unregistered", "timestamp": 1}
+                   | {"stall": true}} (merged into the script)
+Nothing here is production code; it exists so the tests exercise a real TLS + HTTP/2 peer.
+"""
+
+import argparse
+import json
+import os
+import socket
+import ssl
+import subprocess
+import sys
+import threading
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import h2.config
+import h2.connection
+import h2.events
+import h2.settings
+
+
+def make_ca(directory):
+    """The per-run CA, the server certificate for 127.0.0.1 and a client certificate."""
+
+    def run(*arguments):
+        subprocess.run(["openssl", *arguments], check=True, cwd=directory,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    run("ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", "ca.key")
+    run("req", "-x509", "-new", "-key", "ca.key", "-sha256", "-days", "2", "-subj", "/CN=standin-ca",
+        "-out", "ca.pem")
+    for name, extension in (("server", "subjectAltName=IP:127.0.0.1,DNS:localhost"),
+                            ("client", "extendedKeyUsage=clientAuth")):
+        run("ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", name + ".key.sec1")
+        run("pkcs8", "-topk8", "-nocrypt", "-in", name + ".key.sec1", "-out", name + ".key")
+        run("req", "-new", "-key", name + ".key", "-subj", "/CN=standin-" + name, "-out", name + ".csr")
+        with open(os.path.join(directory, name + ".ext"), "w") as handle:
+            handle.write(extension + "\n")
+        run("x509", "-req", "-in", name + ".csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+            "-days", "2", "-sha256", "-extfile", name + ".ext", "-out", name + ".pem")
+
+
+class State:
+    """Everything the tests read back, under one lock."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.connections = 0
+        self.streams = 0
+        self.requests = []
+        self.client_certificates = []
+        self.jwts = set()
+        self.script = {}
+
+
+STATE = State()
+MAX_BODY = 8192
+
+
+def serve_connection(raw, context):
+    try:
+        tls = context.wrap_socket(raw, server_side=True)
+    except (ssl.SSLError, OSError):
+        raw.close()
+        return
+    if tls.selected_alpn_protocol() != "h2":
+        tls.close()
+        return
+    certificate = tls.getpeercert()
+    with STATE.lock:
+        STATE.connections += 1
+        if certificate:
+            subject = dict(item[0] for item in certificate.get("subject", ()))
+            STATE.client_certificates.append(subject.get("commonName", ""))
+    connection = h2.connection.H2Connection(h2.config.H2Configuration(client_side=False, header_encoding="utf-8"))
+    connection.initiate_connection()
+    tls.sendall(connection.data_to_send())
+    streams = {}
+    try:
+        while True:
+            data = tls.recv(65536)
+            if not data:
+                break
+            for event in connection.receive_data(data):
+                if isinstance(event, h2.events.RequestReceived):
+                    streams[event.stream_id] = {"headers": event.headers, "body": b""}
+                    with STATE.lock:
+                        STATE.streams += 1
+                elif isinstance(event, h2.events.DataReceived):
+                    stream = streams.get(event.stream_id)
+                    if stream is not None and len(stream["body"]) + len(event.data) <= MAX_BODY:
+                        stream["body"] += event.data
+                    connection.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
+                elif isinstance(event, h2.events.StreamEnded):
+                    stream = streams.pop(event.stream_id, None)
+                    if stream is not None:
+                        answer(connection, event.stream_id, stream)
+                elif isinstance(event, h2.events.ConnectionTerminated):
+                    raise ConnectionError("terminated")
+            tls.sendall(connection.data_to_send())
+    except (ssl.SSLError, OSError, ConnectionError, h2.exceptions.ProtocolError):
+        pass
+    finally:
+        try:
+            tls.close()
+        except OSError:
+            pass
+
+
+def answer(connection, stream_id, stream):
+    headers = dict(stream["headers"])
+    path = headers.get(":path", "")
+    apns_id = headers.get("apns-id") or str(uuid.uuid4()).upper()
+    with STATE.lock:
+        STATE.requests.append({"path": path, "headers": [list(pair) for pair in stream["headers"]],
+                               "body": stream["body"].decode("utf-8", "replace")})
+        authorization = headers.get("authorization", "")
+        if authorization.startswith("bearer "):
+            STATE.jwts.add(authorization[len("bearer "):])
+        token = path[len("/3/device/"):] if path.startswith("/3/device/") else None
+        scripted = STATE.script.get(token, {}) if token is not None else {}
+    if headers.get(":method") != "POST" or token is None:
+        send(connection, stream_id, 405, apns_id, {"reason": "MethodNotAllowed"})
+        return
+    if scripted.get("stall"):
+        return
+    status = int(scripted.get("status", 200))
+    if status == 200:
+        send(connection, stream_id, 200, apns_id, None)
+        return
+    body = {"reason": scripted.get("reason", "")}
+    if "timestamp" in scripted:
+        body["timestamp"] = scripted["timestamp"]
+    send(connection, stream_id, status, apns_id, body)
+
+
+def send(connection, stream_id, status, apns_id, body):
+    payload = b"" if body is None else json.dumps(body, separators=(",", ":")).encode()
+    headers = [(":status", str(status)), ("apns-id", apns_id)]
+    if payload:
+        headers += [("content-type", "application/json"), ("content-length", str(len(payload)))]
+    connection.send_headers(stream_id, headers, end_stream=not payload)
+    if payload:
+        connection.send_data(stream_id, payload, end_stream=True)
+
+
+class Control(BaseHTTPRequestHandler):
+    def log_message(self, *arguments):
+        pass
+
+    def reply(self, value):
+        body = json.dumps(value, separators=(",", ":")).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        with STATE.lock:
+            if self.path == "/stats":
+                value = {"connections": STATE.connections, "streams": STATE.streams,
+                         "requests": len(STATE.requests), "client_certificates": list(STATE.client_certificates),
+                         "jwts": len(STATE.jwts)}
+            elif self.path == "/requests":
+                value = list(STATE.requests)
+            else:
+                value = None
+        if value is None:
+            self.send_error(404)
+        else:
+            self.reply(value)
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length", "0"))
+        script = json.loads(self.rfile.read(length) or b"{}")
+        with STATE.lock:
+            STATE.script.update(script)
+        self.reply({"status": "ok"})
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--dir", required=True)
+    arguments = parser.parse_args()
+    make_ca(arguments.dir)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    context.load_cert_chain(os.path.join(arguments.dir, "server.pem"), os.path.join(arguments.dir, "server.key"))
+    context.load_verify_locations(os.path.join(arguments.dir, "ca.pem"))
+    context.verify_mode = ssl.CERT_OPTIONAL
+    context.set_alpn_protocols(["h2"])
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(128)
+    control = ThreadingHTTPServer(("127.0.0.1", 0), Control)
+    control.daemon_threads = True
+    threading.Thread(target=control.serve_forever, daemon=True).start()
+    print(json.dumps({"port": listener.getsockname()[1], "control": control.server_address[1]}), flush=True)
+
+    def accept():
+        while True:
+            raw, _ = listener.accept()
+            threading.Thread(target=serve_connection, args=(raw, context), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    sys.stdin.read()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()
