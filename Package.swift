@@ -91,6 +91,8 @@ let package = Package(
     // libcurl, the server side's HTTP/2 client (apt: libcurl4-openssl-dev).
     .systemLibrary(
       name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
+    // libcrypto, Linux only: ES256 for the APNs provider token (apt: libssl-dev; CryptoKit on Apple).
+    .systemLibrary(name: "COpenSSLCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
     // SHA-256 blocks on the CPU's SHA extensions (x86-64 SHA-NI); NostrEvent falls back to Swift.
     .target(name: "CSHA256"),
 
@@ -135,8 +137,13 @@ let package = Package(
     // The server side's HTTP client on libcurl's multi interface (HTTP/2, test CA, client
     // certificate); apart from NostrHTTP, which apps and extensions link without libcurl.
     library("NostrCurlHTTP", ["NostrPushCore", "NostrHTTP", "CCurl"]),
-    // The production push gateway: the APNs transport so far.
-    library("PushGateway", ["NostrPushCore", "NostrHTTP", "NostrCurlHTTP"]),
+    // The production push gateway: the APNs transport and the provider token so far.
+    library(
+      "PushGateway",
+      [
+        "NostrPushCore", "NostrHTTP", "NostrCurlHTTP",
+        .target(name: "COpenSSLCrypto", condition: .when(platforms: [.linux])),
+      ]),
     // The loopback fixture relay and gateway, for tests, the demo and benchmarks.
     library(
       "NostrPushTesting",
