@@ -38,13 +38,11 @@ public final class HTTPServer: Sendable {
   public let port: UInt16
 
   private let core: ServerCore
-  private let sweeper: Task<Void, Never>
   private let stopped = Locked<[CheckedContinuation<Void, Never>]?>([])
 
-  private init(core: ServerCore, port: UInt16, sweeper: Task<Void, Never>) {
+  private init(core: ServerCore, port: UInt16) {
     self.core = core
     self.port = port
-    self.sweeper = sweeper
   }
 
   /// Validates `configuration`, binds its address and starts serving `router`;
@@ -77,14 +75,8 @@ public final class HTTPServer: Sendable {
         message: "libmicrohttpd could not listen on \(configuration.host):\(configuration.port)")
     }
     core.daemon = daemon
-    let deadlines = core.deadlines
-    let sweeper = Task.detached {
-      while !Task.isCancelled {
-        try? await Task.sleep(for: deadlines.tick)
-        deadlines.sweep()
-      }
-    }
-    return HTTPServer(core: core, port: nostrpush_mhd_bound_port(daemon), sweeper: sweeper)
+    core.deadlines.startSweeping()
+    return HTTPServer(core: core, port: nostrpush_mhd_bound_port(daemon))
   }
 
   /// How many connections libmicrohttpd holds now (accepted and not yet closed).
@@ -121,7 +113,7 @@ public final class HTTPServer: Sendable {
       _ = await core.waitForIdle(until: nil)
     }
     await core.endWebSockets()
-    sweeper.cancel()
+    core.deadlines.stopSweeping()
     let handle = DaemonHandle(pointer: daemon)
     await BlockingWork.run { MHD_stop_daemon(handle.pointer) }
     Unmanaged.passUnretained(core).release()

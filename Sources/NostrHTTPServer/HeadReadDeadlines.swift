@@ -1,3 +1,4 @@
+import Foundation
 import NostrPushCore
 
 #if canImport(Glibc)
@@ -9,6 +10,9 @@ import Darwin
 /// The header-read timeout libmicrohttpd lacks: each connection waiting for a request head has a
 /// deadline, and a sweep shuts the socket of one past it, so a client that trickles a byte now
 /// and then (resetting the idle timeout each time) is still cut off.
+///
+/// The sweep runs on a thread of its own (a timed wait on a condition), not on Swift's
+/// cooperative pool, so a pool kept busy by handlers cannot delay it.
 ///
 /// A connection's deadline starts when it is accepted, and again when the request line of a
 /// kept-alive connection's next request arrives; it is cleared when the head is complete (the
@@ -26,6 +30,10 @@ final class HeadReadDeadlines: Sendable {
 
   private let timeout: Duration
   private let entries = Locked<[UInt: Entry]>([:])
+  /// Whether the sweeping thread is to keep running.
+  private let sweeping = Locked(false)
+  /// Wakes the sweeping thread early when it is to stop.
+  private let wake = DispatchSemaphore(value: 0)
   /// How many connections the sweep has cut, for tests and metrics.
   let cutCount = Locked(0)
 
@@ -58,6 +66,26 @@ final class HeadReadDeadlines: Sendable {
   /// libmicrohttpd is closing the connection.
   func closed(_ connection: UInt) {
     entries.withLock { $0[connection] = nil }
+  }
+
+  /// Starts the sweeping thread.
+  func startSweeping() {
+    sweeping.withLock { $0 = true }
+    let thread = Thread { [self] in
+      while sweeping.current {
+        _ = wake.wait(timeout: .now() + .milliseconds(Int(tick.wholeMilliseconds)))
+        guard sweeping.current else { break }
+        sweep()
+      }
+    }
+    thread.name = "NostrHTTPServer head-read sweep"
+    thread.start()
+  }
+
+  /// Ends the sweeping thread (it returns within one wake-up).
+  func stopSweeping() {
+    sweeping.withLock { $0 = false }
+    wake.signal()
   }
 
   /// Shuts every connection whose head is overdue.
