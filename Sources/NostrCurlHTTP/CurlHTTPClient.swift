@@ -21,7 +21,8 @@ import Darwin
 /// second connection opens only when the first is at the server's stream limit.
 ///
 /// One client per credential: its client certificate (APNs certificate auth) and CA file apply
-/// to every request it sends. Call ``shutdown()`` when done; it fails what is still in flight.
+/// to every request it sends. Call ``shutdown()`` when done (it fails what is still in flight
+/// and returns once the thread ended); dropping the client ends the thread too.
 public final class CurlHTTPClient: HTTPTransport {
   /// The longest the client waits for a TCP + TLS connection, within the request's deadline.
   public static let connectTimeout: Duration = .seconds(10)
@@ -89,6 +90,9 @@ public final class CurlHTTPClient: HTTPTransport {
   public func shutdown() async {
     await loop.stop()
   }
+
+  /// A client dropped without ``shutdown()`` still ends its thread (without waiting for it).
+  deinit { loop.requestStop() }
 }
 
 /// A client certificate and its key, PEM files, presented on every TLS connection of a client

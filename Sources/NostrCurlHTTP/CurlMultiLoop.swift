@@ -102,6 +102,15 @@ final class CurlMultiLoop: @unchecked Sendable {
     }
   }
 
+  /// Asks the thread to end, without waiting.
+  func requestStop() {
+    let ended = shared.withLock { shared in
+      shared.stopping = true
+      return shared.ended
+    }
+    if !ended { curl_multi_wakeup(multi) }
+  }
+
   func stop() async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
       let ended = shared.withLock { shared in
