@@ -137,11 +137,11 @@ let package = Package(
     // The server side's HTTP client on libcurl's multi interface (HTTP/2, test CA, client
     // certificate); apart from NostrHTTP, which apps and extensions link without libcurl.
     library("NostrCurlHTTP", ["NostrPushCore", "NostrHTTP", "CCurl"]),
-    // The production push gateway: the APNs transport and the provider token so far.
+    // The production push gateway: the APNs client, its transport and provider token so far.
     library(
       "PushGateway",
       [
-        "NostrPushCore", "NostrHTTP", "NostrCurlHTTP",
+        "NostrPushCore", "NostrHTTP", "NostrCurlHTTP", "NostrJSON", "NostrEvent",
         .target(name: "COpenSSLCrypto", condition: .when(platforms: [.linux])),
       ]),
     // The loopback fixture relay and gateway, for tests, the demo and benchmarks.

@@ -14,7 +14,11 @@ unless the token is scripted. The control port serves:
   GET  /stats     {"connections", "streams", "requests", "client_certificates", "jwts"}
   GET  /requests  the recorded APNs requests: [{"path", "headers": [[name, value]...], "body"}]
   POST /script    {"<token>": {"status": 410, "reason": "Unregistered", "timestamp": 1}
-                   | {"stall": true}} (merged into the script)
+                   | {"stall": true}} (merged into the script; "times": n answers so n times only)
+  POST /jwt-key   {"kid", "iss", "pem"}: from then on every request's bearer JWT must be ES256 by
+                  that public key with exactly {"alg","kid"} and {"iss","iat"}; else 403
+                  InvalidProviderToken (MissingProviderToken without one). Each recorded request
+                  notes "jwt_valid" (true, false, or null before a key was given).
 Nothing here is production code; it exists so the tests exercise a real TLS + HTTP/2 peer.
 """
 
@@ -29,6 +33,11 @@ import threading
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec, utils
+
+import base64
 import h2.config
 import h2.connection
 import h2.events
@@ -67,6 +76,7 @@ class State:
         self.client_certificates = []
         self.jwts = set()
         self.script = {}
+        self.jwt_key = None
 
 
 STATE = State()
@@ -123,20 +133,61 @@ def serve_connection(raw, context):
             pass
 
 
+def b64url(text):
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def jwt_is_valid(jwt, key):
+    """Whether `jwt` is ES256 by key["public"] with exactly alg/kid and iss/iat, as APNs wants."""
+    parts = jwt.split(".")
+    if len(parts) != 3:
+        return False
+    try:
+        header = json.loads(b64url(parts[0]))
+        claims = json.loads(b64url(parts[1]))
+        signature = b64url(parts[2])
+    except ValueError:
+        return False
+    if sorted(header) != ["alg", "kid"] or header["alg"] != "ES256" or header["kid"] != key["kid"]:
+        return False
+    if sorted(claims) != ["iat", "iss"] or claims["iss"] != key["iss"] or type(claims["iat"]) is not int:
+        return False
+    if len(signature) != 64:
+        return False
+    der = utils.encode_dss_signature(int.from_bytes(signature[:32], "big"), int.from_bytes(signature[32:], "big"))
+    try:
+        key["public"].verify(der, (parts[0] + "." + parts[1]).encode(), ec.ECDSA(hashes.SHA256()))
+        return True
+    except InvalidSignature:
+        return False
+
+
 def answer(connection, stream_id, stream):
     headers = dict(stream["headers"])
     path = headers.get(":path", "")
     apns_id = headers.get("apns-id") or str(uuid.uuid4()).upper()
     with STATE.lock:
-        STATE.requests.append({"path": path, "headers": [list(pair) for pair in stream["headers"]],
-                               "body": stream["body"].decode("utf-8", "replace")})
         authorization = headers.get("authorization", "")
-        if authorization.startswith("bearer "):
-            STATE.jwts.add(authorization[len("bearer "):])
+        jwt = authorization[len("bearer "):] if authorization.startswith("bearer ") else None
+        if jwt is not None:
+            STATE.jwts.add(jwt)
+        key = STATE.jwt_key
+        jwt_valid = None if key is None else (jwt is not None and jwt_is_valid(jwt, key))
+        STATE.requests.append({"path": path, "headers": [list(pair) for pair in stream["headers"]],
+                               "body": stream["body"].decode("utf-8", "replace"), "jwt_valid": jwt_valid})
         token = path[len("/3/device/"):] if path.startswith("/3/device/") else None
         scripted = STATE.script.get(token, {}) if token is not None else {}
+        if "times" in scripted:
+            scripted = dict(scripted)
+            STATE.script[token]["times"] -= 1
+            if STATE.script[token]["times"] <= 0:
+                del STATE.script[token]
     if headers.get(":method") != "POST" or token is None:
         send(connection, stream_id, 405, apns_id, {"reason": "MethodNotAllowed"})
+        return
+    if jwt_valid is False:
+        reason = "InvalidProviderToken" if jwt is not None else "MissingProviderToken"
+        send(connection, stream_id, 403, apns_id, {"reason": reason})
         return
     if scripted.get("stall"):
         return
@@ -189,9 +240,14 @@ class Control(BaseHTTPRequestHandler):
 
     def do_POST(self):
         length = int(self.headers.get("Content-Length", "0"))
-        script = json.loads(self.rfile.read(length) or b"{}")
-        with STATE.lock:
-            STATE.script.update(script)
+        value = json.loads(self.rfile.read(length) or b"{}")
+        if self.path == "/jwt-key":
+            public = serialization.load_pem_public_key(value["pem"].encode())
+            with STATE.lock:
+                STATE.jwt_key = {"kid": value["kid"], "iss": value["iss"], "public": public}
+        else:
+            with STATE.lock:
+                STATE.script.update(value)
         self.reply({"status": "ok"})
 
 

@@ -17,4 +17,8 @@ extension ErrorCode where Domain == PushGatewayErrorDomain {
   public static var signingFailed: Self { "signing_failed" }
   /// A device token is not 64 to 200 lower-case hex digits.
   public static var invalidDeviceToken: Self { "invalid_device_token" }
+  /// A `request_id` is not a lower-case UUID v4.
+  public static var invalidRequestID: Self { "invalid_request_id" }
+  /// An app's topic or wake body is unusable.
+  public static var invalidApp: Self { "invalid_app" }
 }

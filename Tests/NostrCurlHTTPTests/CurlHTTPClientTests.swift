@@ -94,7 +94,7 @@ private func apnsRequest(_ standIn: APNsStandIn, token: String, id: String, cap:
       let ids = try await withThrowingTaskGroup(of: String?.self) { group in
         for index in 0..<count {
           group.addTask {
-            let id = String(format: "0A1B2C3D-0000-4000-8000-%012d", index)
+            let id = String(format: "0A1B2C3D-0000-4000-8000-%012ld", index)
             let response = try await client.send(
               apnsRequest(standIn, token: "c\(index)", id: id), deadline: .now + .seconds(20),
               requireHTTP2: true)

@@ -32,6 +32,12 @@ struct OpenSSLTool {
     return Array(try Data(contentsOf: URL(fileURLWithPath: path(name))))
   }
 
+  /// The PEM public key of the private key in `keyName`.
+  func publicKeyPEM(of keyName: String) async throws -> String {
+    let exit = try await run(["pkey", "-in", path(keyName), "-pubout"])
+    return exit.stdoutText
+  }
+
   /// Whether `openssl dgst -sha256 -verify` accepts `signature` (JOSE `r‖s`) over `message` for
   /// the public half of the key in `keyName`.
   func verifiesES256(keyName: String, message: [UInt8], signature: [UInt8]) async throws -> Bool {

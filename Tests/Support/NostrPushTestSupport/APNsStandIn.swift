@@ -28,6 +28,12 @@ public final class APNsStandIn: Sendable {
     public var headers: [(name: String, value: String)]
     /// The body as text.
     public var body: String
+    /// Whether the bearer JWT verified against the key given to ``trustJWT(keyID:teamID:publicKeyPEM:)``
+    /// (nil before one was given).
+    public var jwtValid: Bool?
+
+    /// The value of the first header `name`.
+    public func header(_ name: String) -> String? { headers.first { $0.name == name }?.value }
   }
 
   /// The HTTPS (h2) port on 127.0.0.1.
@@ -103,7 +109,7 @@ public final class APNsStandIn: Sendable {
       let pairs = (entry["headers"] as? [[String]] ?? []).compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil }
       return Recorded(
         path: entry["path"] as? String ?? "", headers: pairs.map { (name: $0.0, value: $0.1) },
-        body: entry["body"] as? String ?? "")
+        body: entry["body"] as? String ?? "", jwtValid: entry["jwt_valid"] as? Bool)
     }
   }
 
@@ -111,6 +117,13 @@ public final class APNsStandIn: Sendable {
   /// or `{"<token>": {"stall": true}}`.
   public func script(_ json: String) async throws {
     _ = try await control("POST", "/script", body: Array(json.utf8))
+  }
+
+  /// From now on, every request's bearer JWT must be ES256 by `publicKeyPEM` with exactly
+  /// `alg`/`kid` = `keyID` and `iss` = `teamID`/`iat`, else the stand-in answers 403.
+  public func trustJWT(keyID: String, teamID: String, publicKeyPEM: String) async throws {
+    let body = try JSONSerialization.data(withJSONObject: ["kid": keyID, "iss": teamID, "pem": publicKeyPEM])
+    _ = try await control("POST", "/jwt-key", body: Array(body))
   }
 
   private func control(_ method: String, _ path: String, body: [UInt8]? = nil) async throws -> Any {
