@@ -15,10 +15,14 @@ unless the token is scripted. The control port serves:
   GET  /requests  the recorded APNs requests: [{"path", "headers": [[name, value]...], "body"}]
   POST /script    {"<token>": {"status": 410, "reason": "Unregistered", "timestamp": 1}
                    | {"stall": true}} (merged into the script; "times": n answers so n times only)
+  POST /goaway    {}: the next APNs request is answered, then its connection gets GOAWAY and is
+                  closed (the client must reconnect).
   POST /jwt-key   {"kid", "iss", "pem"}: from then on every request's bearer JWT must be ES256 by
                   that public key with exactly {"alg","kid"} and {"iss","iat"}; else 403
                   InvalidProviderToken (MissingProviderToken without one). Each recorded request
-                  notes "jwt_valid" (true, false, or null before a key was given).
+                  notes "jwt_valid" (true, false, or null before a key was given). Once a key is
+                  given, a new connection allows 1 concurrent stream until its first valid JWT,
+                  then 1000 (as APNs does).
 Nothing here is production code; it exists so the tests exercise a real TLS + HTTP/2 peer.
 """
 
@@ -77,6 +81,7 @@ class State:
         self.jwts = set()
         self.script = {}
         self.jwt_key = None
+        self.goaway_pending = False
 
 
 STATE = State()
@@ -99,7 +104,13 @@ def serve_connection(raw, context):
             subject = dict(item[0] for item in certificate.get("subject", ()))
             STATE.client_certificates.append(subject.get("commonName", ""))
     connection = h2.connection.H2Connection(h2.config.H2Configuration(client_side=False, header_encoding="utf-8"))
+    with STATE.lock:
+        gated = STATE.jwt_key is not None
+    if gated:
+        connection.local_settings = h2.settings.Settings(
+            client=False, initial_values={h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: 1})
     connection.initiate_connection()
+    flags = {"gated": gated, "closing": False}
     tls.sendall(connection.data_to_send())
     streams = {}
     try:
@@ -120,10 +131,12 @@ def serve_connection(raw, context):
                 elif isinstance(event, h2.events.StreamEnded):
                     stream = streams.pop(event.stream_id, None)
                     if stream is not None:
-                        answer(connection, event.stream_id, stream)
+                        answer(connection, event.stream_id, stream, flags)
                 elif isinstance(event, h2.events.ConnectionTerminated):
                     raise ConnectionError("terminated")
             tls.sendall(connection.data_to_send())
+            if flags["closing"]:
+                break
     except (ssl.SSLError, OSError, ConnectionError, h2.exceptions.ProtocolError):
         pass
     finally:
@@ -162,7 +175,7 @@ def jwt_is_valid(jwt, key):
         return False
 
 
-def answer(connection, stream_id, stream):
+def answer(connection, stream_id, stream, flags):
     headers = dict(stream["headers"])
     path = headers.get(":path", "")
     apns_id = headers.get("apns-id") or str(uuid.uuid4()).upper()
@@ -189,11 +202,20 @@ def answer(connection, stream_id, stream):
         reason = "InvalidProviderToken" if jwt is not None else "MissingProviderToken"
         send(connection, stream_id, 403, apns_id, {"reason": reason})
         return
+    if jwt_valid and flags["gated"]:
+        flags["gated"] = False
+        connection.update_settings({h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: 1000})
     if scripted.get("stall"):
         return
     status = int(scripted.get("status", 200))
     if status == 200:
         send(connection, stream_id, 200, apns_id, None)
+        with STATE.lock:
+            goaway = STATE.goaway_pending
+            STATE.goaway_pending = False
+        if goaway:
+            connection.close_connection(last_stream_id=stream_id)
+            flags["closing"] = True
         return
     body = {"reason": scripted.get("reason", "")}
     if "timestamp" in scripted:
@@ -241,7 +263,10 @@ class Control(BaseHTTPRequestHandler):
     def do_POST(self):
         length = int(self.headers.get("Content-Length", "0"))
         value = json.loads(self.rfile.read(length) or b"{}")
-        if self.path == "/jwt-key":
+        if self.path == "/goaway":
+            with STATE.lock:
+                STATE.goaway_pending = True
+        elif self.path == "/jwt-key":
             public = serialization.load_pem_public_key(value["pem"].encode())
             with STATE.lock:
                 STATE.jwt_key = {"kid": value["kid"], "iss": value["iss"], "public": public}

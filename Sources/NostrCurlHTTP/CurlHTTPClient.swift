@@ -31,13 +31,23 @@ public final class CurlHTTPClient: HTTPTransport {
 
   private let loop: CurlMultiLoop
 
-  /// A client trusting `caFile` (PEM; the system bundle when nil) and presenting
-  /// `clientCertificate` when given; `unreachable` when libcurl cannot make its multi handle.
-  public init(caFile: String? = nil, clientCertificate: CurlClientCertificate? = nil)
-    throws(HTTPTransportError)
-  {
+  /// The default most connections to one host: a second, third or fourth opens only while the
+  /// others are at the server's stream limit (APNs allows one stream until it has seen a valid
+  /// token); past it requests wait for a free stream instead of opening a connection each.
+  public static let defaultMaxConnectionsPerHost = 4
+
+  /// A client trusting `caFile` (PEM; the system bundle when nil), presenting
+  /// `clientCertificate` when given, holding at most `maxConnectionsPerHost` connections to a
+  /// host (`CURLMOPT_MAX_HOST_CONNECTIONS`); `unreachable` when libcurl cannot make its multi
+  /// handle.
+  public init(
+    caFile: String? = nil, clientCertificate: CurlClientCertificate? = nil,
+    maxConnectionsPerHost: Int = defaultMaxConnectionsPerHost
+  ) throws(HTTPTransportError) {
     loop = try CurlMultiLoop(
-      settings: CurlMultiLoop.Settings(caFile: caFile, clientCertificate: clientCertificate))
+      settings: CurlMultiLoop.Settings(
+        caFile: caFile, clientCertificate: clientCertificate,
+        maxConnectionsPerHost: max(1, maxConnectionsPerHost)))
   }
 
   /// Sends `request` (HTTP/2 where the server offers it) and returns the whole response, or

@@ -23,6 +23,7 @@ final class CurlMultiLoop: @unchecked Sendable {
   struct Settings: Sendable {
     var caFile: String?
     var clientCertificate: CurlClientCertificate?
+    var maxConnectionsPerHost: Int
   }
 
   private enum Command {
@@ -54,6 +55,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     self.settings = settings
     self.multi = multi
     _ = nostrpush_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+    _ = nostrpush_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, settings.maxConnectionsPerHost)
     let thread = Thread { [self] in run() }
     thread.name = "NostrCurlHTTP"
     thread.start()

@@ -119,6 +119,11 @@ public final class APNsStandIn: Sendable {
     _ = try await control("POST", "/script", body: Array(json.utf8))
   }
 
+  /// The next APNs request is answered, then its connection gets GOAWAY and is closed.
+  public func goAway() async throws {
+    _ = try await control("POST", "/goaway", body: Array("{}".utf8))
+  }
+
   /// From now on, every request's bearer JWT must be ES256 by `publicKeyPEM` with exactly
   /// `alg`/`kid` = `keyID` and `iss` = `teamID`/`iat`, else the stand-in answers 403.
   public func trustJWT(keyID: String, teamID: String, publicKeyPEM: String) async throws {
