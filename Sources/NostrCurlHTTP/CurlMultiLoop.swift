@@ -176,14 +176,26 @@ final class CurlMultiLoop: @unchecked Sendable {
     case .cancel(let id):
       finish(id, .failure(HTTPTransportError(code: .cancelled, message: "cancelled")))
     case .measure(let continuation):
-      var usage = rusage()
-      // RUSAGE_THREAD (1): Glibc's module leaves out this GNU extension's name.
-      getrusage(__rusage_who_t(1), &usage)
-      let micros =
-        (Int64(usage.ru_utime.tv_sec) + Int64(usage.ru_stime.tv_sec)) * 1_000_000
-        + Int64(usage.ru_utime.tv_usec) + Int64(usage.ru_stime.tv_usec)
-      continuation.resume(returning: .microseconds(micros))
+      continuation.resume(returning: Self.threadCPUTimeHere())
     }
+  }
+
+  /// The calling thread's CPU time (user + system): `getrusage(RUSAGE_THREAD)` on Linux, the
+  /// thread's CPU clock elsewhere.
+  private static func threadCPUTimeHere() -> Duration {
+    #if os(Linux)
+    var usage = rusage()
+    // RUSAGE_THREAD (1): Glibc's module leaves out this GNU extension's name.
+    getrusage(__rusage_who_t(1), &usage)
+    let micros =
+      (Int64(usage.ru_utime.tv_sec) + Int64(usage.ru_stime.tv_sec)) * 1_000_000
+      + Int64(usage.ru_utime.tv_usec) + Int64(usage.ru_stime.tv_usec)
+    return .microseconds(micros)
+    #else
+    var spec = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
+    return .seconds(Int64(spec.tv_sec)) + .nanoseconds(Int64(spec.tv_nsec))
+    #endif
   }
 
   /// Makes the easy handle for `request` and adds it to the multi handle; the error when

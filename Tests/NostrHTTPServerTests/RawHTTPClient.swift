@@ -1,5 +1,6 @@
 import Foundation
 import NostrPushCore
+import NostrWebSocket
 
 #if canImport(Glibc)
 import Glibc
@@ -31,7 +32,7 @@ final class RawHTTPClient: @unchecked Sendable {
 
   /// Connects to `127.0.0.1:port`; nil when the connection is refused.
   init?(port: UInt16) {
-    let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    let socket = posixSocket()
     guard socket >= 0 else { return nil }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
@@ -43,7 +44,7 @@ final class RawHTTPClient: @unchecked Sendable {
       }
     }
     guard connected == 0 else {
-      Glibc.close(socket)
+      posixClose(socket)
       return nil
     }
     var timeout = timeval(tv_sec: Int(Self.readTimeout.wholeMilliseconds / 1000), tv_usec: 0)
@@ -51,7 +52,7 @@ final class RawHTTPClient: @unchecked Sendable {
     descriptor = socket
   }
 
-  deinit { Glibc.close(descriptor) }
+  deinit { posixClose(descriptor) }
 
   /// Sends `bytes` whole; false when the server closed the connection.
   @discardableResult
@@ -59,7 +60,7 @@ final class RawHTTPClient: @unchecked Sendable {
     var offset = 0
     while offset < bytes.count {
       let written = bytes.withUnsafeBytes {
-        Glibc.send(descriptor, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+        posixSend(descriptor, $0.baseAddress! + offset, bytes.count - offset)
       }
       guard written > 0 else { return false }
       offset += written
@@ -152,4 +153,26 @@ extension RawHTTPClient {
   static func post(_ path: String, body: String, extraHeaders: String = "") -> String {
     "POST \(path) HTTP/1.1\r\nHost: localhost\r\n\(extraHeaders)Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
   }
+}
+
+/// A TCP socket (`SIGPIPE` off on Darwin, where sends take no flag for it).
+private func posixSocket() -> Int32 {
+  let descriptor = socket(AF_INET, PosixSocket.streamType, 0)
+  #if canImport(Darwin)
+  var one: Int32 = 1
+  setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+  #endif
+  return descriptor
+}
+
+/// `close(2)`.
+private func posixClose(_ descriptor: Int32) { _ = close(descriptor) }
+
+/// `send(2)` without `SIGPIPE`.
+private func posixSend(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+  #if canImport(Glibc)
+  return send(descriptor, bytes, count, Int32(MSG_NOSIGNAL))
+  #else
+  return send(descriptor, bytes, count, 0)
+  #endif
 }
