@@ -91,8 +91,9 @@ public final class HTTPServer: Sendable {
   /// Stops gracefully: stops accepting at once, answers 503 (and closes) any new request on an
   /// open connection, waits up to `gracePeriod` for running handlers and their answers to be
   /// sent, then cancels the handlers still running and waits for them (a handler must honour
-  /// cancellation), ends upgraded WebSocket connections, and stops libmicrohttpd. A second call
-  /// returns when the first one has finished.
+  /// cancellation), ends upgraded WebSocket connections, and stops libmicrohttpd. An answer a
+  /// client does not read holds the stop until the idle timeout closes that connection. A second
+  /// call returns when the first one has finished.
   public func stop(gracePeriod: Duration = .seconds(10)) async {
     guard core.beginStop() else {
       await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
