@@ -34,7 +34,7 @@ public struct APNsClient: Sendable {
     case .token(let tokens):
       let first: APNsProviderToken
       do {
-        first = try tokens.token()
+        first = try await tokens.token()
       } catch {
         return .configurationFault(reason: "signing: \(error.code)")
       }
@@ -44,7 +44,7 @@ public struct APNsClient: Sendable {
       else { return attempt.outcome }
       let replacement: APNsProviderToken?
       do {
-        replacement = try tokens.replacing(first)
+        replacement = try await tokens.replacing(first)
       } catch {
         return .configurationFault(reason: "signing: \(error.code)")
       }

@@ -19,6 +19,8 @@ extension ErrorCode where Domain == PushGatewayErrorDomain {
   public static var invalidDeviceToken: Self { "invalid_device_token" }
   /// A `request_id` is not a lower-case UUID v4.
   public static var invalidRequestID: Self { "invalid_request_id" }
+  /// The store that keeps the shared provider token failed.
+  public static var tokenStoreUnavailable: Self { "token_store_unavailable" }
   /// An app's topic or wake body is unusable.
   public static var invalidApp: Self { "invalid_app" }
 }
