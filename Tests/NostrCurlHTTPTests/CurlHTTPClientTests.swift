@@ -159,7 +159,7 @@ private func apnsRequest(_ standIn: APNsStandIn, token: String, id: String, cap:
         }
       }
       // Cancel once the stand-in holds the stream.
-      #expect(await Polling.eventually(within: .seconds(10)) { await standInStreams(standIn) >= 1 })
+      #expect(await Polling.eventuallyAwaiting(within: .seconds(10)) { await standInStreams(standIn) >= 1 })
       let cancelledAt = ContinuousClock.now
       task.cancel()
       let error = await task.value
@@ -196,7 +196,8 @@ private func apnsRequest(_ standIn: APNsStandIn, token: String, id: String, cap:
           return errors
         }
       }
-      #expect(await Polling.eventually(within: .seconds(3)) { await standInStreams(standIn) >= count })
+      #expect(
+        await Polling.eventuallyAwaiting(within: .seconds(3)) { await standInStreams(standIn) >= count })
       let cpuBefore = await client.threadCPUTime()
       let wallBefore = ContinuousClock.now
       // The measured interval: the requests wait, nothing is synchronised by it.

@@ -17,7 +17,7 @@ public enum Polling {
 
   /// ``eventually(within:every:_:)`` for a condition that must await (a stand-in's counters
   /// read over its control port).
-  public static func eventually(
+  public static func eventuallyAwaiting(
     within timeout: Duration, every interval: Duration = .milliseconds(5), _ condition: () async -> Bool
   ) async -> Bool {
     let deadline = ContinuousClock.now + timeout
