@@ -70,6 +70,7 @@ let libraries = [
   "NostrPushCore", "NostrJSON", "Bech32", "NostrEvent", "NostrHTTP", "NIP44", "NostrWebSocket",
   "PushDescriptor", "PushLease", "EnrichmentCache", "NotificationResolver", "PushRelay",
   "PushRelayPostgres", "NostrPushTesting", "GiftWrap", "NotificationService",
+  "NostrHTTPServer", "NostrCurlHTTP", "PushGateway",
 ]
 
 let package = Package(
@@ -83,6 +84,15 @@ let package = Package(
     sqliteTarget,
     // libpq, for PushRelayPostgres only (apt: libpq-dev).
     .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
+    // libmicrohttpd, under NostrHTTPServer (apt: libmicrohttpd-dev).
+    .systemLibrary(
+      name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
+      providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]),
+    // libcurl, the server side's HTTP/2 client (apt: libcurl4-openssl-dev).
+    .systemLibrary(
+      name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
+    // libcrypto, Linux only: ES256 for the APNs provider token (apt: libssl-dev; CryptoKit on Apple).
+    .systemLibrary(name: "COpenSSLCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
     // SHA-256 blocks on the CPU's SHA extensions (x86-64 SHA-NI); NostrEvent falls back to Swift.
     .target(name: "CSHA256"),
 
@@ -122,6 +132,18 @@ let package = Package(
     library(
       "PushRelayPostgres",
       ["NostrPushCore", "NostrEvent", "PushLease", "PushDescriptor", "PushRelay", "CLibPQ"]),
+    // The one production HTTP/1.1 server (libmicrohttpd; WebSocket upgrades onto our codec).
+    library("NostrHTTPServer", ["NostrPushCore", "NostrWebSocket", "CMicroHTTPD"]),
+    // The server side's HTTP client on libcurl's multi interface (HTTP/2, test CA, client
+    // certificate); apart from NostrHTTP, which apps and extensions link without libcurl.
+    library("NostrCurlHTTP", ["NostrPushCore", "NostrHTTP", "CCurl"]),
+    // The production push gateway: the APNs client, its transport and provider token so far.
+    library(
+      "PushGateway",
+      [
+        "NostrPushCore", "NostrHTTP", "NostrCurlHTTP", "NostrJSON", "NostrEvent",
+        .target(name: "COpenSSLCrypto", condition: .when(platforms: [.linux])),
+      ]),
     // The loopback fixture relay and gateway, for tests, the demo and benchmarks.
     library(
       "NostrPushTesting",
@@ -183,6 +205,9 @@ let package = Package(
     tests("Bech32Tests", ["Bech32", "NostrEvent"]),
     tests("NostrEventTests", ["NostrEvent", "NostrJSON", "Bech32", secp256k1]),
     tests("NostrHTTPTests", ["NostrHTTP"]),
+    tests("NostrHTTPServerTests", ["NostrHTTPServer", "NostrWebSocket", "NostrPushCore"]),
+    tests("NostrCurlHTTPTests", ["NostrCurlHTTP", "NostrHTTP", "NostrPushCore", "NostrHTTPServer"]),
+    tests("PushGatewayTests", ["PushGateway", "NostrCurlHTTP", "NostrHTTP", "NostrPushCore"]),
     tests("NIP44Tests", ["NIP44", "NostrEvent", "NostrJSON"]),
     tests("GiftWrapTests", ["GiftWrap", "NIP44", "NostrEvent", "NostrJSON"]),
     tests("NostrWebSocketTests", ["NostrWebSocket", "NostrPushTesting", "NostrEvent", "NostrJSON"]),

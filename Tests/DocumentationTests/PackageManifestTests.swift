@@ -39,6 +39,7 @@ import Testing
         "NostrPushCore", "NostrJSON", "Bech32", "NostrEvent", "NostrHTTP", "NIP44", "NostrWebSocket",
         "PushDescriptor", "PushLease", "EnrichmentCache", "NotificationResolver", "PushRelay",
         "PushRelayPostgres", "NostrPushTesting", "GiftWrap", "NotificationService", "nostr-push",
+        "NostrHTTPServer", "NostrCurlHTTP", "PushGateway",
       ])
     #if os(Linux)
     // libpq is a system library too (apt libpq-dev), for PushRelayPostgres only.

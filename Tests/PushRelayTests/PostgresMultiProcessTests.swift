@@ -146,6 +146,15 @@ struct PostgresMultiProcessTests {
       #expect(Set(requested).count == 1000)
       #expect(Set(requested).subtracting(enqueued).count == 0)
       #expect(Set(gateway.deliveries().map(\.requestID)).intersection(enqueued).count == 1000)
+      // The gateway has answered the last requests; their workers record the outcomes just after,
+      // and `quit` exits at once (seen under load: rows still sending when the workers quit).
+      #expect(
+        await Polling.eventually(within: .seconds(30), every: .milliseconds(50)) {
+          (try? database.rows("SELECT state, COUNT(*) FROM push_wake GROUP BY state"))?.map {
+            $0.compactMap { $0 }
+          }
+            == [["delivered", "1000"]]
+        })
       for worker in workers { #expect(await worker.quit().status == 0) }
       let states = try database.rows("SELECT state, COUNT(*) FROM push_wake GROUP BY state")
       #expect(states.map { $0.compactMap { $0 } } == [["delivered", "1000"]])

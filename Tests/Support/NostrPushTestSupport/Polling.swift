@@ -14,4 +14,17 @@ public enum Polling {
     }
     return condition()
   }
+
+  /// ``eventually(within:every:_:)`` for a condition that must await (a stand-in's counters
+  /// read over its control port).
+  public static func eventuallyAwaiting(
+    within timeout: Duration, every interval: Duration = .milliseconds(5), _ condition: () async -> Bool
+  ) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+      if await condition() { return true }
+      try? await Task.sleep(for: interval)
+    }
+    return await condition()
+  }
 }
