@@ -3,7 +3,7 @@ import NostrEvent
 
 /// The baseline of the whole-process `verify --jsonl` rows: the raw libsecp256k1 loop
 /// (`DecodedSignatures.verify`) run as N processes of this benchmark, one per core, started
-/// together (`performance.md`: "the raw loop run on N cores at once, one process per core").
+/// together (`Docs/Performance.md`: "the raw loop run on N cores at once, one process per core").
 ///
 /// Each child (`nostr-push-bench --raw-loop FILE K N`) decodes the corpus, says `ready`, waits
 /// for one byte on its standard input, checks the signatures of its slice `K` of `N` and prints

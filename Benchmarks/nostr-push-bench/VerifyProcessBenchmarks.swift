@@ -2,7 +2,7 @@ import Foundation
 import NostrEvent
 
 extension BenchmarkRegistry {
-  /// The whole-process `verify --jsonl` rows of `performance.md` (`--only verify`): the
+  /// The whole-process `verify --jsonl` rows of `Docs/Performance.md` (`--only verify`): the
   /// `nostr-push verify --jsonl` process with `--threads 1`, `--threads 2` and on all cores (no
   /// flag), each beside the raw libsecp256k1 loop run as as many processes, started together
   /// (`RawLoopProcesses`), the two measured one after the other in every repetition; and, as a

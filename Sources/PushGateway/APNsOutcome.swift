@@ -2,7 +2,7 @@ import NostrJSON
 import NostrPushCore
 
 /// What became of one wake at APNs, in the terms of the gateway's answer table
-/// (`push-gateway.md` §APNs client).
+/// (each case says the APNs answer it stands for).
 public enum APNsOutcome: Sendable, Hashable {
   /// 200: APNs took it (the relay's `request_id` is kept).
   case accepted

@@ -10,17 +10,17 @@ public enum PushGatewayErrorDomain: ErrorDomain {}
 
 extension ErrorCode where Domain == PushGatewayErrorDomain {
   /// The APNs signing key is not a PKCS#8 PEM EC P-256 private key.
-  public static var invalidSigningKey: Self { "invalid_signing_key" }
+  public static var invalidSigningKey: Self { Self("invalid_signing_key") }
   /// A key id or team id is not 10 ASCII letters or digits.
-  public static var invalidIdentifier: Self { "invalid_identifier" }
+  public static var invalidIdentifier: Self { Self("invalid_identifier") }
   /// The signing library failed to sign.
-  public static var signingFailed: Self { "signing_failed" }
+  public static var signingFailed: Self { Self("signing_failed") }
   /// A device token is not 64 to 200 lower-case hex digits.
-  public static var invalidDeviceToken: Self { "invalid_device_token" }
+  public static var invalidDeviceToken: Self { Self("invalid_device_token") }
   /// A `request_id` is not a lower-case UUID v4.
-  public static var invalidRequestID: Self { "invalid_request_id" }
+  public static var invalidRequestID: Self { Self("invalid_request_id") }
   /// The store that keeps the shared provider token failed.
-  public static var tokenStoreUnavailable: Self { "token_store_unavailable" }
+  public static var tokenStoreUnavailable: Self { Self("token_store_unavailable") }
   /// An app's topic or wake body is unusable.
-  public static var invalidApp: Self { "invalid_app" }
+  public static var invalidApp: Self { Self("invalid_app") }
 }
