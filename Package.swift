@@ -71,6 +71,7 @@ let libraries = [
   "PushDescriptor", "PushLease", "EnrichmentCache", "NotificationResolver", "PushRelay",
   "PushRelayPostgres", "NostrPushTesting", "GiftWrap", "NotificationService",
   "NostrHTTPServer", "NostrCurlHTTP", "PushGateway",
+  "AppAttest",
 ]
 
 let package = Package(
@@ -144,6 +145,13 @@ let package = Package(
         "NostrPushCore", "NostrHTTP", "NostrCurlHTTP", "NostrJSON", "NostrEvent",
         .target(name: "COpenSSLCrypto", condition: .when(platforms: [.linux])),
       ]),
+    // App Attest verification (attestations, assertions) on libcrypto; a bounded CBOR reader.
+    library(
+      "AppAttest",
+      [
+        "NostrPushCore", "NostrEvent",
+        .target(name: "COpenSSLCrypto", condition: .when(platforms: [.linux])),
+      ]),
     // The loopback fixture relay and gateway, for tests, the demo and benchmarks.
     library(
       "NostrPushTesting",
@@ -208,6 +216,7 @@ let package = Package(
     tests("NostrHTTPServerTests", ["NostrHTTPServer", "NostrWebSocket", "NostrPushCore"]),
     tests("NostrCurlHTTPTests", ["NostrCurlHTTP", "NostrHTTP", "NostrPushCore", "NostrHTTPServer"]),
     tests("PushGatewayTests", ["PushGateway", "NostrCurlHTTP", "NostrHTTP", "NostrPushCore"]),
+    tests("AppAttestTests", ["AppAttest", "NostrEvent", "NostrPushCore"]),
     tests("NIP44Tests", ["NIP44", "NostrEvent", "NostrJSON"]),
     tests("GiftWrapTests", ["GiftWrap", "NIP44", "NostrEvent", "NostrJSON"]),
     tests("NostrWebSocketTests", ["NostrWebSocket", "NostrPushTesting", "NostrEvent", "NostrJSON"]),

@@ -1,0 +1,137 @@
+#if os(Linux)
+import AppAttest
+import Foundation
+import NostrEvent
+import Testing
+
+/// The 20 real device captures of `Fixtures/vectors/app-attest/`: each verifies at its time, and
+/// fails expired, for another app id, in another environment and with other client data.
+@Suite struct AppAttestVectorTests {
+  func verifier(_ vector: AppAttestVector, appID: String? = nil, environment: AppAttestEnvironment? = nil)
+    throws
+    -> AppAttestVerifier
+  {
+    AppAttestVerifier(
+      appID: try AppAttestAppID(appID ?? vector.appID),
+      environment: environment ?? AppAttestEnvironment(rawValue: vector.environment) ?? .development,
+      trustAnchor: try AppAttestTrustAnchor.apple())
+  }
+
+  func clientDataHash(_ vector: AppAttestVector) -> [UInt8] {
+    vector.clientDataHash ?? NostrSHA256.hash(vector.clientData)
+  }
+
+  /// The code `verifyAttestation` throws, nil when it verifies.
+  func failure(
+    _ verifier: AppAttestVerifier, _ vector: AppAttestVector, clientDataHash: [UInt8]? = nil,
+    at time: Int64? = nil
+  ) -> ErrorCode<AppAttestErrorDomain>? {
+    do {
+      _ = try verifier.verifyAttestation(
+        vector.object, keyID: vector.keyID, clientDataHash: clientDataHash ?? self.clientDataHash(vector),
+        at: time ?? vector.verificationTime ?? 0)
+      return nil
+    } catch { return error.code }
+  }
+
+  @Test func theFixtureHoldsTwentyVectorsAndApplesRoot() throws {
+    #expect(AppAttestVector.all.count == 20)
+    #expect(AppAttestVector.attestations.count == 11)
+    let pem = try Data(
+      contentsOf: AppAttestVector.folder.appendingPathComponent("apple-app-attestation-root-ca.pem"))
+    let fixtureRoot = try AppAttestTrustAnchor(certificate: Array(pem))
+    let embedded = try AppAttestTrustAnchor.apple()
+    #expect(embedded.der == fixtureRoot.der)
+    #expect(
+      NostrSHA256.hash(embedded.der)
+        == AppAttestVector.hex("1CB9823BA28BA6AD2D33A006941DE2AE4F513EF1D4E831B9F7E0FA7B6242C932"))
+  }
+
+  @Test(arguments: AppAttestVector.attestations)
+  func anAttestationVerifiesAtItsTime(_ vector: AppAttestVector) throws {
+    let time = try #require(vector.verificationTime)
+    let key = try verifier(vector).verifyAttestation(
+      vector.object, keyID: vector.keyID, clientDataHash: clientDataHash(vector), at: time)
+    #expect(key.keyID == vector.keyID)
+    #expect(NostrSHA256.hash(key.publicKey) == vector.keyID)
+    if let stated = vector.publicKey { #expect(key.publicKey == stated) }
+    #expect(!key.receipt.isEmpty)
+    #expect(key.counter == 0)
+  }
+
+  @Test(arguments: AppAttestVector.attestations)
+  func anAttestationFailsExpiredOrForAnotherAppEnvironmentOrClientData(_ vector: AppAttestVector) throws {
+    let time = try #require(vector.verificationTime)
+    let right = try verifier(vector)
+    #expect(failure(right, vector) == nil)
+    // Leaves live days (2020–21) to months (later): two years on, the leaf has expired.
+    #expect(failure(right, vector, at: time + 2 * 365 * 86_400) == .certificateNotValidAtTime)
+    #expect(failure(try verifier(vector, appID: vector.appID + "x"), vector) == .rpIDMismatch)
+    let other: AppAttestEnvironment = vector.environment == "production" ? .development : .production
+    #expect(failure(try verifier(vector, environment: other), vector) == .aaguidMismatch)
+    #expect(
+      failure(right, vector, clientDataHash: NostrSHA256.hash(vector.clientData + [0])) == .nonceMismatch)
+  }
+
+  /// The stored key of an assertion: from its attestation, verified, else as the vector states.
+  func publicKey(_ vector: AppAttestVector) throws -> [UInt8] {
+    if let reference = vector.attestationRef {
+      let attestation = try #require(AppAttestVector.named(reference))
+      return try verifier(attestation).verifyAttestation(
+        attestation.object, keyID: attestation.keyID, clientDataHash: clientDataHash(attestation),
+        at: try #require(attestation.verificationTime)
+      ).publicKey
+    }
+    let key = try #require(vector.publicKey)
+    #expect(NostrSHA256.hash(key) == vector.keyID)
+    return key
+  }
+
+  @Test(arguments: AppAttestVector.assertions)
+  func anAssertionVerifiesAndYieldsItsCounter(_ vector: AppAttestVector) throws {
+    let key = try publicKey(vector)
+    let counter = try verifier(vector).verifyAssertion(
+      vector.object, clientData: vector.clientData, publicKey: key,
+      previousCounter: try #require(vector.previousCounter))
+    #expect(counter == vector.expectedCounter)
+  }
+
+  @Test(arguments: AppAttestVector.assertions)
+  func anAssertionFailsWithOtherClientDataAppIDOrAReplayedCounter(_ vector: AppAttestVector) throws {
+    let key = try publicKey(vector)
+    let counter = try #require(vector.expectedCounter)
+    #expect(
+      throws: AppAttestError(code: .invalidSignature, message: ""),
+      performing: {
+        try verifier(vector).verifyAssertion(
+          vector.object, clientData: vector.clientData + [0], publicKey: key, previousCounter: 0)
+      })
+    #expect(
+      throws: AppAttestError(code: .rpIDMismatch, message: ""),
+      performing: {
+        try verifier(vector, appID: vector.appID + "x").verifyAssertion(
+          vector.object, clientData: vector.clientData, publicKey: key, previousCounter: 0)
+      })
+    #expect(
+      throws: AppAttestError(code: .counterNotIncreasing, message: ""),
+      performing: {
+        try verifier(vector).verifyAssertion(
+          vector.object, clientData: vector.clientData, publicKey: key, previousCounter: counter)
+      })
+  }
+
+  @Test func everyTruncationOfARealAttestationFailsAtTheCBOR() throws {
+    let vector = try #require(AppAttestVector.named("veehaitch-ios-14.2-attestation"))
+    let verifier = try verifier(vector)
+    for length in 0..<vector.object.count {
+      #expect(
+        throws: AppAttestError(code: .cborTruncated, message: ""),
+        performing: {
+          try verifier.verifyAttestation(
+            Array(vector.object.prefix(length)), keyID: vector.keyID, clientDataHash: clientDataHash(vector),
+            at: vector.verificationTime ?? 0)
+        })
+    }
+  }
+}
+#endif
