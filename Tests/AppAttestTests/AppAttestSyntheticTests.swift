@@ -215,5 +215,31 @@ import Testing
           previousCounter: 0)
       })
   }
+  @Test func aMissingOrMalformedNonceExtensionFailsAtTheExtension() async throws {
+    let material = try await SyntheticAppAttest.make()
+    defer { material.remove() }
+    var missing = SyntheticAppAttest.Attestation()
+    missing.nonceExtension = []
+    #expect(failure(try verifier(material), try await material.make(missing)) == .invalidNonceExtension)
+    // An OCTET STRING where the SEQUENCE {[1] …} belongs.
+    var malformed = SyntheticAppAttest.Attestation()
+    malformed.nonceExtension = [0x04, 0x20] + [UInt8](repeating: 9, count: 32)
+    #expect(failure(try verifier(material), try await material.make(malformed)) == .invalidNonceExtension)
+  }
+
+  /// Apple's documentation samples pass a raw challenge as the client data hash, and one sample
+  /// carries bytes after the COSE key its flags do not announce: both are accepted.
+  @Test func deviceQuirksAreAccepted() async throws {
+    let material = try await SyntheticAppAttest.make()
+    defer { material.remove() }
+    var shape = SyntheticAppAttest.Attestation()
+    shape.clientDataHash = Array("raw-challenge-16".utf8)
+    shape.trailing = [0xA1, 0x61, 0x78, 0x01]
+    let made = try await material.make(shape)
+    let key = try verifier(material).verifyAttestation(
+      made.object, keyID: made.keyID, clientDataHash: shape.clientDataHash, at: now)
+    #expect(key.publicKey == made.publicKey)
+    #expect(failure(try verifier(material), made) == .nonceMismatch)  // the default hash is not it
+  }
 }
 #endif

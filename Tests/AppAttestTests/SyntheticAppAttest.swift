@@ -22,6 +22,10 @@ struct SyntheticAppAttest {
     var credentialID: [UInt8]? = nil
     /// The nonce the leaf carries; nil = SHA-256(authData ‖ clientDataHash).
     var nonce: [UInt8]? = nil
+    /// The leaf's nonce extension DER as made; nil = SEQUENCE {[1] OCTET STRING nonce}, [] = none.
+    var nonceExtension: [UInt8]? = nil
+    /// Bytes after the COSE key in authData, which the flags (AT only) do not announce.
+    var trailing: [UInt8] = []
     /// The leaf's validity from now, in days.
     var leafDays = 1
     var clientDataHash = NostrSHA256.hash(Array("synthetic client data".utf8))
@@ -102,11 +106,15 @@ struct SyntheticAppAttest {
 
   /// The authenticator data of an attestation: rpIdHash, flags (AT), counter, aaguid,
   /// credential id and a stand-in COSE key.
-  static func authData(appID: String, counter: UInt32, aaguid: [UInt8], credentialID: [UInt8]) -> [UInt8] {
+  static func authData(
+    appID: String, counter: UInt32, aaguid: [UInt8], credentialID: [UInt8], trailing: [UInt8] = []
+  ) -> [UInt8] {
     NostrSHA256.hash(Array(appID.utf8)) + [0x40] + bigEndian(counter) + aaguid
       + [UInt8(credentialID.count >> 8), UInt8(credentialID.count & 0xFF)] + credentialID
-      + TestCBOR.map([("1", TestCBOR.header(0, 2))])
+      + TestCBOR.map([("1", TestCBOR.header(0, 2))]) + trailing
   }
+
+  static func hexUpper(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02X", $0) }.joined() }
 
   static func bigEndian(_ value: UInt32) -> [UInt8] {
     (0..<4).reversed().map { UInt8(value >> (8 * $0) & 0xFF) }
@@ -128,10 +136,12 @@ struct SyntheticAppAttest {
     let keyID = NostrSHA256.hash(key.point)
     let auth = Self.authData(
       appID: shape.appID, counter: shape.counter, aaguid: shape.aaguid,
-      credentialID: shape.credentialID ?? keyID)
+      credentialID: shape.credentialID ?? keyID,
+      trailing: shape.trailing)
     let nonce = shape.nonce ?? NostrSHA256.hash(auth + shape.clientDataHash)
     let extensionDER =
-      [0x30, UInt8(nonce.count + 4), 0xA1, UInt8(nonce.count + 2), 0x04, UInt8(nonce.count)] + nonce
+      shape.nonceExtension
+      ?? [0x30, UInt8(nonce.count + 4), 0xA1, UInt8(nonce.count + 2), 0x04, UInt8(nonce.count)] + nonce
     let stem = UUID().uuidString
     let leafConfig = """
       [req]
@@ -142,7 +152,7 @@ struct SyntheticAppAttest {
       [leaf]
       basicConstraints = critical,CA:FALSE
       keyUsage = critical,digitalSignature
-      1.2.840.113635.100.8.2 = DER:\(extensionDER.map { String(format: "%02X", $0) }.joined())
+      \(extensionDER.isEmpty ? "" : "1.2.840.113635.100.8.2 = DER:" + Self.hexUpper(extensionDER))
 
       """
     try Data(leafConfig.utf8).write(to: URL(fileURLWithPath: path(stem + ".cnf")))
