@@ -1,3 +1,5 @@
+import NostrPushCore
+
 /// A small, bounded reader of the CBOR (RFC 8949) that App Attest sends: definite lengths only,
 /// nesting at most `maxDepth`, the input and every string, array and map at most `maxSize`, maps
 /// with unique text keys. Every malformed input is an `AppAttestError` with a `cbor_…` code; no
@@ -82,7 +84,7 @@ public struct CBORReader: Sendable {
     case 2: return .bytes(Array(try take(try length(info))))
     case 3:
       let raw = try take(try length(info))
-      guard let text = String(validating: raw, as: UTF8.self) else {
+      guard let text = UTF8Text.decode(raw) else {
         throw AppAttestError(code: .cborInvalidUTF8, message: "text string ending at byte \(position)")
       }
       return .text(text)
