@@ -21,7 +21,8 @@ public struct AuthenticatorData: Sendable, Equatable {
   public let credential: (aaguid: [UInt8], id: [UInt8])?
 
   /// Reads `bytes`; with `attestedCredential` the aaguid and credential id must follow the fixed
-  /// part (an attestation), else only the fixed part is read (an assertion).
+  /// part (an attestation), else only the fixed part is read (an assertion: Apple's is exactly
+  /// 37 bytes; bytes after the counter break no rule and are not read).
   public init(_ bytes: [UInt8], attestedCredential: Bool) throws(AppAttestError) {
     guard bytes.count >= Self.fixedLength else {
       throw AppAttestError(
