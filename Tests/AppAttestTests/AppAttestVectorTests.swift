@@ -2,6 +2,7 @@
 import AppAttest
 import Foundation
 import NostrEvent
+import NostrPushTestSupport
 import Testing
 
 /// The 20 real device captures of `Fixtures/vectors/app-attest/`: each verifies at its time, and
@@ -132,6 +133,32 @@ import Testing
             at: vector.verificationTime ?? 0)
         })
     }
+  }
+  /// Random byte changes of a real attestation: each is refused with a typed error, or verifies
+  /// to the same key (a change inside the receipt, which Apple's steps do not read).
+  @Test func changedBytesOfARealAttestationAreRefusedOrKeepTheKey() throws {
+    let vector = try #require(AppAttestVector.named("uebelack-production-attestation"))
+    let verifier = try verifier(vector)
+    let time = try #require(vector.verificationTime)
+    let original = try verifier.verifyAttestation(
+      vector.object, keyID: vector.keyID, clientDataHash: clientDataHash(vector), at: time)
+    var random = SplitMix64(seed: 0x4150_5041_5454)
+    var refused = 0
+    for _ in 0..<1000 {
+      var bytes = vector.object
+      for _ in 0...Int.random(in: 0...2, using: &random) {
+        bytes[Int.random(in: 0..<bytes.count, using: &random)] ^= UInt8.random(in: 1...255, using: &random)
+      }
+      do {
+        let key = try verifier.verifyAttestation(
+          bytes, keyID: vector.keyID, clientDataHash: clientDataHash(vector), at: time)
+        #expect(key.publicKey == original.publicKey)
+        #expect(key.receipt != original.receipt)
+      } catch {
+        refused += 1
+      }
+    }
+    #expect(refused > 500)
   }
 }
 #endif
