@@ -1,6 +1,6 @@
 // swift-tools-version: 6.0
 // A chat app and its Notification Service Extension, written against NostrPushKit from outside
-// the package: only public API, no `@testable`. `swift run chat-app` plays both halves against the
+// the package: only public API, no testable import. `swift run chat-app` plays both halves against the
 // loopback fixtures; `swift test` checks what it printed and that relay and extension agree.
 import PackageDescription
 

@@ -1,6 +1,6 @@
 // swift-tools-version: 6.0
 // A Swift relay that vendors NostrPushKit's relay side, written from outside the package: only
-// public API, no `@testable`. `swift run relay-host` serves a descriptor, ingests a lease, matches
+// public API, no testable import. `swift run relay-host` serves a descriptor, ingests a lease, matches
 // a message and delivers the wake to the gateway fixture; `swift test` checks what it printed.
 import PackageDescription
 
