@@ -460,9 +460,8 @@ import Testing
 
   /// The main job: every step of `Docs/CommandLine.md`'s table, in order, each notification naming the
   /// event of its wake, the constant content-free payload, and no wake after revocation; in both
-  /// generations (`buzz-push-v1` on `Fixtures/demo-v1`), one at a time (the demo's port). The
-  /// NIP-PL demo lists gift wraps and adds the direct-message triple;
-  /// `Fixtures/demo-v1` does not list them, so its script has none.
+  /// generations (`buzz-push-v1` on `Fixtures/demo-v1`), one at a time (the demo's port). Both
+  /// descriptors list gift wraps, so both scripts add the direct-message triple.
   @Test(.serialized, arguments: [nil, "buzz-push-v1"])
   func runsTheWholePipelineDemo(pushProtocol: String?) async throws {
     let run = try await NostrPushBinary.run(["demo"] + (pushProtocol.map { ["--protocol", $0] } ?? []))
@@ -470,8 +469,7 @@ import Testing
     let objects = try run.stdout.split(separator: "\n").map {
       try #require(try JSONReader().read(String($0)).objectValue)
     }
-    let direct = pushProtocol == nil
-    let directSteps = direct ? ["published", "wake", "notification"] : []
+    let directSteps = ["published", "wake", "notification"]
     #expect(
       objects.map { $0["step"]?.stringValue ?? "" }
         == [
@@ -480,10 +478,10 @@ import Testing
         ] + directSteps + ["revoked", "published", "silent"])
     guard objects.count == 12 + directSteps.count else { return }
     #expect(objects[0]["protocol"] == .string(pushProtocol ?? "nip-pl"))
-    let kinds: [Int64] = [9, 40002, 45001, 45003] + (direct ? [1059] : [])
+    let kinds: [Int64] = [9, 40002, 45001, 45003, 1059]
     #expect(objects[0]["push_kinds"] == .array(kinds.map(JSONValue.integer)))
     #expect(objects[2]["generation"] == .integer(1))
-    #expect(objects[2]["subscriptions"] == .integer(direct ? 3 : 2))
+    #expect(objects[2]["subscriptions"] == .integer(3))
     for (published, wake, notification) in [(3, 4, 5), (6, 7, 8)] {
       let eventID = try #require(objects[published]["event_id"]?.stringValue)
       #expect(objects[wake]["event_id"] == .string(eventID))
@@ -499,18 +497,16 @@ import Testing
     #expect(objects[5]["enrichment"] == .string("refreshed"))
     #expect(objects[8]["enrichment"] == .string("cache_fresh"))
     #expect(objects[8]["target"]?.objectValue?["thread_id"] == objects[3]["event_id"])
-    if direct {
-      // The direct message: the wrap published and woken for, the rumor presented.
-      #expect(objects[9]["kind"] == .integer(1059))
-      #expect(objects[9]["author"] == objects[3]["author"])
-      #expect(objects[10]["event_id"] == objects[9]["event_id"])
-      #expect(objects[11]["request_id"] == objects[10]["request_id"])
-      #expect(objects[11]["wrap_id"] == objects[10]["event_id"])
-      #expect(objects[11]["kind"] == .integer(14))
-      #expect(objects[11]["title"] == .string("Alice Martin"))
-      #expect(objects[11]["body"] == .string("Are you coming to lunch? Just between us."))
-      #expect(objects[11]["target"]?.objectValue?["event_id"] != objects[10]["event_id"])
-    }
+    // The direct message: the wrap published and woken for, the rumor presented.
+    #expect(objects[9]["kind"] == .integer(1059))
+    #expect(objects[9]["author"] == objects[3]["author"])
+    #expect(objects[10]["event_id"] == objects[9]["event_id"])
+    #expect(objects[11]["request_id"] == objects[10]["request_id"])
+    #expect(objects[11]["wrap_id"] == objects[10]["event_id"])
+    #expect(objects[11]["kind"] == .integer(14))
+    #expect(objects[11]["title"] == .string("Alice Martin"))
+    #expect(objects[11]["body"] == .string("Are you coming to lunch? Just between us."))
+    #expect(objects[11]["target"]?.objectValue?["event_id"] != objects[10]["event_id"])
     let tail = objects.count - 3
     #expect(objects[tail]["generation"] == .integer(2))
     #expect(objects[tail + 2]["event_id"] == objects[tail + 1]["event_id"])

@@ -96,7 +96,8 @@ var pushMembers = JSONObject([
     json(["id": .string("demo-2026-01"), "pubkey": .string(relay.pubkey), "current": .bool(true)])
   ]),
   "app_profiles": .array([json(["id": .string("org.nostrpushkit.demo"), "transport": .string("apns")])]),
-  "push_kinds": .array([9, 40002, 45001, 45003].map { .integer($0) }),
+  // NIP-17 gift wraps (1059) wake too, in both generations: the demo's lease asks for direct messages.
+  "push_kinds": .array([9, 40002, 45001, 45003, 1059].map { .integer($0) }),
   "urgent_kinds": .array([]),
   "h_grammar": .string("uuid-v4-lowercase"),
   "class_support": json(["apns": .array(["silent", "default", "time_sensitive"].map { .string($0) })]),
@@ -106,9 +107,6 @@ if pushProtocol == "buzz-push-v1" {
   // One app per gateway: no app profile anywhere, and no urgent_kinds member.
   pushMembers["app_profiles"] = nil
   pushMembers["urgent_kinds"] = nil
-} else {
-  // NIP-17 gift wraps wake too: the demo's lease asks for direct messages.
-  pushMembers["push_kinds"] = .array([9, 40002, 45001, 45003, 1059].map { .integer($0) })
 }
 let push = JSONValue.object(pushMembers)
 let information = json([
