@@ -5,7 +5,8 @@ import NostrJSON
 ///
 /// Only the strict initialisers create one from a document, so holding a value means every rule
 /// of the spec held for its generation; a relay builds one with the memberwise initialiser and
-/// encodes it with `jsonValue`.
+/// encodes it with `jsonValue`. Its members are read-only outside the package, so a checked value
+/// cannot be changed into an unchecked one after the fact.
 public struct PushDescriptor: Sendable, Hashable {
   /// The only `h_grammar` value the spec defines.
   public static let uuidV4LowercaseGrammar = "uuid-v4-lowercase"
@@ -14,23 +15,23 @@ public struct PushDescriptor: Sendable, Hashable {
 
   /// The protocol generation the relay advertises; it decides the `push` members and the lease
   /// plaintext.
-  public var pushProtocol: PushProtocol
+  public package(set) var pushProtocol: PushProtocol
   /// The relay's WebSocket origin, `ws://` or `wss://` plus authority, exactly as written.
-  public var origin: String
+  public package(set) var origin: String
   /// The lease-signing keys; exactly one is current.
-  public var keys: [PushKey]
+  public package(set) var keys: [PushKey]
   /// The apps the relay pushes to (`nip-pl`); always empty for `buzz-push-v1`.
-  public var appProfiles: [PushAppProfile]
+  public package(set) var appProfiles: [PushAppProfile]
   /// The event kinds the relay pushes (a superset of `requiredPushKinds`).
-  public var pushKinds: [Int]
+  public package(set) var pushKinds: [Int]
   /// The kinds pushed as urgent; nil when the member is absent (always for `buzz-push-v1`).
-  public var urgentKinds: [Int]?
+  public package(set) var urgentKinds: [Int]?
   /// The grammar of `h` values (always `uuidV4LowercaseGrammar` once validated).
-  public var hGrammar: String
+  public package(set) var hGrammar: String
   /// The push classes per transport.
-  public var classSupport: PushClassSupport
+  public package(set) var classSupport: PushClassSupport
   /// The lease limits.
-  public var limitation: PushLimitation
+  public package(set) var limitation: PushLimitation
 
   /// Creates a descriptor from its parts without checking them (a relay building its own).
   ///
