@@ -1,7 +1,7 @@
 import Foundation
 import NostrEvent
 
-// nostr-push-bench [--quick] [--json] [--only event|bech32|descriptor|cache|process|verify|resolve|nip44|giftwrap|pushrelay|pushload|pipeline|postgres] [--write-corpus N FILE]
+// nostr-push-bench [--quick] [--json] [--only event|bech32|descriptor|cache|process|verify|resolve|nip44|giftwrap|pushrelay|pushload|pipeline|postgres|social] [--write-corpus N FILE]
 // Prints every performance figure beside its baseline measured in the same run (Docs/Performance.md).
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -54,6 +54,7 @@ let modules: [(key: String, rows: (Bool) throws -> (rows: [Benchmark], notes: [S
   ("pushrelay", BenchmarkRegistry.pushRelayBenchmarks),
   ("pushload", BenchmarkRegistry.pushLoadBenchmarks),
   ("pipeline", BenchmarkRegistry.pipelineBenchmarks),
+  ("social", BenchmarkRegistry.socialBenchmarks),
   // Under Scripts/with-postgres only (skipped with a note otherwise).
   ("postgres", BenchmarkRegistry.postgresBenchmarks),
 ]
