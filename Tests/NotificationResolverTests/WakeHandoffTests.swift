@@ -51,8 +51,8 @@ import Testing
     }
   }
 
-  /// The bug this seam fixes: the final plan is there, the normal path waits on the cache's write
-  /// lock to mark it presented (the app's importer holds it), and iOS says time is up. The handler
+  /// The bug this seam fixes: the final plan is there, the normal path waits on the claims file's
+  /// write lock to mark it presented (another process holds it), and iOS says time is up. The handler
   /// is called before `expire()` returns, with the final plan, and only once.
   @Test func expiryDoesNotWaitForTheNormalPathsWrite() async throws {
     let scenario = RelayScenario()
@@ -70,7 +70,8 @@ import Testing
       let deliveries = Deliveries()
       handoff.begin("wake-1", session: session, deliver: deliveries.deliver("wake-1"))
       #expect(await session.plan().outcome.notification?.target.eventID == message.id)
-      let lock = try ResolverLockedCacheTests.WriteLock(path: path)
+      // Claims live in their own file beside the cache: its write lock is what marking waits on.
+      let lock = try ResolverLockedCacheTests.WriteLock(path: path + ".claims")
       let finished = Locked(false)
       let normal = Task {
         let delivered = await handoff.complete("wake-1")
