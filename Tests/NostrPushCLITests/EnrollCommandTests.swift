@@ -148,7 +148,9 @@ import Testing
           Self.demo.appendingPathComponent("account.key").path, "--state", workspace.state, "--now",
           "\(Self.now)",
         ]))
-      #expect([first, second, revoke].map { $0["accepted"] } == [.bool(true), .bool(true), .bool(true)])
+      #expect(
+        [first, second, revoke].map { $0["accepted"] } == [.bool(true), .bool(true), .bool(true)],
+        "enroll: \(first), again: \(second), revoke: \(revoke)")
       #expect([first, second, revoke].map { $0["generation"] } == [.integer(1), .integer(2), .integer(3)])
       #expect(second["d"] == first["d"])
       #expect(revoke["d"] == first["d"])
