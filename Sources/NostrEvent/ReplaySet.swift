@@ -1,4 +1,5 @@
 import Foundation
+import NostrPushCore
 
 /// The in-memory `NIP98ReplayStore`: the ids a verifier accepted whose events are still within
 /// its window, so that a captured header cannot be used twice within one process.
@@ -62,49 +63,22 @@ final class ReplaySet: NIP98ReplayStore {
   /// The live ids and their expiries, with a min-heap on expiry; both always hold the same ids.
   private struct Burnt {
     var expiry: [Key: Int64] = [:]
-    var heap: [(expiresAt: Int64, id: Key)] = []
+    var heap = ExpiryHeap<Key>()
 
     mutating func burn(_ id: Key, expiresAt: Int64, now: Int64, capacity: Int) -> Refusal? {
       expire(now: now)
       if expiry[id] != nil { return .replayed }
       guard expiry.count < capacity else { return .full }
       expiry[id] = expiresAt
-      push((expiresAt, id))
+      heap.insert(id, at: expiresAt)
       return nil
     }
 
     /// Drops every id whose expiry has passed.
     private mutating func expire(now: Int64) {
-      while let first = heap.first, first.expiresAt < now {
-        expiry[first.id] = nil
-        popFirst()
-      }
-    }
-
-    private mutating func push(_ entry: (expiresAt: Int64, id: Key)) {
-      heap.append(entry)
-      var child = heap.count - 1
-      while child > 0 {
-        let parent = (child - 1) / 2
-        guard heap[child].expiresAt < heap[parent].expiresAt else { break }
-        heap.swapAt(child, parent)
-        child = parent
-      }
-    }
-
-    private mutating func popFirst() {
-      heap.swapAt(0, heap.count - 1)
-      heap.removeLast()
-      var parent = 0
-      while true {
-        let left = 2 * parent + 1
-        let right = left + 1
-        var smallest = parent
-        if left < heap.count, heap[left].expiresAt < heap[smallest].expiresAt { smallest = left }
-        if right < heap.count, heap[right].expiresAt < heap[smallest].expiresAt { smallest = right }
-        guard smallest != parent else { return }
-        heap.swapAt(parent, smallest)
-        parent = smallest
+      while let first = heap.first, first.at < now {
+        expiry[first.value] = nil
+        heap.removeFirst()
       }
     }
   }

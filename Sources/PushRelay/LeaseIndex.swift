@@ -1,4 +1,5 @@
 import NostrEvent
+import NostrPushCore
 import PushLease
 
 /// The live leases of one origin, indexed by the exact values their filters narrow on and
@@ -44,7 +45,7 @@ package struct LeaseIndex: Sendable {
   private var slotOfAddress: [LeaseAddress: Int] = [:]
   private var byKey: [Key: [Int]] = [:]
   private var everywhere: Set<Int> = []
-  private var expiries: [Expiry] = []
+  private var expiries = ExpiryHeap<Expiry>()
   private var marks: [UInt32] = []
   private var stamp: UInt32 = 0
   private var compactor = LeaseCompactor()
@@ -122,9 +123,9 @@ package struct LeaseIndex: Sendable {
   package mutating func removeExpired(now: Int64) -> [LeaseAddress] {
     var removed: [LeaseAddress] = []
     while let first = expiries.first, first.at <= now {
-      popFirst()
+      expiries.removeFirst()
       // A slot reused or re-leased since holds another event: that entry's own expiry governs.
-      if let entry = slots[first.slot], entry.lease.eventID == first.eventID {
+      if let entry = slots[first.value.slot], entry.lease.eventID == first.value.eventID {
         removed.append(entry.lease.address)
         remove(entry.lease.address)
       }
@@ -177,38 +178,10 @@ package struct LeaseIndex: Sendable {
     // Replaced leases leave their entries behind; past twice the live count, rebuild from the
     // live slots so the heap stays bounded by the leases held.
     if expiries.count > 2 * slotOfAddress.count + 64 {
-      let live = expiries.filter { slots[$0.slot]?.lease.eventID == $0.eventID }
-      expiries = []
-      for kept in live { siftUp(kept) }
+      let live = expiries.entries.filter { slots[$0.value.slot]?.lease.eventID == $0.value.eventID }
+      expiries.removeAll()
+      for kept in live { expiries.insert(kept.value, at: kept.at) }
     }
-    siftUp(entry)
-  }
-
-  private mutating func siftUp(_ entry: Expiry) {
-    expiries.append(entry)
-    var child = expiries.count - 1
-    while child > 0 {
-      let parent = (child - 1) / 2
-      guard expiries[child].at < expiries[parent].at else { break }
-      expiries.swapAt(child, parent)
-      child = parent
-    }
-  }
-
-  private mutating func popFirst() {
-    let last = expiries.removeLast()
-    guard !expiries.isEmpty else { return }
-    expiries[0] = last
-    var parent = 0
-    while true {
-      let left = 2 * parent + 1
-      let right = left + 1
-      var smallest = parent
-      if left < expiries.count, expiries[left].at < expiries[smallest].at { smallest = left }
-      if right < expiries.count, expiries[right].at < expiries[smallest].at { smallest = right }
-      guard smallest != parent else { return }
-      expiries.swapAt(parent, smallest)
-      parent = smallest
-    }
+    expiries.insert(entry, at: entry.at)
   }
 }
