@@ -24,8 +24,7 @@ enum CacheOpener {
       throw CacheError(code: .corrupt, field: "path", message: "the cache path is a directory")
     }
     let db = try CacheConnection(cachePath: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
-    let version = try userVersion(db)
-    guard version <= CacheSchema.currentVersion else { throw newer(version) }
+    let version = try CacheSchema.migrator.checkKnown(db)
     if version == 0 {
       try db.execute("PRAGMA auto_vacuum = INCREMENTAL")
     }
@@ -36,16 +35,7 @@ enum CacheOpener {
     try db.execute(
       "PRAGMA cache_size = -\(pageCacheKiB); PRAGMA synchronous = NORMAL; PRAGMA journal_size_limit = \(journalSizeLimit); PRAGMA mmap_size = \(mmapSize)"
     )
-    if version < CacheSchema.currentVersion {
-      try db.immediateTransaction { () throws(CacheError) in
-        let current = try userVersion(db)
-        guard current <= CacheSchema.currentVersion else { throw newer(current) }
-        for migration in CacheSchema.migrations.dropFirst(Int(current)) {
-          try db.execute(migration)
-        }
-        try db.execute("PRAGMA user_version = \(CacheSchema.currentVersion)")
-      }
-    }
+    try CacheSchema.migrator.migrate(db)
     return db
   }
 
@@ -68,16 +58,5 @@ enum CacheOpener {
       throw CacheError(
         code: .storage, field: "path", message: "cannot move the corrupt cache aside: \(error)")
     }
-  }
-
-  private static func userVersion(_ db: CacheConnection) throws(CacheError) -> Int64 {
-    try db.first("PRAGMA user_version") { row in row.integer(0) } ?? 0
-  }
-
-  private static func newer(_ version: Int64) -> CacheError {
-    CacheError(
-      code: .newerSchema, field: "user_version",
-      message:
-        "the file has schema version \(version); this library knows up to \(CacheSchema.currentVersion)")
   }
 }

@@ -1,3 +1,5 @@
+import _NostrSQLite
+
 /// The cache's tables as an ordered list of forward-only migrations.
 ///
 /// Migration `n` (1-based) moves the file from `user_version` n−1 to n; each runs once, inside the
@@ -5,9 +7,20 @@
 /// `currentVersion` comes from a newer library and is refused without being changed.
 enum CacheSchema {
   /// The version this library writes.
-  static var currentVersion: Int64 { Int64(migrations.count) }
+  static var currentVersion: Int64 { migrator.latestVersion }
 
-  /// Every migration in order; append, never edit.
+  /// The schema steps, applied by the package's one migrator.
+  static let migrator = SQLiteMigrator<CacheError>(
+    [
+      SQLiteMigration("records", sql: migrations[0]), SQLiteMigration("two-phase claims", sql: migrations[1]),
+    ],
+    newerSchema: { found, known in
+      CacheError(
+        code: .newerSchema, field: "user_version",
+        message: "the file has schema version \(found); this library knows up to \(known)")
+    })
+
+  /// Every step's SQL in order; append, never edit.
   static let migrations: [String] = [
     """
     CREATE TABLE accounts(

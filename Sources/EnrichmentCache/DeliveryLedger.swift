@@ -121,38 +121,43 @@ final class DeliveryLedger: Sendable {
     }
     Self.createPrivately(path)
     let db = try CacheConnection(cachePath: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
-    let version = try db.first("PRAGMA user_version") { row in row.integer(0) } ?? 0
-    guard version <= Self.currentVersion else {
-      throw CacheError(
-        code: .newerSchema, field: "user_version",
-        message:
-          "the claims file has schema version \(version); this library knows up to \(Self.currentVersion)")
-    }
+    let migrator = migrator()
+    try migrator.checkKnown(db)
     let mode = try db.first("PRAGMA journal_mode = WAL") { row in row.text(0) ?? "" }
     guard mode?.lowercased() == "wal" else {
       throw CacheError(code: .storage, message: "cannot switch the claims file to WAL (\(mode ?? "unknown"))")
     }
     try db.execute("PRAGMA synchronous = NORMAL")
-    if version < Self.currentVersion {
-      try db.immediateTransaction { () throws(CacheError) in
-        let current = try db.first("PRAGMA user_version") { row in row.integer(0) }
-        guard current == 0 else { return }
-        try db.execute(Self.schema)
-        for row in inheritedRows() {
-          try db.run(
-            """
-            INSERT OR IGNORE INTO deliveries(message_id, account, relay, claimed_at, claim_expires_at, presented_at)
-            VALUES (?, ?, ?, ?, ?, ?)
-            """,
-            [
-              .text(row.messageID), .text(row.account), .text(row.relay), .integer(row.claimedAt),
-              .integer(row.claimExpiresAt), row.presentedAt.map { .integer($0) } ?? .null,
-            ])
-        }
-        try db.execute("PRAGMA user_version = \(Self.currentVersion)")
-      }
-    }
+    try migrator.migrate(db)
     return db
+  }
+
+  /// The ledger's one schema step: create the table and take over the records file's claims
+  /// in the same transaction.
+  private func migrator() -> SQLiteMigrator<CacheError> {
+    let rows = inheritedRows
+    return SQLiteMigrator(
+      [
+        SQLiteMigration("claims") { db throws(CacheError) in
+          try db.execute(Self.schema)
+          for row in rows() {
+            try db.run(
+              """
+              INSERT OR IGNORE INTO deliveries(message_id, account, relay, claimed_at, claim_expires_at, presented_at)
+              VALUES (?, ?, ?, ?, ?, ?)
+              """,
+              [
+                .text(row.messageID), .text(row.account), .text(row.relay), .integer(row.claimedAt),
+                .integer(row.claimExpiresAt), row.presentedAt.map { .integer($0) } ?? .null,
+              ])
+          }
+        }
+      ],
+      newerSchema: { found, known in
+        CacheError(
+          code: .newerSchema, field: "user_version",
+          message: "the claims file has schema version \(found); this library knows up to \(known)")
+      })
   }
 
   /// Creates the file at `path` with mode `0600` unless something is there already (a symlink

@@ -15,8 +15,21 @@ public final class PushStateDatabase: Sendable {
   /// The busy timeout the fixture uses (250 ms): nobody else opens its state file.
   package static let fixtureBusyTimeoutMilliseconds: Int32 = 250
 
-  /// The migrations, in order; migration `i` (1-based) moves `user_version` from `i − 1` to `i`.
-  static let migrations: [String] = [
+  /// The schema steps, in order, applied by the package's one migrator.
+  static let migrator = SQLiteMigrator<PushRelayError>(
+    migrationSQL.enumerated().map { SQLiteMigration(migrationNames[$0.offset], sql: $0.element) },
+    newerSchema: { found, known in
+      PushRelayError(
+        code: .unsupportedSchema, field: "state", message: "schema version \(found) is newer than \(known)")
+    })
+
+  /// The steps' names, one per entry of `migrationSQL`.
+  private static let migrationNames = [
+    "push_lease", "push_wake outbox", "recent events", "protocol generation", "direct-message wake bound",
+  ]
+
+  /// The steps' SQL; step `i` (1-based) moves `user_version` from `i − 1` to `i`.
+  private static let migrationSQL: [String] = [
     // 1: push_lease. An expired or revoked lease turns inactive; inactive rows are pruned a day
     // past their expiry.
     """
@@ -184,17 +197,7 @@ public final class PushStateDatabase: Sendable {
   }
 
   private static func migrate(_ connection: PushStateConnection) throws(PushRelayError) {
-    try connection.immediateTransaction { () throws(PushRelayError) in
-      let version = Int(try connection.query("PRAGMA user_version") { $0.integer(0) }.first ?? 0)
-      guard version <= Self.migrations.count else {
-        throw PushRelayError(
-          code: .unsupportedSchema, field: "state",
-          message: "schema version \(version) is newer than \(Self.migrations.count)")
-      }
-      for index in version..<Self.migrations.count {
-        try connection.execute(Self.migrations[index])
-        try connection.execute("PRAGMA user_version = \(index + 1)")
-      }
-    }
+    try migrator.migrate(connection)
   }
+
 }
