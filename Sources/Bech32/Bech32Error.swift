@@ -12,8 +12,6 @@ public enum Bech32ErrorDomain: ErrorDomain {
   /// The byte offset at fault in the input, when one applies.
   public typealias Detail = Int
 
-  /// `code: message` (the field is reported on its own).
-  public static func describe(_ error: Bech32Error) -> String { "\(error.code): \(error.message)" }
 }
 
 extension ErrorCode where Domain == Bech32ErrorDomain {

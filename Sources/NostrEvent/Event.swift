@@ -127,8 +127,12 @@ public struct Event: Sendable, Hashable {
 
   // MARK: Field readers
 
-  static func malformed(_ error: JSONError) -> EventError {
-    EventError(code: .malformedJSON, message: "malformed JSON: \(error.description)")
+  /// The `malformed_json` error for a document the JSON reader refused, its message naming where.
+  package static func malformed(_ error: JSONError) -> EventError {
+    EventError(
+      code: .malformedJSON,
+      message:
+        "malformed JSON: \(error.message)\(error.field.map { " at \($0)" } ?? "") (byte \(error.offset))")
   }
 
   static func hex(_ value: JSONValue, field: String, length: Int) throws(EventError) -> String {

@@ -9,8 +9,6 @@ public typealias EventError = DomainError<EventErrorDomain>
 
 /// The error domain of `EventError`: its codes are the static members below.
 public enum EventErrorDomain: ErrorDomain {
-  /// The message alone, as the command line prints it.
-  public static func describe(_ error: EventError) -> String { error.message }
 }
 
 extension ErrorCode where Domain == EventErrorDomain {

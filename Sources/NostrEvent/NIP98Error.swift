@@ -7,8 +7,6 @@ public typealias NIP98Error = DomainError<NIP98ErrorDomain>
 
 /// The error domain of `NIP98Error`: its codes are the static members below.
 public enum NIP98ErrorDomain: ErrorDomain {
-  /// The message alone, as the command line prints it.
-  public static func describe(_ error: NIP98Error) -> String { error.message }
 }
 
 extension ErrorCode where Domain == NIP98ErrorDomain {

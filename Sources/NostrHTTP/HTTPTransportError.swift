@@ -10,10 +10,6 @@ public enum HTTPTransportErrorDomain: ErrorDomain {
   /// The HTTP status of the answer that was refused (a `tooLarge` body), when there was one.
   public typealias Detail = Int
 
-  /// `code: message`, or the code alone when there is no message.
-  public static func describe(_ error: HTTPTransportError) -> String {
-    error.message.isEmpty ? error.code.rawValue : "\(error.code): \(error.message)"
-  }
 }
 
 extension ErrorCode where Domain == HTTPTransportErrorDomain {

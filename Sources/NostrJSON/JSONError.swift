@@ -13,11 +13,6 @@ public enum JSONErrorDomain: ErrorDomain {
   /// Where the input failed, and the member name of a duplicate.
   public typealias Detail = JSONErrorLocation
 
-  /// `message at field (byte offset)`.
-  public static func describe(_ error: JSONError) -> String {
-    let location = error.field.map { " at \($0)" } ?? ""
-    return "\(error.message)\(location) (byte \(error.offset))"
-  }
 }
 
 extension ErrorCode where Domain == JSONErrorDomain {

@@ -22,6 +22,10 @@ public struct DomainError<Domain: ErrorDomain>: NostrPushError {
     self.detail = detail
   }
 
-  /// The domain's rendering: `code (field): message` unless the domain says otherwise.
-  public var description: String { Domain.describe(self) }
+  /// The package's one rendering of an error for people, the same in every module:
+  /// `code (field): message`, or `code: message` when no field applies.
+  public var description: String {
+    guard let field else { return "\(code): \(message)" }
+    return "\(code) (\(field)): \(message)"
+  }
 }

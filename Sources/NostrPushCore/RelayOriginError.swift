@@ -5,8 +5,6 @@ public typealias RelayOriginError = DomainError<RelayOriginErrorDomain>
 
 /// The error domain of `RelayOriginError`.
 public enum RelayOriginErrorDomain: ErrorDomain {
-  /// The message alone, as the command line prints it.
-  public static func describe(_ error: RelayOriginError) -> String { error.message }
 }
 
 extension ErrorCode where Domain == RelayOriginErrorDomain {

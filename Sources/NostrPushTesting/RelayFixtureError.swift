@@ -8,10 +8,6 @@ public typealias RelayFixtureError = DomainError<RelayFixtureErrorDomain>
 
 /// The error domain of `RelayFixtureError`: its codes are the static members below.
 public enum RelayFixtureErrorDomain: ErrorDomain {
-  /// `field: message (code)`, with `-` for no field.
-  public static func describe(_ error: RelayFixtureError) -> String {
-    "\(error.field ?? "-"): \(error.message) (\(error.code))"
-  }
 }
 
 extension ErrorCode where Domain == RelayFixtureErrorDomain {

@@ -9,10 +9,6 @@ public typealias ResolverError = DomainError<ResolverErrorDomain>
 
 /// The error domain of `ResolverError`: its codes are the static members below.
 public enum ResolverErrorDomain: ErrorDomain {
-  /// `field: message (code)`, with `-` for no field.
-  public static func describe(_ error: ResolverError) -> String {
-    "\(error.field ?? "-"): \(error.message) (\(error.code))"
-  }
 }
 
 extension ErrorCode where Domain == ResolverErrorDomain {

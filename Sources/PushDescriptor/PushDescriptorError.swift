@@ -8,10 +8,6 @@ public typealias PushDescriptorError = DomainError<PushDescriptorErrorDomain>
 
 /// The error domain of `PushDescriptorError`: its codes are the static members below.
 public enum PushDescriptorErrorDomain: ErrorDomain {
-  /// `field: code: message`, with `-` for no field.
-  public static func describe(_ error: PushDescriptorError) -> String {
-    "\(error.field ?? "-"): \(error.code): \(error.message)"
-  }
 }
 
 extension ErrorCode where Domain == PushDescriptorErrorDomain {

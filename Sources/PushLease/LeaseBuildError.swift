@@ -9,8 +9,6 @@ public typealias LeaseBuildError = DomainError<LeaseBuildErrorDomain>
 
 /// The error domain of `LeaseBuildError`: its codes are the static members below.
 public enum LeaseBuildErrorDomain: ErrorDomain {
-  /// `code: message` (the field is reported on its own).
-  public static func describe(_ error: LeaseBuildError) -> String { "\(error.code): \(error.message)" }
 }
 
 extension ErrorCode where Domain == LeaseBuildErrorDomain {

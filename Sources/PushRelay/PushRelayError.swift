@@ -12,11 +12,6 @@ public enum PushRelayErrorDomain: ErrorDomain {
   /// The database's diagnostic of a storage failure.
   public typealias Detail = StorageDiagnostic
 
-  /// `field: message (code)`, or `message (code)` without a field.
-  public static func describe(_ error: PushRelayError) -> String {
-    guard let field = error.field else { return "\(error.message) (\(error.code))" }
-    return "\(field): \(error.message) (\(error.code))"
-  }
 }
 
 extension ErrorCode where Domain == PushRelayErrorDomain {

@@ -23,20 +23,20 @@ import Testing
     #expect(Self.name(of: .invalidBase64) == "other")
   }
 
-  @Test func printsSnakeCaseCodesAndEachDomainsDescription() {
+  @Test func printsSnakeCaseCodesAndOneRenderingInEveryDomain() {
     #expect(CacheError.Code.newerSchema.rawValue == "newer_schema")
     #expect(CacheError.Code.accountRemoved.rawValue == "account_removed")
     #expect(NIP44Error(code: .invalidMAC, message: "wrong key").description == "invalid_mac: wrong key")
     #expect(
-      EventError(code: .invalidField, field: "kind", message: "kind: not an integer").description
-        == "kind: not an integer")
-    #expect(HTTPTransportError(code: .timeout, message: "").description == "timeout")
+      EventError(code: .invalidField, field: "kind", message: "not an integer").description
+        == "invalid_field (kind): not an integer")
+    #expect(HTTPTransportError(code: .timeout, message: "no answer").description == "timeout: no answer")
     #expect(
       CacheError(code: .invalidField, field: "account", message: "must be hex").description
         == "invalid_field (account): must be hex")
     #expect(
       JSONError(code: .syntax, field: "a", offset: 3, message: "expected a value").description
-        == "expected a value at a (byte 3)")
+        == "syntax (a): expected a value")
   }
 
   @Test func comparesCodeAndFieldButNeitherMessageNorDetail() {

@@ -202,7 +202,7 @@ enum VerifyCommand: CLICommand {
       value = try JSONReader(maxBytes: maxDocumentBytes).read(buffer: bytes)
     } catch {
       return .failure(
-        Failure(id: nil, code: "malformed_json", message: "malformed JSON: \(error.description)"))
+        Failure(id: nil, code: "malformed_json", message: Event.malformed(error).message))
     }
     let givenID = value.objectValue?["id"]?.stringValue
     let event: Event
