@@ -83,7 +83,7 @@ let package = Package(
   dependencies: secp256k1Packages,
   targets: secp256k1Targets + [
     sqliteTarget,
-    // libpq, for PushRelayPostgres only (apt: libpq-dev).
+    // libpq, for _NostrPostgres only (apt: libpq-dev).
     .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
     // libmicrohttpd, under NostrHTTPServer (apt: libmicrohttpd-dev).
     .systemLibrary(
@@ -113,6 +113,8 @@ let package = Package(
     library("PushLease", ["NostrPushCore", "NostrJSON", "NostrEvent", "NIP44", "PushDescriptor"]),
     // Internal: the one SQLite wrapper and migrator under EnrichmentCache and PushRelay.
     library("_NostrSQLite", ["CSQLite"]),
+    // The one libpq wrapper and PostgreSQL migrator, for the relay's and the gateway's stores.
+    library("_NostrPostgres", ["CLibPQ"]),
     library("EnrichmentCache", ["NostrPushCore", "_NostrSQLite", "NostrJSON", "NostrEvent"]),
     library(
       "NotificationResolver",
@@ -132,7 +134,7 @@ let package = Package(
     // PushRelay's store, outbox and wake signal on PostgreSQL, for a relay of several processes.
     library(
       "PushRelayPostgres",
-      ["NostrPushCore", "NostrEvent", "PushLease", "PushDescriptor", "PushRelay", "CLibPQ"]),
+      ["NostrPushCore", "NostrEvent", "PushLease", "PushDescriptor", "PushRelay", "_NostrPostgres"]),
     // The one production HTTP/1.1 server (libmicrohttpd; WebSocket upgrades onto our codec).
     library("NostrHTTPServer", ["NostrPushCore", "NostrWebSocket", "CMicroHTTPD"]),
     // The server side's HTTP client on libcurl's multi interface (HTTP/2, test CA, client
@@ -177,7 +179,7 @@ let package = Package(
       [
         secp256k1, "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
         "NotificationResolver", "NostrPushTesting", "NostrHTTP", "NostrPushTestSupport", "NIP44", "PushLease",
-        "PushRelay", "PushRelayPostgres", "NostrWebSocket", "GiftWrap",
+        "PushRelay", "PushRelayPostgres", "_NostrPostgres", "NostrWebSocket", "GiftWrap",
       ]),
     executable(
       "nostr-push-stress", path: "Benchmarks/nostr-push-stress",
@@ -233,8 +235,8 @@ let package = Package(
     tests(
       "PushRelayTests",
       [
-        "PushRelay", "PushRelayPostgres", "NostrPushTesting", "NostrEvent", "NostrJSON", "PushDescriptor",
-        "NotificationResolver",
+        "PushRelay", "PushRelayPostgres", "_NostrPostgres", "NostrPushTesting", "NostrEvent", "NostrJSON",
+        "PushDescriptor", "NotificationResolver",
         "CSQLite", "NostrHTTP", "PushLease", "NostrWebSocket",
       ]),
     tests(

@@ -7,6 +7,7 @@ import PushDescriptor
 import PushLease
 import PushRelay
 import PushRelayPostgres
+import _NostrPostgres
 
 extension BenchmarkRegistry {
   /// The PostgreSQL rows of `Docs/Performance.md` (`--only postgres`, run under `Scripts/with-postgres`):

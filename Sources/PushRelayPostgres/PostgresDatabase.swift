@@ -1,4 +1,5 @@
 import PushRelay
+import _NostrPostgres
 
 /// A PostgreSQL database holding a relay's push state, shared by the processes of one relay:
 /// where `PostgresLeaseStore`, `PostgresWakeOutbox` and `PostgresWakeListener` each open their own
@@ -20,7 +21,7 @@ public final class PostgresDatabase: Sendable {
     do throws(PostgresFailure) {
       let connection = try PostgresConnection(connectionString: connectionString)
       defer { connection.close() }
-      schemaVersion = try PostgresSchema.migrate(connection)
+      schemaVersion = try PostgresSchema.migrator.migrate(connection)
     } catch {
       throw error.relayError
     }

@@ -3,6 +3,7 @@ import NostrPushCore
 import PushDescriptor
 import PushLease
 import PushRelay
+import _NostrPostgres
 
 /// The PostgreSQL `LeaseStore`: leases, recorded events and their wakes in a database several relay
 /// processes share, each (event, lease) pair meeting the matcher exactly once across them

@@ -1,6 +1,7 @@
 import NostrEvent
 import NostrPushCore
 import PushRelay
+import _NostrPostgres
 
 /// The PostgreSQL `NIP98ReplayStore`: NIP-98 ids burnt in the `push_nip98_replay` table, so that
 /// every relay process serving one origin from the database refuses a header another process

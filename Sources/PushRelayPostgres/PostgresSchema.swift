@@ -1,4 +1,5 @@
 import PushRelay
+import _NostrPostgres
 
 /// The PostgreSQL push schema: an ordered list of migrations recorded in `push_schema_version`,
 /// applied under a session advisory lock so that processes starting together on an empty database
@@ -10,13 +11,17 @@ import PushRelay
 /// the protocol generation) and `push_lease_change` (one row per change of an origin's live set, so
 /// a process brings its in-memory index up to date by reading the changes since the last it saw).
 enum PostgresSchema {
-  /// The session advisory lock (two-key form, class 0x6e70 "np") the migrations run under.
-  static let migrationLock = "SELECT pg_advisory_lock(28272, 1)"
-  /// Releases it.
-  static let migrationUnlock = "SELECT pg_advisory_unlock(28272, 1)"
+  /// The steps, recorded in `push_schema_version` under advisory lock (28272, 1), applied by the
+  /// package's one PostgreSQL migrator.
+  static let migrator = PostgresMigrator(
+    versionTable: "push_schema_version", lockKey: 1,
+    steps: zip(stepNames, migrations).map { PostgresMigrator.Step($0, sql: $1) })
 
-  /// The migrations, in order; migration `i` (1-based) is recorded as version `i`.
-  static let migrations: [String] = [
+  /// The steps' names, one per entry of `migrations`.
+  private static let stepNames = ["push tables", "nip98 replay", "direct-message wake bound"]
+
+  /// The steps' SQL, in order; step `i` (1-based) is recorded as version `i`.
+  private static let migrations: [String] = [
     """
     CREATE TABLE push_lease (
       origin text NOT NULL,
@@ -107,41 +112,4 @@ enum PostgresSchema {
     CREATE INDEX push_wake_direct ON push_wake (origin, pubkey, d, dm_at_ms) WHERE dm_at_ms IS NOT NULL;
     """,
   ]
-
-  /// Creates the version table if missing and applies the migrations the database lacks, each in
-  /// its own transaction, under the migration lock (waited for up to 30 s, not the session's
-  /// 500 ms). Throws `unsupported_schema` when the database is newer than this code.
-  static func migrate(_ connection: PostgresConnection) throws(PostgresFailure) -> Int {
-    try connection.execute("SET lock_timeout = '30s'; SET statement_timeout = '60s'")
-    try connection.query(migrationLock)
-    defer { _ = try? connection.query(migrationUnlock) }
-    try connection.execute(
-      "CREATE TABLE IF NOT EXISTS push_schema_version "
-        + "(version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
-    let current = Int(
-      try connection.query("SELECT COALESCE(MAX(version), 0) FROM push_schema_version").rows.first?.integer(0)
-        ?? 0)
-    guard current <= migrations.count else {
-      throw PostgresFailure(
-        sqlState: nil, constraint: nil,
-        message:
-          "the database's push schema is version \(current), newer than this code's \(migrations.count)",
-        connectionLost: false, relayCode: .unsupportedSchema)
-    }
-    for version in (current + 1)..<(migrations.count + 1) {
-      try connection.execute("BEGIN")
-      do throws(PostgresFailure) {
-        try connection.execute(migrations[version - 1])
-        try connection.query("INSERT INTO push_schema_version (version) VALUES ($1)", [String(version)])
-        try connection.execute("COMMIT")
-      } catch {
-        _ = try? connection.execute("ROLLBACK")
-        throw error
-      }
-    }
-    try connection.execute(
-      "SET lock_timeout = \(PostgresConnection.lockTimeoutMilliseconds); "
-        + "SET statement_timeout = \(PostgresConnection.statementTimeoutMilliseconds)")
-    return migrations.count
-  }
 }

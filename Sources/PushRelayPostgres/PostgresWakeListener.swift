@@ -1,6 +1,7 @@
 import CLibPQ
 import Foundation
 import PushRelay
+import _NostrPostgres
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import NostrPushCore
 import PushRelay
+import _NostrPostgres
 
 /// The PostgreSQL `WakeOutbox`: the `push_wake` table several worker processes claim from
 /// (`Docs/VendoringPushRelay.md`, "PostgreSQL").

@@ -8,6 +8,7 @@ import PushLease
 import PushRelay
 import PushRelayPostgres
 import Testing
+import _NostrPostgres
 
 /// `Docs/VendoringPushRelay.md` §PostgreSQL's tests, each across real processes (this test process and
 /// `PushRelayPostgresHelper` processes) on one database of the test's own, on the system clock.

@@ -1,6 +1,7 @@
 import PushRelay
 import PushRelayPostgres
 import Testing
+import _NostrPostgres
 
 /// `Docs/VendoringPushRelay.md` §Scale on PostgreSQL: every statement the store, the outbox and the sweeper run
 /// on `push_lease` or `push_wake` is served by an index.

@@ -2,6 +2,7 @@ import Foundation
 import PushRelay
 import PushRelayPostgres
 import Testing
+import _NostrPostgres
 
 /// A database of one test's own on the server `NOSTRPUSH_POSTGRES` names (`Scripts/with-postgres`),
 /// created from it and dropped afterwards, so PostgreSQL tests run in parallel like the rest.

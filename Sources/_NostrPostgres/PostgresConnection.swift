@@ -12,17 +12,17 @@ import Foundation
 /// bounded: a statement answers at most the rows its caller allows, a field at most 4 MiB.
 package final class PostgresConnection {
   /// The server-side bound of one statement (1500 ms).
-  static let statementTimeoutMilliseconds = 1500
+  package static let statementTimeoutMilliseconds = 1500
   /// How long a statement waits for a lock, advisory locks included, before `55P03` (500 ms).
-  static let lockTimeoutMilliseconds = 500
+  package static let lockTimeoutMilliseconds = 500
   /// How long a connection attempt may take (libpq's `connect_timeout`, seconds; a connection
   /// string's own value wins).
-  static let connectTimeoutSeconds = 5
+  package static let connectTimeoutSeconds = 5
   /// The longest field read (4 MiB): lease events are far smaller.
-  static let maxFieldBytes = 4 << 20
+  package static let maxFieldBytes = 4 << 20
   /// How often a transaction is run again after a lock timeout, deadlock, serialization failure or
   /// lost connection.
-  static let maxRetries = 3
+  package static let maxRetries = 3
 
   private let connectionString: String
   private var handle: OpaquePointer?
@@ -43,14 +43,14 @@ package final class PostgresConnection {
   }
 
   /// The libpq handle, for the listener's socket and notifications; reconnects first if needed.
-  func connectedHandle() throws(PostgresFailure) -> OpaquePointer {
+  package func connectedHandle() throws(PostgresFailure) -> OpaquePointer {
     try ensureConnected()
     guard let handle else { throw PostgresFailure.local("not connected") }
     return handle
   }
 
   /// The libpq handle while connected, without reconnecting.
-  var currentHandle: OpaquePointer? { isConnected ? handle : nil }
+  package var currentHandle: OpaquePointer? { isConnected ? handle : nil }
 
   /// Reconnects when the connection is gone.
   package func ensureConnected() throws(PostgresFailure) {
