@@ -177,8 +177,28 @@ public final class PushGateway: Sendable {
     Hex.encode(SystemRandom.bytes(16))
   }
 
-  /// Deletes rows past their use (run every 5 minutes); the count, or the store's error.
+  /// How often ``runReaper(every:)`` reaps by default: every 5 minutes.
+  public static let reapInterval: Duration = .seconds(300)
+
+  /// Deletes rows past their use; the count, or the store's error.
   public func reap() async throws(PushGatewayError) -> Int {
     try await store.reap(now: clock.now())
+  }
+
+  /// Reaps every `interval` until the task is cancelled (a failed pass is logged and the next one
+  /// tried): start it beside the server, cancel it when the server stops.
+  public func runReaper(every interval: Duration = reapInterval) async {
+    while !Task.isCancelled {
+      do {
+        try await Task.sleep(for: interval)
+      } catch {
+        return
+      }
+      do {
+        _ = try await reap()
+      } catch {
+        log("gateway store: \(error.code) while reaping")
+      }
+    }
   }
 }
