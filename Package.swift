@@ -71,6 +71,7 @@ let libraries = [
   "PushDescriptor", "PushLease", "EnrichmentCache", "NotificationResolver", "PushRelay",
   "PushRelayPostgres", "NostrPushTesting", "GiftWrap", "NotificationService",
   "NostrHTTPServer", "NostrCurlHTTP", "PushGateway",
+  "PushGatewayPostgres",
   "AppAttest",
 ]
 
@@ -146,6 +147,10 @@ let package = Package(
         .target(name: "COpenSSLCrypto", condition: .when(platforms: [.linux])),
         "NostrHTTPServer", "NIP44", "_NostrSQLite",
       ]),
+    // The gateway's store on PostgreSQL, for several gateway processes (libpq through
+    // PushRelayPostgres's connection, until that moves to a module of its own).
+    library(
+      "PushGatewayPostgres", ["NostrPushCore", "PushGateway", "PushRelay", "PushRelayPostgres"]),
     // App Attest verification (attestations, assertions) on libcrypto; a bounded CBOR reader.
     library(
       "AppAttest",
@@ -221,6 +226,7 @@ let package = Package(
       [
         "PushGateway", "NostrCurlHTTP", "NostrHTTP", "NostrPushCore",
         "NostrHTTPServer", "NostrEvent", "NostrJSON", "NIP44", "PushRelay", "CSQLite",
+        "PushGatewayPostgres", "PushRelayPostgres",
       ]),
     tests("AppAttestTests", ["AppAttest", "NostrEvent", "NostrPushCore"]),
     tests("NIP44Tests", ["NIP44", "NostrEvent", "NostrJSON"]),
