@@ -71,6 +71,7 @@ let libraries = [
   "PushDescriptor", "PushLease", "EnrichmentCache", "NotificationResolver", "PushRelay",
   "PushRelayPostgres", "NostrPushTesting", "GiftWrap", "NotificationService",
   "NostrHTTPServer", "NostrCurlHTTP", "PushGateway",
+  "PushGatewayPostgres",
   "AppAttest",
 ]
 
@@ -146,7 +147,12 @@ let package = Package(
       [
         "NostrPushCore", "NostrHTTP", "NostrCurlHTTP", "NostrJSON", "NostrEvent",
         .target(name: "COpenSSLCrypto", condition: .when(platforms: [.linux])),
+        "NostrHTTPServer", "NIP44", "_NostrSQLite",
       ]),
+    // The gateway's store on PostgreSQL, for several gateway processes (libpq through
+    // PushRelayPostgres's connection, until that moves to a module of its own).
+    library(
+      "PushGatewayPostgres", ["NostrPushCore", "PushGateway", "PushRelay", "PushRelayPostgres"]),
     // App Attest verification (attestations, assertions) on libcrypto; a bounded CBOR reader.
     library(
       "AppAttest",
@@ -217,7 +223,13 @@ let package = Package(
     tests("NostrHTTPTests", ["NostrHTTP"]),
     tests("NostrHTTPServerTests", ["NostrHTTPServer", "NostrWebSocket", "NostrPushCore"]),
     tests("NostrCurlHTTPTests", ["NostrCurlHTTP", "NostrHTTP", "NostrPushCore", "NostrHTTPServer"]),
-    tests("PushGatewayTests", ["PushGateway", "NostrCurlHTTP", "NostrHTTP", "NostrPushCore"]),
+    tests(
+      "PushGatewayTests",
+      [
+        "PushGateway", "NostrCurlHTTP", "NostrHTTP", "NostrPushCore",
+        "NostrHTTPServer", "NostrEvent", "NostrJSON", "NIP44", "PushRelay", "CSQLite",
+        "PushGatewayPostgres", "PushRelayPostgres",
+      ]),
     tests("AppAttestTests", ["AppAttest", "NostrEvent", "NostrPushCore"]),
     tests("NIP44Tests", ["NIP44", "NostrEvent", "NostrJSON"]),
     tests("GiftWrapTests", ["GiftWrap", "NIP44", "NostrEvent", "NostrJSON"]),
