@@ -152,7 +152,7 @@ let package = Package(
     // The gateway's store on PostgreSQL, for several gateway processes (libpq through
     // PushRelayPostgres's connection, until that moves to a module of its own).
     library(
-      "PushGatewayPostgres", ["NostrPushCore", "PushGateway", "PushRelay", "PushRelayPostgres"]),
+      "PushGatewayPostgres", ["NostrPushCore", "PushGateway", "_NostrPostgres"]),
     // App Attest verification (attestations, assertions) on libcrypto; a bounded CBOR reader.
     library(
       "AppAttest",
@@ -228,7 +228,7 @@ let package = Package(
       [
         "PushGateway", "NostrCurlHTTP", "NostrHTTP", "NostrPushCore",
         "NostrHTTPServer", "NostrEvent", "NostrJSON", "NIP44", "PushRelay", "CSQLite",
-        "PushGatewayPostgres", "PushRelayPostgres",
+        "PushGatewayPostgres", "_NostrPostgres",
       ]),
     tests("AppAttestTests", ["AppAttest", "NostrEvent", "NostrPushCore"]),
     tests("NIP44Tests", ["NIP44", "NostrEvent", "NostrJSON"]),

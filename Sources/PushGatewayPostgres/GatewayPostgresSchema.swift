@@ -1,17 +1,17 @@
-import PushRelay
-import PushRelayPostgres
+import _NostrPostgres
 
 /// The gateway's PostgreSQL schema: ``PushGateway``'s SQLite tables with PostgreSQL types,
 /// versioned in `gw_schema_version` and migrated under a session advisory lock of its own, so
 /// gateway processes starting together on an empty database do not race.
 enum GatewayPostgresSchema {
-  /// The advisory lock (class 0x6e70 "np", key 2: the gateway's) the migrations run under.
-  static let migrationLock = "SELECT pg_advisory_lock(28272, 2)"
-  /// Releases it.
-  static let migrationUnlock = "SELECT pg_advisory_unlock(28272, 2)"
+  /// The steps, recorded in `gw_schema_version` under advisory lock (28272, 2: the gateway's),
+  /// applied by the package's one PostgreSQL migrator.
+  static let migrator = PostgresMigrator(
+    versionTable: "gw_schema_version", lockKey: 2,
+    steps: [PostgresMigrator.Step("gateway tables", sql: migrations[0])])
 
-  /// The migrations, in order; migration `i` (1-based) is recorded as version `i`.
-  static let migrations: [String] = [
+  /// The steps' SQL, in order; step `i` (1-based) is recorded as version `i`.
+  private static let migrations: [String] = [
     """
     CREATE TABLE gw_installation (
       handle text PRIMARY KEY,
@@ -71,39 +71,4 @@ enum GatewayPostgresSchema {
     );
     """
   ]
-
-  /// Creates the version table if missing and applies the migrations the database lacks, each in
-  /// its own transaction, under the migration lock; the version reached. `unsupported` when the
-  /// database is newer than this code.
-  static func migrate(_ connection: PostgresConnection) throws(PostgresFailure) -> Int {
-    try connection.execute("SET lock_timeout = '30s'; SET statement_timeout = '60s'")
-    try connection.query(migrationLock)
-    defer { _ = try? connection.query(migrationUnlock) }
-    try connection.execute(
-      "CREATE TABLE IF NOT EXISTS gw_schema_version "
-        + "(version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
-    let current = Int(
-      try connection.query("SELECT COALESCE(MAX(version), 0) FROM gw_schema_version").rows.first?.integer(0)
-        ?? 0)
-    guard current <= migrations.count else {
-      var failure = PostgresFailure.local(
-        "the database's gateway schema is version \(current), newer than this code's \(migrations.count)")
-      failure.relayCode = .unsupportedSchema
-      throw failure
-    }
-    for version in (current + 1)..<(migrations.count + 1) {
-      try connection.execute("BEGIN")
-      do throws(PostgresFailure) {
-        try connection.execute(migrations[version - 1])
-        try connection.query("INSERT INTO gw_schema_version (version) VALUES ($1)", [String(version)])
-        try connection.execute("COMMIT")
-      } catch {
-        _ = try? connection.execute("ROLLBACK")
-        throw error
-      }
-    }
-    try connection.execute("RESET lock_timeout; RESET statement_timeout")
-    try connection.execute("SET statement_timeout = 1500; SET lock_timeout = 500")
-    return migrations.count
-  }
 }

@@ -1,15 +1,14 @@
 import NostrPushCore
 import PushGateway
-import PushRelay
-import PushRelayPostgres
+import _NostrPostgres
 
 /// ``PushGatewayStore`` on PostgreSQL, for several gateway processes on one database: the same
 /// contract as ``SQLitePushGatewayStore``, each call one transaction, rows locked in the order
 /// installation → delegation (`SELECT … FOR UPDATE`), so concurrent admissions of one device
 /// queue on its installation row and two calls never wait on each other crosswise.
 ///
-/// One libpq connection of its own (the package's `PostgresConnection`, shared with
-/// `PushRelayPostgres`), used under a lock and off the cooperative pool; a lock timeout, deadlock
+/// One libpq connection of its own (the package's one `PostgresConnection`, from
+/// `_NostrPostgres`), used under a lock and off the cooperative pool; a lock timeout, deadlock
 /// or lost connection runs the transaction again (at most three times), after which the call
 /// fails `storage_unavailable` (the gateway answers 503). Every body is safe to run again: its
 /// NIP-98 burn is in the same transaction.
@@ -22,11 +21,11 @@ public final class PostgresPushGatewayStore: PushGatewayStore {
   public init(connectionString: String) throws(PushGatewayError) {
     do throws(PostgresFailure) {
       let opened = try PostgresConnection(connectionString: connectionString)
-      _ = try GatewayPostgresSchema.migrate(opened)
+      try GatewayPostgresSchema.migrator.migrate(opened)
       connection = Locked(opened)
     } catch {
       throw PushGatewayError(
-        code: error.relayCode == .unsupportedSchema ? .unsupportedSchema : .storageUnavailable,
+        code: error.newerSchema ? .unsupportedSchema : .storageUnavailable,
         field: "store", message: "PostgreSQL \(error.sqlState ?? "connection"): \(error.message)")
     }
   }

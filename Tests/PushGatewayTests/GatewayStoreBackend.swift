@@ -1,8 +1,8 @@
 import Foundation
 import PushGateway
 import PushGatewayPostgres
-import PushRelayPostgres
 import Testing
+import _NostrPostgres
 
 /// Where a contract test keeps the gateway's state: a SQLite file, or a PostgreSQL database of
 /// its own on the server `NOSTRPUSH_POSTGRES` names (`Scripts/with-postgres`); without that
