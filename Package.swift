@@ -142,7 +142,7 @@ let package = Package(
     library(
       "PushGateway",
       [
-        "NostrPushCore", "NostrHTTP", "NostrCurlHTTP", "NostrJSON", "NostrEvent",
+        "NostrPushCore", "NostrHTTP", "NostrCurlHTTP", "NostrJSON", "NostrEvent", "NostrHTTPServer",
         .target(name: "COpenSSLCrypto", condition: .when(platforms: [.linux])),
       ]),
     // App Attest verification (attestations, assertions) on libcrypto; a bounded CBOR reader.
@@ -215,7 +215,8 @@ let package = Package(
     tests("NostrHTTPTests", ["NostrHTTP"]),
     tests("NostrHTTPServerTests", ["NostrHTTPServer", "NostrWebSocket", "NostrPushCore"]),
     tests("NostrCurlHTTPTests", ["NostrCurlHTTP", "NostrHTTP", "NostrPushCore", "NostrHTTPServer"]),
-    tests("PushGatewayTests", ["PushGateway", "NostrCurlHTTP", "NostrHTTP", "NostrPushCore"]),
+    tests(
+      "PushGatewayTests", ["PushGateway", "NostrCurlHTTP", "NostrHTTP", "NostrPushCore", "NostrHTTPServer"]),
     tests("AppAttestTests", ["AppAttest", "NostrEvent", "NostrPushCore"]),
     tests("NIP44Tests", ["NIP44", "NostrEvent", "NostrJSON"]),
     tests("GiftWrapTests", ["GiftWrap", "NIP44", "NostrEvent", "NostrJSON"]),

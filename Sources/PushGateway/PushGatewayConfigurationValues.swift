@@ -15,7 +15,7 @@ public struct PushGatewayListenAddress: Sendable, Hashable, CustomStringConverti
 
   /// Parses `host:port`; `invalid_field` (naming `field`) unless host is an IPv4 dotted quad
   /// (the server binds IPv4) and port 0 to 65535.
-  init(_ text: String, field: String) throws(PushGatewayConfigurationError) {
+  public init(_ text: String, field: String = "listen") throws(PushGatewayConfigurationError) {
     guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]) else {
       throw PushGatewayConfigurationError(
         code: .invalidField, field: field, message: "must be IPv4:port, like 127.0.0.1:8443")
