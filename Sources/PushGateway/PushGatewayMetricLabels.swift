@@ -9,17 +9,20 @@ public enum PushGatewayDeliveryOutcome: String, Sendable, Hashable, CaseIterable
   case configurationFault = "configuration_fault"
   /// A passing APNs failure: the relay retries (503 `retry`).
   case retry
-  /// APNs refused the request itself (400 `invalid_request`).
+  /// The request or APNs's answer to it was refused as malformed (400 `invalid_request`).
   case invalidRequest = "invalid_request"
   /// Over the device's quota (429 `rate_limited`).
   case rateLimited = "rate_limited"
-  /// The grant, delegation, installation, NIP-98 event or request id was refused (404
-  /// `invalid_grant`).
+  /// The grant, delegation or installation was refused (404 `invalid_grant`).
   case invalidGrant = "invalid_grant"
+  /// The NIP-98 authorization was missing, wrong or replayed (401 `invalid_auth`).
+  case invalidAuth = "invalid_auth"
   /// A finished `request_id` answered again, without APNs.
-  case replayed
+  case replay
+  /// The `request_id` is being sent by another attempt right now (503 `retry`).
+  case inFlight = "in_flight"
   /// The store was down (503 `temporarily_unavailable`).
-  case unavailable
+  case temporarilyUnavailable = "temporarily_unavailable"
 }
 
 /// The status class of one request to APNs: the `status_class` label of
@@ -75,12 +78,18 @@ public enum PushGatewayRegistrationOutcome: String, Sendable, Hashable, CaseIter
   case staleGeneration = "stale_generation"
   /// 429 `too_many_installations`.
   case tooManyInstallations = "too_many_installations"
+  /// 429 `too_many_delegations`.
+  case tooManyDelegations = "too_many_delegations"
   /// 404 `not_found`.
   case notFound = "not_found"
-  /// 401: the NIP-98 authorization was missing, wrong or replayed, or the owner is not allowed.
-  case unauthorized
+  /// 401 `invalid_auth`: the NIP-98 authorization was missing, wrong or replayed.
+  case invalidAuth = "invalid_auth"
+  /// 403 `owner_not_allowed`: the owner is outside the `owners` allowlist.
+  case ownerNotAllowed = "owner_not_allowed"
+  /// 403 `relay_not_allowed`: the relay is outside the `relay_pubkeys` allowlist.
+  case relayNotAllowed = "relay_not_allowed"
   /// 400 or 413: the body was refused.
   case invalidRequest = "invalid_request"
-  /// 503: the store was down.
-  case unavailable
+  /// 503 `temporarily_unavailable`: the store was down.
+  case temporarilyUnavailable = "temporarily_unavailable"
 }

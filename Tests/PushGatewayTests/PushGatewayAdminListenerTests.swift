@@ -115,6 +115,7 @@ import Testing
     #expect(text.value("push_gateway_deliveries_total", ["outcome": "accepted"]) == 2)
     #expect(text.value("push_gateway_deliveries_total", ["outcome": "rate_limited"]) == 1)
     #expect(text.value("push_gateway_deliveries_total", ["outcome": "invalid_grant"]) == 0)
+    #expect(text.value("push_gateway_deliveries_total", ["outcome": "nonexistent"]) == nil)
     #expect(text.value("push_gateway_apns_attempts_total", ["status_class": "2xx"]) == 1)
     #expect(text.value("push_gateway_apns_attempts_total", ["status_class": "4xx"]) == 1)
     #expect(text.value("push_gateway_apns_attempts_total", ["status_class": "transport_error"]) == 1)
@@ -159,9 +160,10 @@ import Testing
         #expect(allowed[label]?.contains(value) == true, "\(sample.name) \(label)=\(value)")
       }
     }
-    // Every series is present from the start: 9 outcomes, 5 classes, 5 × 9 registrations.
-    #expect(text.samples.filter { $0.name == "push_gateway_deliveries_total" }.count == 9)
-    #expect(text.samples.filter { $0.name == "push_gateway_registrations_total" }.count == 45)
+    // Every series is present from the start: 11 outcomes, 5 classes, 5 routes × 12 outcomes.
+    #expect(text.samples.filter { $0.name == "push_gateway_deliveries_total" }.count == 11)
+    #expect(text.samples.filter { $0.name == "push_gateway_apns_attempts_total" }.count == 5)
+    #expect(text.samples.filter { $0.name == "push_gateway_registrations_total" }.count == 60)
   }
 }
 
