@@ -71,6 +71,7 @@ let libraries = [
   "PushDescriptor", "PushLease", "EnrichmentCache", "NotificationResolver", "PushRelay",
   "PushRelayPostgres", "NostrPushTesting", "GiftWrap", "NotificationService",
   "NostrHTTPServer", "NostrCurlHTTP", "PushGateway",
+  "PushRegistration",
   "AppAttest",
 ]
 
@@ -145,6 +146,8 @@ let package = Package(
         "NostrPushCore", "NostrHTTP", "NostrCurlHTTP", "NostrJSON", "NostrEvent", "NostrHTTPServer",
         .target(name: "COpenSSLCrypto", condition: .when(platforms: [.linux])),
       ]),
+    // The app's side of a push gateway's registration routes (GatewayRegistrar), NIP-98 signed.
+    library("PushRegistration", ["NostrPushCore", "NostrJSON", "NostrEvent", "NostrHTTP"]),
     // App Attest verification (attestations, assertions) on libcrypto; a bounded CBOR reader.
     library(
       "AppAttest",
@@ -217,6 +220,9 @@ let package = Package(
     tests("NostrCurlHTTPTests", ["NostrCurlHTTP", "NostrHTTP", "NostrPushCore", "NostrHTTPServer"]),
     tests(
       "PushGatewayTests", ["PushGateway", "NostrCurlHTTP", "NostrHTTP", "NostrPushCore", "NostrHTTPServer"]),
+    tests(
+      "PushRegistrationTests",
+      ["PushRegistration", "NostrEvent", "NostrHTTP", "NostrJSON", "NostrPushCore"]),
     tests("AppAttestTests", ["AppAttest", "NostrEvent", "NostrPushCore"]),
     tests("NIP44Tests", ["NIP44", "NostrEvent", "NostrJSON"]),
     tests("GiftWrapTests", ["GiftWrap", "NIP44", "NostrEvent", "NostrJSON"]),
