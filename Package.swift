@@ -143,8 +143,9 @@ let package = Package(
     library(
       "PushGateway",
       [
-        "NostrPushCore", "NostrHTTP", "NostrCurlHTTP", "NostrJSON", "NostrEvent", "NostrHTTPServer",
+        "NostrPushCore", "NostrHTTP", "NostrCurlHTTP", "NostrJSON", "NostrEvent",
         .target(name: "COpenSSLCrypto", condition: .when(platforms: [.linux])),
+        "NostrHTTPServer", "NIP44", "_NostrSQLite",
       ]),
     // The app's side of a push gateway's registration routes (GatewayRegistrar), NIP-98 signed.
     library("PushRegistration", ["NostrPushCore", "NostrJSON", "NostrEvent", "NostrHTTP"]),
@@ -219,7 +220,11 @@ let package = Package(
     tests("NostrHTTPServerTests", ["NostrHTTPServer", "NostrWebSocket", "NostrPushCore"]),
     tests("NostrCurlHTTPTests", ["NostrCurlHTTP", "NostrHTTP", "NostrPushCore", "NostrHTTPServer"]),
     tests(
-      "PushGatewayTests", ["PushGateway", "NostrCurlHTTP", "NostrHTTP", "NostrPushCore", "NostrHTTPServer"]),
+      "PushGatewayTests",
+      [
+        "PushGateway", "NostrCurlHTTP", "NostrHTTP", "NostrPushCore",
+        "NostrHTTPServer", "NostrEvent", "NostrJSON", "NIP44", "PushRelay", "CSQLite",
+      ]),
     tests(
       "PushRegistrationTests",
       ["PushRegistration", "NostrEvent", "NostrHTTP", "NostrJSON", "NostrPushCore"]),

@@ -60,6 +60,11 @@ public final class PushGatewayMetrics: Sendable {
     state.withLock { $0.registrations[route, default: [:]][outcome, default: 0] += 1 }
   }
 
+  /// How many deliveries were answered with `outcome` so far.
+  public func deliveries(_ outcome: PushGatewayDeliveryOutcome) -> UInt64 {
+    state.withLock { $0.deliveries[outcome] ?? 0 }
+  }
+
   /// The Prometheus text exposition (format 0.0.4) of every series.
   public func prometheusText() -> String {
     let state = state.current
