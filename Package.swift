@@ -223,7 +223,7 @@ let package = Package(
       "PushGatewayTests",
       [
         "PushGateway", "NostrCurlHTTP", "NostrHTTP", "NostrPushCore",
-        "NostrHTTPServer", "NostrEvent", "NostrJSON", "NIP44", "PushRelay", "CSQLite",
+        "NostrHTTPServer", "NostrEvent", "NostrJSON", "NIP44", "PushRelay", "CSQLite", "PushRegistration",
       ]),
     tests(
       "PushRegistrationTests",
