@@ -170,7 +170,7 @@ let package = Package(
       [
         "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache", "NotificationResolver",
         "NostrPushTesting", "NIP44", "NostrWebSocket", "NostrHTTP", "NostrPushCore", "PushLease", "PushRelay",
-        "GiftWrap", "PushRelayPostgres",
+        "GiftWrap", "PushRelayPostgres", "PushGateway", "PushRegistration", "NostrHTTPServer",
       ]),
     executable("DemoFixtureGenerator", path: "Tools/DemoFixtureGenerator", ["NostrEvent", "NostrJSON"]),
 
