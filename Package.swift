@@ -72,6 +72,7 @@ let libraries = [
   "PushRelayPostgres", "NostrPushTesting", "GiftWrap", "NotificationService",
   "NostrHTTPServer", "NostrCurlHTTP", "PushGateway",
   "PushGatewayPostgres",
+  "PushRegistration",
   "AppAttest",
 ]
 
@@ -149,10 +150,11 @@ let package = Package(
         .target(name: "COpenSSLCrypto", condition: .when(platforms: [.linux])),
         "NostrHTTPServer", "NIP44", "_NostrSQLite",
       ]),
-    // The gateway's store on PostgreSQL, for several gateway processes (libpq through
-    // PushRelayPostgres's connection, until that moves to a module of its own).
+    // The gateway's store on PostgreSQL, for several gateway processes (libpq through _NostrPostgres).
     library(
       "PushGatewayPostgres", ["NostrPushCore", "PushGateway", "_NostrPostgres"]),
+    // The app's side of a push gateway's registration routes (GatewayRegistrar), NIP-98 signed.
+    library("PushRegistration", ["NostrPushCore", "NostrJSON", "NostrEvent", "NostrHTTP"]),
     // App Attest verification (attestations, assertions) on libcrypto; a bounded CBOR reader.
     library(
       "AppAttest",
@@ -174,7 +176,7 @@ let package = Package(
       [
         "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache", "NotificationResolver",
         "NostrPushTesting", "NIP44", "NostrWebSocket", "NostrHTTP", "NostrPushCore", "PushLease", "PushRelay",
-        "GiftWrap", "PushRelayPostgres",
+        "GiftWrap", "PushRelayPostgres", "PushGateway", "PushRegistration", "NostrHTTPServer",
       ]),
     executable("DemoFixtureGenerator", path: "Tools/DemoFixtureGenerator", ["NostrEvent", "NostrJSON"]),
 
@@ -227,9 +229,12 @@ let package = Package(
       "PushGatewayTests",
       [
         "PushGateway", "NostrCurlHTTP", "NostrHTTP", "NostrPushCore",
-        "NostrHTTPServer", "NostrEvent", "NostrJSON", "NIP44", "PushRelay", "CSQLite",
+        "NostrHTTPServer", "NostrEvent", "NostrJSON", "NIP44", "PushRelay", "CSQLite", "PushRegistration",
         "PushGatewayPostgres", "_NostrPostgres",
       ]),
+    tests(
+      "PushRegistrationTests",
+      ["PushRegistration", "NostrEvent", "NostrHTTP", "NostrJSON", "NostrPushCore"]),
     tests("AppAttestTests", ["AppAttest", "NostrEvent", "NostrPushCore"]),
     tests("NIP44Tests", ["NIP44", "NostrEvent", "NostrJSON"]),
     tests("GiftWrapTests", ["GiftWrap", "NIP44", "NostrEvent", "NostrJSON"]),

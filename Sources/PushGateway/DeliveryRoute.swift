@@ -8,12 +8,14 @@ extension PushGateway {
   /// Answers a delivery request.
   func deliver(_ request: HTTPServerRequest) async -> GatewayReply {
     let reply = await deliveryReply(request)
-    metrics.delivery(reply.outcome)
+    metrics.recordDelivery(reply.outcome)
     return reply.reply
   }
 
-  private func deliveryReply(_ request: HTTPServerRequest) async -> (reply: GatewayReply, outcome: String) {
-    guard let body = DeliveryRequestBody(request.body) else { return (.invalidRequest, "invalid_request") }
+  private func deliveryReply(_ request: HTTPServerRequest) async -> (
+    reply: GatewayReply, outcome: PushGatewayDeliveryOutcome
+  ) {
+    guard let body = DeliveryRequestBody(request.body) else { return (.invalidRequest, .invalidRequest) }
     let now = clock.now()
     let event: Event
     do {
@@ -21,12 +23,12 @@ extension PushGateway {
         header: request.header("authorization"), url: publicURL + Self.deliveryPath, method: request.method,
         body: request.body, now: now)
     } catch {
-      return (.invalidAuth, "invalid_auth")
+      return (.invalidAuth, .invalidAuth)
     }
-    if let relayPubkeys, !relayPubkeys.contains(event.pubkey) { return (.invalidAuth, "invalid_auth") }
+    if let relayPubkeys, !relayPubkeys.contains(event.pubkey) { return (.invalidAuth, .invalidAuth) }
     guard let grant = EndpointGrant.open(body.grant, keys: keys), grant.relayPubkey == event.pubkey,
       now <= body.expiresAt, body.expiresAt <= grant.expiresAt, let client = apps[grant.appProfile]
-    else { return (.invalidGrant, "invalid_grant") }
+    else { return (.invalidGrant, .invalidGrant) }
     let started = ContinuousClock.now
     let admission: AdmissionResult
     do {
@@ -39,17 +41,17 @@ extension PushGateway {
           quotaPerHour: quotaPerHour, inFlightSeconds: Self.inFlightSeconds))
     } catch {
       log("gateway store: \(error.code) on admission")
-      return (.temporarilyUnavailable, "temporarily_unavailable")
+      return (.temporarilyUnavailable, .temporarilyUnavailable)
     }
-    metrics.observeAdmission(ContinuousClock.now - started)
+    metrics.recordAdmission(duration: ContinuousClock.now - started)
     switch admission {
-    case .authReplayed: return (.invalidAuth, "invalid_auth")
-    case .invalidGrant: return (.invalidGrant, "invalid_grant")
+    case .authReplayed: return (.invalidAuth, .invalidAuth)
+    case .invalidGrant: return (.invalidGrant, .invalidGrant)
     case .invalidEndpoint(let invalidAt):
-      return (.invalidEndpoint(generation: grant.generation, invalidAt: invalidAt), "invalid_endpoint")
-    case .replay(let status, let body): return (GatewayReply(status: status, body: body), "replay")
-    case .inFlight(let seconds): return (.retry(after: seconds), "in_flight")
-    case .rateLimited(let seconds): return (.rateLimited(after: seconds), "rate_limited")
+      return (.invalidEndpoint(generation: grant.generation, invalidAt: invalidAt), .invalidEndpoint)
+    case .replay(let status, let body): return (GatewayReply(status: status, body: body), .replay)
+    case .inFlight(let seconds): return (.retry(after: seconds), .inFlight)
+    case .rateLimited(let seconds): return (.rateLimited(after: seconds), .rateLimited)
     case .admitted(let installation):
       return await send(
         body, grant: grant, installation: installation, relay: event.pubkey, client: client)
@@ -60,43 +62,41 @@ extension PushGateway {
   private func send(
     _ body: DeliveryRequestBody, grant: EndpointGrant, installation: AdmittedInstallation, relay: String,
     client: APNsClient
-  ) async -> (reply: GatewayReply, outcome: String) {
+  ) async -> (reply: GatewayReply, outcome: PushGatewayDeliveryOutcome) {
     let outcome: APNsOutcome
     if let token = custody.open(
       installation.sealedToken, kid: installation.tokenKid, handle: installation.handle),
       let wake = try? APNsWake(deviceToken: token, requestID: body.requestID, expiresAt: body.expiresAt)
     {
-      let started = ContinuousClock.now
+      // Each APNs attempt is counted and timed by the transport (`MeteredAPNsTransport`).
       outcome = await client.deliver(wake, deadline: .now + apnsTimeout)
-      metrics.observeAPNs(ContinuousClock.now - started)
     } else {
       outcome = .configurationFault(reason: "the sealed device token does not open")
     }
     let reply: GatewayReply
-    let label: String
+    let label: PushGatewayDeliveryOutcome
     var disposition = DeliveryCompletion.Disposition.released
     var invalidated: EndpointInvalidation?
     switch outcome {
     case .accepted:
-      (reply, label) = (.accepted, "accepted")
+      (reply, label) = (.accepted, .accepted)
       disposition = .kept(status: reply.status, body: reply.body)
     case .invalidEndpoint(let invalidAt):
       (reply, label) = (
-        .invalidEndpoint(generation: grant.generation, invalidAt: invalidAt), "invalid_endpoint"
+        .invalidEndpoint(generation: grant.generation, invalidAt: invalidAt), .invalidEndpoint
       )
       disposition = .kept(status: reply.status, body: reply.body)
       invalidated = EndpointInvalidation(
         handle: installation.handle, epoch: installation.epoch, invalidAt: invalidAt)
     case .configurationFault(let reason):
-      (reply, label) = (.configurationFault, "configuration_fault")
+      (reply, label) = (.configurationFault, .configurationFault)
       logConfigurationFault(appProfile: grant.appProfile, reason: reason)
     case .retry(let seconds):
-      (reply, label) = (.retry(after: seconds.map(Int64.init)), "retry")
+      (reply, label) = (.retry(after: seconds.map(Int64.init)), .retry)
     case .invalidRequest:
-      (reply, label) = (.invalidRequest, "invalid_request")
+      (reply, label) = (.invalidRequest, .invalidRequest)
       disposition = .kept(status: reply.status, body: reply.body)
     }
-    metrics.apnsOutcome(label)
     do {
       try await store.finish(
         DeliveryCompletion(

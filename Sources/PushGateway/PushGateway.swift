@@ -89,8 +89,9 @@ public final class PushGateway: Sendable {
   let registrationVerifier: NIP98Verifier
   let deliveryVerifier: NIP98Verifier
   let faultLogged = Locked<[String: Int64]>([:])
-  /// The gateway's counters and histograms, for the admin listener's `/metrics`.
-  public let metrics = PushGatewayMetrics()
+  /// The gateway's counters and histograms, for the admin listener's `/metrics` (pass the same
+  /// instance to the ``MeteredAPNsTransport`` of each app, which counts the APNs attempts).
+  public let metrics: PushGatewayMetrics
 
   /// A gateway answering at `publicURL` (`https://host[:port]`, no path: NIP-98 `u` tags are
   /// `<publicURL><path>`), keeping state in `store`, sealing with `keys`, sending through one
@@ -105,6 +106,7 @@ public final class PushGateway: Sendable {
     publicURL: String, store: any PushGatewayStore, keys: PushGatewayKeys, apps: [String: APNsClient],
     quotaPer10Seconds: Int = 10, quotaPerHour: Int = 120, owners: Set<String>? = nil,
     relayPubkeys: Set<String>? = nil, clock: UnixClock = .system, apnsTimeout: Duration = defaultAPNsTimeout,
+    metrics: PushGatewayMetrics = PushGatewayMetrics(),
     log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
   ) throws(PushGatewayError) {
     guard let url = URL(string: publicURL), ["http", "https"].contains(url.scheme ?? ""), url.host != nil,
@@ -131,6 +133,7 @@ public final class PushGateway: Sendable {
     self.relayPubkeys = relayPubkeys
     self.clock = clock
     self.apnsTimeout = apnsTimeout
+    self.metrics = metrics
     self.log = log
     registrationVerifier = NIP98Verifier(
       windowBack: Self.registrationAuthWindow, windowAhead: Self.registrationAuthWindow, urlMatch: .exact,

@@ -1,36 +1,33 @@
 import NostrPushCore
 
-/// The gateway's counters and latency histograms, rendered as Prometheus text for the admin
-/// listener's `GET /metrics`.
+/// The gateway's counters and latency histograms, served as Prometheus text on the admin
+/// listener (`GET /metrics`).
 ///
-/// Every label comes from a closed set (route paths, answer codes, APNs outcome names): never a
-/// token, key, handle or id.
+/// Every label comes from a closed enumeration (``PushGatewayDeliveryOutcome``,
+/// ``APNsStatusClass``, ``PushGatewayRegistrationRoute``, ``PushGatewayRegistrationOutcome``):
+/// never a device token, pubkey, handle or id, so the text can leak none and its series count is
+/// fixed. Every series is written from the start (at 0), so a rate over a fresh counter works.
+///
+/// ```
+/// push_gateway_deliveries_total{outcome="accepted"} 12
+/// push_gateway_apns_attempts_total{status_class="2xx"} 12
+/// push_gateway_admission_seconds_bucket{le="0.001"} 9
+/// push_gateway_registrations_total{route="installations",outcome="created"} 3
+/// ```
 public final class PushGatewayMetrics: Sendable {
-  /// The histogram buckets, in seconds.
-  public static let buckets: [Double] = [
-    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+  /// The admission histogram's upper bounds, seconds: one store transaction.
+  public static let admissionBounds: [Double] = [
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1,
   ]
+  /// The APNs histogram's upper bounds, seconds: one HTTP/2 exchange with Apple.
+  public static let apnsBounds: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
-  private struct Histogram {
-    var counts = [Int](repeating: 0, count: PushGatewayMetrics.buckets.count)
-    var sum = 0.0
-    var total = 0
-
-    mutating func observe(_ seconds: Double) {
-      for (index, bound) in PushGatewayMetrics.buckets.enumerated() where seconds <= bound {
-        counts[index] += 1
-      }
-      sum += seconds
-      total += 1
-    }
-  }
-
-  private struct State {
-    var deliveries: [String: Int] = [:]
-    var apnsOutcomes: [String: Int] = [:]
-    var registrations: [String: Int] = [:]
-    var admission = Histogram()
-    var apns = Histogram()
+  private struct State: Sendable {
+    var deliveries: [PushGatewayDeliveryOutcome: UInt64] = [:]
+    var apnsAttempts: [APNsStatusClass: UInt64] = [:]
+    var registrations: [PushGatewayRegistrationRoute: [PushGatewayRegistrationOutcome: UInt64]] = [:]
+    var admission = PrometheusHistogram(bounds: PushGatewayMetrics.admissionBounds)
+    var apns = PrometheusHistogram(bounds: PushGatewayMetrics.apnsBounds)
   }
 
   private let state = Locked(State())
@@ -38,71 +35,70 @@ public final class PushGatewayMetrics: Sendable {
   /// Empty metrics.
   public init() {}
 
-  /// Counts one delivery answered with `outcome` (an answer code: `accepted`, `rate_limited`, …).
-  func delivery(_ outcome: String) {
+  /// Counts one delivery answered with `outcome`.
+  public func recordDelivery(_ outcome: PushGatewayDeliveryOutcome) {
     state.withLock { $0.deliveries[outcome, default: 0] += 1 }
   }
 
-  /// Counts one APNs attempt that ended in `outcome` (`accepted`, `invalid_endpoint`,
-  /// `configuration_fault`, `retry`, `invalid_request`).
-  func apnsOutcome(_ outcome: String) {
-    state.withLock { $0.apnsOutcomes[outcome, default: 0] += 1 }
+  /// Counts one request to APNs answered with `status` (nil: no answer) after `duration`.
+  public func recordAPNsAttempt(status: Int?, duration: Duration) {
+    state.withLock {
+      $0.apnsAttempts[APNsStatusClass(status: status), default: 0] += 1
+      $0.apns.observe(duration.seconds)
+    }
   }
 
-  /// Counts one registration request on `route` answered with `outcome`.
-  func registration(route: String, outcome: String) {
-    state.withLock { $0.registrations[route + "\u{0}" + outcome, default: 0] += 1 }
-  }
-
-  /// Records how long one admission (the store transaction) took.
-  func observeAdmission(_ duration: Duration) {
+  /// Records one admission (the store transaction deciding a delivery) that took `duration`.
+  public func recordAdmission(duration: Duration) {
     state.withLock { $0.admission.observe(duration.seconds) }
   }
 
-  /// Records how long one APNs delivery took.
-  func observeAPNs(_ duration: Duration) {
-    state.withLock { $0.apns.observe(duration.seconds) }
+  /// Counts one registration request on `route` answered with `outcome`.
+  public func recordRegistration(
+    _ route: PushGatewayRegistrationRoute, _ outcome: PushGatewayRegistrationOutcome
+  ) {
+    state.withLock { $0.registrations[route, default: [:]][outcome, default: 0] += 1 }
   }
 
   /// How many deliveries were answered with `outcome` so far.
-  public func deliveries(_ outcome: String) -> Int {
+  public func deliveries(_ outcome: PushGatewayDeliveryOutcome) -> UInt64 {
     state.withLock { $0.deliveries[outcome] ?? 0 }
   }
 
-  /// The Prometheus text exposition (version 0.0.4).
-  public func render() -> String {
+  /// The Prometheus text exposition (format 0.0.4) of every series.
+  public func prometheusText() -> String {
     let state = state.current
-    var text = ""
-    func counter(_ name: String, _ help: String, _ values: [(labels: String, value: Int)]) {
-      text += "# HELP \(name) \(help)\n# TYPE \(name) counter\n"
-      for entry in values.sorted(by: { $0.labels < $1.labels }) {
-        text += "\(name){\(entry.labels)} \(entry.value)\n"
+    var lines: [String] = []
+    lines.append("# HELP push_gateway_deliveries_total Deliveries answered, by outcome.")
+    lines.append("# TYPE push_gateway_deliveries_total counter")
+    for outcome in PushGatewayDeliveryOutcome.allCases {
+      lines.append(
+        "push_gateway_deliveries_total{outcome=\"\(outcome.rawValue)\"} \(state.deliveries[outcome] ?? 0)")
+    }
+    lines.append("# HELP push_gateway_apns_attempts_total Requests sent to APNs, by status class.")
+    lines.append("# TYPE push_gateway_apns_attempts_total counter")
+    for statusClass in APNsStatusClass.allCases {
+      lines.append(
+        "push_gateway_apns_attempts_total{status_class=\"\(statusClass.rawValue)\"} \(state.apnsAttempts[statusClass] ?? 0)"
+      )
+    }
+    lines.append("# HELP push_gateway_admission_seconds Time to admit or refuse a delivery in the store.")
+    lines.append("# TYPE push_gateway_admission_seconds histogram")
+    lines += state.admission.lines(name: "push_gateway_admission_seconds")
+    lines.append("# HELP push_gateway_apns_seconds Time of one request to APNs.")
+    lines.append("# TYPE push_gateway_apns_seconds histogram")
+    lines += state.apns.lines(name: "push_gateway_apns_seconds")
+    lines.append(
+      "# HELP push_gateway_registrations_total Registration requests answered, by route and outcome.")
+    lines.append("# TYPE push_gateway_registrations_total counter")
+    for route in PushGatewayRegistrationRoute.allCases {
+      for outcome in PushGatewayRegistrationOutcome.allCases {
+        lines.append(
+          "push_gateway_registrations_total{route=\"\(route.rawValue)\",outcome=\"\(outcome.rawValue)\"} \(state.registrations[route]?[outcome] ?? 0)"
+        )
       }
     }
-    func histogram(_ name: String, _ help: String, _ histogram: Histogram) {
-      text += "# HELP \(name) \(help)\n# TYPE \(name) histogram\n"
-      for (index, bound) in Self.buckets.enumerated() {
-        text += "\(name)_bucket{le=\"\(bound)\"} \(histogram.counts[index])\n"
-      }
-      text +=
-        "\(name)_bucket{le=\"+Inf\"} \(histogram.total)\n\(name)_sum \(histogram.sum)\n\(name)_count \(histogram.total)\n"
-    }
-    counter(
-      "nostr_push_gateway_deliveries_total", "Delivery requests by answer.",
-      state.deliveries.map { ("outcome=\"\($0.key)\"", $0.value) })
-    counter(
-      "nostr_push_gateway_apns_attempts_total", "APNs requests by outcome.",
-      state.apnsOutcomes.map { ("outcome=\"\($0.key)\"", $0.value) })
-    counter(
-      "nostr_push_gateway_registrations_total", "Registration requests by route and answer.",
-      state.registrations.map { key, value in
-        let parts = key.split(separator: "\u{0}", maxSplits: 1).map(String.init)
-        return ("route=\"\(parts[0])\",outcome=\"\(parts.count > 1 ? parts[1] : "")\"", value)
-      })
-    histogram(
-      "nostr_push_gateway_admission_seconds", "Time of one delivery admission (store).", state.admission)
-    histogram("nostr_push_gateway_apns_seconds", "Time of one APNs delivery.", state.apns)
-    return text
+    return lines.joined(separator: "\n") + "\n"
   }
 }
 

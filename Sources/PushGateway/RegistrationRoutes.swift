@@ -15,11 +15,11 @@ extension PushGateway {
         header: request.header("authorization"), url: publicURL + route, method: request.method,
         body: request.body, now: now)
     } catch {
-      metrics.registration(route: route, outcome: "invalid_auth")
+      metrics.recordRegistration(Self.metricRoute(route), .invalidAuth)
       return .invalidAuth
     }
     if let owners, !owners.contains(event.pubkey) {
-      metrics.registration(route: route, outcome: "owner_not_allowed")
+      metrics.recordRegistration(Self.metricRoute(route), .ownerNotAllowed)
       return .error(403, "owner_not_allowed")
     }
     let reply: GatewayReply
@@ -34,19 +34,33 @@ extension PushGateway {
       }
     } catch {
       log("gateway store: \(error.code) on \(route)")
-      metrics.registration(route: route, outcome: "temporarily_unavailable")
+      metrics.recordRegistration(Self.metricRoute(route), .temporarilyUnavailable)
       return .temporarilyUnavailable
     }
-    metrics.registration(route: route, outcome: Self.outcomeLabel(reply))
+    metrics.recordRegistration(Self.metricRoute(route), Self.outcomeLabel(reply))
     return reply
   }
 
-  /// The metrics label of a registration reply: its error code, or `ok`.
-  private static func outcomeLabel(_ reply: GatewayReply) -> String {
-    guard reply.status >= 400,
-      let code = (try? JSONReader(maxDepth: 2).read(reply.body))?.objectValue?["error"]?.stringValue
-    else { return "ok" }
-    return code
+  /// The metrics label of a registration reply: 201 `created`, another 2xx `ok`, else its error
+  /// code (a code outside the closed set counts as `invalid_request` for a 4xx, else
+  /// `temporarily_unavailable`).
+  private static func outcomeLabel(_ reply: GatewayReply) -> PushGatewayRegistrationOutcome {
+    if reply.status == 201 { return .created }
+    guard reply.status >= 400 else { return .ok }
+    let code = (try? JSONReader(maxDepth: 2).read(reply.body))?.objectValue?["error"]?.stringValue
+    if let code, let outcome = PushGatewayRegistrationOutcome(rawValue: code) { return outcome }
+    return reply.status < 500 ? .invalidRequest : .temporarilyUnavailable
+  }
+
+  /// The metrics label of a registration path.
+  private static func metricRoute(_ path: String) -> PushGatewayRegistrationRoute {
+    switch path {
+    case "/v1/installations": .installations
+    case "/v1/installations/endpoint": .installationsEndpoint
+    case "/v1/installations/revoke": .installationsRevoke
+    case "/v1/delegations": .delegations
+    default: .delegationsRevoke
+    }
   }
 
   private func registerInstallation(_ bytes: [UInt8], event: Event, now: Int64) async throws(PushGatewayError)

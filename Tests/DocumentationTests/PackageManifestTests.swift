@@ -40,6 +40,7 @@ import Testing
         "PushDescriptor", "PushLease", "EnrichmentCache", "NotificationResolver", "PushRelay",
         "PushRelayPostgres", "NostrPushTesting", "GiftWrap", "NotificationService", "nostr-push",
         "NostrHTTPServer", "NostrCurlHTTP", "PushGateway", "PushGatewayPostgres",
+        "PushRegistration",
         "AppAttest",
       ])
     #if os(Linux)

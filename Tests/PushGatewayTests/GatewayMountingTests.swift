@@ -55,10 +55,9 @@ import Testing
       let (unknown, unknownBody) = try await post("/v1/deliveries/fcm", "{}", key: owner)
       #expect(unknown == 404)
       #expect(unknownBody == #"{"error":"not_found"}"#)
-      let text = gateway.metrics.render()
-      #expect(
-        text.contains(#"nostr_push_gateway_registrations_total{route="/v1/installations",outcome="ok"} 1"#))
-      #expect(text.contains("# TYPE nostr_push_gateway_admission_seconds histogram"))
+      let text = gateway.metrics.prometheusText()
+      #expect(text.contains(#"push_gateway_registrations_total{route="installations",outcome="created"} 1"#))
+      #expect(text.contains("# TYPE push_gateway_admission_seconds histogram"))
     } catch {
       await server.stop()
       await http.shutdown()

@@ -66,7 +66,7 @@ import Testing
         #expect(replay.body == #"{"status":"accepted"}"#)
       }
       #expect(harness.recording.requests.count == 1)
-      #expect(harness.gateway.metrics.deliveries("replay") == 3)
+      #expect(harness.gateway.metrics.deliveries(.replay) == 3)
     }
   }
 }

@@ -82,7 +82,7 @@ import Testing
       #expect(scanned.count >= 2)
       #expect(scanned.reduce(0) { $0 + $1.1.count } > 0)
       scanned.append(("logs", Array(harness.logs.current.joined(separator: "\n").utf8)))
-      scanned.append(("metrics", Array(harness.gateway.metrics.render().utf8)))
+      scanned.append(("metrics", Array(harness.gateway.metrics.prometheusText().utf8)))
       for token in tokens {
         let hex = Array(token.utf8)
         let raw = try #require(Hex.decode(token))

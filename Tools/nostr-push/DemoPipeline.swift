@@ -130,7 +130,8 @@ struct DemoPipeline {
 
     started = .now
     let (endpoint, expiresAt) = try await DemoFailure.at("granted") { () async throws(CommandFailure) in
-      try await GrantSource.gateway(url: gatewayURL, deviceToken: Self.deviceToken).endpoint(for: descriptor)
+      try await GrantSource.fixture(url: gatewayURL, deviceToken: Self.deviceToken).endpoint(
+        for: descriptor, key: account, now: now())
     }
     emit(
       "granted", ["expires_at": .integer(expiresAt ?? 0)],

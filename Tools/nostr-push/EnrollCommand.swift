@@ -5,6 +5,7 @@ import NostrJSON
 import NostrWebSocket
 import PushDescriptor
 import PushLease
+import PushRegistration
 
 /// `nostr-push enroll` and `nostr-push revoke`: the app's lease over its lifetime
 /// (`Docs/CommandLine.md`): discover the descriptor, obtain a grant, plan, build, save the enrollment,
@@ -19,7 +20,8 @@ enum EnrollCommand: CLICommand {
                              [--channels FILE] [--muted FILE] [--direct-messages] [--now UNIX]
 
     Discovers the relay's push descriptor (NIP-11), obtains an endpoint grant (given, or from the
-    gateway fixture's POST /v1/test/grants), plans the subscriptions (mentions of the account and
+    push gateway at --gateway: registers --device-token under --app-profile, signed NIP-98 by the
+    account key, then delegates it to the relay's push key), plans the subscriptions (mentions of the account and
     the channels of --channels, minus --muted; with --direct-messages, gift wraps for the account
     when the relay's push_kinds holds 1059), builds the lease, saves the next generation to
     --state before signing, and publishes the lease to push.origin with NIP-42. One JSON line.
@@ -46,7 +48,8 @@ enum EnrollCommand: CLICommand {
     let grant: GrantSource
     switch (reader.value("endpoint"), reader.value("gateway"), reader.value("device-token")) {
     case (let endpoint?, nil, nil): grant = .given(endpoint)
-    case (nil, let gateway?, let token?): grant = .gateway(url: gateway, deviceToken: token)
+    case (nil, let gateway?, let token?):
+      grant = .gateway(url: gateway, deviceToken: token, appProfile: appProfile)
     default: throw UsageError("give --endpoint, or --gateway with --device-token")
     }
     return await Enrollment.answer { () async throws(CommandFailure) -> EnrollmentOutcome in
@@ -118,7 +121,7 @@ struct Enrollment: Sendable {
   ) async throws(CommandFailure) -> EnrollmentOutcome {
     let descriptor = try await discover()
     try Self.builder(appProfile, transport: transport, for: descriptor)
-    let (endpoint, grantExpiresAt) = try await grant.endpoint(for: descriptor)
+    let (endpoint, grantExpiresAt) = try await grant.endpoint(for: descriptor, key: key, now: clock())
     return try await enroll(
       descriptor: descriptor, appProfile: appProfile, transport: transport, endpoint: endpoint,
       grantExpiresAt: grantExpiresAt, joined: joined, muted: muted, directMessages: directMessages)
@@ -321,23 +324,47 @@ struct PreparedLease: Sendable {
 }
 
 /// Where `enroll` gets its endpoint grant.
+///
+/// Decisions for `--gateway`: the installation is registered for 60 days and the delegation for
+/// 30 (within the gateway's 90 and 31), the delegation's generation is the Unix second of the
+/// enrollment (it only rises), and registering again gives the same live installation back, so
+/// nothing about the installation is kept in the state file. A `buzz-push-v1` relay takes no app
+/// profile, so `--gateway` cannot register for it (`invalid_app_profile`).
 enum GrantSource: Sendable {
   /// `--endpoint`: a grant the app already holds (its expiry unknown).
   case given(String)
-  /// `--gateway` + `--device-token`: ask the gateway fixture's `POST /v1/test/grants`.
-  case gateway(url: String, deviceToken: String)
+  /// `--gateway` + `--device-token`: register and delegate through the gateway's real routes
+  /// (`GatewayRegistrar`), under `appProfile`.
+  case gateway(url: String, deviceToken: String, appProfile: String?)
+  /// The demo's gateway fixture: its `POST /v1/test/grants`.
+  case fixture(url: String, deviceToken: String)
 
   /// The longest grant answer read.
   static let maxAnswerBytes = 16 * 1024
+  /// How long the installation is registered for.
+  static let installationSeconds: Int64 = 60 * 86_400
+  /// How long the delegation is asked for.
+  static let delegationSeconds: Int64 = 30 * 86_400
 
   /// The grant and its expiry (nil when given); `grant_failed` when the gateway refuses.
-  func endpoint(for descriptor: PushDescriptor) async throws(CommandFailure) -> (
+  func endpoint(for descriptor: PushDescriptor, key: SecretKey, now: Int64) async throws(CommandFailure) -> (
     String, Int64?
   ) {
     switch self {
     case .given(let endpoint):
       return (endpoint, nil)
-    case .gateway(let url, let deviceToken):
+    case .gateway(let url, let deviceToken, let appProfile):
+      guard let relayKey = descriptor.currentKey else {
+        throw CommandFailure("invalid_descriptor", "the descriptor names no current push key")
+      }
+      guard let appProfile else {
+        throw CommandFailure(
+          "invalid_app_profile", "--gateway registers the device under --app-profile; give it")
+      }
+      return try await Self.register(
+        url: url, deviceToken: deviceToken, appProfile: appProfile, relay: relayKey.pubkey, key: key, now: now
+      )
+    case .fixture(let url, let deviceToken):
       guard let key = descriptor.currentKey else {
         throw CommandFailure("invalid_descriptor", "the descriptor names no current push key")
       }
@@ -361,6 +388,51 @@ enum GrantSource: Sendable {
       }
       return (grant, expiresAt)
     }
+  }
+
+  /// The answer of one registrar call; a refused argument is `invalid_argument` (the field named).
+  private static func answer<Value>(
+    _ call: () async throws(GatewayRegistrationError) -> GatewayRegistrationAnswer<Value>
+  )
+    async throws(CommandFailure) -> GatewayRegistrationAnswer<Value>
+  {
+    do {
+      return try await call()
+    } catch {
+      throw CommandFailure(error.code.description, "\(error.field ?? ""): \(error.message)")
+    }
+  }
+
+  /// Registers `deviceToken` (or gets its live installation back) and delegates it to `relay`.
+  private static func register(
+    url: String, deviceToken: String, appProfile: String, relay: String, key: SecretKey, now: Int64
+  ) async throws(CommandFailure) -> (String, Int64?) {
+    let registrar: GatewayRegistrar
+    do {
+      registrar = try GatewayRegistrar(baseURL: url, key: key, clock: .fixed(now))
+    } catch {
+      throw CommandFailure(error)
+    }
+    let registered = try await answer { () async throws(GatewayRegistrationError) in
+      try await registrar.register(
+        appProfile: appProfile, deviceToken: deviceToken, expiresAt: now + installationSeconds,
+        deadline: .now + Enrollment.stepTimeout)
+    }
+    let installation: GatewayInstallation
+    switch registered {
+    case .created(let value), .done(let value): installation = value
+    default: throw CommandFailure("grant_failed", "the gateway answered the registration: \(registered)")
+    }
+    let delegated = try await answer { () async throws(GatewayRegistrationError) in
+      try await registrar.delegate(
+        installationHandle: installation.handle, relayPubkey: relay, generation: max(1, now),
+        expiresAt: min(now + delegationSeconds, installation.expiresAt),
+        deadline: .now + Enrollment.stepTimeout)
+    }
+    guard case .created(let delegation) = delegated else {
+      throw CommandFailure("grant_failed", "the gateway answered the delegation: \(delegated)")
+    }
+    return (delegation.endpointGrant, delegation.expiresAt)
   }
 }
 

@@ -3,15 +3,23 @@ import NostrEvent
 import NostrJSON
 import NostrPushTesting
 
-/// `nostr-push gateway`: serves the loopback gateway fixture of `Docs/VendoringPushRelay.md` until SIGINT or
-/// SIGTERM.
+/// `nostr-push gateway`: with `--config`, the production gateway (``ProductionGateway``); without,
+/// the loopback gateway fixture of `Docs/VendoringPushRelay.md`; each until SIGINT or SIGTERM.
 enum GatewayCommand: CLICommand {
   static let name = "gateway"
-  static let summary = "Serve the loopback push gateway fixture (grants, deliveries, APNs record)"
+  static let summary = "Serve the production push gateway (--config FILE), or the loopback fixture"
   static let usage = """
-    usage: nostr-push gateway [--port 0] [--host 127.0.0.1] [--key-file FILE] [--topic T]
+    usage: nostr-push gateway --config FILE
+           nostr-push gateway [--port 0] [--host 127.0.0.1] [--key-file FILE] [--topic T]
                               [--script FILE] [--quota 10] [--now UNIX]
 
+    With --config, serves the production gateway of that JSON file (Docs/DeployingTheGateway.md):
+    registration, sealed grants and deliveries to APNs on its listen address, /_liveness,
+    /_readiness and /metrics on its admin_listen address; prints
+    {"listening":"http://<listen>","admin":"http://<admin_listen>"} once both accept connections.
+    A refused file (the field named) exits 1; a fixture flag with --config exits 2.
+
+    Without --config:
     Serves the gateway fixture on IPv4 loopback (127.0.0.0/8 only) and prints
     {"listening":"http://127.0.0.1:<port>","pubkey":"<hex>"} once it accepts connections. Grants
     come from POST /v1/test/grants; deliveries go to POST /v1/deliveries/apns (NIP-98); the APNs
@@ -26,8 +34,19 @@ enum GatewayCommand: CLICommand {
 
   static func run(_ arguments: [String]) async throws -> Int32 {
     let reader = try ArgumentReader(
-      arguments, valueFlags: ["port", "host", "key-file", "topic", "script", "quota", "now"])
+      arguments, valueFlags: ["config", "port", "host", "key-file", "topic", "script", "quota", "now"])
     _ = try reader.positionals(atMost: 0)
+    if let config = reader.value("config") {
+      let fixtureFlags = ["port", "host", "key-file", "topic", "script", "quota", "now"].filter {
+        reader.value($0) != nil
+      }
+      guard fixtureFlags.isEmpty else {
+        throw UsageError(
+          "--config serves the production gateway and takes no fixture flag: "
+            + fixtureFlags.map { "--" + $0 }.joined(separator: ", "))
+      }
+      return await ProductionGateway.serve(configPath: config)
+    }
     guard let port = try reader.integer("port", default: 0), (0...65535).contains(port) else {
       throw UsageError("--port must be in 0...65535")
     }
