@@ -176,7 +176,8 @@ let package = Package(
       [
         "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache", "NotificationResolver",
         "NostrPushTesting", "NIP44", "NostrWebSocket", "NostrHTTP", "NostrPushCore", "PushLease", "PushRelay",
-        "GiftWrap", "PushRelayPostgres", "PushGateway", "PushRegistration", "NostrHTTPServer",
+        "GiftWrap", "PushRelayPostgres", "PushGateway", "PushGatewayPostgres", "PushRegistration",
+        "NostrHTTPServer",
       ]),
     executable("DemoFixtureGenerator", path: "Tools/DemoFixtureGenerator", ["NostrEvent", "NostrJSON"]),
 
@@ -265,7 +266,7 @@ let package = Package(
       "NostrPushCLITests",
       [
         "nostr-push", "NostrEvent", "NostrJSON", "Bech32", "NostrPushTesting", "EnrichmentCache",
-        "NotificationResolver", "PushRelay", "GiftWrap", "NostrWebSocket", "PushLease",
+        "NotificationResolver", "PushRelay", "GiftWrap", "NostrWebSocket", "PushLease", "_NostrPostgres",
       ]),
   ],
   swiftLanguageModes: [.v6]

@@ -3,6 +3,7 @@ import NostrHTTPServer
 import NostrJSON
 import NostrPushCore
 import PushGateway
+import PushGatewayPostgres
 
 /// `nostr-push gateway --config FILE`: the production `PushGateway` built from its checked
 /// configuration (`Docs/DeployingTheGateway.md`), its routes on `listen` and the admin listener on
@@ -65,10 +66,7 @@ enum ProductionGateway {
     let store: any PushGatewayStore
     switch configuration.store {
     case .sqlite(let path): store = try SQLitePushGatewayStore(path: path)
-    case .postgres:
-      throw PushGatewayConfigurationError(
-        code: .invalidField, field: "store.postgres",
-        message: "this build has no PostgreSQL gateway store yet; use sqlite")
+    case .postgres(let conninfo): store = try PostgresPushGatewayStore(connectionString: conninfo)
     }
     let keys = try PushGatewayKeys(
       current: PushGatewaySealingKey(secret: configuration.key.bytes),
