@@ -188,7 +188,9 @@ let package = Package(
       [
         secp256k1, "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
         "NotificationResolver", "NostrPushTesting", "NostrHTTP", "NostrPushTestSupport", "NIP44", "PushLease",
-        "PushRelay", "PushRelayPostgres", "_NostrPostgres", "NostrWebSocket", "GiftWrap",
+        "PushRelay", "PushRelayPostgres", "_NostrPostgres", "NostrWebSocket", "GiftWrap", "PushGateway",
+        "NostrHTTPServer",
+        "NostrCurlHTTP", "_NostrSQLite",
       ]),
     executable(
       "nostr-push-stress", path: "Benchmarks/nostr-push-stress",
