@@ -233,7 +233,8 @@ let package = Package(
       [
         "PushGateway", "NostrCurlHTTP", "NostrHTTP", "NostrPushCore",
         "NostrHTTPServer", "NostrEvent", "NostrJSON", "NIP44", "PushRelay", "CSQLite", "PushRegistration",
-        "PushGatewayPostgres", "_NostrPostgres",
+        "PushGatewayPostgres", "_NostrPostgres", "NostrPushTesting", "NostrWebSocket", "PushLease",
+        "PushDescriptor",
       ]),
     tests(
       "PushRegistrationTests",

@@ -5,6 +5,11 @@ import NostrHTTP
 import NostrJSON
 import NostrPushCore
 import NostrPushTestSupport
+import NostrPushTesting
+import NostrWebSocket
+import PushDescriptor
+import PushLease
+import PushRegistration
 import PushRelay
 import Testing
 
@@ -13,7 +18,7 @@ import Testing
 /// Runs `body` with a gateway whose APNs hop is the stand-in over real TLS and HTTP/2, with
 /// token auth (the stand-in verifies every JWT).
 private func withStandInGateway(
-  _ body: (GatewayHarness, APNsStandIn) async throws -> Void
+  startingAt start: Int64 = GatewayHarness.start0, _ body: (GatewayHarness, APNsStandIn) async throws -> Void
 ) async throws {
   try await withAPNsStandIn { standIn in
     let tool = try OpenSSLTool.make()
@@ -21,7 +26,7 @@ private func withStandInGateway(
     let key = try APNsSigningKey(pem: try await tool.ecKey("AuthKey.p8"))
     try await standIn.trustJWT(
       keyID: "KEY1234567", teamID: "TEAM123456", publicKeyPEM: try await tool.publicKeyPEM(of: "AuthKey.p8"))
-    let clock = ManualUnixClock(seconds: GatewayHarness.start0)
+    let clock = ManualUnixClock(seconds: start)
     let tokens = APNsProviderTokens(
       key: key, keyID: try APNsIdentifier("KEY1234567", field: "key_id"),
       teamID: try APNsIdentifier("TEAM123456", field: "team_id"), clock: clock.clock)
@@ -44,6 +49,87 @@ private func withStandInGateway(
 }
 
 @Suite struct GatewayStandInTests {
+  /// The whole push-time path with production parts on both ends: the fixture relay in push mode
+  /// (the code `nostr-push relay --push-key-file` runs) matches the demo account's lease and asks
+  /// the production gateway, which the app registered and delegated through `GatewayRegistrar`,
+  /// and the gateway's APNs request reaches the stand-in with the relay's `request_id`.
+  @Test func carriesAFixtureRelaysWakeForARegisteredAppToTheStandIn() async throws {
+    // On today's clock: the relay connection signs its NIP-42 AUTH with the system clock.
+    try await withStandInGateway(startingAt: Int64(Date().timeIntervalSince1970)) { harness, standIn in
+      let demo = PackageRoot.url.appendingPathComponent("Fixtures/demo")
+      let keys = try JSONReader().read(Array(try Data(contentsOf: demo.appendingPathComponent("keys.json"))))
+        .objectValue
+      let manifest = try JSONReader().read(
+        Array(try Data(contentsOf: demo.appendingPathComponent("manifest.json")))
+      ).objectValue
+      let account = try SecretKey(
+        hex: try #require(keys?["account"]?.objectValue?["secret_key"]?.stringValue))
+      let sender = try SecretKey(hex: try #require(keys?["alice"]?.objectValue?["secret_key"]?.stringValue))
+      let channel = try #require(manifest?["channel_id"]?.stringValue)
+      let relay = RelayFixtureServer(
+        data: try RelayFixtureData.load(folder: demo),
+        configuration: RelayFixtureConfiguration(
+          now: harness.now,
+          push: RelayFixturePushMode(pushKey: SecretKey.generate(), gatewayURL: harness.baseURL)))
+      _ = try await relay.start()
+      do {
+        let descriptor = try #require(relay.pushDescriptor)
+        let pushKey = try #require(descriptor.currentKey)
+        let profile = try #require(descriptor.appProfiles.first)
+        let registrar = try GatewayRegistrar(
+          baseURL: harness.baseURL, key: account, transport: harness.http, clock: harness.clock.clock)
+        let token = testToken(830)
+        guard
+          case .created(let installation) = try await registrar.register(
+            appProfile: GatewayHarness.profile, deviceToken: token, expiresAt: harness.now + 30 * 86_400,
+            deadline: .now + .seconds(10))
+        else { throw HarnessFailure(message: "registration was not created") }
+        guard
+          case .created(let delegation) = try await registrar.delegate(
+            installationHandle: installation.handle, relayPubkey: pushKey.pubkey, generation: 1,
+            expiresAt: harness.now + 7 * 86_400, deadline: .now + .seconds(10))
+        else { throw HarnessFailure(message: "delegation was not created") }
+        let subscriptions = try SubscriptionPlanner(descriptor: descriptor).plan(
+          for: account.publicKeyHex, joined: [channel])
+        let lease = try LeaseBuilder(descriptor: descriptor, appProfile: profile).active(
+          endpoint: delegation.endpointGrant, subscriptions: subscriptions, generation: 1,
+          createdAt: harness.now,
+          installationID: .generate(), grantExpiresAt: delegation.expiresAt, now: harness.now, signer: account
+        )
+        let app = try await RelayConnection.connect(
+          to: descriptor.origin, key: account, deadline: .now + .seconds(10))
+        let enrolled = try await app.publish(lease, deadline: .now + .seconds(10))
+        await app.close()
+        #expect(enrolled.accepted, "\(enrolled.message)")
+        let alice = try await RelayConnection.connect(
+          to: descriptor.origin, key: sender, deadline: .now + .seconds(10))
+        let message = try UnsignedEvent(
+          pubkey: sender.publicKeyHex, createdAt: harness.now, kind: 9, tags: [["h", channel]],
+          content: "through the real gateway"
+        ).signed(with: sender)
+        let published = try await alice.publish(message, deadline: .now + .seconds(10))
+        await alice.close()
+        #expect(published.accepted, "\(published.message)")
+        let deadline = ContinuousClock.now + .seconds(20)
+        var recorded: [APNsStandIn.Recorded] = []
+        while recorded.isEmpty, ContinuousClock.now < deadline {
+          try await Task.sleep(for: .milliseconds(50))
+          recorded = try await standIn.requests()
+        }
+        let wakes = try relay.wakes().filter { $0.candidate.eventID == message.id }
+        #expect(wakes.count == 1)
+        #expect(recorded.count == 1)
+        #expect(recorded.first?.path == "/3/device/" + token)
+        #expect(recorded.first?.header("apns-id") == wakes.first?.requestID)
+        #expect(recorded.first?.jwtValid == true)
+      } catch {
+        await relay.stop()
+        throw error
+      }
+      await relay.stop()
+    }
+  }
+
   @Test func sendsTheWakeToTheStandInOverHTTP2WithExactHeadersAndAVerifiedJWT() async throws {
     try await withStandInGateway { harness, standIn in
       let relay = SecretKey.generate()
