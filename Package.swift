@@ -184,6 +184,7 @@ let package = Package(
         secp256k1, "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
         "NotificationResolver", "NostrPushTesting", "NostrHTTP", "NostrPushTestSupport", "NIP44", "PushLease",
         "PushRelay", "PushRelayPostgres", "NostrWebSocket", "GiftWrap",
+        "PushGateway", "NostrHTTPServer", "_NostrSQLite",
       ]),
     executable(
       "nostr-push-stress", path: "Benchmarks/nostr-push-stress",
