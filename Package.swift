@@ -72,6 +72,7 @@ let libraries = [
   "PushRelayPostgres", "NostrPushTesting", "GiftWrap", "NotificationService",
   "NostrHTTPServer", "NostrCurlHTTP", "PushGateway",
   "PushRegistration",
+  "PushGatewayPostgres",
   "AppAttest",
 ]
 
@@ -151,6 +152,10 @@ let package = Package(
       ]),
     // The app's side of a push gateway's registration routes (GatewayRegistrar), NIP-98 signed.
     library("PushRegistration", ["NostrPushCore", "NostrJSON", "NostrEvent", "NostrHTTP"]),
+    // The gateway's store on PostgreSQL, for several gateway processes (libpq through
+    // PushRelayPostgres's connection, until that moves to a module of its own).
+    library(
+      "PushGatewayPostgres", ["NostrPushCore", "PushGateway", "PushRelay", "PushRelayPostgres"]),
     // App Attest verification (attestations, assertions) on libcrypto; a bounded CBOR reader.
     library(
       "AppAttest",
@@ -173,6 +178,7 @@ let package = Package(
         "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache", "NotificationResolver",
         "NostrPushTesting", "NIP44", "NostrWebSocket", "NostrHTTP", "NostrPushCore", "PushLease", "PushRelay",
         "GiftWrap", "PushRelayPostgres", "PushGateway", "PushRegistration", "NostrHTTPServer",
+        "PushGatewayPostgres",
       ]),
     executable("DemoFixtureGenerator", path: "Tools/DemoFixtureGenerator", ["NostrEvent", "NostrJSON"]),
 
@@ -184,6 +190,7 @@ let package = Package(
         secp256k1, "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
         "NotificationResolver", "NostrPushTesting", "NostrHTTP", "NostrPushTestSupport", "NIP44", "PushLease",
         "PushRelay", "PushRelayPostgres", "NostrWebSocket", "GiftWrap",
+        "PushGateway", "NostrHTTPServer", "_NostrSQLite",
       ]),
     executable(
       "nostr-push-stress", path: "Benchmarks/nostr-push-stress",
@@ -225,7 +232,8 @@ let package = Package(
       "PushGatewayTests",
       [
         "PushGateway", "NostrCurlHTTP", "NostrHTTP", "NostrPushCore",
-        "NostrHTTPServer", "NostrEvent", "NostrJSON", "NIP44", "PushRelay", "CSQLite", "PushRegistration",
+        "NostrHTTPServer", "NostrEvent", "NostrJSON", "NIP44", "PushRelay", "CSQLite",
+        "PushGatewayPostgres", "PushRelayPostgres", "PushRegistration",
       ]),
     tests(
       "PushRegistrationTests",

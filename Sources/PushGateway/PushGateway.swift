@@ -43,7 +43,18 @@ import NostrPushCore
 ///   to a retry after ``inFlightSeconds``.
 /// - A 410 answered without APNs (the epoch already invalid) keeps its `request_id` as a 410
 ///   from APNs does, and takes no quota.
-/// - A token that no longer opens (its key file was removed) is a configuration fault (503).
+/// - A token that no longer opens (its key file was removed) is a configuration fault (503):
+///   keep a previous key file until every installation sealed under it has rotated, re-registered
+///   or expired (at most 90 days).
+/// - The quota windows slide: an admission counts for exactly 10 s and 1 h after it, and
+///   `retry_after_seconds` is when the oldest counted one leaves the window. Replays, in-flight
+///   refusals and 410s answered without APNs are not admissions and take no quota.
+/// - A delivery takes two store transactions: the admission before APNs and the outcome after
+///   (kept or released, the epoch marked invalid on a 410). If the second fails, the answer
+///   stands and the `request_id` stays in flight until ``inFlightSeconds`` pass.
+/// - `/metrics` counts deliveries by outcome (the answer table's rows) and APNs attempts by
+///   status class (2xx, 4xx, 5xx, transport error), each attempt counted and timed by the
+///   ``MeteredAPNsTransport`` wrapped around each app's transport, the token retry included.
 public final class PushGateway: Sendable {
   /// The most live installations per owner.
   public static let maxInstallationsPerOwner = 16
@@ -180,8 +191,28 @@ public final class PushGateway: Sendable {
     Hex.encode(SystemRandom.bytes(16))
   }
 
-  /// Deletes rows past their use (run every 5 minutes); the count, or the store's error.
+  /// How often ``runReaper(every:)`` reaps by default: every 5 minutes.
+  public static let reapInterval: Duration = .seconds(300)
+
+  /// Deletes rows past their use; the count, or the store's error.
   public func reap() async throws(PushGatewayError) -> Int {
     try await store.reap(now: clock.now())
+  }
+
+  /// Reaps every `interval` until the task is cancelled (a failed pass is logged and the next one
+  /// tried): start it beside the server, cancel it when the server stops.
+  public func runReaper(every interval: Duration = reapInterval) async {
+    while !Task.isCancelled {
+      do {
+        try await Task.sleep(for: interval)
+      } catch {
+        return
+      }
+      do {
+        _ = try await reap()
+      } catch {
+        log("gateway store: \(error.code) while reaping")
+      }
+    }
   }
 }

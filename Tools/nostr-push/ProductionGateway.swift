@@ -3,6 +3,7 @@ import NostrHTTPServer
 import NostrJSON
 import NostrPushCore
 import PushGateway
+import PushGatewayPostgres
 
 /// `nostr-push gateway --config FILE`: the production `PushGateway` built from its checked
 /// configuration (`Docs/DeployingTheGateway.md`), its routes on `listen` and the admin listener on
@@ -11,11 +12,9 @@ import PushGateway
 /// Decisions: the routes' listener takes as many connections per address as in all (behind the
 /// reverse proxy every client arrives from the proxy's address, so per-client limits are the
 /// proxy's); the store's readiness probe is a read of the provider-token slot (a query that
-/// touches the database); expired rows are reaped every 5 minutes; a PostgreSQL store is refused
-/// (exit 1) until `PushGatewayPostgres` exists.
+/// touches the database); expired rows are reaped every 5 minutes (by each process, on SQLite
+/// and PostgreSQL alike).
 enum ProductionGateway {
-  /// How often expired rows are deleted.
-  static let reapInterval: Duration = .seconds(300)
   /// How long a stop waits for running requests.
   static let stopGrace: Duration = .seconds(10)
 
@@ -46,13 +45,7 @@ enum ProductionGateway {
             "listening": .string("http://\(running.host):\(running.routes.port)"),
             "admin": .string("http://\(running.adminHost):\(running.admin.port)"),
           ]))))
-    let reaper = Task {
-      while !Task.isCancelled {
-        try? await Task.sleep(for: reapInterval)
-        if Task.isCancelled { break }
-        _ = try? await running.gateway.reap()
-      }
-    }
+    let reaper = Task { await running.gateway.runReaper() }
     await signals.wait()
     reaper.cancel()
     await running.routes.stop(gracePeriod: stopGrace)
@@ -65,10 +58,7 @@ enum ProductionGateway {
     let store: any PushGatewayStore
     switch configuration.store {
     case .sqlite(let path): store = try SQLitePushGatewayStore(path: path)
-    case .postgres:
-      throw PushGatewayConfigurationError(
-        code: .invalidField, field: "store.postgres",
-        message: "this build has no PostgreSQL gateway store yet; use sqlite")
+    case .postgres(let conninfo): store = try PostgresPushGatewayStore(connectionString: conninfo)
     }
     let keys = try PushGatewayKeys(
       current: PushGatewaySealingKey(secret: configuration.key.bytes),
