@@ -132,6 +132,8 @@ let package = Package(
       [
         "NostrPushCore", "NostrJSON", "NostrEvent", "NostrHTTP", "PushLease", "PushDescriptor",
         "_NostrSQLite",
+        // libcurl under the gateway client on Linux, where URLSession spins a core while it waits.
+        .target(name: "NostrCurlHTTP", condition: .when(platforms: [.linux])),
       ]),
     // PushRelay's store, outbox and wake signal on PostgreSQL, for a relay of several processes.
     library(
@@ -258,7 +260,7 @@ let package = Package(
       [
         "PushRelay", "PushRelayPostgres", "_NostrPostgres", "NostrPushTesting", "NostrEvent", "NostrJSON",
         "PushDescriptor", "NotificationResolver",
-        "CSQLite", "NostrHTTP", "PushLease", "NostrWebSocket",
+        "CSQLite", "NostrHTTP", "PushLease", "NostrWebSocket", "NostrCurlHTTP", "NostrHTTPServer",
       ]),
     tests(
       "NostrPushTestingTests",

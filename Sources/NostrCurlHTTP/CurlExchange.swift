@@ -13,6 +13,9 @@ final class CurlExchange: @unchecked Sendable {
   let id: UInt64
   let cap: Int
   let requireHTTP2: Bool
+  /// Whether a body over the cap ends as its first `cap` bytes, marked truncated, rather than
+  /// `too_large` (``HTTPTransportRequest/keepsPrefixPastCap``).
+  let keepsPrefix: Bool
   let result = ResumeOnce<Outcome>()
   var easy: UnsafeMutableRawPointer?
   var headerList: UnsafeMutablePointer<curl_slist>?
@@ -20,10 +23,11 @@ final class CurlExchange: @unchecked Sendable {
   var body: [UInt8] = []
   var overCap = false
 
-  init(id: UInt64, cap: Int, requireHTTP2: Bool) {
+  init(id: UInt64, cap: Int, requireHTTP2: Bool, keepsPrefix: Bool) {
     self.id = id
     self.cap = cap
     self.requireHTTP2 = requireHTTP2
+    self.keepsPrefix = keepsPrefix
   }
 
   /// Frees the easy handle and the header list (after the handle left the multi handle).
@@ -34,11 +38,19 @@ final class CurlExchange: @unchecked Sendable {
     headerList = nil
   }
 
-  /// Keeps `count` body bytes; false (the transfer is then aborted) past the cap.
+  /// Keeps `count` body bytes; false (the transfer is then aborted) past the cap, keeping the
+  /// first `cap` bytes when the exchange keeps prefixes.
   func receive(_ data: UnsafePointer<CChar>, count: Int) -> Bool {
     guard body.count + count <= cap else {
       overCap = true
-      body = []
+      if keepsPrefix {
+        let room = cap - body.count
+        data.withMemoryRebound(to: UInt8.self, capacity: room) {
+          body.append(contentsOf: UnsafeBufferPointer(start: $0, count: room))
+        }
+      } else {
+        body = []
+      }
       return false
     }
     data.withMemoryRebound(to: UInt8.self, capacity: count) {

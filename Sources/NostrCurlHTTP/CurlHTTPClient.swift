@@ -74,7 +74,8 @@ public final class CurlHTTPClient: HTTPTransport {
     guard remaining > .zero else {
       throw HTTPTransportError(code: .timeout, message: "deadline already passed")
     }
-    let exchange = loop.makeExchange(cap: request.maxResponseBytes, requireHTTP2: requireHTTP2)
+    let exchange = loop.makeExchange(
+      cap: request.maxResponseBytes, requireHTTP2: requireHTTP2, keepsPrefix: request.keepsPrefixPastCap)
     let outcome = await withTaskCancellationHandler {
       await withCheckedContinuation { (continuation: CheckedContinuation<CurlExchange.Outcome, Never>) in
         exchange.result.attach(continuation)

@@ -65,12 +65,12 @@ final class CurlMultiLoop: @unchecked Sendable {
 
   var connectionsOpened: Int { shared.withLock { $0.connectionsOpened } }
 
-  func makeExchange(cap: Int, requireHTTP2: Bool) -> CurlExchange {
+  func makeExchange(cap: Int, requireHTTP2: Bool, keepsPrefix: Bool = false) -> CurlExchange {
     let id = shared.withLock { shared in
       shared.nextID += 1
       return shared.nextID
     }
-    return CurlExchange(id: id, cap: max(0, cap), requireHTTP2: requireHTTP2)
+    return CurlExchange(id: id, cap: max(0, cap), requireHTTP2: requireHTTP2, keepsPrefix: keepsPrefix)
   }
 
   func submit(_ exchange: CurlExchange, request: HTTPTransportRequest, timeout: Duration) {
@@ -312,11 +312,26 @@ final class CurlMultiLoop: @unchecked Sendable {
     var status = 0
     _ = nostrpush_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
     if exchange.overCap {
+      // A caller that keeps prefixes gets the first `cap` bytes; the rest was never read.
+      if exchange.keepsPrefix, status != 0 {
+        return .success(
+          HTTPTransportResponse(
+            status: status, headers: exchange.headers, body: exchange.body, isTruncated: true))
+      }
       return .failure(
         HTTPTransportError(
           code: .tooLarge, message: "body over \(exchange.cap) bytes", detail: status == 0 ? nil : status))
     }
-    guard code == CURLE_OK else { return .failure(Self.error(for: code, responseStarted: status != 0)) }
+    guard code == CURLE_OK else {
+      let failure = Self.error(for: code, responseStarted: status != 0)
+      // A connection lost mid-body still delivers what arrived to a caller that keeps prefixes.
+      if exchange.keepsPrefix, failure.code == .truncated, status != 0 {
+        return .success(
+          HTTPTransportResponse(
+            status: status, headers: exchange.headers, body: exchange.body, isTruncated: true))
+      }
+      return .failure(failure)
+    }
     if exchange.requireHTTP2 {
       var version = 0
       _ = nostrpush_curl_easy_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version)

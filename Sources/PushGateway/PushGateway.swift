@@ -52,8 +52,9 @@ import NostrPushCore
 /// - A delivery takes two store transactions: the admission before APNs and the outcome after
 ///   (kept or released, the epoch marked invalid on a 410). If the second fails, the answer
 ///   stands and the `request_id` stays in flight until ``inFlightSeconds`` pass.
-/// - `/metrics` counts APNs attempts by outcome (`accepted`, `invalid_endpoint`,
-///   `configuration_fault`, `retry`, `invalid_request`), which is what ``APNsClient`` reports.
+/// - `/metrics` counts deliveries by outcome (the answer table's rows) and APNs attempts by
+///   status class (2xx, 4xx, 5xx, transport error), each attempt counted and timed by the
+///   ``MeteredAPNsTransport`` wrapped around each app's transport, the token retry included.
 public final class PushGateway: Sendable {
   /// The most live installations per owner.
   public static let maxInstallationsPerOwner = 16

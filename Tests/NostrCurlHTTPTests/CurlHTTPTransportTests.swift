@@ -56,6 +56,31 @@ import Testing
     }
   }
 
+  /// `keepsPrefixPastCap`, as `URLSessionHTTPTransport` honours it: the first `cap` bytes of a
+  /// longer body, marked truncated; a body within the cap whole and not marked.
+  @Test func keepsTheFirstCapBytesWhenTheRequestKeepsPrefixes() async throws {
+    try await Self.withEchoServer { port in
+      let client = try CurlHTTPClient()
+      defer { Task { await client.shutdown() } }
+      let long = (0..<64 * 1024).map { UInt8(0x41 + $0 % 26) }
+      let truncated = try await client.send(
+        HTTPTransportRequest(
+          url: "http://127.0.0.1:\(port)/echo", method: "POST", body: long, maxResponseBytes: 1000,
+          keepsPrefixPastCap: true),
+        deadline: .now + .seconds(10))
+      #expect(truncated.status == 201)
+      #expect(truncated.isTruncated)
+      #expect(truncated.body == Array(long.prefix(1000)))
+      let whole = try await client.send(
+        HTTPTransportRequest(
+          url: "http://127.0.0.1:\(port)/echo", method: "POST", body: Array(long.prefix(1000)),
+          maxResponseBytes: 1000, keepsPrefixPastCap: true),
+        deadline: .now + .seconds(10))
+      #expect(!whole.isTruncated)
+      #expect(whole.body == Array(long.prefix(1000)))
+    }
+  }
+
   @Test func failsByTheDeadlineOnAServerThatDoesNotAnswer() async throws {
     try await Self.withEchoServer { port in
       let client = try CurlHTTPClient()

@@ -16,7 +16,7 @@ import Testing
     let path = NSTemporaryDirectory() + "gateway-config-" + UUID().uuidString
     var config: String { path + "/config.json" }
 
-    init(port: Int, admin: Int) async throws {
+    init(port: Int, admin: Int, store: String = #"{"sqlite":"gateway.sqlite"}"#) async throws {
       try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
       let key = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
       try Data(key.utf8).write(to: URL(fileURLWithPath: path + "/gateway.key"))
@@ -32,7 +32,7 @@ import Testing
       }
       let json = """
         {"public_url":"http://127.0.0.1:\(port)","listen":"127.0.0.1:\(port)","admin_listen":"127.0.0.1:\(admin)",
-         "key_file":"gateway.key","store":{"sqlite":"gateway.sqlite"},
+         "key_file":"gateway.key","store":\(store),
          "apps":[{"app_profile":"\(ProductionGatewayCommandTests.profile)","topic":"org.nostrpushkit.demo",
                   "environment":"sandbox",
                   "auth":{"token":{"key_file":"AuthKey.p8","key_id":"ABC123DEFG","team_id":"TEAM123456"}},
@@ -67,6 +67,36 @@ import Testing
     #expect(run.status == 1)
     #expect(run.stderr.contains("insecure_secret_file (key_file)"))
     #expect(run.stdout.isEmpty)
+  }
+
+  @Test func refusesAPostgreSQLStoreItCannotReachWithStatus1() async throws {
+    let files = try await Files(
+      port: try await Self.freePort(), admin: try await Self.freePort(),
+      store: #"{"postgres":"host=127.0.0.1 port=1 connect_timeout=2"}"#)
+    let run = try await NostrPushBinary.run(["gateway", "--config", files.config])
+    #expect(run.status == 1)
+    #expect(run.stderr.contains("storage_unavailable"), "\(run.stderr)")
+  }
+
+  /// With `Scripts/with-postgres` (`NOSTRPUSH_POSTGRES` set), the gateway serves on PostgreSQL and
+  /// is ready; without it the test has nothing to run against and says so.
+  @Test func servesOnPostgreSQLWhenADatabaseIsGiven() async throws {
+    guard let conninfo = ProcessInfo.processInfo.environment["NOSTRPUSH_POSTGRES"] else { return }
+    let admin = try await Self.freePort()
+    let escaped = conninfo.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(
+      of: "\"", with: "\\\"")
+    let files = try await Files(
+      port: try await Self.freePort(), admin: admin, store: #"{"postgres":"\#(escaped)"}"#)
+    guard let (process, _) = try await NostrPushBinary.startServer(["gateway", "--config", files.config])
+    else {
+      Issue.record("nostr-push was not built")
+      return
+    }
+    defer { process.send(SIGKILL) }
+    let ready = try await LoopbackFetch.send("http://127.0.0.1:\(admin)/_readiness")
+    #expect(ready.status == 200, "\(String(decoding: ready.body, as: UTF8.self))")
+    process.send(SIGTERM)
+    #expect(await process.exited().status == 0)
   }
 
   @Test func refusesAMissingConfigurationWithStatus1() async throws {

@@ -12,11 +12,9 @@ import PushGatewayPostgres
 /// Decisions: the routes' listener takes as many connections per address as in all (behind the
 /// reverse proxy every client arrives from the proxy's address, so per-client limits are the
 /// proxy's); the store's readiness probe is a read of the provider-token slot (a query that
-/// touches the database); expired rows are reaped every 5 minutes; a PostgreSQL store is refused
-/// (exit 1) until `PushGatewayPostgres` exists.
+/// touches the database); expired rows are reaped every 5 minutes (by each process, on SQLite
+/// and PostgreSQL alike).
 enum ProductionGateway {
-  /// How often expired rows are deleted.
-  static let reapInterval: Duration = .seconds(300)
   /// How long a stop waits for running requests.
   static let stopGrace: Duration = .seconds(10)
 
@@ -47,13 +45,7 @@ enum ProductionGateway {
             "listening": .string("http://\(running.host):\(running.routes.port)"),
             "admin": .string("http://\(running.adminHost):\(running.admin.port)"),
           ]))))
-    let reaper = Task {
-      while !Task.isCancelled {
-        try? await Task.sleep(for: reapInterval)
-        if Task.isCancelled { break }
-        _ = try? await running.gateway.reap()
-      }
-    }
+    let reaper = Task { await running.gateway.runReaper() }
     await signals.wait()
     reaper.cancel()
     await running.routes.stop(gracePeriod: stopGrace)

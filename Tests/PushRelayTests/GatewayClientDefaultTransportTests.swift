@@ -1,0 +1,54 @@
+import Foundation
+import NostrHTTP
+import NostrHTTPServer
+import PushRelay
+import Testing
+
+#if os(Linux)
+import NostrCurlHTTP
+
+/// On Linux the relay's `GatewayClient` sends through libcurl by default: a delivery waiting on a
+/// gateway that does not answer costs the client's one thread (`getrusage(RUSAGE_THREAD)` read on
+/// it before and after the wait) at most 5 % of a core, where URLSession spun one.
+@Suite struct GatewayClientDefaultTransportTests {
+  @Test func isTheSharedLibcurlClient() throws {
+    #expect(GatewayClient.defaultTransport is CurlHTTPClient)
+    #expect(try GatewayClient(baseURL: "http://127.0.0.1:9").baseURL == "http://127.0.0.1:9")
+  }
+
+  @Test func aDeliveryStalledOnASilentGatewayCostsAtMostFivePercentOfACore() async throws {
+    let route = HTTPServerRoute("POST", "/v1/deliveries/apns", maxBodyBytes: 8192) { _ in
+      // Answers only when cancelled (the server's stop).
+      while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+      return .text(status: 503, "stopped")
+    }
+    let server = try HTTPServer.start(HTTPServerConfiguration(), router: HTTPServerRouter([route]))
+    let client = try #require(GatewayClient.defaultTransport as? CurlHTTPClient)
+    let started = ContinuousClock.now
+    let deadline = started + .seconds(4)
+    let waiting = Task {
+      try await client.send(
+        HTTPTransportRequest(
+          url: "http://127.0.0.1:\(server.port)/v1/deliveries/apns", method: "POST",
+          headers: ["Content-Type": "application/json"], body: Array(#"{"v":1}"#.utf8),
+          maxResponseBytes: 16_384),
+        deadline: deadline)
+    }
+    // The measured interval: the request waits, nothing is synchronised by it.
+    try await Task.sleep(until: started + .milliseconds(500), clock: .continuous)
+    let cpuBefore = await client.threadCPUTime()
+    let wallBefore = ContinuousClock.now
+    try await Task.sleep(until: deadline - .milliseconds(300), clock: .continuous)
+    let cpuAfter = await client.threadCPUTime()
+    let wall = ContinuousClock.now - wallBefore
+    let result = await waiting.result
+    await server.stop(gracePeriod: .milliseconds(100))
+    #expect((try? result.get()) == nil, "the silent gateway answered")
+    #expect(wall >= .seconds(2))
+    let share = (cpuAfter - cpuBefore) / wall
+    print(
+      "GatewayClient default transport: \(cpuAfter - cpuBefore) CPU in \(wall) of waiting (\(share * 100) %)")
+    #expect(share <= 0.05, "libcurl's thread used \(cpuAfter - cpuBefore) of CPU in \(wall)")
+  }
+}
+#endif
