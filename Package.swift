@@ -215,6 +215,9 @@ let package = Package(
       "PushRelayCrashHelper", path: "Tests/Helpers/PushRelayCrashHelper",
       ["PushRelay", "NostrEvent", "NotificationResolver", "NostrHTTP"]),
     executable(
+      "PushGatewayHelper", path: "Tests/Helpers/PushGatewayHelper",
+      ["PushGateway", "PushGatewayPostgres", "NostrCurlHTTP", "NostrHTTPServer", "NostrPushCore"]),
+    executable(
       "PushRelayPostgresHelper", path: "Tests/Helpers/PushRelayPostgresHelper",
       [
         "PushRelay", "PushRelayPostgres", "NostrEvent", "NostrHTTP", "PushDescriptor", "PushLease",

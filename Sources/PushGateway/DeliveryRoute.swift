@@ -38,7 +38,7 @@ extension PushGateway {
           appProfile: grant.appProfile, epoch: grant.endpointEpoch, generation: grant.generation,
           requestID: body.requestID, wakeExpiresAt: body.expiresAt, now: now,
           quotaPer10Seconds: quotaPer10Seconds,
-          quotaPerHour: quotaPerHour, inFlightSeconds: Self.inFlightSeconds))
+          quotaPerHour: quotaPerHour, inFlightSeconds: inFlightSeconds))
     } catch {
       log("gateway store: \(error.code) on admission")
       return (.temporarilyUnavailable, .temporarilyUnavailable)

@@ -40,7 +40,7 @@ import NostrPushCore
 ///   `too_many_delegations`).
 /// - A delivery whose `request_id` is being sent by another attempt right now is answered 503
 ///   `{"status":"retry","retry_after_seconds":n}`; a holder that died leaves the `request_id`
-///   to a retry after ``inFlightSeconds``.
+///   to a retry after `inFlightSeconds` (default ``defaultInFlightSeconds``).
 /// - A 410 answered without APNs (the epoch already invalid) keeps its `request_id` as a 410
 ///   from APNs does, and takes no quota.
 /// - A token that no longer opens (its key file was removed) is a configuration fault (503):
@@ -51,7 +51,7 @@ import NostrPushCore
 ///   refusals and 410s answered without APNs are not admissions and take no quota.
 /// - A delivery takes two store transactions: the admission before APNs and the outcome after
 ///   (kept or released, the epoch marked invalid on a 410). If the second fails, the answer
-///   stands and the `request_id` stays in flight until ``inFlightSeconds`` pass.
+///   stands and the `request_id` stays in flight until `inFlightSeconds` pass.
 /// - `/metrics` counts deliveries by outcome (the answer table's rows) and APNs attempts by
 ///   status class (2xx, 4xx, 5xx, transport error), each attempt counted and timed by the
 ///   ``MeteredAPNsTransport`` wrapped around each app's transport, the token retry included.
@@ -70,8 +70,9 @@ public final class PushGateway: Sendable {
   public static let registrationAuthWindow: Int64 = 60
   /// The delivery route's NIP-98 window: 60 s back, 30 s ahead (the gateway fixture's).
   public static let deliveryAuthWindow = (back: Int64(60), ahead: Int64(30))
-  /// How long an admitted delivery holds its `request_id` before a retry may take it over.
-  public static let inFlightSeconds: Int64 = 30
+  /// How long an admitted delivery holds its `request_id` before a retry may take it over, by
+  /// default: 30 s (past the APNs timeout and its one token retry).
+  public static let defaultInFlightSeconds: Int64 = 30
   /// The default time APNs has to answer one delivery (the token retry included).
   public static let defaultAPNsTimeout: Duration = .seconds(10)
   /// How often a configuration fault is logged per app, at most: once a minute.
@@ -96,6 +97,7 @@ public final class PushGateway: Sendable {
   let relayPubkeys: Set<String>?
   let clock: UnixClock
   let apnsTimeout: Duration
+  let inFlightSeconds: Int64
   let log: @Sendable (String) -> Void
   let registrationVerifier: NIP98Verifier
   let deliveryVerifier: NIP98Verifier
@@ -110,7 +112,8 @@ public final class PushGateway: Sendable {
   ///
   /// `quotaPer10Seconds` and `quotaPerHour` bound admissions per device (defaults 10 and 120);
   /// `owners` and `relayPubkeys`, when given, are allowlists of lower-case hex keys; `clock`
-  /// gives Unix time; `log` receives operator messages (never a token, key or id).
+  /// gives Unix time; `apnsTimeout` bounds one APNs delivery; `inFlightSeconds` is how long an
+  /// admitted `request_id` is held before a retry may take it over; `log` receives operator messages (never a token, key or id).
   /// `invalid_configuration` (the field named) for a URL with a path or another scheme, no apps,
   /// or a quota outside 1 ≤ per 10 s ≤ per hour ≤ 100 000.
   public init(
@@ -118,6 +121,7 @@ public final class PushGateway: Sendable {
     quotaPer10Seconds: Int = 10, quotaPerHour: Int = 120, owners: Set<String>? = nil,
     relayPubkeys: Set<String>? = nil, clock: UnixClock = .system, apnsTimeout: Duration = defaultAPNsTimeout,
     metrics: PushGatewayMetrics = PushGatewayMetrics(),
+    inFlightSeconds: Int64 = defaultInFlightSeconds,
     log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
   ) throws(PushGatewayError) {
     guard let url = URL(string: publicURL), ["http", "https"].contains(url.scheme ?? ""), url.host != nil,
@@ -145,6 +149,7 @@ public final class PushGateway: Sendable {
     self.clock = clock
     self.apnsTimeout = apnsTimeout
     self.metrics = metrics
+    self.inFlightSeconds = max(1, inFlightSeconds)
     self.log = log
     registrationVerifier = NIP98Verifier(
       windowBack: Self.registrationAuthWindow, windowAhead: Self.registrationAuthWindow, urlMatch: .exact,

@@ -38,6 +38,8 @@ enum GatewayStoreBackend: String, Sendable, CaseIterable, CustomTestStringConver
       let name = "gw_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
       let admin = try PostgresConnection(connectionString: base)
       defer { admin.close() }
+      // CREATE DATABASE outlasts the session's 1.5 s statement timeout when many tests make theirs.
+      try admin.execute("SET statement_timeout = 0; SET lock_timeout = 0")
       try admin.execute("CREATE DATABASE \(name)")
       return GatewayStoreLocation(postgres: base + " dbname=" + name, base: base, database: name)
     }
@@ -71,6 +73,7 @@ struct GatewayStoreLocation: Sendable {
   func cleanup() {
     guard let base, let database, let admin = try? PostgresConnection(connectionString: base) else { return }
     defer { admin.close() }
+    try? admin.execute("SET statement_timeout = 0; SET lock_timeout = 0")
     try? admin.execute("DROP DATABASE IF EXISTS \(database) WITH (FORCE)")
   }
 }
