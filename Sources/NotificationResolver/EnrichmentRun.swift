@@ -106,7 +106,7 @@ struct EnrichmentRun: Sendable {
           await board.set(relayKey: relayKey)
           guard !signed(cached, by: relayKey).pairIsFresh else { return }
           async let metadata = fetchChannelEvent(
-            kind: 39000, channelID, relayKey: relayKey, deadline: requestDeadline
+            kind: EventKind.groupMetadata, channelID, relayKey: relayKey, deadline: requestDeadline
           ) {
             if let record = try? EventRecords.channelMetadata($0) {
               await board.set(channel: ChannelSnapshot(record, isFresh: true))
@@ -174,10 +174,10 @@ struct EnrichmentRun: Sendable {
   }
 
   private func fetchProfile(deadline: ContinuousClock.Instant) async -> ProfileSnapshot? {
-    let filter = Filter(authors: [sender], kinds: [0], limit: 1)
+    let filter = Filter(authors: [sender], kinds: [EventKind.profile], limit: 1)
     guard
       let events = try? await client.query([filter], cap: RelayClient.profileQueryCap, deadline: deadline),
-      let event = newest(events, matching: filter), event.pubkey == sender, event.kind == 0,
+      let event = newest(events, matching: filter), event.pubkey == sender, event.kind == EventKind.profile,
       await !accountGone()
     else { return nil }
     guard let profile = try? Profile(event: event) else { return nil }
@@ -194,7 +194,8 @@ struct EnrichmentRun: Sendable {
     _ channelID: String, relayKey: String, deadline: ContinuousClock.Instant,
     arrived: @Sendable (Roster) async -> Void
   ) async -> Roster? {
-    let filter = Filter(authors: [relayKey], kinds: [39002], tags: ["d": [channelID]], limit: 1)
+    let filter = Filter(
+      authors: [relayKey], kinds: [EventKind.groupMembers], tags: ["d": [channelID]], limit: 1)
     guard let rosters = try? await client.rosters(filter, signer: relayKey, deadline: deadline),
       let roster = rosters.filter({ $0.channelID == channelID }).min(by: { lhs, rhs in
         lhs.createdAt != rhs.createdAt ? lhs.createdAt > rhs.createdAt : lhs.eventID < rhs.eventID
@@ -211,7 +212,7 @@ struct EnrichmentRun: Sendable {
     arrived: @Sendable (Event) async -> Void
   ) async -> Event? {
     let filter = Filter(authors: [relayKey], kinds: [kind], tags: ["d": [channelID]], limit: 1)
-    let cap = kind == 39000 ? RelayClient.channelQueryCap : RelayClient.membershipQueryCap
+    let cap = kind == EventKind.groupMetadata ? RelayClient.channelQueryCap : RelayClient.membershipQueryCap
     guard let events = try? await client.query([filter], cap: cap, deadline: deadline),
       let event = newest(events, matching: filter), event.pubkey == relayKey, event.kind == kind
     else { return nil }

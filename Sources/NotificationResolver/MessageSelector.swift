@@ -74,14 +74,28 @@ package struct MessageSelector: Sendable {
 
   /// Whether one verified event may be presented.
   package func isEligible(_ event: Event, membership: @escaping Membership = { _, _ in nil }) -> Bool {
-    guard Self.eligibleKinds.contains(event.kind), event.pubkey != owner, !muted.contains(event.pubkey) else {
-      return false
-    }
-    guard event.createdAt <= now + Self.maxFutureSkew, event.createdAt >= now - window else { return false }
+    guard Self.eligibleKinds.contains(event.kind) else { return false }
     guard !event.content.unicodeScalars.allSatisfy({ $0.properties.isWhitespace || Self.isInvisible($0) })
     else {
       return false
     }
+    return woke(event, membership: membership)
+  }
+
+  /// Whether `events` hold one that the relay would have woken the account for (a subscription
+  /// matches it by the relay's rule, not the account's own nor a muted sender's, within the
+  /// presentation window) but whose kind the resolver cannot present: the wake is then the
+  /// `unsupported_kind` fallback, never "nothing new" (what wakes is what shows).
+  package func hasUnpresentable(_ events: [Event], membership: @escaping Membership = { _, _ in nil }) -> Bool
+  {
+    events.contains { !Self.eligibleKinds.contains($0.kind) && woke($0, membership: membership) }
+  }
+
+  /// The rule the relay woke by, and the account's own and muted senders' events left out, within
+  /// the presentation window, whatever the kind.
+  private func woke(_ event: Event, membership: @escaping Membership) -> Bool {
+    guard event.pubkey != owner, !muted.contains(event.pubkey) else { return false }
+    guard event.createdAt <= now + Self.maxFutureSkew, event.createdAt >= now - window else { return false }
     // The roster as far as it is known: the owner and the author unless a complete roster
     // leaves them out.
     let roster = { (channel: String) -> Set<String>? in

@@ -411,6 +411,7 @@ public struct NotificationResolver: Sendable {
     let signer = configuration.relayPubkey
     var candidates: [WakeCandidate] = []
     var seen: Set<String> = []
+    var unpresentable = false
     for answer in answers {
       let (index, events) = (answer.account, answer.events)
       let scope = StoreScope(account: accounts[index].account, relay: configuration.relay)
@@ -426,6 +427,7 @@ public struct NotificationResolver: Sendable {
       for event in selector.candidates(events, membership: membership) where seen.insert(event.id).inserted {
         candidates.append(WakeCandidate(message: .channel(event), account: index))
       }
+      if !unpresentable { unpresentable = selector.hasUnpresentable(events, membership: membership) }
       let direct = inbox(accounts[index], now: now)?.messages(in: answer.wraps) ?? []
       for message in direct where seen.insert(message.id).inserted {
         candidates.append(WakeCandidate(message: message, account: index))
@@ -433,7 +435,12 @@ public struct NotificationResolver: Sendable {
     }
     // A cut answer may hold the wake's message past the cut: it never reads as nothing new.
     let isCut = answers.contains(where: \.isCut)
-    guard !candidates.isEmpty else { return isCut ? .refused(.invalidResponse) : .noEligibleEvent }
+    guard !candidates.isEmpty else {
+      // What woke the device is never dropped as nothing new: a kind the resolver cannot present
+      // is the fallback with its reason, even with the filtering entitlement.
+      if unpresentable { return .refused(.unsupportedKind) }
+      return isCut ? .refused(.invalidResponse) : .noEligibleEvent
+    }
     candidates.sort { lhs, rhs in
       lhs.message.createdAt != rhs.message.createdAt
         ? lhs.message.createdAt > rhs.message.createdAt : lhs.message.id < rhs.message.id

@@ -22,7 +22,7 @@ struct PlanComposer: Sendable {
   }
 
   /// The message kinds of a direct message (NIP-17 chat message and file message).
-  static let directMessageKinds: Set<Int> = [14, 15]
+  static let directMessageKinds = EventKind.directMessageRumors
 
   let relay: RelayOrigin
   let accounts: [Account]
