@@ -352,7 +352,8 @@ public struct NotificationResolver: Sendable {
     let owner = accounts[covered.account]
     let scope = StoreScope(account: owner.account, relay: configuration.relay)
     let store = self.store
-    guard case .channel(let message) = covered.shown else {
+    let reading = covered.socialReading
+    guard case .channel(let message) = covered.shown, reading?.kind != .dm else {
       // A direct message is named from the cache alone: no request keyed by its sender.
       relayKeyTask.cancel()
       let sender = covered.shown.pubkey
@@ -366,13 +367,19 @@ public struct NotificationResolver: Sendable {
     let chosenAt = progress.chosenAt ?? .now
     let enrichDeadline = min(chosenAt + configuration.budget, deadline)
     let target = MessageTarget(eventID: message.id, tags: message.tags)
-    let enrichment = EnrichmentRun(
-      scope: scope, sender: message.pubkey, channelID: target.channelID,
+    var enrichment = EnrichmentRun(
+      scope: scope, sender: reading?.named ?? message.pubkey,
+      channelID: reading == nil ? target.channelID : nil,
       relayKey: { await relayKeyTask.value }, store: store,
       client: clients[covered.account],
       avatars: AvatarFetcher(
         relay: configuration.relay, key: owner.secretKey, transport: configuration.transport, clock: clock),
       now: now, requestTimeout: configuration.queryTimeout)
+    if let reading {
+      // The account's note a reaction or a zap is about, for the body; a custom emoji's image.
+      enrichment.noteID = reading.kind == .reaction || reading.kind == .zap ? reading.targetID : nil
+      enrichment.emojiURL = reading.reaction?.imageURL
+    }
     let (parts, lingering) = await enrichment.run(deadline: enrichDeadline)
     let notification = await BlockingWork.run {
       composer.compose(covered, parts: parts) { pubkey in
@@ -466,7 +473,8 @@ public struct NotificationResolver: Sendable {
       guard let shown = chosen.first else { return nil }
       return CoveredMessages(
         shown: shown.message, account: shown.account, accountKey: accounts[shown.account].account,
-        ids: chosen.map(\.message.id), isRecorded: recorded)
+        ids: chosen.map(\.message.id), isRecorded: recorded,
+        zapperPubkeys: accounts[shown.account].social.zapperPubkeys)
     }
     let admit = { (ids: [String], recorded: Bool) -> Bool in
       guard let covered = covering(ids, recorded) else { return false }
