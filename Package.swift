@@ -157,7 +157,7 @@ let package = Package(
       "NostrPushTesting",
       [
         "NostrPushCore", "NostrJSON", "NostrEvent", "NIP44", "PushDescriptor", "PushLease", "PushRelay",
-        "NostrWebSocket",
+        "NostrWebSocket", "Bech32",
       ]),
 
     // Tools.

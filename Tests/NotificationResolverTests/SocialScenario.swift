@@ -74,7 +74,8 @@ struct SocialScenario {
     let description = String(decoding: request.jsonBytes(), as: UTF8.self)
     let invoice =
       try bolt11
-      ?? ZapInvoice.make(amount: invoiceAmount, describing: described ?? description, now: RelayScenario.now)
+      ?? ZapFixture.invoice(
+        amount: invoiceAmount, describing: described ?? description, timestamp: RelayScenario.now)
     return base.sign(
       signer ?? zapper, kind: EventKind.zapReceipt, content: "",
       tags: [

@@ -2,6 +2,7 @@ import Bech32
 import Foundation
 import NostrEvent
 import NostrPushCore
+import NostrPushTesting
 import NotificationResolver
 import Testing
 
@@ -34,7 +35,7 @@ import Testing
     /// A BOLT-11 invoice for `amount` (its human-readable amount, e.g. `210n`) whose `h` is
     /// SHA-256 of `described`; signature words are zero (not checked).
     func invoice(amount: String, describing described: String) throws -> String {
-      try ZapInvoice.make(amount: amount, describing: described, now: now)
+      try ZapFixture.invoice(amount: amount, describing: described, timestamp: now)
     }
 
     /// A receipt by `signer` carrying `request` as its description and `bolt11`.
