@@ -38,14 +38,19 @@ public enum ZapFixture {
   }
 
   /// The receipt (kind 9735) `zapper` signs for `request`, to `recipient`, about the request's `e`,
-  /// with an invoice for `invoiceAmount` over the request's JSON (or over `described`).
+  /// with an invoice for `invoiceAmount` over the request's JSON (or over `described`); an
+  /// amount the invoice cannot carry throws `invalid_field` (field `bolt11`).
   public static func receipt(
     for request: Event, by zapper: SecretKey, to recipient: String, invoiceAmount: String,
     described: String? = nil, createdAt: Int64
-  ) throws -> Event {
+  ) throws(EventError) -> Event {
     let description = String(decoding: request.jsonBytes(), as: UTF8.self)
-    let bolt11 = try invoice(
-      amount: invoiceAmount, describing: described ?? description, timestamp: createdAt)
+    let bolt11: String
+    do {
+      bolt11 = try invoice(amount: invoiceAmount, describing: described ?? description, timestamp: createdAt)
+    } catch {
+      throw EventError(code: .invalidField, field: "bolt11", message: "bolt11: \(error.message)")
+    }
     var tags = [["p", recipient]]
     if let target = request.tagValues("e").first { tags.append(["e", target]) }
     tags += [["bolt11", bolt11], ["description", description]]
