@@ -2,8 +2,8 @@ import NostrEvent
 import NostrPushCore
 
 extension NotificationComposer {
-  /// The notification for a social event (`social-notifications` table of
-  /// `Docs/NotificationServiceExtension.md`), every word from `strings`:
+  /// The notification for a social event (the social lines of `Docs/CommandLine.md`'s `resolve`),
+  /// every word from `strings`:
   /// - mention / reply / comment: `{name} mentioned you` or `{name} replied`, the note's preview;
   /// - repost: `{name} reposted your note`, the embedded note's preview when it is the account's
   ///   verified note, else `your note`;
