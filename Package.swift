@@ -169,7 +169,7 @@ let package = Package(
       "NostrPushTesting",
       [
         "NostrPushCore", "NostrJSON", "NostrEvent", "NIP44", "PushDescriptor", "PushLease", "PushRelay",
-        "NostrWebSocket",
+        "NostrWebSocket", "Bech32",
       ]),
 
     // Tools.

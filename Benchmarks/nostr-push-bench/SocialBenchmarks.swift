@@ -1,6 +1,7 @@
 import Bech32
 import NostrEvent
 import NostrPushCore
+import NostrPushTesting
 import NotificationResolver
 
 extension BenchmarkRegistry {
@@ -70,12 +71,7 @@ struct ZapBenchmarkWorld {
       content: "great post"
     ).signed(with: senderKey)
     let description = String(decoding: request.jsonBytes(), as: UTF8.self)
-    // Timestamp, a payment hash and the description hash; the signature words are not read.
-    let timestamp = (0..<7).reversed().map { UInt8((UInt64(now) >> (5 * UInt64($0))) & 31) }
-    let words =
-      timestamp + [1, 1, 20] + Bech32.words(fromBytes: [UInt8](repeating: 7, count: 32)) + [23, 1, 20]
-      + Bech32.words(fromBytes: NostrSHA256.hash(Array(description.utf8))) + [UInt8](repeating: 0, count: 104)
-    let invoice = try Bech32.encode(hrp: "lnbc210n", words: words, limit: Bech32.Limit(maxLength: 2_000))
+    let invoice = try ZapFixture.invoice(amount: "210n", describing: description, timestamp: now)
     receipt = try UnsignedEvent(
       pubkey: zapper, createdAt: now, kind: 9735,
       tags: [["p", account], ["e", note], ["bolt11", invoice], ["description", description]], content: ""

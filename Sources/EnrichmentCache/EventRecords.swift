@@ -11,9 +11,9 @@ import NostrJSON
 /// stored it.
 package enum EventRecords {
   /// The channel metadata kind (signed by the relay key, `d` = channel id).
-  package static let channelMetadataKind = 39000
+  package static let channelMetadataKind = EventKind.groupMetadata
   /// The channel membership kind (signed by the relay key, `d` = channel id, `p` = members).
-  package static let membershipKind = 39002
+  package static let membershipKind = EventKind.groupMembers
 
   /// Throws `wrongKind`, `wrongSigner` or `invalidEvent` unless the event is of `kind`, signed by
   /// `signer` (when given) and verifies.

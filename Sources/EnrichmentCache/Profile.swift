@@ -13,7 +13,7 @@ import NostrJSON
 /// show another. The display name is sanitised by `DisplayName`.
 public struct Profile: Sendable, Hashable {
   /// The profile kind.
-  package static let kind = 0
+  package static let kind = EventKind.profile
   /// The largest kind 0 content parsed, in bytes (the resolver's profile response cap).
   package static let maxContentBytes = 256 * 1024
   /// The longest picture URL kept, in UTF-8 bytes; a longer one is dropped.
@@ -47,7 +47,8 @@ public struct Profile: Sendable, Hashable {
   ///   ``maxContentBytes``, not JSON or not an object.
   package init(event: Event) throws(CacheError) {
     guard event.kind == Self.kind else {
-      throw CacheError(code: .wrongKind, field: "kind", message: "expected kind 0, got \(event.kind)")
+      throw CacheError(
+        code: .wrongKind, field: "kind", message: "expected kind \(Self.kind), got \(event.kind)")
     }
     guard event.content.utf8.count <= Self.maxContentBytes else {
       throw .invalid("content", "longer than \(Self.maxContentBytes) bytes")

@@ -9,9 +9,9 @@ import NostrEvent
 /// the message once. Holds plaintext: keep it out of caches and logs.
 public struct DirectMessage: Sendable, Hashable {
   /// The kind of a chat message rumor.
-  package static let chatKind = 14
+  package static let chatKind = EventKind.directMessage
   /// The kind of a file message rumor.
-  package static let fileKind = 15
+  package static let fileKind = EventKind.fileMessage
 
   /// The rumor's id (64 lowercase hex): as the rumor carried it (checked), else computed.
   public let id: String

@@ -11,9 +11,9 @@ import NostrJSON
 /// message type passes 14 and 15.
 enum GiftWrapOpening {
   /// The kind of a gift wrap.
-  static let wrapKind = 1059
+  static let wrapKind = EventKind.giftWrap
   /// The kind of a seal.
-  static let sealKind = 13
+  static let sealKind = EventKind.seal
   /// The longest wrap content read, in characters: NIP-44's largest payload.
   static let maxContentCharacters = NIP44.maxPayloadCharacters
   /// The deepest JSON a seal or a rumor may be: an object, its tags, one tag.
@@ -32,7 +32,7 @@ enum GiftWrapOpening {
   static func open(_ wrap: Event, recipient: SecretKey, rumorKinds: Set<Int>?) throws(GiftWrapError) -> Opened
   {
     guard wrap.kind == wrapKind else {
-      throw GiftWrapError(code: .notAGiftWrap, field: "kind", message: "kind \(wrap.kind) is not 1059")
+      throw GiftWrapError(code: .notAGiftWrap, field: "kind", message: "kind \(wrap.kind) is not \(wrapKind)")
     }
     guard wrap.content.utf8.count <= maxContentCharacters else {
       throw GiftWrapError(
@@ -53,7 +53,7 @@ enum GiftWrapOpening {
     }
     guard seal.kind == sealKind else {
       throw GiftWrapError(
-        code: .sealKind, field: "seal.kind", message: "the seal is kind \(seal.kind), not 13")
+        code: .sealKind, field: "seal.kind", message: "the seal is kind \(seal.kind), not \(sealKind)")
     }
     guard seal.tags.isEmpty else {
       throw GiftWrapError(

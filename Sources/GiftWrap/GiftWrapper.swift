@@ -43,7 +43,9 @@ public struct GiftWrapper: Sendable {
     }
     guard rumor.kind == DirectMessage.chatKind || rumor.kind == DirectMessage.fileKind else {
       throw GiftWrapError(
-        code: .invalidRumor, field: "rumor.kind", message: "the rumor is kind \(rumor.kind), not 14 or 15")
+        code: .invalidRumor, field: "rumor.kind",
+        message: "the rumor is kind \(rumor.kind), not \(EventKind.directMessage) or \(EventKind.fileMessage)"
+      )
     }
     guard Hex.isLowercaseHex(recipient, length: 64) else {
       throw GiftWrapError(

@@ -6,7 +6,7 @@ import Foundation
 /// `NIP98Verifier`, which also remembers ids to refuse replays.
 public enum NIP98 {
   /// The event kind of a NIP-98 auth event.
-  public static let kind = 27235
+  public static let kind = EventKind.httpAuthorization
   /// How many random bytes the `nonce` tag carries, so that two headers never share an id.
   package static let nonceByteCount = 16
 

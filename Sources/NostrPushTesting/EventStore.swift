@@ -80,7 +80,7 @@ struct EventStore: Sendable {
   /// when the stored one is not older (later `created_at`, a tie to the lower id).
   mutating func store(_ entry: RelayFixtureData.Entry) -> Bool {
     let event = entry.event
-    let replaceable = event.kind == 0 || event.kind == 3 || (10000..<20000).contains(event.kind)
+    let replaceable = EventKind.isReplaceable(event.kind)
     let addressable = (30000..<40000).contains(event.kind)
     if replaceable || addressable {
       let tag = event.tags.first { $0.first == "d" }.map { $0.count > 1 ? $0[1] : "" } ?? ""

@@ -215,7 +215,7 @@ final class FixturePush: Sendable {
 /// `p` tags of the current one whose `d` is the channel (newest, a tie to the lower id).
 struct FixtureRoster: RosterSource {
   /// The kind of a NIP-29 group member list.
-  static let membersKind = 39002
+  static let membersKind = EventKind.groupMembers
 
   /// The relay's own pubkey (NIP-11 `self`); nil: no rosters at all.
   let selfPubkey: String?

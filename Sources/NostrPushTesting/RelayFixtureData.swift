@@ -147,7 +147,7 @@ public struct RelayFixtureData: Sendable {
       guard !trimmed.isEmpty else { continue }
       do {
         let event = try Event(json: trimmed)
-        if refusedLine == nil, event.kind == 30350 {
+        if refusedLine == nil, event.kind == EventKind.pushLease {
           refusedLine = Problem(line: lineNumber, message: "leases arrive only through ingest")
         } else if refusedLine == nil, trimmed.count > Self.maxStoredEventBytes {
           refusedLine = Problem(line: lineNumber, message: "event over \(Self.maxStoredEventBytes) bytes")

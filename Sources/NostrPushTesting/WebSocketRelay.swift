@@ -43,11 +43,11 @@ struct WebSocketRelay {
   /// days on purpose.
   static let giftWrapBackdate: Int64 = 172_800
   /// The gift wrap kind (NIP-59): served only to the authenticated pubkey its `p` tag names.
-  static let giftWrapKind = 1059
+  static let giftWrapKind = EventKind.giftWrap
   /// How far an `AUTH` event's `created_at` may be from the fixture's clock.
   static let authWindow: Int64 = 600
   /// The push lease kind, always author-only, stored only through push ingest.
-  static let leaseKind = 30350
+  static let leaseKind = EventKind.pushLease
   /// The refusal of a filter for others' author-only kinds.
   static let authorOnlyRefusal = "restricted: author-only kinds require authors=[self]"
   /// The refusal when author-only kinds are asked for before authenticating.
@@ -323,7 +323,9 @@ struct WebSocketRelay {
     } catch {
       return "invalid: malformed event: \(error.field ?? "event"): \(error.message)"
     }
-    guard event.kind == RelayConnection.authKind else { return "invalid: AUTH event must be kind 22242" }
+    guard event.kind == RelayConnection.authKind else {
+      return "invalid: AUTH event must be kind \(RelayConnection.authKind)"
+    }
     switch event.verify() {
     case .valid: break
     case .idMismatch: return "invalid: invalid event id: computed \(event.computedID()), got \(event.id)"

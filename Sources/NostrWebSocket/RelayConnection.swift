@@ -22,7 +22,7 @@ public actor RelayConnection {
   /// The longest `NOTICE` text kept, in UTF-8 bytes (longer ones are cut).
   package static let maxNoticeBytes = 1024
   /// The NIP-42 authentication event kind.
-  package static let authKind = 22242
+  package static let authKind = EventKind.clientAuthentication
 
   /// A Unix-seconds clock for `created_at` of `AUTH` events.
   public typealias Clock = @Sendable () -> Int64

@@ -9,6 +9,10 @@ struct EnrichedParts: Sendable {
   var channel: ChannelSnapshot?
   var membership: MembershipSnapshot?
   var avatar: AvatarSnapshot?
+  /// The account's note a social notification is about, fetched by id and verified.
+  var note: Event?
+  /// A reaction's custom emoji image, the attachment in place of the avatar.
+  var emoji: AvatarSnapshot?
 }
 
 /// Collects the results of the enrichment requests as they arrive.
@@ -18,12 +22,16 @@ actor EnrichmentBoard {
   private(set) var membership: MembershipSnapshot?
   private(set) var avatar: AvatarSnapshot?
   private(set) var relayKey: String?
+  private(set) var note: Event?
+  private(set) var emoji: AvatarSnapshot?
 
   func set(profile: ProfileSnapshot) { self.profile = profile }
   func set(relayKey: String) { self.relayKey = relayKey }
   func set(channel: ChannelSnapshot) { self.channel = channel }
   func set(membership: MembershipSnapshot) { self.membership = membership }
   func set(avatar: AvatarSnapshot) { self.avatar = avatar }
+  func set(note: Event) { self.note = note }
+  func set(emoji: AvatarSnapshot) { self.emoji = emoji }
 }
 
 /// One wake's enrichment: cache first, then separate bounded requests for each missing or stale
@@ -44,6 +52,11 @@ struct EnrichmentRun: Sendable {
   let now: Int64
   /// How long a request may run, including after the budget, before it is abandoned.
   let requestTimeout: Duration
+  /// The account's note to fetch by id for a social notification's body (a reaction's or a zap's
+  /// target), nil for none.
+  var noteID: String? = nil
+  /// A reaction's custom emoji image URL to fetch as the attachment, nil for none.
+  var emojiURL: String? = nil
 
   /// What the cache holds for this message before any request.
   private struct CachedParts {
@@ -99,6 +112,24 @@ struct EnrichmentRun: Sendable {
         }
       }
     ]
+    if let noteID {
+      tasks.append(
+        Task {
+          if let note = await fetchNote(noteID, deadline: requestDeadline) { await board.set(note: note) }
+        })
+    }
+    if let emojiURL {
+      tasks.append(
+        Task {
+          let result = await avatars.fetch(emojiURL, validators: nil, deadline: requestDeadline)
+          if case .image(let bytes, let format, _, _) = result {
+            await board.set(
+              emoji: AvatarSnapshot(
+                bytes: bytes, format: format, url: emojiURL,
+                validators: AvatarFetcher.Validators(etag: nil, lastModified: nil), isFresh: true))
+          }
+        })
+    }
     if let channelID {
       tasks.append(
         Task {
@@ -106,7 +137,7 @@ struct EnrichmentRun: Sendable {
           await board.set(relayKey: relayKey)
           guard !signed(cached, by: relayKey).pairIsFresh else { return }
           async let metadata = fetchChannelEvent(
-            kind: 39000, channelID, relayKey: relayKey, deadline: requestDeadline
+            kind: EventKind.groupMetadata, channelID, relayKey: relayKey, deadline: requestDeadline
           ) {
             if let record = try? EventRecords.channelMetadata($0) {
               await board.set(channel: ChannelSnapshot(record, isFresh: true))
@@ -143,6 +174,8 @@ struct EnrichmentRun: Sendable {
       parts.channel = cached.channel
       parts.membership = cached.membership
     }
+    parts.note = await board.note
+    parts.emoji = await board.emoji
     if let picture = parts.profile?.picture {
       if let avatar = await board.avatar, avatar.url == picture {
         parts.avatar = avatar
@@ -174,10 +207,10 @@ struct EnrichmentRun: Sendable {
   }
 
   private func fetchProfile(deadline: ContinuousClock.Instant) async -> ProfileSnapshot? {
-    let filter = Filter(authors: [sender], kinds: [0], limit: 1)
+    let filter = Filter(authors: [sender], kinds: [EventKind.profile], limit: 1)
     guard
       let events = try? await client.query([filter], cap: RelayClient.profileQueryCap, deadline: deadline),
-      let event = newest(events, matching: filter), event.pubkey == sender, event.kind == 0,
+      let event = newest(events, matching: filter), event.pubkey == sender, event.kind == EventKind.profile,
       await !accountGone()
     else { return nil }
     guard let profile = try? Profile(event: event) else { return nil }
@@ -188,13 +221,23 @@ struct EnrichmentRun: Sendable {
       ?? ProfileSnapshot(profile, isFresh: true)
   }
 
+  /// Fetches the account's note `id` (a social notification's target): kept only when it verified
+  /// (the client drops the rest), has that id and the account wrote it.
+  private func fetchNote(_ id: String, deadline: ContinuousClock.Instant) async -> Event? {
+    let filter = Filter(ids: [id], authors: [scope.account], limit: 1)
+    guard let events = try? await client.query([filter], cap: RelayClient.profileQueryCap, deadline: deadline)
+    else { return nil }
+    return events.first { $0.id == id && $0.pubkey == scope.account }
+  }
+
   /// Fetches the relay-signed roster of `channelID` (read in place, never as tag arrays), hands
   /// it to `arrived`, and returns it for the paired cache write.
   private func fetchRoster(
     _ channelID: String, relayKey: String, deadline: ContinuousClock.Instant,
     arrived: @Sendable (Roster) async -> Void
   ) async -> Roster? {
-    let filter = Filter(authors: [relayKey], kinds: [39002], tags: ["d": [channelID]], limit: 1)
+    let filter = Filter(
+      authors: [relayKey], kinds: [EventKind.groupMembers], tags: ["d": [channelID]], limit: 1)
     guard let rosters = try? await client.rosters(filter, signer: relayKey, deadline: deadline),
       let roster = rosters.filter({ $0.channelID == channelID }).min(by: { lhs, rhs in
         lhs.createdAt != rhs.createdAt ? lhs.createdAt > rhs.createdAt : lhs.eventID < rhs.eventID
@@ -211,7 +254,7 @@ struct EnrichmentRun: Sendable {
     arrived: @Sendable (Event) async -> Void
   ) async -> Event? {
     let filter = Filter(authors: [relayKey], kinds: [kind], tags: ["d": [channelID]], limit: 1)
-    let cap = kind == 39000 ? RelayClient.channelQueryCap : RelayClient.membershipQueryCap
+    let cap = kind == EventKind.groupMetadata ? RelayClient.channelQueryCap : RelayClient.membershipQueryCap
     guard let events = try? await client.query([filter], cap: cap, deadline: deadline),
       let event = newest(events, matching: filter), event.pubkey == relayKey, event.kind == kind
     else { return nil }

@@ -18,6 +18,10 @@ public enum FallbackReason: String, Sendable, Hashable, Codable, CaseIterable {
   /// be written): it is not shown, so that it is never shown twice; a later wake that can record
   /// the claim presents it.
   case claimUnavailable = "claim_unavailable"
+  /// The relay woke for events that a subscription names but whose kind the resolver cannot
+  /// present (a kind outside the resolver's table of presentable kinds): shown as the fallback, never
+  /// dropped as nothing new, so what wakes is never silently lost.
+  case unsupportedKind = "unsupported_kind"
 }
 
 /// The English content shown when nothing resolves: it reveals nothing and asks the user to open

@@ -20,6 +20,9 @@ struct NotificationComposer: Sendable {
     guard case .channel(let message) = covered.shown else {
       return composeDirect(covered, parts: parts, mentionName: mentionName)
     }
+    if let reading = covered.socialReading {
+      return composeSocial(covered, event: message, reading: reading, parts: parts, mentionName: mentionName)
+    }
     let scope = StoreScope(account: covered.accountKey, relay: relay)
     let target = MessageTarget(eventID: message.id, tags: message.tags)
     let name = parts.profile?.displayName.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }

@@ -32,7 +32,8 @@ public struct ResolvedNotification: Sendable, Hashable, Codable {
   public var senderPubkey: String
   /// The sender's npub (NIP-19), for an app that shows or links the sender.
   public var senderNpub: String
-  /// The message's kind (9, 40002, 45001 or 45003), for an app that routes by kind.
+  /// The event's kind (9, 40002, 45001 or 45003 for a channel message, 14 or 15 for a NIP-17
+  /// message, a social kind of ``SocialKind``), for an app that routes by kind.
   public var kind: Int
   /// How many other channel members the message reached, when a verified roster says so (for a
   /// communication notification's recipient count); nil when unknown.
@@ -52,6 +53,9 @@ public struct ResolvedNotification: Sendable, Hashable, Codable {
   /// The conversation's name for a communication notification: the channel's name (without `#`),
   /// or a direct message's subject; nil one-to-one or unknown.
   public var groupName: String?
+  /// For a social notification (mention, reply, comment, reaction, repost, zap, NIP-04 message),
+  /// what it is and the note it is about; nil for a channel or NIP-17 message.
+  public var social: SocialDetail?
   /// Why the sender's avatar is missing although their profile names one (`fetch_failed`); the
   /// plan reports it as ``NotificationPlan/avatarSkipped``.
   package var avatarSkipped: NotificationPlan.AvatarSkip?

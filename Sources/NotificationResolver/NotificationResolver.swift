@@ -352,7 +352,8 @@ public struct NotificationResolver: Sendable {
     let owner = accounts[covered.account]
     let scope = StoreScope(account: owner.account, relay: configuration.relay)
     let store = self.store
-    guard case .channel(let message) = covered.shown else {
+    let reading = covered.socialReading
+    guard case .channel(let message) = covered.shown, reading?.kind != .dm else {
       // A direct message is named from the cache alone: no request keyed by its sender.
       relayKeyTask.cancel()
       let sender = covered.shown.pubkey
@@ -366,13 +367,19 @@ public struct NotificationResolver: Sendable {
     let chosenAt = progress.chosenAt ?? .now
     let enrichDeadline = min(chosenAt + configuration.budget, deadline)
     let target = MessageTarget(eventID: message.id, tags: message.tags)
-    let enrichment = EnrichmentRun(
-      scope: scope, sender: message.pubkey, channelID: target.channelID,
+    var enrichment = EnrichmentRun(
+      scope: scope, sender: reading?.named ?? message.pubkey,
+      channelID: reading == nil ? target.channelID : nil,
       relayKey: { await relayKeyTask.value }, store: store,
       client: clients[covered.account],
       avatars: AvatarFetcher(
         relay: configuration.relay, key: owner.secretKey, transport: configuration.transport, clock: clock),
       now: now, requestTimeout: configuration.queryTimeout)
+    if let reading {
+      // The account's note a reaction or a zap is about, for the body; a custom emoji's image.
+      enrichment.noteID = reading.kind == .reaction || reading.kind == .zap ? reading.targetID : nil
+      enrichment.emojiURL = reading.reaction?.imageURL
+    }
     let (parts, lingering) = await enrichment.run(deadline: enrichDeadline)
     let notification = await BlockingWork.run {
       composer.compose(covered, parts: parts) { pubkey in
@@ -411,6 +418,7 @@ public struct NotificationResolver: Sendable {
     let signer = configuration.relayPubkey
     var candidates: [WakeCandidate] = []
     var seen: Set<String> = []
+    var unpresentable = false
     for answer in answers {
       let (index, events) = (answer.account, answer.events)
       let scope = StoreScope(account: accounts[index].account, relay: configuration.relay)
@@ -426,6 +434,7 @@ public struct NotificationResolver: Sendable {
       for event in selector.candidates(events, membership: membership) where seen.insert(event.id).inserted {
         candidates.append(WakeCandidate(message: .channel(event), account: index))
       }
+      if !unpresentable { unpresentable = selector.hasUnpresentable(events, membership: membership) }
       let direct = inbox(accounts[index], now: now)?.messages(in: answer.wraps) ?? []
       for message in direct where seen.insert(message.id).inserted {
         candidates.append(WakeCandidate(message: message, account: index))
@@ -433,7 +442,12 @@ public struct NotificationResolver: Sendable {
     }
     // A cut answer may hold the wake's message past the cut: it never reads as nothing new.
     let isCut = answers.contains(where: \.isCut)
-    guard !candidates.isEmpty else { return isCut ? .refused(.invalidResponse) : .noEligibleEvent }
+    guard !candidates.isEmpty else {
+      // What woke the device is never dropped as nothing new: a kind the resolver cannot present
+      // is the fallback with its reason, even with the filtering entitlement.
+      if unpresentable { return .refused(.unsupportedKind) }
+      return isCut ? .refused(.invalidResponse) : .noEligibleEvent
+    }
     candidates.sort { lhs, rhs in
       lhs.message.createdAt != rhs.message.createdAt
         ? lhs.message.createdAt > rhs.message.createdAt : lhs.message.id < rhs.message.id
@@ -459,7 +473,8 @@ public struct NotificationResolver: Sendable {
       guard let shown = chosen.first else { return nil }
       return CoveredMessages(
         shown: shown.message, account: shown.account, accountKey: accounts[shown.account].account,
-        ids: chosen.map(\.message.id), isRecorded: recorded)
+        ids: chosen.map(\.message.id), isRecorded: recorded,
+        zapperPubkeys: accounts[shown.account].social.zapperPubkeys)
     }
     let admit = { (ids: [String], recorded: Bool) -> Bool in
       guard let covered = covering(ids, recorded) else { return false }

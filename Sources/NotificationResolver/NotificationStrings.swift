@@ -20,9 +20,21 @@
 /// | `nostr_push.body.code` | `[code]` | — |
 /// | `nostr_push.body.file` | `[file]` | — |
 /// | `nostr_push.body.mention` | `@%@` | the mentioned person's name or compact npub |
+/// | `nostr_push.social.reply` | `%@ replied` | the sender's name |
+/// | `nostr_push.social.mention` | `%@ mentioned you` | the sender's name |
+/// | `nostr_push.social.repost` | `%@ reposted your note` | the sender's name |
+/// | `nostr_push.social.reaction` | `%1$@ reacted %2$@` | the sender's name, the reaction |
+/// | `nostr_push.social.zap` | `%@ zapped you` | the zapper's name |
+/// | `nostr_push.social.zap.amount` | `%1$@ zapped you %2$@ sats` | the zapper's name, the sats |
+/// | `nostr_push.social.your_note` | `your note` | — |
+/// | `nostr_push.social.anonymous` | `Anonymous` | — |
+/// | `nostr_push.social.encrypted` | `Encrypted message` | — |
+/// | `nostr_push.number.grouping` | ` ` (a space) | — (between groups of three digits: `21 000`) |
 ///
 /// A format takes one argument, written `%d`, `%@`, `%lld` or `%1$@` (any of them; the argument
-/// is shown as text) and may leave it out; `%%` is a percent sign.
+/// is shown as text) and may leave it out; `%%` is a percent sign. A format of two arguments
+/// (the reaction and the zap amount) takes `%@` for each in order, or `%1$@` and `%2$@` in any
+/// order.
 ///
 /// Decisions where the spec is silent: the fallback body may differ per ``FallbackReason``
 /// (`nostr_push.fallback.body.timeout`, …) — by default every reason reads the same, because the
@@ -67,18 +79,48 @@ public struct NotificationStrings: Sendable, Hashable {
     /// A `nostr:` mention in a message's text (a format of the name).
     public static let mention = Key("nostr_push.body.mention")
 
+    /// A reply's title (a format of the sender's name).
+    public static let socialReply = Key("nostr_push.social.reply")
+    /// A mention's title (a format of the sender's name).
+    public static let socialMention = Key("nostr_push.social.mention")
+    /// A repost's title (a format of the sender's name).
+    public static let socialRepost = Key("nostr_push.social.repost")
+    /// A reaction's title (a format of the sender's name and the reaction).
+    public static let socialReaction = Key("nostr_push.social.reaction")
+    /// An unvalidated zap's title (a format of the zapper's name): never an amount.
+    public static let socialZap = Key("nostr_push.social.zap")
+    /// A validated zap's title (a format of the zapper's name and the sats).
+    public static let socialZapAmount = Key("nostr_push.social.zap.amount")
+    /// What stands for the account's note when its text is not known.
+    public static let yourNote = Key("nostr_push.social.your_note")
+    /// The name of an anonymous zapper.
+    public static let anonymousZapper = Key("nostr_push.social.anonymous")
+    /// The body of a NIP-04 direct message (never decrypted).
+    public static let encryptedMessage = Key("nostr_push.social.encrypted")
+    /// The separator between groups of three digits in an amount.
+    public static let groupingSeparator = Key("nostr_push.number.grouping")
+
     /// The fallback body for one `reason`; unset, it reads ``fallbackBody``.
     public static func fallbackBody(_ reason: FallbackReason) -> Key {
       Key("nostr_push.fallback.body." + reason.rawValue)
     }
 
     /// The keys that are formats of one argument.
-    static let formats: Set<Key> = [moreMessages, groupConversation, channelSubtitle, mention]
+    static let formats: Set<Key> = [
+      moreMessages, groupConversation, channelSubtitle, mention, socialReply, socialMention, socialRepost,
+      socialZap,
+    ]
+    /// The keys that are formats of two arguments.
+    static let pairFormats: Set<Key> = [socialReaction, socialZapAmount]
 
     /// Every key, in the table's order.
     public static let all: [Key] =
       [fallbackTitle, fallbackBody] + FallbackReason.allCases.map(fallbackBody)
       + [anonymousSender, moreMessages, groupConversation, channelSubtitle, link, code, file, mention]
+      + [
+        socialReply, socialMention, socialRepost, socialReaction, socialZap, socialZapAmount, yourNote,
+        anonymousZapper, encryptedMessage, groupingSeparator,
+      ]
   }
 
   /// The English defaults.
@@ -88,7 +130,11 @@ public struct NotificationStrings: Sendable, Hashable {
   private static let defaults: [Key: String] = [
     .fallbackTitle: "New message", .fallbackBody: "Open the app to read it.", .anonymousSender: "Someone",
     .moreMessages: "and %d more", .groupConversation: "with %d others", .channelSubtitle: "#%@",
-    .link: "[link]", .code: "[code]", .file: "[file]", .mention: "@%@",
+    .link: "[link]", .code: "[code]", .file: "[file]", .mention: "@%@", .socialReply: "%@ replied",
+    .socialMention: "%@ mentioned you", .socialRepost: "%@ reposted your note",
+    .socialReaction: "%1$@ reacted %2$@",
+    .socialZap: "%@ zapped you", .socialZapAmount: "%1$@ zapped you %2$@ sats", .yourNote: "your note",
+    .anonymousZapper: "Anonymous", .encryptedMessage: "Encrypted message", .groupingSeparator: " ",
   ]
 
   /// The replaced entries, by key.
@@ -153,6 +199,43 @@ public struct NotificationStrings: Sendable, Hashable {
   /// A mention of `name` in a body (`@alice`).
   public func mention(_ name: String) -> String { format(.mention, name) }
 
+  /// A reply's title for the sender `name` (`Alice replied`).
+  public func reply(_ name: String) -> String { format(.socialReply, name) }
+  /// A mention's title for the sender `name` (`Alice mentioned you`).
+  public func mentioned(_ name: String) -> String { format(.socialMention, name) }
+  /// A repost's title for the sender `name` (`Alice reposted your note`).
+  public func reposted(_ name: String) -> String { format(.socialRepost, name) }
+  /// A reaction's title for the sender `name` and the `reaction` (`Alice reacted ❤️`).
+  public func reacted(_ name: String, _ reaction: String) -> String { pair(.socialReaction, name, reaction) }
+  /// An unvalidated zap's title for the zapper `name` (`Alice zapped you`).
+  public func zapped(_ name: String) -> String { format(.socialZap, name) }
+  /// A validated zap's title for the zapper `name` and `sats` (`Alice zapped you 21 000 sats`).
+  public func zapped(_ name: String, sats: UInt64) -> String {
+    pair(.socialZapAmount, name, grouped(sats))
+  }
+  /// What stands for the account's note when its text is not known (`your note`).
+  public var yourNote: String { literal(.yourNote) }
+  /// The name of an anonymous zapper (`Anonymous`).
+  public var anonymousZapper: String { literal(.anonymousZapper) }
+  /// The body of a NIP-04 direct message (`Encrypted message`).
+  public var encryptedMessage: String { literal(.encryptedMessage) }
+
+  /// `value` in digits with the grouping separator between groups of three (`21 000`).
+  public func grouped(_ value: UInt64) -> String {
+    let digits = Array(String(value))
+    var text = ""
+    for (index, digit) in digits.enumerated() {
+      if index > 0, (digits.count - index) % 3 == 0 { text += literal(.groupingSeparator) }
+      text.append(digit)
+    }
+    return text
+  }
+
+  /// A format of two arguments.
+  private func pair(_ key: Key, _ first: String, _ second: String) -> String {
+    StringsFormat(text(key), arity: 2).map { $0(first, second) } ?? text(key)
+  }
+
   /// A plain string: its `%%` read as `%`.
   private func literal(_ key: Key) -> String {
     StringsFormat(text(key)).map { $0("") } ?? text(key)
@@ -166,7 +249,7 @@ public struct NotificationStrings: Sendable, Hashable {
   /// Whether `text` is acceptable for `key`: a valid format, with no placeholder unless the key
   /// is a format.
   private static func isValid(_ text: String, for key: Key) -> Bool {
-    guard let format = StringsFormat(text) else { return false }
-    return Key.formats.contains(key) || !format.hasPlaceholder
+    guard let format = StringsFormat(text, arity: Key.pairFormats.contains(key) ? 2 : 1) else { return false }
+    return Key.formats.contains(key) || Key.pairFormats.contains(key) || !format.hasPlaceholder
   }
 }

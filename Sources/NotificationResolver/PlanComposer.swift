@@ -22,7 +22,7 @@ struct PlanComposer: Sendable {
   }
 
   /// The message kinds of a direct message (NIP-17 chat message and file message).
-  static let directMessageKinds: Set<Int> = [14, 15]
+  static let directMessageKinds = EventKind.directMessageRumors
 
   let relay: RelayOrigin
   let accounts: [Account]
@@ -58,6 +58,11 @@ struct PlanComposer: Sendable {
     ]
     userInfo["channel_id"] = message.target.channelID.flatMap { $0.isEmpty ? nil : $0 }
     userInfo["thread_id"] = message.target.threadID.flatMap { $0.isEmpty ? nil : $0 }
+    if let social = message.social {
+      userInfo["social_kind"] = social.kind.rawValue
+      userInfo["target_id"] = social.targetID
+      userInfo["root_id"] = social.rootID
+    }
     let level = interruptionLevel(shown: shown, account: account)
     var plan = NotificationPlan(
       outcome: outcome, targetContentIdentifier: origin + "#" + message.target.eventID, userInfo: userInfo,
@@ -79,9 +84,13 @@ struct PlanComposer: Sendable {
       case nil: break
       }
     }
-    if message.enrichment != .none {
+    // A communication notification is a person talking to the account: channel and direct
+    // messages, mentions, replies and comments — never a reaction, a repost or a zap.
+    let talks = message.social.map { [.mention, .reply, .comment, .dm].contains($0.kind) } ?? true
+    if message.enrichment != .none, talks {
       plan.communication = NotificationPlan.Communication(
-        senderName: message.title, handle: message.senderNpub, avatarFile: senderAvatar,
+        senderName: message.social?.senderName ?? message.title, handle: message.senderNpub,
+        avatarFile: senderAvatar,
         conversationIdentifier: message.threadIdentifier, groupName: message.groupName,
         recipientCount: message.recipientCount)
     }
@@ -129,8 +138,10 @@ struct PlanComposer: Sendable {
     }
   }
 
-  /// 1.0 for a mention of the account or a direct message, 0.5 for a channel message.
+  /// 1.0 for a mention of the account or a direct message, 0.5 for a channel message; a social
+  /// notification's own (``SocialDetail/relevance``).
   static func relevance(of message: ResolvedNotification, shown: Event?) -> Double {
+    if let social = message.social { return social.relevance }
     if directMessageKinds.contains(message.kind) { return 1 }
     let mentions = shown?.tags.contains { $0.count >= 2 && $0[0] == "p" && $0[1] == message.account } ?? false
     return mentions ? 1 : 0.5

@@ -115,7 +115,7 @@ package struct RelayClient: Sendable {
     let cap = Self.membershipQueryCap
     if webSocket != nil {
       let events = try await query([filter], cap: cap, limits: Self.membershipLimits, deadline: deadline)
-      return events.filter { $0.pubkey == signer && $0.kind == 39002 }.compactMap {
+      return events.filter { $0.pubkey == signer && $0.kind == EventKind.groupMembers }.compactMap {
         try? EventRecords.roster($0)
       }
     }

@@ -48,6 +48,9 @@ public struct ResolverConfiguration: Sendable {
   public private(set) var mutedPubkeys: Set<String>
   /// The key that signs channel metadata and membership; nil to read NIP-11 `self`.
   public internal(set) var relayPubkey: String?
+  /// What the extension alone applies to social notifications (muted words, hashtags and threads,
+  /// `onlyFrom`) and the zapper keys that validate zaps; none by default.
+  public var social: SocialSettings = .none
   /// The relay's community name, the subtitle when a channel has none.
   public var community: String?
   /// The enrichment budget: how long, once the message is chosen, profile, channel and avatar

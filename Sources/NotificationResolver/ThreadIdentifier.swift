@@ -25,6 +25,20 @@ package enum ThreadIdentifier {
     return Hex.encode(NostrSHA256.hash(input))
   }
 
+  /// The domain separator of a social thread's identifier (a note and what answers it).
+  static let noteDomain = "nostr-push-kit/thread-identifier/note/v1"
+
+  /// The identifier of the social thread of `note` (a root or target event id) on `relay` for
+  /// `account`: a reaction and a zap to one note, and the replies of one thread, group together.
+  package static func make(account: String, relay: RelayOrigin, note: String) -> String {
+    var input: [UInt8] = []
+    append(noteDomain, to: &input)
+    append(account.lowercased(), to: &input)
+    append(relay.description, to: &input)
+    append(note.lowercased(), to: &input)
+    return Hex.encode(NostrSHA256.hash(input))
+  }
+
   /// The domain separator of a direct-message conversation's identifier.
   static let directMessageDomain = "nostr-push-kit/thread-identifier/dm/v1"
 

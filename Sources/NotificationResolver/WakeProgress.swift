@@ -16,8 +16,17 @@ struct CoveredMessages: Sendable, Hashable {
   /// cache or a cache that could not answer), so there is a claim to mark presented.
   var isRecorded: Bool
 
+  /// The account's zapper keys, which judge a shown zap receipt.
+  var zapperPubkeys: Set<String> = []
+
   /// The eligible messages covered besides the shown one (`more_count`).
   var moreCount: Int { ids.count - 1 }
+
+  /// The shown message read as a social notification, when it is one.
+  var socialReading: SocialReading? {
+    guard case .channel(let event) = shown else { return nil }
+    return SocialReading(event, account: accountKey, zapperPubkeys: zapperPubkeys)
+  }
 }
 
 /// What one wake knows so far, shared by the resolving task, the expiry path

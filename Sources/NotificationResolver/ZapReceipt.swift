@@ -42,7 +42,7 @@ public struct ZapReceipt: Sendable, Equatable {
   }
 
   /// The kind of a zap request (NIP-57).
-  static let requestKind = 9734
+  static let requestKind = EventKind.zapRequest
 
   /// The receipt's event id.
   public let receiptID: String

@@ -1,3 +1,4 @@
+import NostrEvent
 import NostrJSON
 
 /// A relay's validated push descriptor (`nip-pl` or `buzz-push-v1`): where to enroll, which keys
@@ -11,7 +12,7 @@ public struct PushDescriptor: Sendable, Hashable {
   /// The only `h_grammar` value the spec defines.
   public static let uuidV4LowercaseGrammar = "uuid-v4-lowercase"
   /// Kinds every push relay must push.
-  public static let requiredPushKinds: [Int] = [9, 40002, 45001, 45003]
+  public static let requiredPushKinds: [Int] = EventKind.channelMessages
 
   /// The protocol generation the relay advertises; it decides the `push` members and the lease
   /// plaintext.

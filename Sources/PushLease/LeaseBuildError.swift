@@ -47,4 +47,11 @@ extension ErrorCode where Domain == LeaseBuildErrorDomain {
   /// A muted sender given to the planner that is not 64 hex characters (field
   /// `muted_senders[i]`).
   public static var invalidMutedSender: Self { Self("invalid_muted_sender") }
+  /// A muted thread given to the planner that is not a 64-hex event id (field `muted_threads[i]`).
+  public static var invalidMutedThread: Self { Self("invalid_muted_thread") }
+  /// The plan asks for a kind the descriptor's `push_kinds` does not list (field `kinds`, the
+  /// message names the kind).
+  public static var kindNotOffered: Self { Self("kind_not_offered") }
+  /// The hellthread gate (`p_tags_max`) asked of the planner is not positive (field `p_tags_max`).
+  public static var invalidPTagsMax: Self { Self("invalid_p_tags_max") }
 }

@@ -12,7 +12,7 @@ import PushDescriptor
 /// `LeaseValidator`.
 public struct LeaseBuilder: Sendable {
   /// The lease event kind.
-  public static let kind = 30350
+  public static let kind = EventKind.pushLease
   /// The longest clock margin taken off the relay's `max_lease_ttl`, in seconds.
   package static let maxClockMargin: Int64 = 300
 

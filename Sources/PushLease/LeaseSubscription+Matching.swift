@@ -3,10 +3,10 @@ import NostrEvent
 extension LeaseSubscription {
   /// The message kinds (NIP-29 chat, threads and replies): each must carry exactly one `h` tag
   /// and is judged against that channel's roster (rule 1 of `Docs/VendoringPushRelay.md`'s matcher).
-  package static let messageKinds: Set<Int> = [9, 40002, 45001, 45003]
+  package static let messageKinds = Set(EventKind.channelMessages)
   /// The gift-wrap kind: it wakes only a subscription whose filter has `#p` and an owner its `p`
   /// names.
-  package static let giftWrapKind = 1059
+  package static let giftWrapKind = EventKind.giftWrap
 
   /// Whether `event` wakes the lease owner `owner` through this subscription: the one matching
   /// rule that the relay's matcher and the extension's resolver share, so they never disagree.

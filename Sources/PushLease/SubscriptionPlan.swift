@@ -104,7 +104,7 @@ extension SubscriptionPlanner {
   }
 
   /// The classes `class_support` lists for `transport` (`apns`, or another transport's array).
-  private func allowedClasses(transport: String) -> Set<PushClass> {
+  func allowedClasses(transport: String) -> Set<PushClass> {
     if transport == "apns" { return Set(descriptor.classSupport.apns) }
     guard case .array(let values)? = descriptor.classSupport.otherTransports[transport] else { return [] }
     return Set(values.compactMap { $0.stringValue.flatMap(PushClass.init(rawValue:)) })

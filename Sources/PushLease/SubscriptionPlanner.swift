@@ -20,7 +20,7 @@ public struct SubscriptionPlanner: Sendable {
   /// The class every planned subscription uses.
   package static let pushClass = "default"
   /// The kind of a channel message.
-  package static let channelMessageKind = 9
+  package static let channelMessageKind = EventKind.chatMessage
 
   /// The relay's descriptor; its `limitation` sizes the plan.
   package let descriptor: PushDescriptor

@@ -10,7 +10,7 @@ import PushLease
 /// (event, lease) pair is judged the same way whichever side arrived first.
 package struct PushMatcher: Sendable {
   /// The lease kind, never matched.
-  package static let leaseKind = 30350
+  package static let leaseKind = EventKind.pushLease
   /// The most back-fill candidates one lease meets (the relay's newest, within
   /// `backfillWindowSeconds`).
   package static let maxBackfillCandidates = 256

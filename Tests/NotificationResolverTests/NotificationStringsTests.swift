@@ -148,7 +148,7 @@ import Testing
   @Test func everyKeyIsNamedOnceAndAReasonsBodyFallsBackToTheGeneralOne() throws {
     let keys = NotificationStrings.Key.all.map(\.rawValue)
     #expect(Set(keys).count == keys.count)
-    #expect(keys.count == 10 + FallbackReason.allCases.count)
+    #expect(keys.count == 20 + FallbackReason.allCases.count)
     #expect(NotificationStrings.Key(rawValue: "unrelated.app.key") == nil)
     let strings = try NotificationStrings(["nostr_push.fallback.body": "Ouvrez l’app."])
     #expect(strings.fallbackBody(for: .timeout) == "Ouvrez l’app.")

@@ -2,6 +2,7 @@ import Bech32
 import Foundation
 import NostrEvent
 import NostrPushCore
+import NostrPushTesting
 import NotificationResolver
 import Testing
 
@@ -34,13 +35,7 @@ import Testing
     /// A BOLT-11 invoice for `amount` (its human-readable amount, e.g. `210n`) whose `h` is
     /// SHA-256 of `described`; signature words are zero (not checked).
     func invoice(amount: String, describing described: String) throws -> String {
-      let timestamp = Self.words(of: UInt64(now), count: 7)
-      let paymentHash = Bech32.words(fromBytes: [UInt8](repeating: 7, count: 32))
-      let descriptionHash = Bech32.words(fromBytes: NostrSHA256.hash(Array(described.utf8)))
-      let words =
-        timestamp + [1, 1, 20] + paymentHash + [23, 1, 20] + descriptionHash
-        + [UInt8](repeating: 0, count: 104)
-      return try Bech32.encode(hrp: "lnbc" + amount, words: words, limit: Bech32.Limit(maxLength: 2_000))
+      try ZapFixture.invoice(amount: amount, describing: described, timestamp: now)
     }
 
     /// A receipt by `signer` carrying `request` as its description and `bolt11`.
@@ -63,10 +58,6 @@ import Testing
     func judge(_ receipt: Event, zappers: Set<String>? = nil) -> ZapReceipt {
       ZapReceipt(
         receipt: receipt, account: account.publicKeyHex, zapperPubkeys: zappers ?? [zapper.publicKeyHex])
-    }
-
-    static func words(of value: UInt64, count: Int) -> [UInt8] {
-      (0..<count).reversed().map { UInt8((value >> (5 * UInt64($0))) & 31) }
     }
   }
 

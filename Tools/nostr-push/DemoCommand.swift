@@ -12,7 +12,7 @@ enum DemoCommand: CLICommand {
   static let name = "demo"
   static let summary = "run the whole push pipeline on loopback: enroll, match, wake, resolve, revoke"
   static let usage = """
-    usage: nostr-push demo [--protocol nip-pl|buzz-push-v1]
+    usage: nostr-push demo [--protocol nip-pl|buzz-push-v1] [--social]
 
     Starts the gateway fixture and the fixture relay in push mode on 127.0.0.1 with Fixtures/demo/
     (--protocol buzz-push-v1: Fixtures/demo-v1/, the same world served as buzz-push-v1),
@@ -22,13 +22,19 @@ enum DemoCommand: CLICommand {
     notification), revoke, and show that a last message wakes nothing. One JSON line per step on
     standard output, a sentence per step with its milliseconds on standard error. Exit 0 only if
     every step happened.
+
+    --social runs a social world instead (the descriptor lists the social kinds; the lease is the
+    planner's social plan): a mention, a reply, a reaction, a repost, a validated and an
+    unvalidated zap, each published, matched, woken and resolved; exit 0 only if each shows as the
+    social table says (a title in its words, an amount only for the validated zap).
     """
 
   /// The demo data's port: its profile's avatar URL points there.
   static let demoPort = 48111
 
   static func run(_ arguments: [String]) async throws -> Int32 {
-    let reader = try ArgumentReader(arguments, valueFlags: ["protocol"])
+    let reader = try ArgumentReader(arguments, valueFlags: ["protocol"], booleanFlags: ["social"])
+    let social = reader.has("social")
     _ = try reader.positionals(atMost: 0)
     let name = reader.value("protocol") ?? PushProtocol.nipPL.rawValue
     guard let generation = PushProtocol(rawValue: name) else {
@@ -56,7 +62,9 @@ enum DemoCommand: CLICommand {
       let push = RelayFixturePushMode(
         pushKey: SecretKey.generate(), gatewayURL: gateway.baseURL?.absoluteString,
         statePath: workspace + "/relay-state.sqlite")
-      relay = try await startRelay(try RelayFixtureData.load(folder: folder), push: push)
+      var data = try RelayFixtureData.load(folder: folder)
+      if social { data.nip11 = try SocialDemo.socialDocument(data.nip11) }
+      relay = try await startRelay(data, push: push)
     } catch {
       CLIOutput.line(
         bytes: JSONWriter.bytes(
@@ -70,7 +78,7 @@ enum DemoCommand: CLICommand {
     let pipeline = DemoPipeline(
       relay: relay, gateway: gateway, account: account, sender: sender, channel: channel, workspace: workspace
     )
-    let succeeded = await pipeline.run()
+    let succeeded = social ? await SocialDemo(pipeline: pipeline).run() : await pipeline.run()
     await relay.stop()
     await gateway.stop()
     return succeeded ? ExitCode.success : ExitCode.failure

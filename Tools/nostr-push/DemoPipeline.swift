@@ -239,8 +239,7 @@ struct DemoPipeline {
 
   /// Publishes `event` over a connection authenticated (when the relay asks) as `key`; when the
   /// relay accepted it.
-  private func publish(_ event: Event, as key: SecretKey) async throws(DemoFailure) -> ContinuousClock.Instant
-  {
+  func publish(_ event: Event, as key: SecretKey) async throws(DemoFailure) -> ContinuousClock.Instant {
     let deadline = ContinuousClock.now + Enrollment.stepTimeout
     let result: PublishResult
     do throws(RelayConnectionError) {
@@ -300,13 +299,17 @@ struct DemoPipeline {
 
   /// What the extension does with a wake: resolve it with the lease's subscriptions and the shared
   /// cache, on the pipeline's clock.
-  func resolveWake(subscriptions: [LeaseSubscription]) async throws(DemoFailure) -> Resolution {
-    let configuration: ResolverConfiguration
+  func resolveWake(subscriptions: [LeaseSubscription], social: SocialSettings = .none)
+    async throws(DemoFailure)
+    -> Resolution
+  {
+    var configuration: ResolverConfiguration
     let cache: EnrichmentCache?
     do {
       configuration = try ResolverConfiguration(
         relay: RelayOrigin(relay.origin ?? ""), secretKey: account, subscriptions: subscriptions,
         avatarDirectory: workspace + "/avatars")
+      configuration.social = social
       // As an extension does: a cache that cannot be opened (locked, corrupt) means enriching
       // without it, never no notification.
       cache = try? EnrichmentCache(path: workspace + "/cache.sqlite", busyTimeout: .milliseconds(250))
@@ -356,7 +359,7 @@ struct DemoPipeline {
 
   // MARK: Helpers
 
-  private func emit(
+  func emit(
     _ step: String, _ fields: KeyValuePairs<String, JSONValue>, _ sentence: String,
     since: ContinuousClock.Instant
   ) {
@@ -367,7 +370,7 @@ struct DemoPipeline {
     log("demo: \(step) — \(sentence) (\((ContinuousClock.now - since).wholeMilliseconds) ms)")
   }
 
-  private func npub(_ key: SecretKey) -> String {
+  func npub(_ key: SecretKey) -> String {
     CompactNpub.canonicalNpub(key.publicKeyHex) ?? key.publicKeyHex
   }
 }

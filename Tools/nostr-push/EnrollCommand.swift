@@ -135,12 +135,23 @@ struct Enrollment: Sendable {
     grantExpiresAt: Int64?,
     joined: [String], muted: [String], directMessages: Bool = false
   ) async throws(CommandFailure) -> EnrollmentOutcome {
-    let builder = try Self.builder(appProfile, transport: transport, for: descriptor)
     let subscriptions = try CommandFailure.reporting { () throws(LeaseBuildError) in
       try SubscriptionPlanner(descriptor: descriptor).plan(
         for: key.publicKeyHex, joined: joined, muted: muted, mentionsOnly: joined.isEmpty,
         directMessages: directMessages)
     }
+    return try await enroll(
+      descriptor: descriptor, appProfile: appProfile, transport: transport, endpoint: endpoint,
+      grantExpiresAt: grantExpiresAt, subscriptions: subscriptions)
+  }
+
+  /// As above, with subscriptions planned by the caller (the social demo's
+  /// `SubscriptionPlanner.socialPlan(for:options:)`).
+  func enroll(
+    descriptor: PushDescriptor, appProfile: String?, transport: String, endpoint: String,
+    grantExpiresAt: Int64?, subscriptions: [LeaseSubscription]
+  ) async throws(CommandFailure) -> EnrollmentOutcome {
+    let builder = try Self.builder(appProfile, transport: transport, for: descriptor)
     let now = clock()
     let (enrollment, stamp) = try updatingState { (state) throws(CommandFailure) in
       var enrollment =

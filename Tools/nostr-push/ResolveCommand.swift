@@ -23,11 +23,19 @@ enum ResolveCommand: CLICommand {
                               [--community NAME] [--muted-pubkeys FILE] [--window-hours 72] [--can-filter]
                               [--budget-ms 1500] [--query-timeout-ms 8000] [--linger-ms 0] [--now UNIX]
                               [--transport query|websocket] [--kill-after-claim]
+                              [--zapper-pubkeys FILE] [--only-from FILE] [--muted-words FILE]
+                              [--muted-hashtags FILE] [--muted-threads FILE]
 
     Queries the relay (NIP-98 POST /query, or REQ over one WebSocket with NIP-42) for the messages
     the wake was for, verifies them, claims the new ones in the cache, enriches the newest within
     the budget, marks them presented and prints one JSON line: the notification plan (a message,
     nothing new, or the fallback with its reason). Exits 0 whenever a line was printed.
+
+    Social notifications: --zapper-pubkeys and --only-from are JSON arrays of 64-hex pubkeys (the
+    account's LNURL zapper keys: only a receipt they signed shows an amount; the only senders shown),
+    --muted-words and --muted-hashtags JSON arrays of strings (case-insensitive; a hashtag with or
+    without #), --muted-threads a JSON array of 64-hex root event ids. Like --muted-pubkeys, each
+    may instead be an object {"<account pubkey>":[…],…} for several accounts.
     """
 
   /// The shortest `--window-hours` (the resolver's 1 hour).
@@ -43,7 +51,8 @@ enum ResolveCommand: CLICommand {
       valueFlags: [
         "relay", "secret-key-file", "cache", "filters", "subscriptions", "muted-pubkeys", "relay-pubkey",
         "community", "budget-ms",
-        "query-timeout-ms", "linger-ms", "now", "transport", "window-hours",
+        "query-timeout-ms", "linger-ms", "now", "transport", "window-hours", "zapper-pubkeys", "only-from",
+        "muted-words", "muted-hashtags", "muted-threads",
       ],
       booleanFlags: ["can-filter", "kill-after-claim"], repeatableFlags: ["secret-key-file"])
     _ = try reader.positionals(atMost: 0)
@@ -92,13 +101,24 @@ enum ResolveCommand: CLICommand {
         let muted = try reader.value("muted-pubkeys").map { path in
           try PerAccountFile.read(path, account: account, what: "muted-pubkeys", MutedPubkeysFile.parse)
         }
-        let configuration = try ResolverConfiguration(
+        let social = { (flag: String) throws -> [String]? in
+          try reader.value(flag).map { path in
+            try PerAccountFile.read(path, account: account, what: flag) { json in
+              try StringArrayFile.parse(json, field: flag)
+            }
+          }
+        }
+        var configuration = try ResolverConfiguration(
           relay: relay, secretKey: key, subscriptions: subscriptions, filters: filters,
           mutedPubkeys: muted ?? [], relayPubkey: reader.value("relay-pubkey"),
           community: reader.value("community"), budget: .milliseconds(budget),
           queryTimeout: .milliseconds(queryTimeout), avatarDirectory: cachePath + "-avatars",
           queryTransport: queryTransport, presentationWindow: .seconds(windowHours * 3600),
           canFilterNotifications: reader.has("can-filter"))
+        configuration.social = try SocialSettings(
+          zapperPubkeys: social("zapper-pubkeys") ?? [], onlyFrom: social("only-from"),
+          mutedWords: social("muted-words") ?? [], mutedHashtags: social("muted-hashtags") ?? [],
+          mutedThreads: social("muted-threads") ?? [])
         configurations.append(configuration)
       }
       _ = try NotificationResolver(configurations: configurations, cache: nil, clock: clock)
@@ -241,12 +261,21 @@ enum SubscriptionsFile {
 /// Parses `--muted-pubkeys`: a JSON array of sender pubkeys (64 hex).
 enum MutedPubkeysFile {
   static func parse(_ json: JSONValue) throws -> [String] {
+    try StringArrayFile.parse(json, field: "muted-pubkeys")
+  }
+}
+
+/// Parses a JSON array of strings (`--muted-pubkeys`, `--zapper-pubkeys`, `--only-from`,
+/// `--muted-words`, `--muted-hashtags`, `--muted-threads`); what each string must be is checked by
+/// the value it becomes (`ResolverConfiguration`, `SocialSettings`).
+enum StringArrayFile {
+  static func parse(_ json: JSONValue, field: String) throws -> [String] {
     guard case .array(let items) = json else {
-      throw ResolverError(code: .outOfRange, field: "muted-pubkeys", message: "must be an array")
+      throw ResolverError(code: .outOfRange, field: field, message: "must be an array")
     }
     return try items.map { item in
       guard let text = item.stringValue else {
-        throw ResolverError(code: .invalidKey, field: "muted-pubkeys", message: "values must be strings")
+        throw ResolverError(code: .invalidKey, field: field, message: "values must be strings")
       }
       return text
     }
