@@ -118,8 +118,8 @@ struct SocialDemo {
       "the descriptor lists the social kinds", since: started)
     started = .now
     let (endpoint, expiresAt) = try await DemoFailure.at("granted") { () async throws(CommandFailure) in
-      try await GrantSource.gateway(url: gatewayURL, deviceToken: DemoPipeline.deviceToken).endpoint(
-        for: descriptor)
+      try await GrantSource.fixture(url: gatewayURL, deviceToken: DemoPipeline.deviceToken).endpoint(
+        for: descriptor, key: pipeline.account, now: pipeline.now())
     }
     pipeline.emit(
       "granted", ["expires_at": .integer(expiresAt ?? 0)], "the gateway sealed a grant", since: started)
