@@ -167,7 +167,7 @@ let package = Package(
       "NostrPushTesting",
       [
         "NostrPushCore", "NostrJSON", "NostrEvent", "NIP44", "PushDescriptor", "PushLease", "PushRelay",
-        "NostrWebSocket",
+        "NostrWebSocket", "PushGateway", "NostrHTTP",
       ]),
 
     // Tools.
@@ -177,7 +177,7 @@ let package = Package(
         "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache", "NotificationResolver",
         "NostrPushTesting", "NIP44", "NostrWebSocket", "NostrHTTP", "NostrPushCore", "PushLease", "PushRelay",
         "GiftWrap", "PushRelayPostgres", "PushGateway", "PushGatewayPostgres", "PushRegistration",
-        "NostrHTTPServer",
+        "NostrHTTPServer", "AppAttest",
       ]),
     executable("DemoFixtureGenerator", path: "Tools/DemoFixtureGenerator", ["NostrEvent", "NostrJSON"]),
 
@@ -231,7 +231,7 @@ let package = Package(
       [
         "PushGateway", "NostrCurlHTTP", "NostrHTTP", "NostrPushCore",
         "NostrHTTPServer", "NostrEvent", "NostrJSON", "NIP44", "PushRelay", "CSQLite", "PushRegistration",
-        "PushGatewayPostgres", "_NostrPostgres",
+        "PushGatewayPostgres", "_NostrPostgres", "NostrPushTesting",
       ]),
     tests(
       "PushRegistrationTests",
@@ -267,6 +267,7 @@ let package = Package(
       [
         "nostr-push", "NostrEvent", "NostrJSON", "Bech32", "NostrPushTesting", "EnrichmentCache",
         "NotificationResolver", "PushRelay", "GiftWrap", "NostrWebSocket", "PushLease", "_NostrPostgres",
+        "PushGateway",
       ]),
   ],
   swiftLanguageModes: [.v6]
