@@ -10,7 +10,9 @@ import PushGateway
 /// Apple — every APNs request it would send is kept for the `wake` step to show and check.
 ///
 /// Decisions: the app's topic is the demo's app profile, its key id and team id are fixed
-/// 10-character demo values; the quota is the gateway's default.
+/// 10-character demo values, its alert the specification's "Reconnect to your relay now" under
+/// a title (the production gateway's wake body always has one); the quota is the gateway's
+/// default.
 final class DemoGateway: Sendable {
   /// The app profile the gateway serves (the demo descriptor's, for both protocols).
   static let appProfile = "org.nostrpushkit.demo"
@@ -18,6 +20,10 @@ final class DemoGateway: Sendable {
   static let keyID = "DEMOKEY001"
   /// The run's team id (the JWT's `iss`).
   static let teamID = "DEMOTEAM01"
+  /// The wake's alert title, shown only if the extension dies before it hands content over.
+  static let alertTitle = "NostrPushKit demo"
+  /// The wake's alert body: the relay specification's constant text.
+  static let alertBody = "Reconnect to your relay now"
   /// The largest body a gateway route reads (the gateway answers 413 above).
   static let maxBodyBytes = 8192
 
@@ -56,8 +62,8 @@ final class DemoGateway: Sendable {
       key: signingKey, keyID: try APNsIdentifier(keyID, field: "key_id"),
       teamID: try APNsIdentifier(teamID, field: "team_id"), clock: clock)
     let app = try APNsApp(
-      topic: appProfile, environment: .sandbox, credential: .token(tokens), alertTitle: "NostrPushKit demo",
-      alertBody: "New activity")
+      topic: appProfile, environment: .sandbox, credential: .token(tokens), alertTitle: alertTitle,
+      alertBody: alertBody)
     let transport = RecordingAPNsTransport()
     // The public URL is the listener's own, known once it listens: the routes reach the gateway
     // through this box.
