@@ -169,7 +169,7 @@ let package = Package(
       "NostrPushTesting",
       [
         "NostrPushCore", "NostrJSON", "NostrEvent", "NIP44", "PushDescriptor", "PushLease", "PushRelay",
-        "NostrWebSocket", "Bech32",
+        "NostrWebSocket", "Bech32", "PushGateway", "NostrHTTP",
       ]),
 
     // Tools.
@@ -179,7 +179,7 @@ let package = Package(
         "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache", "NotificationResolver",
         "NostrPushTesting", "NIP44", "NostrWebSocket", "NostrHTTP", "NostrPushCore", "PushLease", "PushRelay",
         "GiftWrap", "PushRelayPostgres", "PushGateway", "PushGatewayPostgres", "PushRegistration",
-        "NostrHTTPServer",
+        "NostrHTTPServer", "AppAttest",
       ]),
     executable("DemoFixtureGenerator", path: "Tools/DemoFixtureGenerator", ["NostrEvent", "NostrJSON"]),
 
@@ -275,6 +275,7 @@ let package = Package(
       [
         "nostr-push", "NostrEvent", "NostrJSON", "Bech32", "NostrPushTesting", "EnrichmentCache",
         "NotificationResolver", "PushRelay", "GiftWrap", "NostrWebSocket", "PushLease", "_NostrPostgres",
+        "PushGateway",
       ]),
   ],
   swiftLanguageModes: [.v6]

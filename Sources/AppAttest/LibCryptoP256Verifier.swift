@@ -1,8 +1,9 @@
 #if canImport(COpenSSLCrypto)
 internal import COpenSSLCrypto
 
-/// ECDSA P-256 with SHA-256 verification of DER signatures, on libcrypto.
-enum LibCryptoP256Verifier {
+/// ECDSA P-256 with SHA-256 verification of DER signatures, on libcrypto (the package's one
+/// ES256 verifier: App Attest assertions, and the demo's check of its APNs provider token).
+package enum LibCryptoP256Verifier {
   /// The DER SubjectPublicKeyInfo header of a P-256 key (id-ecPublicKey, prime256v1), before
   /// the 65-byte uncompressed point.
   private static let spkiPrefix: [UInt8] = [
@@ -13,7 +14,8 @@ enum LibCryptoP256Verifier {
   /// Whether `signature` (DER `ECDSA-Sig-Value`) verifies over SHA-256(`message`) with
   /// `publicKey` (an uncompressed point); `invalid_public_key` when the key is not a point on
   /// P-256.
-  static func verify(signature: [UInt8], message: [UInt8], publicKey: [UInt8]) throws(AppAttestError) -> Bool
+  package static func verify(signature: [UInt8], message: [UInt8], publicKey: [UInt8]) throws(AppAttestError)
+    -> Bool
   {
     guard publicKey.count == 65, publicKey[0] == 0x04 else {
       throw AppAttestError(code: .invalidPublicKey, message: "not a 65-byte uncompressed point")

@@ -52,6 +52,26 @@ public final class APNsSigningKey: Sendable {
     try self.init(pem: Array(data ?? Data()))
   }
 
+  /// A fresh P-256 key as PKCS#8 PEM, for a run that reaches no real APNs (the demo, tests): a
+  /// real `.p8` comes from Apple's developer account.
+  public static func generatePEM() throws(PushGatewayError) -> [UInt8] {
+    #if canImport(CryptoKit)
+    return Array(P256.Signing.PrivateKey().pemRepresentation.utf8)
+    #else
+    return try OpenSSLKey.generatePEM()
+    #endif
+  }
+
+  /// The public half as the 65-byte uncompressed point (`04 ‖ x ‖ y`), which verifies the
+  /// provider tokens this key signs.
+  public func publicKey() throws(PushGatewayError) -> [UInt8] {
+    #if canImport(CryptoKit)
+    return Array(key.publicKey.x963Representation)
+    #else
+    return try key.publicKey()
+    #endif
+  }
+
   /// The ES256 signature of `message`: `r‖s`, 32 bytes each.
   public func sign(_ message: [UInt8]) throws(PushGatewayError) -> [UInt8] {
     #if canImport(CryptoKit)
@@ -100,6 +120,46 @@ private final class OpenSSLKey: @unchecked Sendable {
   }
 
   deinit { EVP_PKEY_free(key) }
+
+  /// A fresh P-256 key written as PKCS#8 PEM.
+  static func generatePEM() throws(PushGatewayError) -> [UInt8] {
+    guard let generated = nostrpush_ec_p256_generate() else {
+      ERR_clear_error()
+      throw PushGatewayError(code: .signingFailed, message: "EVP_EC_gen")
+    }
+    defer { EVP_PKEY_free(generated) }
+    guard let bio = BIO_new(BIO_s_mem()) else {
+      throw PushGatewayError(code: .signingFailed, message: "BIO_new")
+    }
+    defer { BIO_free(bio) }
+    guard PEM_write_bio_PrivateKey(bio, generated, nil, nil, 0, nil, nil) == 1 else {
+      ERR_clear_error()
+      throw PushGatewayError(code: .signingFailed, message: "PEM_write_bio_PrivateKey")
+    }
+    let pending = Int(BIO_ctrl_pending(bio))
+    guard pending > 0, pending <= APNsSigningKey.maxPEMBytes else {
+      throw PushGatewayError(code: .signingFailed, message: "PEM of \(pending) bytes")
+    }
+    var pem = [UInt8](repeating: 0, count: pending)
+    let read = pem.withUnsafeMutableBytes { BIO_read(bio, $0.baseAddress, Int32(pending)) }
+    guard read == Int32(pending) else { throw PushGatewayError(code: .signingFailed, message: "BIO_read") }
+    return pem
+  }
+
+  /// The uncompressed point: the last 65 bytes of the DER SubjectPublicKeyInfo.
+  func publicKey() throws(PushGatewayError) -> [UInt8] {
+    let length = i2d_PUBKEY(key, nil)
+    guard length >= 65 else { throw PushGatewayError(code: .signingFailed, message: "i2d_PUBKEY") }
+    var der = [UInt8](repeating: 0, count: Int(length))
+    let written = der.withUnsafeMutableBufferPointer { buffer in
+      var cursor: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
+      return i2d_PUBKEY(key, &cursor)
+    }
+    guard written == length, der[der.count - 65] == 0x04 else {
+      throw PushGatewayError(code: .signingFailed, message: "i2d_PUBKEY")
+    }
+    return Array(der.suffix(65))
+  }
 
   func sign(_ message: [UInt8]) throws(PushGatewayError) -> [UInt8] {
     guard let context = EVP_MD_CTX_new() else {

@@ -6,14 +6,15 @@ import NostrJSON
 import NostrPushTestSupport
 import NostrPushTesting
 import NotificationResolver
+import PushGateway
 import PushRelay
 import Testing
 
 @testable import nostr_push
 
 /// The pipeline's end-to-end tests (`Docs/CommandLine.md`): the demo's script in-process, every party on
-/// one fixed clock (the relay's, which the gateway shares and the resolver reads), then with
-/// faults: a gateway asking for a retry, the relay's `/query` down for a wake, a locked cache.
+/// one fixed clock (the relay's, which the production gateway shares and the resolver reads), then
+/// with faults: APNs asking for a retry, the relay's `/query` down for a wake, a locked cache.
 @Suite(.timeLimit(.minutes(2))) struct PipelineTests {
   static let base: Int64 = 1_800_000_000
   static let demo = NostrPushBinary.packageRoot.appendingPathComponent("Fixtures/demo")
@@ -21,21 +22,26 @@ import Testing
   /// Everything one run needs; stops the fixtures when released.
   final class Run: LoopbackFixture, Sendable {
     let relay: RelayFixtureServer
-    let gateway: GatewayFixture
+    let gateway: DemoGateway
     let pipeline: DemoPipeline
     let lines = Lines()
     let workspace = NSTemporaryDirectory() + "pipeline-tests-" + UUID().uuidString
 
-    init(whileWaiting: (@Sendable (RelayFixtureServer, GatewayFixture) async -> Void)? = nil) async throws {
+    init(whileWaiting: (@Sendable (RelayFixtureServer, DemoGateway) async -> Void)? = nil) async throws {
       try FileManager.default.createDirectory(atPath: workspace, withIntermediateDirectories: true)
-      let gateway = try GatewayFixture(configuration: GatewayFixtureConfiguration(now: PipelineTests.base))
-      _ = try await gateway.start()
+      // The gateway reads the relay's clock, which exists once the relay (given the gateway's
+      // URL) does.
+      let relayBox = RelayBox()
+      let gateway = try await DemoGateway.start(
+        directory: workspace, clock: UnixClock { (relayBox.relay?.now ?? PipelineTests.base) * 1000 },
+        log: { _ in })
       let push = RelayFixturePushMode(
-        pushKey: SecretKey.generate(), gatewayURL: gateway.baseURL?.absoluteString,
+        pushKey: SecretKey.generate(), gatewayURL: gateway.baseURL,
         statePath: workspace + "/relay.sqlite")
       let relay = RelayFixtureServer(
         data: try RelayFixtureData.load(folder: PipelineTests.demo),
         configuration: RelayFixtureConfiguration(now: PipelineTests.base, push: push))
+      relayBox.relay = relay
       _ = try await relay.start()
       let (sender, channel) = try DemoData.senderAndChannel(in: PipelineTests.demo)
       var pipeline = DemoPipeline(
@@ -56,6 +62,18 @@ import Testing
       await relay.stop()
       await gateway.stop()
       try? FileManager.default.removeItem(atPath: workspace)
+    }
+  }
+
+  /// The relay, once made (for the gateway's clock).
+  final class RelayBox: @unchecked Sendable {
+    // `@unchecked Sendable`: `stored` is read and written only under `lock`.
+    private let lock = NSLock()
+    private var stored: RelayFixtureServer?
+
+    var relay: RelayFixtureServer? {
+      get { lock.withLock { stored } }
+      set { lock.withLock { stored = newValue } }
     }
   }
 
@@ -89,6 +107,28 @@ import Testing
       #expect(lines[0]["origin"] == .string("ws" + origin.dropFirst("http".count)))
       #expect(lines[0]["exec"] == .string("demo-2026-01"))
       #expect(lines[1]["expires_at"] == .integer(Self.base + 2_592_000))
+      // The wake steps show the APNs request the production gateway sent, its JWT verified
+      // with the run's key.
+      for wake in [4, 7, 10] {
+        #expect(lines[wake]["path"] == .string("/3/device/" + DemoPipeline.deviceToken))
+        let headers = lines[wake]["headers"]?.objectValue
+        #expect(headers?["apns-topic"] == .string(DemoGateway.appProfile))
+        #expect(headers?["apns-push-type"] == .string("alert"))
+        #expect(headers?["apns-priority"] == .string("10"))
+        #expect(headers?["apns-id"] == lines[wake]["request_id"])
+        #expect(headers?["apns-expiration"]?.stringValue.flatMap { Int64($0) }.map { $0 > Self.base } == true)
+        #expect(headers?["authorization"] == nil)
+        let jwt = lines[wake]["jwt"]?.objectValue
+        #expect(jwt?["verified"] == .bool(true))
+        #expect(jwt?["kid"] == .string(DemoGateway.keyID))
+        #expect(jwt?["iss"] == .string(DemoGateway.teamID))
+        #expect(jwt?["iat"] == .integer(Self.base))
+        // Content-free: the body names no event and carries no text of the messages.
+        let payload = try #require(lines[wake]["payload"]?.stringValue)
+        #expect(payload.contains("mutable-content"))
+        #expect(!payload.contains(lines[wake]["event_id"]?.stringValue ?? "-"))
+        #expect(!payload.contains("Lunch"))
+      }
       #expect(lines[2]["generation"] == .integer(1))
       #expect(lines[2]["d"]?.stringValue?.count == 32)
       for (published, wake, notification) in [(3, 4, 5), (6, 7, 8)] {
@@ -112,7 +152,7 @@ import Testing
       #expect(lines[11]["body"] == .string(DemoPipeline.directMessageText))
       #expect(lines[11]["relevance_score"] == .integer(1))
       #expect(lines[12]["generation"] == .integer(2))
-      #expect(run.gateway.deliveries().count == 3)
+      #expect(run.gateway.transport.exchanges.map(\.status) == [200, 200, 200])
       // No trace of the text in the cache: the database file and its WAL, byte for byte.
       let text = Array(DemoPipeline.directMessageText.utf8)
       var searched = 0
@@ -151,30 +191,35 @@ import Testing
     }
   }
 
-  /// The gateway answers the first attempt 503 with `retry_after_seconds: 1`: the wake arrives
-  /// once the shared clock has moved a second, with the same `request_id`.
+  /// APNs answers the first attempt 503 with `retry-after: 1` (the gateway answers the relay 503
+  /// `retry_after_seconds: 1`): the wake arrives once the shared clock has moved a second, with
+  /// the same `request_id` as its `apns-id`.
   @Test func deliversAfterTheGatewaysRetryWithTheSameRequestID() async throws {
     let run = try await Run { relay, gateway in
       // Once the worker has written the retry (the row back to pending), move the shared clock
       // past its backoff; never before, so the retry is always scheduled from the original time.
       let retrying = ((try? relay.wakes()) ?? []).contains { $0.state == .pending && $0.attempts == 1 }
-      if retrying, gateway.requests().contains(where: { $0.status == 503 }), gateway.deliveries().isEmpty,
-        relay.now < PipelineTests.base + 3
-      {
+      let answered = gateway.transport.exchanges.map(\.status)
+      if retrying, answered == [503], relay.now < PipelineTests.base + 3 {
         relay.advanceClock(by: .seconds(1))
-        gateway.advanceClock(by: 1)
       }
     }
     try await run.serving {
-      run.gateway.script([
-        GatewayScriptEntry(status: 503, body: #"{"status":"retry","retry_after_seconds":1}"#, times: 1)
-      ])
+      run.gateway.transport.script(
+        DemoPipeline.deviceToken,
+        .response(
+          APNsResponse(
+            status: 503, headers: ["retry-after": "1"], body: Array(#"{"reason":"ServiceUnavailable"}"#.utf8))
+        ))
       _ = try await run.pipeline.enrollForTheDemoChannel()
       let message = try await run.pipeline.publishMention()
       let wake = try await run.pipeline.wake(for: message)
-      let requests = run.gateway.requests()
-      #expect(requests.map(\.status) == [503, 200])
-      #expect(requests.map(\.requestID) == [wake.delivery.requestID, wake.delivery.requestID])
+      let exchanges = run.gateway.transport.exchanges
+      #expect(exchanges.map(\.status) == [503, 200])
+      #expect(
+        exchanges.map { $0.request.headers.first { $0.name == "apns-id" }?.value } == [
+          wake.requestID, wake.requestID,
+        ])
       #expect(wake.eventID == message.event.id)
     }
   }

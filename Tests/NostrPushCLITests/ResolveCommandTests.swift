@@ -459,7 +459,8 @@ import Testing
   }
 
   /// The main job: every step of `Docs/CommandLine.md`'s table, in order, each notification naming the
-  /// event of its wake, the constant content-free payload, and no wake after revocation; in both
+  /// event of its wake, the production gateway's constant content-free payload (its JWT verified),
+  /// and no wake after revocation; in both
   /// generations (`buzz-push-v1` on `Fixtures/demo-v1`), one at a time (the demo's port). Both
   /// descriptors list gift wraps, so both scripts add the direct-message triple.
   @Test(.serialized, arguments: [nil, "buzz-push-v1"])
@@ -489,7 +490,13 @@ import Testing
       #expect(objects[wake]["apns_priority"] == .integer(10))
       #expect(
         objects[wake]["payload"]
-          == .string(#"{"aps":{"alert":{"body":"Reconnect to your relay now"},"mutable-content":1}}"#))
+          == .string(
+            #"{"aps":{"alert":{"title":"NostrPushKit demo","body":"Reconnect to your relay now"},"mutable-content":1}}"#
+          ))
+      // The production gateway's APNs request, its provider token verified.
+      #expect(objects[wake]["path"]?.stringValue?.hasPrefix("/3/device/") == true)
+      #expect(objects[wake]["headers"]?.objectValue?["apns-id"] == objects[wake]["request_id"])
+      #expect(objects[wake]["jwt"]?.objectValue?["verified"] == .bool(true))
       #expect(objects[notification]["request_id"] == objects[wake]["request_id"])
       #expect(objects[notification]["target"]?.objectValue?["event_id"] == .string(eventID))
       #expect(objects[notification]["title"] == .string("Alice Martin"))
@@ -519,7 +526,7 @@ import Testing
     defer { try? FileManager.default.removeItem(atPath: workspace) }
     #expect(Self.mode(workspace) == 0o700)
     #expect(Self.mode(workspace + "/avatars") == 0o700)
-    for file in ["relay-state.sqlite", "cache.sqlite", "enrollment.json"] {
+    for file in ["relay-state.sqlite", "cache.sqlite", "enrollment.json", "gateway.sqlite"] {
       #expect(Self.mode(workspace + "/" + file) == 0o600, "\(file)")
     }
   }

@@ -17,6 +17,28 @@ import Testing
     )
   }
 
+  /// A generated key is a P-256 PKCS#8 key: OpenSSL reads it, derives the same public point,
+  /// and verifies what it signs.
+  @Test func generatesAKeyWhosePublicHalfAndSignaturesOpenSSLAgreesWith() async throws {
+    let tool = try OpenSSLTool.make()
+    defer { tool.remove() }
+    let pem = try APNsSigningKey.generatePEM()
+    try Data(pem).write(to: URL(fileURLWithPath: tool.path("generated.p8")))
+    let key = try APNsSigningKey(pem: pem)
+    try await tool.run([
+      "pkey", "-in", tool.path("generated.p8"), "-pubout", "-outform", "DER", "-out", tool.path("pub.der"),
+    ])
+    let der = Array(try Data(contentsOf: URL(fileURLWithPath: tool.path("pub.der"))))
+    #expect(der.count == 91)
+    #expect(try key.publicKey() == Array(der.suffix(65)))
+    let message = Array("header.claims".utf8)
+    #expect(
+      try await tool.verifiesES256(
+        keyName: "generated.p8", message: message, signature: try key.sign(message)))
+    // Two generations are two keys.
+    #expect(try APNsSigningKey(pem: try APNsSigningKey.generatePEM()).publicKey() != key.publicKey())
+  }
+
   @Test func refusesAKeyOnAnotherCurve() async throws {
     let tool = try OpenSSLTool.make()
     defer { tool.remove() }

@@ -3,6 +3,7 @@ import NIP44
 import NostrEvent
 import NostrJSON
 import NostrPushCore
+import NostrPushTesting
 import Testing
 
 @testable import PushGateway

@@ -5,45 +5,9 @@ import NostrHTTP
 import NostrHTTPServer
 import NostrJSON
 import NostrPushCore
+import NostrPushTesting
 
 @testable import PushGateway
-
-/// An ``APNsTransport`` that records every request and answers from a per-token script (200
-/// when nothing is scripted), or throws a scripted transport error: for tests about admission,
-/// where the APNs hop itself is not the subject.
-final class RecordingAPNsTransport: APNsTransport {
-  enum Answer: Sendable {
-    case response(APNsResponse)
-    case failure(HTTPTransportError)
-  }
-
-  private let state = Locked<(requests: [APNsRequest], script: [String: [Answer]])>(([], [:]))
-
-  /// Answers the next request to `token` with `answer` (in order, each once).
-  func script(_ token: String, _ answer: Answer) {
-    state.withLock { $0.script[token, default: []].append(answer) }
-  }
-
-  /// Every request so far.
-  var requests: [APNsRequest] { state.current.requests }
-
-  func send(_ request: APNsRequest, deadline: ContinuousClock.Instant) async throws(HTTPTransportError)
-    -> APNsResponse
-  {
-    let answer = state.withLock { state -> Answer? in
-      state.requests.append(request)
-      guard var queue = state.script[request.deviceToken], !queue.isEmpty else { return nil }
-      let first = queue.removeFirst()
-      state.script[request.deviceToken] = queue
-      return first
-    }
-    switch answer {
-    case nil: return APNsResponse(status: 200, headers: ["apns-id": request.headers.last?.value ?? ""])
-    case .response(let response): return response
-    case .failure(let error): throw error
-    }
-  }
-}
 
 /// One answer of the gateway as a client saw it.
 struct GatewayAnswerSeen {

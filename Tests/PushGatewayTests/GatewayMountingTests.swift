@@ -5,6 +5,7 @@ import NostrHTTP
 import NostrHTTPServer
 import NostrJSON
 import NostrPushCore
+import NostrPushTesting
 import Testing
 
 @testable import PushGateway

@@ -3,6 +3,7 @@ import NostrEvent
 import NostrHTTP
 import NostrJSON
 import NostrPushCore
+import NostrPushTesting
 import Testing
 
 @testable import PushGateway

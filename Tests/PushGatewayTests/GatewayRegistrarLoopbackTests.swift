@@ -1,6 +1,7 @@
 import Foundation
 import NostrEvent
 import NostrPushCore
+import NostrPushTesting
 import PushGateway
 import PushRegistration
 import Testing

@@ -3,6 +3,7 @@ import Foundation
 import NostrEvent
 import NostrJSON
 import NostrPushCore
+import NostrPushTesting
 import Testing
 
 @testable import PushGateway

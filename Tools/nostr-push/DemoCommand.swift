@@ -7,21 +7,25 @@ import NotificationResolver
 import PushDescriptor
 
 /// `nostr-push demo`: the main job on embedded defaults — the whole pipeline of `Docs/CommandLine.md` on
-/// loopback, the gateway fixture and the fixture relay in-process (`DemoPipeline` plays the rest).
+/// loopback, the production gateway (`DemoGateway`, APNs recorded) and the fixture relay in-process
+/// (`DemoPipeline` plays the rest).
 enum DemoCommand: CLICommand {
   static let name = "demo"
   static let summary = "run the whole push pipeline on loopback: enroll, match, wake, resolve, revoke"
   static let usage = """
     usage: nostr-push demo [--protocol nip-pl|buzz-push-v1] [--social]
 
-    Starts the gateway fixture and the fixture relay in push mode on 127.0.0.1 with Fixtures/demo/
-    (--protocol buzz-push-v1: Fixtures/demo-v1/, the same world served as buzz-push-v1),
-    then plays the app, a second user and the extension through the libraries: discover the push
-    descriptor, obtain a grant, enroll a NIP-44 lease over WebSocket with NIP-42, publish two
-    messages (each matched, delivered to the gateway as a content-free wake and resolved into a
-    notification), revoke, and show that a last message wakes nothing. One JSON line per step on
-    standard output, a sentence per step with its milliseconds on standard error. Exit 0 only if
-    every step happened.
+    Starts the production push gateway (SQLite store, sealing key and an ES256 APNs token key
+    made for the run, a recording transport in place of APNs) and the fixture relay in push mode
+    on 127.0.0.1 with Fixtures/demo/ (--protocol buzz-push-v1: Fixtures/demo-v1/, the same world
+    served as buzz-push-v1), then plays the app, a second user and the extension through the
+    libraries: discover the push descriptor, register the device token and delegate it to the
+    relay at the gateway (NIP-98 by the account) for a sealed grant, enroll a NIP-44 lease over
+    WebSocket with NIP-42, publish messages (each matched, sent by the gateway to APNs as a
+    content-free request whose path, apns-* headers, body and verified JWT the wake step shows,
+    and resolved into a notification), revoke, and show that a last message wakes nothing. One
+    JSON line per step on standard output, a sentence per step with its milliseconds on standard
+    error. Exit 0 only if every step happened.
 
     --social runs a social world instead (the descriptor lists the social kinds; the lease is the
     planner's social plan): a mention, a reply, a reaction, a repost, a validated and an
@@ -46,7 +50,7 @@ enum DemoCommand: CLICommand {
       return ExitCode.failure
     }
     let workspace = NSTemporaryDirectory() + "nostr-push-demo-" + UUID().uuidString
-    let gateway: GatewayFixture
+    let gateway: DemoGateway
     let relay: RelayFixtureServer
     let account: SecretKey
     let sender: SecretKey
@@ -57,10 +61,9 @@ enum DemoCommand: CLICommand {
         atPath: workspace, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
       account = try SecretKeyFile.read(folder.appendingPathComponent("account.key").path)
       (sender, channel) = try DemoData.senderAndChannel(in: folder)
-      gateway = try GatewayFixture()
-      _ = try await gateway.start()
+      gateway = try await DemoGateway.start(directory: workspace) { CLIOutput.error("demo: gateway: \($0)") }
       let push = RelayFixturePushMode(
-        pushKey: SecretKey.generate(), gatewayURL: gateway.baseURL?.absoluteString,
+        pushKey: SecretKey.generate(), gatewayURL: gateway.baseURL,
         statePath: workspace + "/relay-state.sqlite")
       var data = try RelayFixtureData.load(folder: folder)
       if social { data.nip11 = try SocialDemo.socialDocument(data.nip11) }
@@ -73,7 +76,7 @@ enum DemoCommand: CLICommand {
       return ExitCode.failure
     }
     CLIOutput.error(
-      "demo: relay \(relay.origin ?? "?") (push mode), gateway \(gateway.baseURL?.absoluteString ?? "?"), "
+      "demo: relay \(relay.origin ?? "?") (push mode), gateway \(gateway.baseURL) (APNs recorded), "
         + "state, cache and avatars in \(workspace)")
     let pipeline = DemoPipeline(
       relay: relay, gateway: gateway, account: account, sender: sender, channel: channel, workspace: workspace

@@ -9,23 +9,26 @@ import NostrPushTesting
 import NostrWebSocket
 import NotificationResolver
 import PushDescriptor
+import PushGateway
 import PushLease
 import PushRelay
 
 /// The script of `Docs/CommandLine.md`'s demo, every hop real on loopback: the app enrolls, a second user
 /// posts, the relay matches and asks the gateway for a wake, the extension resolves it; the second
 /// user sends the account a NIP-17 direct message when the relay's descriptor lists gift wraps
-///; then the app revokes and a last message wakes nothing.
+///; then the app revokes and a last message wakes nothing. The gateway is the production
+/// `PushGateway` (`DemoGateway`): the app registers and delegates on its real routes
+/// (`GatewayRegistrar`), and each wake shows the APNs request it sent, its JWT verified.
 ///
 /// Each step prints one JSON line (`step`, then its fields) on standard output and a sentence on
 /// standard error; the first step that does not happen as it should ends the run with a
 /// `{"step":"failed","at":…,"message":…}` line.
 struct DemoPipeline {
-  /// The demo's device token (a test value; the gateway fixture never reaches APNs).
-  static let deviceToken = "a1b2c3d4e5f60718293a4b5c6d7e8f90"
+  /// The demo's device token (a test value: the recording transport never reaches APNs).
+  static let deviceToken = "a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90"
   /// The app profile the demo descriptor advertises (`nip-pl` only; a `buzz-push-v1` lease has
   /// none).
-  static let appProfile = "org.nostrpushkit.demo"
+  static let appProfile = DemoGateway.appProfile
   /// How long a wake may take to reach the gateway before the step fails.
   static let wakeTimeout: Duration = .seconds(10)
   /// How long the demo waits to show that a message after revocation wakes nothing.
@@ -34,7 +37,7 @@ struct DemoPipeline {
   static let lingerLimit: Duration = .seconds(3)
 
   let relay: RelayFixtureServer
-  let gateway: GatewayFixture
+  let gateway: DemoGateway
   let account: SecretKey
   let sender: SecretKey
   let channel: String
@@ -107,13 +110,11 @@ struct DemoPipeline {
   }
 
   /// Enrolls the account for mentions, the demo channel and direct messages (when the descriptor
-  /// lists gift wraps) through the gateway fixture's grant route (the `discovered`, `granted` and
+  /// lists gift wraps) with a grant the gateway sealed when the app registered the device token
+  /// and delegated it to the relay's push key on its real routes (the `discovered`, `granted` and
   /// `enrolled` steps); the lease's subscriptions, which are what the extension asks the relay for
-  /// and selects by.
+  /// and selects by. The device is registered under the demo's app profile for both protocols.
   func enrollForTheDemoChannel() async throws(DemoFailure) -> [LeaseSubscription] {
-    guard let gatewayURL = gateway.baseURL?.absoluteString else {
-      throw DemoFailure("discovered", "the fixtures are not running")
-    }
     var started = ContinuousClock.now
     let descriptor = try await DemoFailure.at("discovered") { () async throws(CommandFailure) in
       try await self.enrollment.discover()
@@ -130,12 +131,14 @@ struct DemoPipeline {
 
     started = .now
     let (endpoint, expiresAt) = try await DemoFailure.at("granted") { () async throws(CommandFailure) in
-      try await GrantSource.fixture(url: gatewayURL, deviceToken: Self.deviceToken).endpoint(
-        for: descriptor, key: account, now: now())
+      try await GrantSource.gateway(
+        url: self.gateway.baseURL, deviceToken: Self.deviceToken, appProfile: Self.appProfile
+      ).endpoint(for: descriptor, key: account, now: now())
     }
     emit(
       "granted", ["expires_at": .integer(expiresAt ?? 0)],
-      "the gateway sealed an opaque endpoint grant for the device token", since: started)
+      "the gateway registered the device token and sealed an opaque endpoint grant for the relay's key "
+        + "(NIP-98 by the account)", since: started)
 
     started = .now
     let enrolled = try await DemoFailure.at("enrolled") { () async throws(CommandFailure) in
@@ -211,9 +214,10 @@ struct DemoPipeline {
     let acceptedAt: ContinuousClock.Instant
   }
 
-  /// A wake the gateway recorded, and when.
+  /// A wake the gateway sent to APNs (as recorded), and when.
   struct RecordedWake {
-    let delivery: GatewayDelivery
+    let request: APNsRequest
+    let requestID: String
     let eventID: String
     let recordedAt: ContinuousClock.Instant
   }
@@ -258,43 +262,61 @@ struct DemoPipeline {
     return ContinuousClock.now
   }
 
-  /// The gateway's recorded APNs request for `message`, found through the relay's outbox.
+  /// The APNs request the gateway sent for `message` (found through the relay's outbox by its
+  /// `apns-id`, answered 200), shown with its path, `apns-*` headers and body, its provider
+  /// token verified with the run's public key.
   func wake(for message: Published) async throws(DemoFailure) -> RecordedWake {
     let deadline = ContinuousClock.now + Self.wakeTimeout
     while ContinuousClock.now < deadline {
-      // The wake is found by the message's event id in the relay's outbox, not by "a delivery the
-      // gateway did not have before": a signal-woken worker may deliver before this is called.
+      // The wake is found by the message's event id in the relay's outbox, not by "a request the
+      // gateway did not send before": a signal-woken worker may deliver before this is called.
       let outbox = (try? relay.wakes()) ?? []
       let wakes = Set(outbox.filter { $0.candidate.eventID == message.event.id }.map(\.requestID))
-      if let delivery = gateway.deliveries().first(where: { wakes.contains($0.requestID) }),
-        let row = outbox.first(where: { $0.requestID == delivery.requestID })
+      if let sent = gateway.transport.exchanges.first(where: {
+        $0.status == 200 && wakes.contains($0.request.header("apns-id") ?? "")
+      }),
+        let requestID = sent.request.header("apns-id"),
+        let row = outbox.first(where: { $0.requestID == requestID })
       {
         let recordedAt = ContinuousClock.now
+        let token = try DemoProviderTokenCheck.verify(
+          authorization: sent.request.header("authorization"), publicKey: gateway.signingPublicKey
+        ).get()
+        let apnsHeaders = sent.request.headers.filter { $0.name.hasPrefix("apns-") }
         emit(
           "wake",
           [
-            "request_id": .string(delivery.requestID),
-            "apns_push_type": .string(delivery.headers["apns-push-type"] ?? ""),
-            "apns_priority": .integer(Int64(delivery.headers["apns-priority"] ?? "") ?? 0),
-            "payload": .string(delivery.body), "event_id": .string(row.candidate.eventID),
+            "request_id": .string(requestID), "path": .string(sent.request.path),
+            "headers": .object(
+              JSONObject(apnsHeaders.map { JSONMember(key: $0.name, value: .string($0.value)) })),
+            "apns_push_type": .string(sent.request.header("apns-push-type") ?? ""),
+            "apns_priority": .integer(Int64(sent.request.header("apns-priority") ?? "") ?? 0),
+            "payload": .string(String(decoding: sent.request.body, as: UTF8.self)),
+            "jwt": .object(
+              JSONObject([
+                "alg": .string("ES256"), "kid": .string(token.keyID), "iss": .string(token.teamID),
+                "iat": .integer(token.issuedAt), "verified": .bool(true),
+              ])),
+            "event_id": .string(row.candidate.eventID),
           ],
-          "match → gateway: the relay matched the lease and the gateway recorded a content-free APNs request",
+          "match → gateway → APNs: the relay matched the lease, the gateway sent a content-free request "
+            + "to \(sent.request.path) with an ES256 provider token that verifies",
           since: message.acceptedAt)
-        return RecordedWake(delivery: delivery, eventID: row.candidate.eventID, recordedAt: recordedAt)
+        return RecordedWake(
+          request: sent.request, requestID: requestID, eventID: row.candidate.eventID, recordedAt: recordedAt)
       }
       await whileWaiting()
       try? await Task.sleep(for: .milliseconds(10))
     }
-    // Say what the relay and the gateway saw, so that a missing wake can be told apart from a
-    // refused one.
+    // Say what the relay and APNs saw, so that a missing wake can be told apart from a refused one.
     let rows = ((try? relay.wakes()) ?? []).map {
       "\($0.candidate.eventID.prefix(8)):\($0.state)/\($0.attempts)"
     }
-    let answers = gateway.requests().map { "\($0.status)" }
+    let answers = gateway.transport.exchanges.map { $0.status.map(String.init) ?? "failed" }
     throw DemoFailure(
       "wake",
-      "no wake reached the gateway within \(Self.wakeTimeout) (outbox: \(rows.joined(separator: ", ")); "
-        + "gateway answers: \(answers.joined(separator: ", ")))")
+      "no wake reached APNs within \(Self.wakeTimeout) (outbox: \(rows.joined(separator: ", ")); "
+        + "APNs answers: \(answers.joined(separator: ", ")))")
   }
 
   /// What the extension does with a wake: resolve it with the lease's subscriptions and the shared
@@ -335,21 +357,21 @@ struct DemoPipeline {
       case .object(var line) = ResolveLine.json(
         resolution.plan, elapsedMilliseconds: resolution.elapsed.wholeMilliseconds)
     else { throw DemoFailure("notification", "no notification line") }
-    line["request_id"] = .string(wake.delivery.requestID)
+    line["request_id"] = .string(wake.requestID)
     output(
       JSONWriter.bytes(
         .object(JSONObject([JSONMember(key: "step", value: .string("notification"))] + line.members))))
     log(
-      "demo: notification — gateway → resolved in \((ContinuousClock.now - wake.recordedAt).wholeMilliseconds) ms: "
+      "demo: notification — APNs → resolved in \((ContinuousClock.now - wake.recordedAt).wholeMilliseconds) ms: "
         + "\"\(notification.title)\" \(notification.subtitle ?? "") (\(notification.enrichment.rawValue))")
     await resolution.lingering.wait(until: .now + Self.lingerLimit)
   }
 
   private func expectSilence(after message: Published) async throws(DemoFailure) {
-    let known = gateway.deliveries().count
+    let known = gateway.transport.requests.count
     try? await Task.sleep(for: Self.silenceWindow)
     let woke = ((try? relay.wakes()) ?? []).contains { $0.candidate.eventID == message.event.id }
-    guard gateway.deliveries().count == known, !woke else {
+    guard gateway.transport.requests.count == known, !woke else {
       throw DemoFailure("silent", "a message after revocation caused a wake")
     }
     emit(
@@ -394,5 +416,12 @@ struct DemoFailure: Error {
     } catch {
       throw DemoFailure(step, "\(error.code): \(error.message)")
     }
+  }
+}
+
+extension APNsRequest {
+  /// The value of the header `name` (lower-case), the first one.
+  fileprivate func header(_ name: String) -> String? {
+    headers.first { $0.name == name }?.value
   }
 }

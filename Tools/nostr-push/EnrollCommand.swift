@@ -347,11 +347,7 @@ enum GrantSource: Sendable {
   /// `--gateway` + `--device-token`: register and delegate through the gateway's real routes
   /// (`GatewayRegistrar`), under `appProfile`.
   case gateway(url: String, deviceToken: String, appProfile: String?)
-  /// The demo's gateway fixture: its `POST /v1/test/grants`.
-  case fixture(url: String, deviceToken: String)
 
-  /// The longest grant answer read.
-  static let maxAnswerBytes = 16 * 1024
   /// How long the installation is registered for.
   static let installationSeconds: Int64 = 60 * 86_400
   /// How long the delegation is asked for.
@@ -375,29 +371,6 @@ enum GrantSource: Sendable {
       return try await Self.register(
         url: url, deviceToken: deviceToken, appProfile: appProfile, relay: relayKey.pubkey, key: key, now: now
       )
-    case .fixture(let url, let deviceToken):
-      guard let key = descriptor.currentKey else {
-        throw CommandFailure("invalid_descriptor", "the descriptor names no current push key")
-      }
-      let body = JSONWriter.bytes(
-        .object(JSONObject(["relay_pubkey": .string(key.pubkey), "device_token": .string(deviceToken)])))
-      let request = HTTPTransportRequest(
-        url: url.trimmingSuffix("/") + "/v1/test/grants", method: "POST",
-        headers: ["Content-Type": "application/json"], body: body, maxResponseBytes: Self.maxAnswerBytes)
-      let response: HTTPTransportResponse
-      do {
-        response = try await URLSessionHTTPTransport.shared.send(
-          request, deadline: .now + Enrollment.stepTimeout)
-      } catch {
-        throw CommandFailure("grant_failed", "the gateway did not answer: \(error)")
-      }
-      let object = (try? JSONReader().read(response.body))?.objectValue
-      guard response.status == 200, let grant = object?["endpoint_grant"]?.stringValue,
-        let expiresAt = object?["expires_at"]?.integerValue
-      else {
-        throw CommandFailure("grant_failed", "the gateway answered HTTP \(response.status)")
-      }
-      return (grant, expiresAt)
     }
   }
 

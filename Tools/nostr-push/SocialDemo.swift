@@ -106,9 +106,7 @@ struct SocialDemo {
   /// Discovers, obtains a grant and enrolls the social plan (the `discovered`, `granted` and
   /// `enrolled` steps); the lease's subscriptions.
   private func enroll() async throws(DemoFailure) -> [LeaseSubscription] {
-    guard let gatewayURL = pipeline.gateway.baseURL?.absoluteString else {
-      throw DemoFailure("discovered", "the fixtures are not running")
-    }
+    let gatewayURL = pipeline.gateway.baseURL
     var started = ContinuousClock.now
     let descriptor = try await DemoFailure.at("discovered") { () async throws(CommandFailure) in
       try await pipeline.enrollment.discover()
@@ -118,7 +116,9 @@ struct SocialDemo {
       "the descriptor lists the social kinds", since: started)
     started = .now
     let (endpoint, expiresAt) = try await DemoFailure.at("granted") { () async throws(CommandFailure) in
-      try await GrantSource.fixture(url: gatewayURL, deviceToken: DemoPipeline.deviceToken).endpoint(
+      try await GrantSource.gateway(
+        url: gatewayURL, deviceToken: DemoPipeline.deviceToken, appProfile: DemoPipeline.appProfile
+      ).endpoint(
         for: descriptor, key: pipeline.account, now: pipeline.now())
     }
     pipeline.emit(
@@ -177,7 +177,7 @@ struct SocialDemo {
     if case .object(var line) = ResolveLine.json(
       plan, elapsedMilliseconds: resolution.elapsed.wholeMilliseconds)
     {
-      line["request_id"] = .string(wake.delivery.requestID)
+      line["request_id"] = .string(wake.requestID)
       pipeline.output(
         JSONWriter.bytes(
           .object(JSONObject([JSONMember(key: "step", value: .string("notification"))] + line.members))))
