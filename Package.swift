@@ -71,7 +71,7 @@ let libraries = [
   "PushDescriptor", "PushLease", "EnrichmentCache", "NotificationResolver", "PushRelay",
   "PushRelayPostgres", "NostrPushTesting", "GiftWrap", "NotificationService",
   "NostrHTTPServer", "NostrCurlHTTP", "PushGateway",
-  "AppAttest",
+  "AppAttest", "PushRelayServer",
 ]
 
 let package = Package(
@@ -152,6 +152,13 @@ let package = Package(
         "NostrPushCore", "NostrEvent",
         .target(name: "COpenSSLCrypto", condition: .when(platforms: [.linux])),
       ]),
+    // The production push relay service: NIP-PL push fed by upstream relays and trusted feeds.
+    library(
+      "PushRelayServer",
+      [
+        "NostrPushCore", "NostrJSON", "NostrEvent", "NostrHTTP", "NostrWebSocket", "NostrHTTPServer",
+        "PushDescriptor", "PushLease", "PushRelay", "_NostrSQLite",
+      ]),
     // The loopback fixture relay and gateway, for tests, the demo and benchmarks.
     library(
       "NostrPushTesting",
@@ -166,7 +173,7 @@ let package = Package(
       [
         "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache", "NotificationResolver",
         "NostrPushTesting", "NIP44", "NostrWebSocket", "NostrHTTP", "NostrPushCore", "PushLease", "PushRelay",
-        "GiftWrap", "PushRelayPostgres",
+        "GiftWrap", "PushRelayPostgres", "PushRelayServer",
       ]),
     executable("DemoFixtureGenerator", path: "Tools/DemoFixtureGenerator", ["NostrEvent", "NostrJSON"]),
 
@@ -216,6 +223,12 @@ let package = Package(
     tests("NostrHTTPServerTests", ["NostrHTTPServer", "NostrWebSocket", "NostrPushCore"]),
     tests("NostrCurlHTTPTests", ["NostrCurlHTTP", "NostrHTTP", "NostrPushCore", "NostrHTTPServer"]),
     tests("PushGatewayTests", ["PushGateway", "NostrCurlHTTP", "NostrHTTP", "NostrPushCore"]),
+    tests(
+      "PushRelayServerTests",
+      [
+        "PushRelayServer", "PushRelay", "NostrPushTesting", "NostrEvent", "NostrJSON", "PushDescriptor",
+        "PushLease", "NostrWebSocket", "NostrPushCore", "NostrHTTP",
+      ]),
     tests("AppAttestTests", ["AppAttest", "NostrEvent", "NostrPushCore"]),
     tests("NIP44Tests", ["NIP44", "NostrEvent", "NostrJSON"]),
     tests("GiftWrapTests", ["GiftWrap", "NIP44", "NostrEvent", "NostrJSON"]),

@@ -40,7 +40,7 @@ import Testing
         "PushDescriptor", "PushLease", "EnrichmentCache", "NotificationResolver", "PushRelay",
         "PushRelayPostgres", "NostrPushTesting", "GiftWrap", "NotificationService", "nostr-push",
         "NostrHTTPServer", "NostrCurlHTTP", "PushGateway",
-        "AppAttest",
+        "AppAttest", "PushRelayServer",
       ])
     #if os(Linux)
     // libpq is a system library too (apt libpq-dev), for PushRelayPostgres only.
