@@ -85,13 +85,15 @@ final class ServiceWorld: @unchecked Sendable {
   var service: PushService
   let descriptor: PushDescriptor
 
-  init() async throws {
+  /// A world whose service follows `external` (a relay someone else wrote) or, when nil, the
+  /// fixture relay.
+  init(upstream external: String? = nil) async throws {
     folder = try TemporaryFolder()
     gateway = try GatewayFixture(configuration: GatewayFixtureConfiguration(quota: 0))
     let gatewayBase = Self.base(try await gateway.start())
     upstream = RelayFixtureServer(data: RelayFixtureData())
     let origin = Self.base(try await upstream.start())
-    upstreamURL = "ws" + origin.dropFirst("http".count)
+    upstreamURL = external ?? "ws" + origin.dropFirst("http".count)
     let text = try configurationText(folder: folder, upstreams: [upstreamURL], gateway: gatewayBase)
     configuration = try PushServiceConfiguration(file: try folder.write("config.json", text, mode: 0o644))
     service = try await PushService.start(configuration)
