@@ -124,9 +124,10 @@ public final class PushService: Sendable {
       throw PushServiceError(code: .invalidConfiguration, field: "descriptor", message: error.message)
     }
     let metrics = ServiceMetrics()
-    let ingest = ServiceIngest(
-      store: events, relay: relay, pushKinds: Set(descriptor.pushKinds), clock: clock, metrics: metrics)
     let leases = LiveLeaseCache(relay: relay, clock: clock)
+    let ingest = ServiceIngest(
+      store: events, relay: relay, pushKinds: Set(descriptor.pushKinds), clock: clock, metrics: metrics,
+      interest: { leases.interest() })
     let upstreams = configuration.upstreams.map { upstream in
       UpstreamSubscriber(
         upstream: upstream, key: configuration.serviceKey, store: events, ingest: ingest,

@@ -11,8 +11,10 @@ import PushRelay
 /// 3. verify: id, then signature;
 /// 4. window: a push-eligible kind within now ± 900 s (a gift wrap may be backdated a further two
 ///    days, as NIP-59 does on purpose);
-/// 5. store: push-eligible kinds and the kinds enrichment reads go into ``ServiceEventStore``
-///    (durable before anything is acknowledged); a stored id is a duplicate;
+/// 5. store: events some live lease might match (``LeaseInterest``) and the kinds enrichment reads
+///    go into ``ServiceEventStore`` (durable before anything is acknowledged); nothing else is
+///    stored, so a flood of events no lease wants leaves the store as it was; a stored id is a
+///    duplicate;
 /// 6. `PushRelay.didStore` (idempotent: a duplicate completes what an earlier failure left).
 ///
 /// Synchronous (SQLite); async callers run it through `BlockingWork`, never on a socket thread.
@@ -44,6 +46,8 @@ public struct ServiceIngest: Sendable {
   let pushKinds: Set<Int>
   let clock: UnixClock
   let metrics: ServiceMetrics
+  /// What the live leases might match now.
+  let interest: @Sendable () -> LeaseInterest
 
   /// Ingests the event object `value` (`size` bytes on the wire) from `source`.
   public func ingest(_ value: JSONValue, size: Int, source: EventSource) -> Outcome {
@@ -78,7 +82,7 @@ public struct ServiceIngest: Sendable {
       }
     }
     var duplicate = false
-    if eligible || Self.enrichmentKinds.contains(event.kind) {
+    if Self.enrichmentKinds.contains(event.kind) || (eligible && interest().mayMatch(event)) {
       do {
         duplicate = try !store.insert(event, json: event.jsonBytes(), receivedAt: now)
       } catch {

@@ -124,21 +124,28 @@ final class ServiceWorld: @unchecked Sendable {
 
   /// A signed lease of the account for kind 1 mentions of it, to a fresh gateway grant.
   func mentionLease(token: String = "aabbcc", generation: Int64 = 1) throws -> Event {
+    try lease(for: Keys.account, kinds: [1], token: token, generation: generation)
+  }
+
+  /// A signed lease of `key` for events of `kinds` that name it in `p`, to a fresh gateway grant.
+  func lease(for key: SecretKey, kinds: [Int], token: String = "aabbcc", generation: Int64 = 1) throws
+    -> Event
+  {
     let now = Int64(Date().timeIntervalSince1970)
     let grant = try gateway.issueGrant(relayPubkey: Keys.push.publicKeyHex, deviceToken: token)
-    let filter = try LeaseFilter(kinds: [1], pTags: [Keys.account.publicKeyHex], descriptor: descriptor)
+    let filter = try LeaseFilter(kinds: kinds, pTags: [key.publicKeyHex], descriptor: descriptor)
     let subscription = try LeaseSubscription(filter: filter, class: "default")
     return try LeaseBuilder(
       descriptor: descriptor, appProfile: PushAppProfile(id: "org.nostrpushkit.demo", transport: "apns")
     ).active(
       endpoint: grant.grant, subscriptions: [subscription], generation: generation, createdAt: now,
-      installationID: InstallationID.generate(), now: now, signer: Keys.account)
+      installationID: InstallationID.generate(), now: now, signer: key)
   }
 
-  /// Enrolls `lease` over the service's WebSocket with NIP-42; the relay's OK.
-  func enroll(_ lease: Event) async throws -> PublishResult {
+  /// Enrolls `lease` over the service's WebSocket with NIP-42 as `key`; the relay's OK.
+  func enroll(_ lease: Event, as key: SecretKey = Keys.account) async throws -> PublishResult {
     let connection = try await RelayConnection.connect(
-      to: webSocketURL, key: Keys.account, deadline: .now + .seconds(5))
+      to: webSocketURL, key: key, deadline: .now + .seconds(5))
     defer { Task { await connection.close() } }
     return try await connection.publish(lease, deadline: .now + .seconds(5))
   }
