@@ -259,7 +259,7 @@ let package = Package(
       "NostrPushCLITests",
       [
         "nostr-push", "NostrEvent", "NostrJSON", "Bech32", "NostrPushTesting", "EnrichmentCache",
-        "NotificationResolver", "PushRelay", "GiftWrap", "NostrWebSocket", "PushLease",
+        "NotificationResolver", "PushRelay", "GiftWrap", "NostrWebSocket", "PushLease", "PushDescriptor",
       ]),
   ],
   swiftLanguageModes: [.v6]

@@ -15,8 +15,14 @@ import PushRelay
 /// - On connect each REQ carries `since` = cursor − ``sinceSlack`` (kind 1059 filters a further
 ///   ``giftWrapBackdate``, since NIP-59 backdates wraps and relays apply `since` to live events);
 ///   events seen before are dropped by id in ingest.
-/// - The cursor moves to now only while every open REQ has had its `EOSE` and no received message
-///   waits for ingest, so a crash never moves it past an event it did not ingest.
+/// - Each filter carries `limit` = the relay's `max_limit` (relays cap stored answers, often at
+///   100 by default): a REQ whose stored answer fills it is followed by the next older page
+///   (`until` = the oldest `created_at` seen, one second less when a page did not move it), under
+///   a page id `<id>-<n>` that is closed at its `EOSE`. NIP-01 has no cursor within a second:
+///   when more than `max_limit` matching events share one `created_at`, those past the limit in
+///   that second are not fetched (a known limit of paging by `until`).
+/// - The cursor moves to now only while every open REQ and page has had its `EOSE` and no
+///   received message waits for ingest, so a crash never moves it past an event it did not ingest.
 /// - A lease change (``planChanged()``) or the 1 s tick recomputes the plan; only subscriptions
 ///   whose filters changed are closed or opened.
 /// - Reconnects back off exponentially (``minBackoff`` doubling to ``maxBackoff``, with jitter).
@@ -147,9 +153,21 @@ final class UpstreamSubscriber: Sendable {
       var open: [String: UpstreamPlan.Subscription] = [:]
       var awaitingEOSE: Set<String> = []
       var refusedForAuth: Set<String> = []
+      /// Stored-event pages in flight, by subscription or page id.
+      var pages: [String: Page] = [:]
       var authEventID: String?
       var busy = false
       var ended = false
+    }
+
+    /// One stored-event answer being counted: whose filters, from when, how many so far.
+    private struct Page {
+      var subscription: UpstreamPlan.Subscription
+      var since: Int64
+      var until: Int64?
+      var number: Int
+      var count = 0
+      var oldest: Int64?
     }
 
     let owner: UpstreamSubscriber
@@ -208,14 +226,25 @@ final class UpstreamSubscriber: Sendable {
         }
         switch parsed {
         case .event(let subscription, let value):
-          guard state.withLock({ $0.open[subscription] != nil }) else { continue }
+          let known = state.withLock { state -> Bool in
+            if var page = state.pages[subscription] {
+              page.count += 1
+              if let createdAt = value.objectValue?["created_at"]?.integerValue {
+                page.oldest = min(page.oldest ?? createdAt, createdAt)
+              }
+              state.pages[subscription] = page
+              return true
+            }
+            return state.open[subscription] != nil
+          }
+          guard known else { continue }
           let ingest = owner.ingest
           let size = message.count
           let outcome = await BlockingWork.run { ingest.ingest(value, size: size, source: .upstream) }
           if outcome.result == .rejected { owner.metrics.upstreamInvalid(owner.upstream.url) }
           if outcome.result == .failed { return }
         case .endOfStoredEvents(let subscription):
-          state.withLock { _ = $0.awaitingEOSE.remove(subscription) }
+          endOfStoredEvents(subscription)
         case .closed(let subscription, let text):
           state.withLock { state in
             state.awaitingEOSE.remove(subscription)
@@ -282,16 +311,56 @@ final class UpstreamSubscriber: Sendable {
       }
     }
 
-    /// Sends the REQ of `subscription` with `since` derived from `cursor`.
+    /// Sends the REQ of `subscription` with `since` derived from `cursor`, counting its stored
+    /// answer as page 0.
     private func send(_ subscription: UpstreamPlan.Subscription, since cursor: Int64) {
+      state.withLock { state in
+        state.pages[subscription.id] = Page(subscription: subscription, since: cursor, until: nil, number: 0)
+      }
+      request(subscription.id, subscription, since: cursor, until: nil)
+    }
+
+    private func request(
+      _ id: String, _ subscription: UpstreamPlan.Subscription, since cursor: Int64, until: Int64?
+    ) {
       let filters = subscription.filters.map { filter -> JSONValue in
         var copy = filter
         let giftWrap = filter.kinds?.contains(1059) ?? false
         copy.since =
           cursor - UpstreamSubscriber.sinceSlack - (giftWrap ? UpstreamSubscriber.giftWrapBackdate : 0)
+        copy.until = until
+        copy.limit = limits.maxLimit
         return copy.jsonValue
       }
-      outbox.yield(JSONWriter.bytes(.array([.string("REQ"), .string(subscription.id)] + filters)))
+      outbox.yield(JSONWriter.bytes(.array([.string("REQ"), .string(id)] + filters)))
+    }
+
+    /// The end of a stored answer: a full page asks for the next older one; a page's own
+    /// subscription is closed; the subscription is caught up once its last page ended.
+    private func endOfStoredEvents(_ id: String) {
+      let next: (String, Page)? = state.withLock { state in
+        guard let page = state.pages.removeValue(forKey: id) else {
+          state.awaitingEOSE.remove(id)
+          return nil
+        }
+        let base = page.subscription.id
+        guard state.open[base] != nil, page.count >= limits.maxLimit, let oldest = page.oldest else {
+          state.awaitingEOSE.remove(base)
+          return nil
+        }
+        var following = page
+        following.number += 1
+        following.until = page.until == oldest ? oldest - 1 : oldest
+        following.count = 0
+        following.oldest = nil
+        let pageID = "\(base)-\(following.number)"
+        state.pages[pageID] = following
+        return (pageID, following)
+      }
+      if id.contains("-") { outbox.yield(JSONWriter.bytes(.array([.string("CLOSE"), .string(id)]))) }
+      if let (pageID, page) = next {
+        request(pageID, page.subscription, since: page.since, until: page.until)
+      }
     }
   }
 }

@@ -41,8 +41,12 @@ import Testing
     await world.stop()
   }
 
+  /// The upstream's NIP-11 caps stored answers at 20 events, and 70 (one a second, the last 70
+  /// seconds) arrive while the service is down: the restarted service pages back (`until`) until
+  /// it has every one.
   @Test func eventsPublishedWhileTheServiceWasDownWakeAfterItsRestart() async throws {
-    let world = try await ServiceWorld()
+    let world = try await ServiceWorld(
+      upstreamInformation: #"{"name":"capped","limitation":{"max_limit":20}}"#)
     do {
       #expect(try await world.enroll(try world.mentionLease()).accepted)
       #expect(
@@ -55,11 +59,18 @@ import Testing
           ((try? world.service.events.cursor(upstream: world.upstreamURL)) ?? nil) != nil
         })
       await world.service.stop()
-      let missed = ServiceWorld.mention(content: "while you were away")
-      #expect(try await world.publishUpstream(missed).accepted)
+      var missed: [Event] = []
+      let now = Int64(Date().timeIntervalSince1970)
+      for index in 0..<70 {
+        let event = ServiceWorld.mention(content: "while you were away \(index)", at: now - Int64(index))
+        #expect(try await world.publishUpstream(event).accepted)
+        missed.append(event)
+      }
       world.service = try await PushService.start(world.configuration)
-      #expect(await Polling.eventually(within: .seconds(10)) { world.gateway.deliveries().count == 1 })
-      #expect(try world.service.events.contains(id: missed.id))
+      let all = await Polling.eventually(within: .seconds(15)) { world.gateway.deliveries().count == 70 }
+      #expect(all, "\(world.gateway.deliveries().count) delivered")
+      for event in missed { #expect(try world.service.events.contains(id: event.id)) }
+      #expect(world.gateway.deliveries().count == 70)
     } catch {
       await world.stop()
       throw error
@@ -231,11 +242,11 @@ import Testing
 
 /// Serving safely: what a flood or a greedy client can cost the service.
 @Suite struct PushServiceServingSafelyTests {
-  /// 4 000 events no lease could match, through `POST /events`: none is stored, and the cost of
-  /// a batch stays flat (the fastest of the last three batches within 2 × the fastest of the first
-  /// three: an insert never copies the store). The spec's 20 000 take about a minute here, since
-  /// `PushRelay.didStore` commits (fsync) once per event; 4 000 keep the suite's time.
-  @Test func eventsNoLeaseWantsLeaveTheStoreEmptyAndTheCostFlat() async throws {
+  /// 4 000 events no lease could match, through `POST /events`: every one is ingested and none is
+  /// stored. (The spec's 20 000 take about a minute here, since `PushRelay.didStore` commits once
+  /// per event; the per-batch cost is printed, not asserted: the brief keeps speed out of tests,
+  /// and on a shared loaded machine a 2 × bound flaked.)
+  @Test func eventsNoLeaseWantsAreIngestedAndNoneIsStored() async throws {
     let world = try await ServiceWorld()
     do {
       #expect(try await world.enroll(try world.mentionLease()).accepted)
@@ -256,9 +267,7 @@ import Testing
       }
       #expect(try world.service.events.size().events == 0)
       #expect(world.service.metrics.events(.httpFeed, .accepted) == 4_000)
-      let first = durations.prefix(3).min()!
-      let last = durations.suffix(3).min()!
-      #expect(last <= first * 2, "first \(first), last \(last)")
+      print("POST /events batches of 500 (first to last): \(durations)")
     } catch {
       await world.stop()
       throw error

@@ -87,11 +87,13 @@ final class ServiceWorld: @unchecked Sendable {
 
   /// A world whose service follows `external` (a relay someone else wrote) or, when nil, the
   /// fixture relay.
-  init(upstream external: String? = nil) async throws {
+  init(upstream external: String? = nil, upstreamInformation: String? = nil) async throws {
     folder = try TemporaryFolder()
     gateway = try GatewayFixture(configuration: GatewayFixtureConfiguration(quota: 0))
     let gatewayBase = Self.base(try await gateway.start())
-    upstream = RelayFixtureServer(data: RelayFixtureData())
+    var data = RelayFixtureData()
+    data.nip11 = upstreamInformation.map { Array($0.utf8) }
+    upstream = RelayFixtureServer(data: data)
     let origin = Self.base(try await upstream.start())
     upstreamURL = external ?? "ws" + origin.dropFirst("http".count)
     let text = try configurationText(folder: folder, upstreams: [upstreamURL], gateway: gatewayBase)
