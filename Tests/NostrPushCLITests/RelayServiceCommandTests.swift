@@ -134,4 +134,68 @@ import Darwin
       }
     }
   }
+
+  @Test func doctorPassesEveryGateOfAHealthySetupAndNamesTheBrokenOne() async throws {
+    try await withGateway(GatewayFixtureConfiguration(quota: 0)) { gateway in
+      try await withRelay { upstream in
+        let upstreamURL = "ws" + Self.base(try #require(upstream.baseURL)).dropFirst("http".count)
+        let gatewayBase = Self.base(try #require(gateway.baseURL))
+        let (folder, config) = try Self.folder(upstream: upstreamURL, gateway: gatewayBase)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (process, line) = try #require(
+          try await NostrPushBinary.startServer(["relay", "--config", config]))
+        let listening = try #require(try JSONReader().read(line).objectValue?["listening"]?.stringValue)
+        let relay = "ws://\(listening)"
+        let accountKey = folder + "/account.key"
+        FileManager.default.createFile(
+          atPath: accountKey,
+          contents: Data("42f46fe1e335ef8bb1fd031e45566a98ecec3f333e92bff5ed3aaea92856ca2b".utf8),
+          attributes: [.posixPermissions: 0o600])
+        // Before enrolling, the lease gate fails and names itself.
+        let before = try await NostrPushBinary.run([
+          "doctor", "--relay", relay, "--secret-key-file", accountKey,
+        ])
+        #expect(before.status == 1)
+        #expect(before.stdout.contains("✗ lease: no kind 30350 lease"), "\(before.stdout)")
+        #expect(before.stdout.contains("✓ NIP-42"), "\(before.stdout)")
+        // Enroll, then every gate passes.
+        let document = try await LoopbackFetch.send(
+          "http://\(listening)/", headers: ["Accept": "application/nostr+json"])
+        let descriptor = try RelayDocument(bytes: document.body).push
+        let now = Int64(Date().timeIntervalSince1970)
+        let grant = try gateway.issueGrant(
+          relayPubkey: (try SecretKey(hex: Self.pushKey)).publicKeyHex, deviceToken: "aabbcc")
+        let lease = try LeaseBuilder(
+          descriptor: descriptor, appProfile: PushAppProfile(id: "org.nostrpushkit.demo", transport: "apns")
+        ).active(
+          endpoint: grant.grant,
+          subscriptions: [
+            try LeaseSubscription(
+              filter: LeaseFilter(kinds: [1], pTags: [Self.account.publicKeyHex], descriptor: descriptor),
+              class: "default")
+          ], generation: 1, createdAt: now, installationID: InstallationID.generate(), now: now,
+          signer: Self.account)
+        let client = try await RelayConnection.connect(
+          to: relay, key: Self.account, deadline: .now + .seconds(5))
+        #expect(try await client.publish(lease, deadline: .now + .seconds(5)).accepted)
+        await client.close()
+        let healthy = try await NostrPushBinary.run([
+          "doctor", "--relay", relay, "--secret-key-file", accountKey, "--gateway", gatewayBase,
+        ])
+        #expect(healthy.status == 0, "\(healthy.stdout)\(healthy.stderr)")
+        let lines = healthy.stdout.split(separator: "\n")
+        #expect(lines.count == 5)
+        #expect(lines.allSatisfy { $0.hasPrefix("✓ ") }, "\(healthy.stdout)")
+        process.send(SIGTERM)
+        _ = await process.exited()
+        // The relay gone: the NIP-11 gate fails first, and what depends on it is not checked.
+        let down = try await NostrPushBinary.run([
+          "doctor", "--relay", relay, "--secret-key-file", accountKey,
+        ])
+        #expect(down.status == 1)
+        #expect(down.stdout.hasPrefix("✗ NIP-11: "), "\(down.stdout)")
+        #expect(down.stdout.contains("✗ push key: not checked"), "\(down.stdout)")
+      }
+    }
+  }
 }
