@@ -227,7 +227,7 @@ let package = Package(
       "PushRelayServerTests",
       [
         "PushRelayServer", "PushRelay", "NostrPushTesting", "NostrEvent", "NostrJSON", "PushDescriptor",
-        "PushLease", "NostrWebSocket", "NostrPushCore", "NostrHTTP",
+        "PushLease", "NostrWebSocket", "NostrPushCore", "NostrHTTP", "NostrHTTPServer",
       ]),
     tests("AppAttestTests", ["AppAttest", "NostrEvent", "NostrPushCore"]),
     tests("NIP44Tests", ["NIP44", "NostrEvent", "NostrJSON"]),

@@ -1,11 +1,19 @@
 import Foundation
 import NostrEvent
+import NostrHTTPServer
 import NostrJSON
+import NostrPushCore
 import NostrPushTestSupport
 import NostrPushTesting
 import NostrWebSocket
 import PushRelayServer
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The core path over real sockets and files: a lease enrolled at the service, an event published
 /// to an upstream relay the service follows, one wake at the gateway, and the event back from
@@ -313,6 +321,76 @@ import Testing
       await world.stop()
       throw error
     }
+    await world.stop()
+  }
+}
+
+/// Connection slots are shared per client address: one address holding all it may cannot take
+/// the slots another needs.
+@Suite struct PushServiceSlotShareTests {
+  /// `GET /` (NIP-11) from the source address `source` over a plain socket; the status line.
+  static func informationStatus(from source: String, port: UInt16) async -> String {
+    await BlockingWork.run { () -> String in
+      let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+      guard descriptor >= 0 else { return "socket failed" }
+      defer { close(descriptor) }
+      var timeout = timeval(tv_sec: 5, tv_usec: 0)
+      setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+      var local = sockaddr_in()
+      local.sin_family = sa_family_t(AF_INET)
+      local.sin_addr.s_addr = inet_addr(source)
+      var remote = sockaddr_in()
+      remote.sin_family = sa_family_t(AF_INET)
+      remote.sin_addr.s_addr = inet_addr("127.0.0.1")
+      remote.sin_port = port.bigEndian
+      let size = socklen_t(MemoryLayout<sockaddr_in>.size)
+      let bound = withUnsafePointer(to: &local) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, size) }
+      }
+      guard bound == 0 else { return "bind failed" }
+      let connected = withUnsafePointer(to: &remote) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, size) }
+      }
+      guard connected == 0 else { return "connect failed" }
+      let request = Array(
+        "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/nostr+json\r\nConnection: close\r\n\r\n"
+          .utf8)
+      guard request.withUnsafeBytes({ send(descriptor, $0.baseAddress, $0.count, 0) }) == request.count else {
+        return "send failed"
+      }
+      var buffer = [UInt8](repeating: 0, count: 256)
+      let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+      guard count > 0 else { return "no answer" }
+      return String(decoding: buffer[0..<count], as: UTF8.self).split(separator: "\r\n").first.map(
+        String.init) ?? ""
+    }
+  }
+
+  @Test func anotherAddressIsServedWhileOneHoldsEverySlotItMay() async throws {
+    let world = try await ServiceWorld()
+    var held: [RelayConnection] = []
+    do {
+      var refused = 0
+      for _ in 0..<63 {
+        do {
+          let connection = try await RelayConnection.connect(
+            to: world.webSocketURL, key: Keys.alice, deadline: .now + .seconds(2))
+          _ = try await connection.query(
+            [Filter(authors: [Keys.alice.publicKeyHex], kinds: [30350])], deadline: .now + .seconds(2))
+          held.append(connection)
+        } catch {
+          refused += 1
+        }
+      }
+      #expect(held.count == HTTPServerConfiguration.defaultMaxConnectionsPerIP)
+      #expect(refused == 63 - HTTPServerConfiguration.defaultMaxConnectionsPerIP)
+      #expect(await Self.informationStatus(from: "127.0.0.2", port: world.service.port) == "HTTP/1.1 200 OK")
+    } catch {
+      for connection in held { await connection.close() }
+      await world.stop()
+      throw error
+    }
+    for connection in held { await connection.close() }
     await world.stop()
   }
 }
