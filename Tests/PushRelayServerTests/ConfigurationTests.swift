@@ -29,7 +29,7 @@ import Testing
     (#""public_url":"wss://push.example.org""#, #""public_url":"https://push.example.org""#, "public_url"),
     (#""listen":"127.0.0.1:0""#, #""listen":"localhost""#, "listen"),
     (#""admin_listen":"127.0.0.1:0""#, #""admin_listen":"127.0.0.1:99999""#, "admin_listen"),
-    (#""upstreams":[{"url":"ws://127.0.0.1:1"}]"#, #""upstreams":[{"url":"http://x"}]"#, "upstreams[0].url"),
+    (#"{"url":"ws://127.0.0.1:1""#, #"{"url":"http://x""#, "upstreams[0].url"),
     (#""store":{"sqlite":"state.sqlite"}"#, #""store":{}"#, "store"),
     (#""push_key_files":["push.key"]"#, #""push_key_files":[]"#, "push_key_files"),
     (#""push_key_files":["push.key"]"#, #""push_key_files":["missing.key"]"#, "push_key_files[0]"),

@@ -61,11 +61,11 @@ let testPolicy = """
 /// `gateway`.
 func configurationText(
   folder: TemporaryFolder, upstreams: [String], gateway: String?,
-  feeds: String = #"{"websocket":true,"http":true}"#
+  feeds: String = #"{"websocket":true,"http":true}"#, auth: Bool = false
 ) throws -> String {
   try folder.write("service.key", Keys.serviceHex)
   try folder.write("push.key", Keys.pushHex)
-  let upstreamList = upstreams.map { #"{"url":"\#($0)"}"# }.joined(separator: ",")
+  let upstreamList = upstreams.map { #"{"url":"\#($0)","auth":\#(auth)}"# }.joined(separator: ",")
   let gatewayMember = gateway.map { #""gateway":"\#($0)","# } ?? ""
   return """
     {"public_url":"wss://push.example.org","listen":"127.0.0.1:0","admin_listen":"127.0.0.1:0",
@@ -87,7 +87,8 @@ final class ServiceWorld: @unchecked Sendable {
 
   /// A world whose service follows `external` (a relay someone else wrote) or, when nil, the
   /// fixture relay.
-  init(upstream external: String? = nil, upstreamInformation: String? = nil) async throws {
+  init(upstream external: String? = nil, upstreamInformation: String? = nil, auth: Bool = false) async throws
+  {
     folder = try TemporaryFolder()
     gateway = try GatewayFixture(configuration: GatewayFixtureConfiguration(quota: 0))
     let gatewayBase = Self.base(try await gateway.start())
@@ -96,7 +97,8 @@ final class ServiceWorld: @unchecked Sendable {
     upstream = RelayFixtureServer(data: data)
     let origin = Self.base(try await upstream.start())
     upstreamURL = external ?? "ws" + origin.dropFirst("http".count)
-    let text = try configurationText(folder: folder, upstreams: [upstreamURL], gateway: gatewayBase)
+    let text = try configurationText(
+      folder: folder, upstreams: [upstreamURL], gateway: gatewayBase, auth: auth)
     configuration = try PushServiceConfiguration(file: try folder.write("config.json", text, mode: 0o644))
     service = try await PushService.start(configuration)
     descriptor = try RelayDocument(bytes: service.document).push
@@ -152,9 +154,10 @@ final class ServiceWorld: @unchecked Sendable {
     return try await connection.publish(lease, deadline: .now + .seconds(5))
   }
 
-  /// Publishes `event` to the upstream relay; its OK.
-  func publishUpstream(_ event: Event) async throws -> PublishResult {
-    let connection = try await RelayConnection.connect(to: upstreamURL, deadline: .now + .seconds(5))
+  /// Publishes `event` to the upstream relay (answering NIP-42 as its author's key `key` when given); its OK.
+  func publishUpstream(_ event: Event, key: SecretKey? = Keys.alice) async throws -> PublishResult {
+    let connection = try await RelayConnection.connect(
+      to: upstreamURL, key: key, deadline: .now + .seconds(5))
     defer { Task { await connection.close() } }
     return try await connection.publish(event, deadline: .now + .seconds(5))
   }

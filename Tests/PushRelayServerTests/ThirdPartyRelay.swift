@@ -16,6 +16,8 @@ final class ThirdPartyRelay: @unchecked Sendable {
   enum Kind: String, CaseIterable, Sendable, CustomStringConvertible {
     case nostrRelay = "nostr-relay"
     case rustNostr = "rust-nostr"
+    /// rust-nostr's local relay requiring NIP-42 for reads and writes.
+    case rustNostrAuth = "rust-nostr NIP-42"
     var description: String { rawValue }
   }
 
@@ -82,10 +84,11 @@ final class ThirdPartyRelay: @unchecked Sendable {
         ).status) == 200
       }
       guard ready else { throw StartFailure(message: "nostr-relay did not answer NIP-11 within 30 s") }
-    case .rustNostr:
+    case .rustNostr, .rustNostrAuth:
       let script = PackageRoot.url.appendingPathComponent("Scripts/rust-nostr-local-relay.py").path
       let child = try await ChildProcess.start(
-        URL(fileURLWithPath: Self.venv + "/bin/python"), [script, String(port)])
+        URL(fileURLWithPath: Self.venv + "/bin/python"),
+        [script, String(port)] + (kind == .rustNostrAuth ? ["--auth"] : []))
       process = child
       let line = String(decoding: await child.firstLine(), as: UTF8.self)
       guard line.hasPrefix("ws://") else {

@@ -17,7 +17,7 @@ struct ThirdPartyUpstreamTests {
     let relay = try await ThirdPartyRelay(kind)
     let world: ServiceWorld
     do {
-      world = try await ServiceWorld(upstream: relay.url)
+      world = try await ServiceWorld(upstream: relay.url, auth: kind == .rustNostrAuth)
     } catch {
       await relay.stop()
       throw error
