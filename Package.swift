@@ -73,7 +73,7 @@ let libraries = [
   "NostrHTTPServer", "NostrCurlHTTP", "PushGateway",
   "PushGatewayPostgres",
   "PushRegistration",
-  "AppAttest",
+  "AppAttest", "PushRelayServer",
 ]
 
 let package = Package(
@@ -164,6 +164,13 @@ let package = Package(
         "NostrPushCore", "NostrEvent",
         .target(name: "COpenSSLCrypto", condition: .when(platforms: [.linux])),
       ]),
+    // The production push relay service: NIP-PL push fed by upstream relays and trusted feeds.
+    library(
+      "PushRelayServer",
+      [
+        "NostrPushCore", "NostrJSON", "NostrEvent", "NostrHTTP", "NostrWebSocket", "NostrHTTPServer",
+        "PushDescriptor", "PushLease", "PushRelay", "_NostrSQLite",
+      ]),
     // The loopback fixture relay and gateway, for tests, the demo and benchmarks.
     library(
       "NostrPushTesting",
@@ -179,7 +186,7 @@ let package = Package(
         "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache", "NotificationResolver",
         "NostrPushTesting", "NIP44", "NostrWebSocket", "NostrHTTP", "NostrPushCore", "PushLease", "PushRelay",
         "GiftWrap", "PushRelayPostgres", "PushGateway", "PushGatewayPostgres", "PushRegistration",
-        "NostrHTTPServer", "AppAttest",
+        "NostrHTTPServer", "AppAttest", "PushRelayServer",
       ]),
     executable("DemoFixtureGenerator", path: "Tools/DemoFixtureGenerator", ["NostrEvent", "NostrJSON"]),
 
@@ -244,6 +251,12 @@ let package = Package(
     tests(
       "PushRegistrationTests",
       ["PushRegistration", "NostrEvent", "NostrHTTP", "NostrJSON", "NostrPushCore"]),
+    tests(
+      "PushRelayServerTests",
+      [
+        "PushRelayServer", "PushRelay", "NostrPushTesting", "NostrEvent", "NostrJSON", "PushDescriptor",
+        "PushLease", "NostrWebSocket", "NostrPushCore", "NostrHTTP", "NostrHTTPServer",
+      ]),
     tests("AppAttestTests", ["AppAttest", "NostrEvent", "NostrPushCore"]),
     tests("NIP44Tests", ["NIP44", "NostrEvent", "NostrJSON"]),
     tests("GiftWrapTests", ["GiftWrap", "NIP44", "NostrEvent", "NostrJSON"]),
@@ -275,7 +288,7 @@ let package = Package(
       [
         "nostr-push", "NostrEvent", "NostrJSON", "Bech32", "NostrPushTesting", "EnrichmentCache",
         "NotificationResolver", "PushRelay", "GiftWrap", "NostrWebSocket", "PushLease", "_NostrPostgres",
-        "PushGateway",
+        "PushGateway", "PushDescriptor",
       ]),
   ],
   swiftLanguageModes: [.v6]

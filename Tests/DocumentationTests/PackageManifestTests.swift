@@ -41,7 +41,7 @@ import Testing
         "PushRelayPostgres", "NostrPushTesting", "GiftWrap", "NotificationService", "nostr-push",
         "NostrHTTPServer", "NostrCurlHTTP", "PushGateway", "PushGatewayPostgres",
         "PushRegistration",
-        "AppAttest",
+        "AppAttest", "PushRelayServer",
       ])
     #if os(Linux)
     // libpq is a system library too (apt libpq-dev), for PushRelayPostgres only.

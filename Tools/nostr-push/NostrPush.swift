@@ -9,6 +9,7 @@ enum NostrPush {
     Nip19Command.self,
     DescriptorCommand.self,
     RelayCommand.self,
+    DoctorCommand.self,
     GatewayCommand.self,
     CacheCommand.self,
     ResolveCommand.self,

@@ -4,13 +4,15 @@ import NostrJSON
 import NostrPushTesting
 import PushRelay
 import PushRelayPostgres
+import PushRelayServer
 
 /// `nostr-push relay`: serves a data folder on loopback until SIGINT or SIGTERM.
 enum RelayCommand: CLICommand {
   static let name = "relay"
   static let summary = "Serve a fixture data folder as a loopback relay (NIP-11, /query, /media)"
   static let usage = """
-    usage: nostr-push relay --data DIR [--port 0] [--host 127.0.0.1] [--now UNIX]
+    usage: nostr-push relay --config FILE
+           nostr-push relay --data DIR [--port 0] [--host 127.0.0.1] [--now UNIX]
                             [--push-key-file FILE [--gateway URL] [--state FILE | --database CONNINFO]
                              [--origin URL] [--gateway-timeout-ms 2000]]
 
@@ -30,9 +32,15 @@ enum RelayCommand: CLICommand {
     and wakes in PostgreSQL instead of --state, so several relay processes share them; --origin URL
     serves that tenant origin as push.origin (default: the relay's own ws:// origin), and the relay
     then accepts NIP-42 relay tags and NIP-98 u values on either.
+
+    --config FILE runs the production push relay service instead (Docs/DeployingThePushRelay.md): a
+    NIP-PL relay whose events come from the upstream relays and trusted feeds FILE names. It prints
+    {"listening":"HOST:PORT","admin":"HOST:PORT","pubkey":"<hex>"} once both listeners accept
+    connections and runs until SIGINT or SIGTERM; a configuration error names its field (exit 1).
     """
 
   static func run(_ arguments: [String]) async throws -> Int32 {
+    if arguments.contains("--config") { return try await service(arguments) }
     let reader = try ArgumentReader(
       arguments,
       valueFlags: [
@@ -82,6 +90,28 @@ enum RelayCommand: CLICommand {
       return JSONWriter.string(
         .object(JSONObject(["listening": .string(origin), "websocket": .string(webSocket)])))
     }
+  }
+
+  /// `relay --config FILE`: the production push relay service until SIGINT or SIGTERM.
+  static func service(_ arguments: [String]) async throws -> Int32 {
+    let reader = try ArgumentReader(arguments, valueFlags: ["config"])
+    _ = try reader.positionals(atMost: 0)
+    let path = try reader.required("config")
+    let signals = TerminationSignals.arm()
+    let configuration: PushServiceConfiguration
+    let service: PushService
+    do {
+      configuration = try PushServiceConfiguration(file: path)
+      service = try await PushService.start(configuration)
+    } catch {
+      CLIOutput.error("nostr-push relay: \(error)")
+      return ExitCode.failure
+    }
+    CLIOutput.line(
+      service.listeningLine(host: configuration.listen.host, adminHost: configuration.adminListen.host))
+    await signals.wait()
+    await service.stop()
+    return ExitCode.success
   }
 
   /// Leases and wakes in the PostgreSQL database at `connection`: its store, its outbox (on the

@@ -1,0 +1,102 @@
+import NostrEvent
+import NostrJSON
+import NostrPushCore
+import PushRelay
+
+/// The one ingest every event passes, whatever its source (an upstream, the WebSocket feed,
+/// `POST /events`), in order, each step named:
+///
+/// 1. parse: a NIP-01 event object, at most ``maxEventBytes`` of JSON;
+/// 2. not a lease: kind 30350 arrives only over the service's own WebSocket, with NIP-42;
+/// 3. verify: id, then signature;
+/// 4. window: a push-eligible kind within now ± 900 s (a gift wrap may be backdated a further two
+///    days, as NIP-59 does on purpose);
+/// 5. store: events some live lease might match (``LeaseInterest``) and the kinds enrichment reads
+///    go into ``ServiceEventStore`` (durable before anything is acknowledged); nothing else is
+///    stored, so a flood of events no lease wants leaves the store as it was; a stored id is a
+///    duplicate;
+/// 6. `PushRelay.didStore` (idempotent: a duplicate completes what an earlier failure left).
+///
+/// Synchronous (SQLite); async callers run it through `BlockingWork`, never on a socket thread.
+public struct ServiceIngest: Sendable {
+  /// The largest event accepted from any source, in JSON bytes.
+  public static let maxEventBytes = ServiceEventStore.maxEventBytes
+  /// How far a push-eligible event's `created_at` may be from now.
+  public static let timestampWindow: Int64 = 900
+  /// How much further back a gift wrap (kind 1059) may be dated.
+  public static let giftWrapBackdate: Int64 = 172_800
+  /// The kinds stored for enrichment beside the push kinds: profiles and NIP-29 group metadata,
+  /// admins and members.
+  public static let enrichmentKinds: Set<Int> = [0, 39000, 39001, 39002]
+  /// The lease kind.
+  public static let leaseKind = 30350
+
+  /// What one event came to, with the reason a rejected one was dropped.
+  public struct Outcome: Sendable, Hashable {
+    /// The result.
+    public var result: IngestResult
+    /// The event id when it could be read.
+    public var id: String?
+    /// Why it was rejected or failed (`invalid: …`, `error: …`), empty when accepted.
+    public var message: String
+  }
+
+  let store: ServiceEventStore
+  let relay: PushRelay
+  let pushKinds: Set<Int>
+  let clock: UnixClock
+  let metrics: ServiceMetrics
+  /// What the live leases might match now.
+  let interest: @Sendable () -> LeaseInterest
+
+  /// Ingests the event object `value` (`size` bytes on the wire) from `source`.
+  public func ingest(_ value: JSONValue, size: Int, source: EventSource) -> Outcome {
+    let outcome = judge(value, size: size)
+    metrics.count(source, outcome.result)
+    return outcome
+  }
+
+  private func judge(_ value: JSONValue, size: Int) -> Outcome {
+    let readableID = value.objectValue?["id"]?.stringValue.flatMap { NostrID($0)?.hex }
+    func reject(_ message: String) -> Outcome { Outcome(result: .rejected, id: readableID, message: message) }
+    guard size <= Self.maxEventBytes else { return reject("invalid: event over \(Self.maxEventBytes) bytes") }
+    let event: Event
+    do {
+      event = try Event(jsonValue: value)
+    } catch {
+      return reject("invalid: malformed event: \(error.field ?? "event"): \(error.message)")
+    }
+    guard event.kind != Self.leaseKind else {
+      return reject("invalid: push leases are taken only over the service's WebSocket with NIP-42")
+    }
+    guard VerifiedEvent(event) != nil else {
+      if case .badSignature = event.verify() { return reject("invalid: invalid schnorr signature") }
+      return reject("invalid: invalid event id: computed \(event.computedID()), got \(event.id)")
+    }
+    let now = clock.now()
+    let eligible = pushKinds.contains(event.kind)
+    if eligible {
+      let earliest = now - Self.timestampWindow - (event.kind == 1059 ? Self.giftWrapBackdate : 0)
+      guard event.createdAt >= earliest, event.createdAt <= now + Self.timestampWindow else {
+        return reject("invalid: event timestamp too far from server time")
+      }
+    }
+    var duplicate = false
+    if Self.enrichmentKinds.contains(event.kind) || (eligible && interest().mayMatch(event)) {
+      do {
+        duplicate = try !store.insert(event, json: event.jsonBytes(), receivedAt: now)
+      } catch {
+        return Outcome(result: .failed, id: event.id, message: "error: internal server error")
+      }
+    }
+    do {
+      try relay.didStore(event, receivedAt: now)
+    } catch {
+      return Outcome(result: .failed, id: event.id, message: "error: internal server error")
+    }
+    metrics.recordLag(milliseconds: clock.nowMilliseconds() - event.createdAt * 1000)
+    return Outcome(
+      result: duplicate ? .duplicate : .accepted, id: event.id,
+      message: duplicate ? "duplicate: already have this event" : "")
+  }
+}
