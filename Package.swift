@@ -121,8 +121,10 @@ let package = Package(
         "NostrWebSocket", "PushLease", "PushDescriptor", "GiftWrap", "NIP44",
       ]),
     // The Apple-only Notification Service Extension shell: its one file compiles only on iOS, macOS
-    // and visionOS (`Docs/NotificationServiceExtension.md`); elsewhere the module is empty.
-    library("NotificationService", ["NotificationResolver", "EnrichmentCache", "NostrPushCore"]),
+    // and visionOS (`Docs/NotificationServiceExtension.md`); elsewhere the module is empty. It also
+    // holds the app's App Attest provider over DeviceCheck (`DeviceCheckAppAttestProvider`).
+    library(
+      "NotificationService", ["NotificationResolver", "EnrichmentCache", "NostrPushCore", "AppAttest"]),
     library(
       "PushRelay",
       [
@@ -149,7 +151,7 @@ let package = Package(
     library(
       "AppAttest",
       [
-        "NostrPushCore", "NostrEvent",
+        "NostrPushCore", "NostrEvent", "NostrJSON",
         .target(name: "COpenSSLCrypto", condition: .when(platforms: [.linux])),
       ]),
     // The loopback fixture relay and gateway, for tests, the demo and benchmarks.
@@ -166,7 +168,7 @@ let package = Package(
       [
         "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache", "NotificationResolver",
         "NostrPushTesting", "NIP44", "NostrWebSocket", "NostrHTTP", "NostrPushCore", "PushLease", "PushRelay",
-        "GiftWrap", "PushRelayPostgres",
+        "GiftWrap", "PushRelayPostgres", "AppAttest",
       ]),
     executable("DemoFixtureGenerator", path: "Tools/DemoFixtureGenerator", ["NostrEvent", "NostrJSON"]),
 
@@ -216,7 +218,7 @@ let package = Package(
     tests("NostrHTTPServerTests", ["NostrHTTPServer", "NostrWebSocket", "NostrPushCore"]),
     tests("NostrCurlHTTPTests", ["NostrCurlHTTP", "NostrHTTP", "NostrPushCore", "NostrHTTPServer"]),
     tests("PushGatewayTests", ["PushGateway", "NostrCurlHTTP", "NostrHTTP", "NostrPushCore"]),
-    tests("AppAttestTests", ["AppAttest", "NostrEvent", "NostrPushCore"]),
+    tests("AppAttestTests", ["AppAttest", "NostrEvent", "NostrPushCore", "NostrJSON"]),
     tests("NIP44Tests", ["NIP44", "NostrEvent", "NostrJSON"]),
     tests("GiftWrapTests", ["GiftWrap", "NIP44", "NostrEvent", "NostrJSON"]),
     tests("NostrWebSocketTests", ["NostrWebSocket", "NostrPushTesting", "NostrEvent", "NostrJSON"]),
@@ -246,7 +248,7 @@ let package = Package(
       "NostrPushCLITests",
       [
         "nostr-push", "NostrEvent", "NostrJSON", "Bech32", "NostrPushTesting", "EnrichmentCache",
-        "NotificationResolver", "PushRelay", "GiftWrap", "NostrWebSocket", "PushLease",
+        "NotificationResolver", "PushRelay", "GiftWrap", "NostrWebSocket", "PushLease", "AppAttest",
       ]),
   ],
   swiftLanguageModes: [.v6]

@@ -19,6 +19,7 @@ enum NostrPush {
     EnrollCommand.self,
     RevokeCommand.self,
     DirectMessageCommand.self,
+    AttestCommand.self,
     DemoCommand.self,
   ]
 
