@@ -193,7 +193,8 @@ let package = Package(
     // Sets how many tests run at once in the test process (twice the cores): see its C file.
     .target(name: "CTestWidth", path: "Tests/Support/CTestWidth"),
     .target(
-      name: "NostrPushTestSupport", dependencies: ["CTestWidth", "NostrPushCore", "NostrPushTesting"],
+      name: "NostrPushTestSupport",
+      dependencies: ["CTestWidth", "NostrPushCore", "NostrPushTesting", "NostrEvent"],
       path: "Tests/Support/NostrPushTestSupport",
       swiftSettings: strictSettings),
     executable(

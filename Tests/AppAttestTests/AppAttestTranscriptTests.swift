@@ -114,3 +114,21 @@ import Testing
       } == "route")
   }
 }
+
+/// `AppAttestChallenge.issue` makes 32 random bytes in base64url that the transcript accepts.
+@Suite struct AppAttestChallengeTests {
+  @Test func anIssuedChallengeIsThirtyTwoFreshBytesForFiveMinutes() throws {
+    let first = AppAttestChallenge.issue(now: 1000)
+    let second = AppAttestChallenge.issue(now: 1000)
+    #expect(first.expiresAt == 1300)
+    #expect(AppAttestBase64.decode(first.challenge)?.count == 32)
+    #expect(first.challenge.utf8.count == 43)
+    #expect(AppAttestChallenge.isID(first.id))
+    #expect(first.id != second.id && first.challenge != second.challenge)
+    #expect(!AppAttestChallenge.isID(first.id.uppercased()))
+    _ = try AppAttestTranscript.installation(
+      publicURL: "https://p.example", appProfile: "p", challenge: first.challenge, endpoint: "e",
+      expiresAt: 1,
+      owner: String(repeating: "0", count: 64))
+  }
+}
