@@ -146,6 +146,7 @@ let package = Package(
       [
         "NostrPushCore", "NostrHTTP", "NostrCurlHTTP", "NostrJSON", "NostrEvent",
         .target(name: "COpenSSLCrypto", condition: .when(platforms: [.linux])),
+        "NostrHTTPServer", "NIP44", "_NostrSQLite", "AppAttest",
       ]),
     // App Attest verification (attestations, assertions) on libcrypto; a bounded CBOR reader.
     library(
@@ -218,7 +219,12 @@ let package = Package(
     tests("NostrHTTPTests", ["NostrHTTP"]),
     tests("NostrHTTPServerTests", ["NostrHTTPServer", "NostrWebSocket", "NostrPushCore"]),
     tests("NostrCurlHTTPTests", ["NostrCurlHTTP", "NostrHTTP", "NostrPushCore", "NostrHTTPServer"]),
-    tests("PushGatewayTests", ["PushGateway", "NostrCurlHTTP", "NostrHTTP", "NostrPushCore"]),
+    tests(
+      "PushGatewayTests",
+      [
+        "PushGateway", "NostrCurlHTTP", "NostrHTTP", "NostrPushCore",
+        "NostrHTTPServer", "NostrEvent", "NostrJSON", "NIP44", "PushRelay", "CSQLite", "AppAttest",
+      ]),
     tests("AppAttestTests", ["AppAttest", "NostrEvent", "NostrPushCore", "NostrJSON"]),
     tests("NIP44Tests", ["NIP44", "NostrEvent", "NostrJSON"]),
     tests("GiftWrapTests", ["GiftWrap", "NIP44", "NostrEvent", "NostrJSON"]),

@@ -3,12 +3,12 @@ import NostrEvent
 /// HKDF with SHA-256 (RFC 5869), as its two separate steps, the way NIP-44 uses them.
 ///
 /// The conversation key is an `extract`; the message keys are an `expand` of it with the nonce.
-enum HKDF {
+package enum HKDF {
   /// The longest output of `expand`: 255 blocks of 32 bytes (RFC 5869 §2.3).
-  static let maxOutputCount = 255 * HMACSHA256.tagCount
+  package static let maxOutputCount = 255 * HMACSHA256.tagCount
 
   /// Writes `PRK = HMAC(key: salt, message: ikm)` (32 bytes) into `prk`.
-  static func extract(
+  package static func extract(
     salt: UnsafeRawBufferPointer, ikm: UnsafeRawBufferPointer, into prk: UnsafeMutableRawBufferPointer
   ) {
     var mac = HMACSHA256(key: salt)
@@ -18,7 +18,7 @@ enum HKDF {
 
   /// Fills `output` (at most 8 160 bytes) with the first `output.count` bytes of
   /// `T(1) ‖ T(2) ‖ …`, `T(i) = HMAC(prk, T(i−1) ‖ info ‖ byte(i))`, `T(0)` empty.
-  static func expand(
+  package static func expand(
     prk: UnsafeRawBufferPointer, info: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
   ) {
     precondition(output.count <= maxOutputCount)

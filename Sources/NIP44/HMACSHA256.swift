@@ -6,17 +6,17 @@ import NostrEvent
 /// avoids concatenating them. Keys are at most one 64-byte block (NIP-44 uses 8 and 32 bytes), so
 /// the long-key hashing step of RFC 2104 is not needed. The key blocks are wiped as soon as both
 /// hashers have absorbed them, and the keyed hashers when the tag is written.
-struct HMACSHA256 {
+package struct HMACSHA256 {
   /// The SHA-256 block size, and the longest key accepted.
-  static let blockCount = 64
+  package static let blockCount = 64
   /// The length of a tag.
-  static let tagCount = 32
+  package static let tagCount = 32
 
   private var inner = SHA256Hasher()
   private var outer = SHA256Hasher()
 
   /// A MAC computation keyed with `key` (at most 64 bytes).
-  init(key: UnsafeRawBufferPointer) {
+  package init(key: UnsafeRawBufferPointer) {
     precondition(key.count <= Self.blockCount, "HMAC keys longer than one block are not supported")
     withUnsafeTemporaryAllocation(byteCount: Self.blockCount, alignment: 16) { block in
       defer { SystemRandom.wipe(block) }
@@ -32,12 +32,12 @@ struct HMACSHA256 {
   }
 
   /// Appends `bytes` to the authenticated message.
-  mutating func update(_ bytes: UnsafeRawBufferPointer) {
+  package mutating func update(_ bytes: UnsafeRawBufferPointer) {
     inner.update(bytes)
   }
 
   /// Writes the 32-byte tag into the first 32 bytes of `tag`; wipes both hashers.
-  mutating func finalize(into tag: UnsafeMutableRawBufferPointer) {
+  package mutating func finalize(into tag: UnsafeMutableRawBufferPointer) {
     precondition(tag.count >= Self.tagCount)
     withUnsafeTemporaryAllocation(byteCount: NostrSHA256.digestCount, alignment: 16) { innerDigest in
       defer { SystemRandom.wipe(innerDigest) }
@@ -48,7 +48,7 @@ struct HMACSHA256 {
   }
 
   /// The tag of `message` under `key`, for tests and one-shot callers.
-  static func tag(key: [UInt8], message: [UInt8]) -> [UInt8] {
+  package static func tag(key: [UInt8], message: [UInt8]) -> [UInt8] {
     var mac = key.withUnsafeBytes { HMACSHA256(key: $0) }
     message.withUnsafeBytes { mac.update($0) }
     return [UInt8](unsafeUninitializedCapacity: tagCount) { output, initialized in
@@ -59,7 +59,7 @@ struct HMACSHA256 {
 
   /// Whether the first 32 bytes of `a` and `b` are equal, in time that does not depend on where
   /// they differ: the OR of the XORs of all 32 byte pairs, no early exit.
-  static func constantTimeEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+  package static func constantTimeEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
     guard a.count >= tagCount, b.count >= tagCount else { return false }
     var difference: UInt8 = 0
     for index in 0..<tagCount {

@@ -12,6 +12,12 @@ public struct APNsProviderToken: Sendable, Hashable {
   /// The `authorization` header value: `bearer <jwt>`.
   public var authorization: String { "bearer " + jwt }
 
+  /// A token as stored: its JWT and `iat` (a store reading back what it kept).
+  public init(jwt: String, issuedAt: Int64) {
+    self.jwt = jwt
+    self.issuedAt = issuedAt
+  }
+
   /// Signs a token for `keyID` and `teamID` issued at `issuedAt` with `key`.
   static func make(
     key: APNsSigningKey, keyID: APNsIdentifier, teamID: APNsIdentifier, issuedAt: Int64

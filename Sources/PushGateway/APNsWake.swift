@@ -19,11 +19,7 @@ public struct APNsWake: Sendable, Hashable {
   /// A wake; `invalid_device_token` unless `deviceToken` is 64 to 200 lower-case hex digits of
   /// even count, `invalid_request_id` unless `requestID` is a lower-case UUID v4.
   public init(deviceToken: String, requestID: String, expiresAt: Int64) throws(PushGatewayError) {
-    let digits = deviceToken.utf8
-    guard (Self.minDeviceTokenDigits...Self.maxDeviceTokenDigits).contains(digits.count),
-      digits.count % 2 == 0,
-      digits.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
-    else {
+    guard Self.isDeviceToken(deviceToken) else {
       throw PushGatewayError(
         code: .invalidDeviceToken, field: "endpoint",
         message: "not \(Self.minDeviceTokenDigits)–\(Self.maxDeviceTokenDigits) lower-case hex digits")
@@ -35,5 +31,12 @@ public struct APNsWake: Sendable, Hashable {
     self.deviceToken = deviceToken
     self.requestID = requestID
     self.expiresAt = expiresAt
+  }
+
+  /// Whether `text` is a device token: 64 to 200 lower-case hex digits of even count.
+  public static func isDeviceToken(_ text: String) -> Bool {
+    let digits = text.utf8
+    return (minDeviceTokenDigits...maxDeviceTokenDigits).contains(digits.count) && digits.count % 2 == 0
+      && digits.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
   }
 }

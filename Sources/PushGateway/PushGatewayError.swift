@@ -23,4 +23,13 @@ extension ErrorCode where Domain == PushGatewayErrorDomain {
   public static var tokenStoreUnavailable: Self { Self("token_store_unavailable") }
   /// An app's topic or wake body is unusable.
   public static var invalidApp: Self { Self("invalid_app") }
+  /// The gateway's store cannot be reached or failed (a delivery is answered 503
+  /// `temporarily_unavailable`).
+  public static var storageUnavailable: Self { Self("storage_unavailable") }
+  /// The store file records a schema newer than this code knows.
+  public static var unsupportedSchema: Self { Self("unsupported_schema") }
+  /// A key file is not 32 bytes of hex, or two key files derive the same key id.
+  public static var invalidKeyFile: Self { Self("invalid_key_file") }
+  /// A gateway setting is out of range (the field named).
+  public static var invalidConfiguration: Self { Self("invalid_configuration") }
 }

@@ -1,0 +1,159 @@
+import NostrEvent
+import NostrHTTPServer
+import NostrJSON
+import NostrPushCore
+
+/// The registration routes, NIP-98 by the owner: installations, endpoint rotation, delegations
+/// and revocations. Each is one store call that burns the request's NIP-98 id.
+extension PushGateway {
+  /// Answers a registration route: auth, allowlist, body, then the store.
+  func register(_ request: HTTPServerRequest, route: String) async -> GatewayReply {
+    let now = clock.now()
+    let event: Event
+    do {
+      event = try registrationVerifier.verify(
+        header: request.header("authorization"), url: publicURL + route, method: request.method,
+        body: request.body, now: now)
+    } catch {
+      metrics.registration(route: route, outcome: "invalid_auth")
+      return .invalidAuth
+    }
+    if let owners, !owners.contains(event.pubkey) {
+      metrics.registration(route: route, outcome: "owner_not_allowed")
+      return .error(403, "owner_not_allowed")
+    }
+    let reply: GatewayReply
+    do {
+      switch route {
+      case "/v1/installations": reply = try await registerInstallation(request.body, event: event, now: now)
+      case "/v1/installations/endpoint": reply = try await rotate(request.body, event: event, now: now)
+      case "/v1/delegations": reply = try await delegate(request.body, event: event, now: now)
+      case "/v1/delegations/revoke":
+        reply = try await revoke(request.body, event: event, now: now, relay: true)
+      default: reply = try await revoke(request.body, event: event, now: now, relay: false)
+      }
+    } catch {
+      log("gateway store: \(error.code) on \(route)")
+      metrics.registration(route: route, outcome: "temporarily_unavailable")
+      return .temporarilyUnavailable
+    }
+    metrics.registration(route: route, outcome: Self.outcomeLabel(reply))
+    return reply
+  }
+
+  /// The metrics label of a registration reply: its error code, or `ok`.
+  private static func outcomeLabel(_ reply: GatewayReply) -> String {
+    guard reply.status >= 400,
+      let code = (try? JSONReader(maxDepth: 2).read(reply.body))?.objectValue?["error"]?.stringValue
+    else { return "ok" }
+    return code
+  }
+
+  private func registerInstallation(_ bytes: [UInt8], event: Event, now: Int64) async throws(PushGatewayError)
+    -> GatewayReply
+  {
+    guard let body = GatewayRequestBody(bytes, required: ["v", "app_profile", "endpoint", "expires_at"]),
+      let profile = body.string("app_profile"), apps[profile] != nil, let token = body.endpoint,
+      let expiresAt = body.expiresAt(now: now, maxAhead: Self.maxInstallationSeconds)
+    else { return .invalidRequest }
+    let handle = Self.randomIdentifier()
+    let sealed = try custody.seal(token, handle: handle)
+    let result = try await store.register(
+      InstallationRegistration(
+        auth: burn(event, now: now), owner: event.pubkey, appProfile: profile,
+        fingerprints: keys.fingerprints(appProfile: profile, deviceToken: token), newHandle: handle,
+        sealedToken: sealed.sealed, tokenKid: sealed.kid, expiresAt: expiresAt, now: now,
+        maxPerOwner: Self.maxInstallationsPerOwner))
+    func installation(_ status: Int, _ handle: String, _ epoch: Int64, _ expiresAt: Int64) -> GatewayReply {
+      .object(
+        status,
+        JSONObject([
+          "installation_handle": .string(handle), "endpoint_epoch": .integer(epoch),
+          "expires_at": .integer(expiresAt),
+        ]))
+    }
+    switch result {
+    case .created(let handle, let epoch, let expiresAt): return installation(201, handle, epoch, expiresAt)
+    case .existing(let handle, let epoch, let expiresAt): return installation(200, handle, epoch, expiresAt)
+    case .conflict: return .error(409, "installation_conflict")
+    case .tooMany: return .error(429, "too_many_installations")
+    case .authReplayed: return .invalidAuth
+    }
+  }
+
+  private func rotate(_ bytes: [UInt8], event: Event, now: Int64) async throws(PushGatewayError)
+    -> GatewayReply
+  {
+    guard let body = GatewayRequestBody(bytes, required: ["v", "installation_handle", "endpoint"]),
+      let handle = body.handle, let token = body.endpoint
+    else { return .invalidRequest }
+    let sealed = try custody.seal(token, handle: handle)
+    let result = try await store.rotateEndpoint(
+      EndpointRotation(
+        auth: burn(event, now: now), owner: event.pubkey, handle: handle,
+        fingerprintsByProfile: Dictionary(
+          uniqueKeysWithValues: apps.keys.map { ($0, keys.fingerprints(appProfile: $0, deviceToken: token)) }),
+        sealedToken: sealed.sealed, tokenKid: sealed.kid, now: now))
+    switch result {
+    case .rotated(let epoch): return .object(200, JSONObject(["endpoint_epoch": .integer(epoch)]))
+    case .notFound: return .notFound
+    case .conflict: return .error(409, "installation_conflict")
+    case .authReplayed: return .invalidAuth
+    }
+  }
+
+  private func delegate(_ bytes: [UInt8], event: Event, now: Int64) async throws(PushGatewayError)
+    -> GatewayReply
+  {
+    guard
+      let body = GatewayRequestBody(
+        bytes, required: ["v", "installation_handle", "relay_pubkey", "generation", "expires_at"]),
+      let handle = body.handle, let relay = body.relayPubkey, let generation = body.generation,
+      let expiresAt = body.expiresAt(now: now, maxAhead: Self.maxDelegationSeconds)
+    else { return .invalidRequest }
+    if let relayPubkeys, !relayPubkeys.contains(relay) { return .error(403, "relay_not_allowed") }
+    let delegationID = Self.randomIdentifier()
+    let result = try await store.delegate(
+      DelegationRequest(
+        auth: burn(event, now: now), owner: event.pubkey, handle: handle, relayPubkey: relay,
+        generation: generation, expiresAt: expiresAt, newDelegationID: delegationID, now: now,
+        maxPerInstallation: Self.maxDelegationsPerInstallation))
+    switch result {
+    case .delegated(let id, let profile, let epoch):
+      let grant = EndpointGrant(
+        delegationID: id, relayPubkey: relay, appProfile: profile, endpointEpoch: epoch,
+        generation: generation,
+        expiresAt: expiresAt)
+      return .object(
+        201,
+        JSONObject([
+          "endpoint_grant": .string(try grant.sealed(with: keys.current)), "expires_at": .integer(expiresAt),
+        ]))
+    case .notFound: return .notFound
+    case .staleGeneration: return .error(409, "stale_generation")
+    case .outlivesInstallation: return .invalidRequest
+    case .tooMany: return .error(429, "too_many_delegations")
+    case .authReplayed: return .invalidAuth
+    }
+  }
+
+  private func revoke(_ bytes: [UInt8], event: Event, now: Int64, relay: Bool) async throws(PushGatewayError)
+    -> GatewayReply
+  {
+    let required: Set<String> =
+      relay ? ["v", "installation_handle", "relay_pubkey"] : ["v", "installation_handle"]
+    guard let body = GatewayRequestBody(bytes, required: required), let handle = body.handle else {
+      return .invalidRequest
+    }
+    let relayPubkey = relay ? body.relayPubkey : nil
+    if relay, relayPubkey == nil { return .invalidRequest }
+    let result = try await store.revoke(
+      RevocationRequest(
+        auth: burn(event, now: now), owner: event.pubkey, handle: handle, relayPubkey: relayPubkey, now: now))
+    switch result {
+    case .revoked: return .object(200, JSONObject(["status": .string("revoked")]))
+    case .notFound: return .notFound
+    case .authReplayed: return .invalidAuth
+    }
+  }
+}
