@@ -115,11 +115,12 @@ extension PushGateway {
     _ body: GatewayRequestBody, route: AppAttestRoute, handle: String, event: Event, now: Int64
   ) async throws(PushGatewayError) -> AppAttestCheck {
     let given = Self.assertionFields.filter { body.has($0) }
-    guard !appAttest.isEmpty,
-      let state = try await store.attestation(handle: handle, owner: event.pubkey, now: now),
-      let verifier = appAttest[state.appProfile]
-    else {
-      // Unknown handles go on to the route's own 404.
+    guard !appAttest.isEmpty else { return given.isEmpty ? .notRequired : .refused(.invalidRequest) }
+    // A handle that is not the owner's live installation goes on to the route's own 404.
+    guard let state = try await store.attestation(handle: handle, owner: event.pubkey, now: now) else {
+      return .notRequired
+    }
+    guard let verifier = appAttest[state.appProfile] else {
       return given.isEmpty ? .notRequired : .refused(.invalidRequest)
     }
     guard given == Self.assertionFields, let challengeID = body.string("challenge_id"),

@@ -196,6 +196,12 @@ import Testing
           handle: handle, relay: relay, generation: 3, made: stranger, counter: 9))
       #expect(forged.status == 401)
       #expect(world.logs.contains { $0.contains("invalid_signature") }, "\(world.logs)")
+      // A handle that is not the owner's: the route's own 404, with or without App Attest members.
+      var unknown = try await world.delegationBody(
+        handle: Hex.encode(SystemRandom.bytes(16)), relay: relay, generation: 1, made: nil, counter: 0)
+      unknown["challenge_id"] = .string(Hex.encode(SystemRandom.bytes(16)))
+      unknown["assertion"] = .string("AAAA")
+      #expect(try await world.post("/v1/delegations", unknown).status == 404)
     } catch {
       await world.stop()
       throw error
