@@ -16,6 +16,10 @@ import NostrPushCore
 /// - An installation registered before its app required App Attest has no key: its asserted
 ///   routes answer 401 `invalid_attestation` until it registers again with an attestation.
 /// - Re-registering the same token with a new attestation replaces the stored key (counter 0).
+/// - An assertion's counter is stored in the route's transaction right after the installation is
+///   found, so a request the route then refuses (a stale generation, say) has still spent it.
+/// - The challenge is consumed before the route's NIP-98 id is burned: a refused attestation
+///   leaves the id unburned, but its challenge is gone, so a replay fails all the same.
 extension PushGateway {
   /// The members an attested installation adds to its body.
   static let attestationFields: Set<String> = ["challenge_id", "key_id", "attestation"]
