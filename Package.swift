@@ -71,6 +71,7 @@ let libraries = [
   "PushDescriptor", "PushLease", "EnrichmentCache", "NotificationResolver", "PushRelay",
   "PushRelayPostgres", "NostrPushTesting", "GiftWrap", "NotificationService",
   "NostrHTTPServer", "NostrCurlHTTP", "PushGateway",
+  "PushGatewayPostgres",
   "AppAttest",
 ]
 
@@ -148,6 +149,10 @@ let package = Package(
         .target(name: "COpenSSLCrypto", condition: .when(platforms: [.linux])),
         "NostrHTTPServer", "NIP44", "_NostrSQLite", "AppAttest",
       ]),
+    // The gateway's store on PostgreSQL, for several gateway processes (libpq through
+    // PushRelayPostgres's connection, until that moves to a module of its own).
+    library(
+      "PushGatewayPostgres", ["NostrPushCore", "PushGateway", "PushRelay", "PushRelayPostgres", "AppAttest"]),
     // App Attest verification (attestations, assertions) on libcrypto; a bounded CBOR reader.
     library(
       "AppAttest",
@@ -181,6 +186,7 @@ let package = Package(
         secp256k1, "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
         "NotificationResolver", "NostrPushTesting", "NostrHTTP", "NostrPushTestSupport", "NIP44", "PushLease",
         "PushRelay", "PushRelayPostgres", "NostrWebSocket", "GiftWrap",
+        "PushGateway", "NostrHTTPServer", "_NostrSQLite",
       ]),
     executable(
       "nostr-push-stress", path: "Benchmarks/nostr-push-stress",
@@ -224,6 +230,7 @@ let package = Package(
       [
         "PushGateway", "NostrCurlHTTP", "NostrHTTP", "NostrPushCore",
         "NostrHTTPServer", "NostrEvent", "NostrJSON", "NIP44", "PushRelay", "CSQLite", "AppAttest",
+        "PushGatewayPostgres", "PushRelayPostgres",
       ]),
     tests("AppAttestTests", ["AppAttest", "NostrEvent", "NostrPushCore", "NostrJSON"]),
     tests("NIP44Tests", ["NIP44", "NostrEvent", "NostrJSON"]),

@@ -44,7 +44,17 @@ import NostrPushCore
 ///   to a retry after ``inFlightSeconds``.
 /// - A 410 answered without APNs (the epoch already invalid) keeps its `request_id` as a 410
 ///   from APNs does, and takes no quota.
-/// - A token that no longer opens (its key file was removed) is a configuration fault (503).
+/// - A token that no longer opens (its key file was removed) is a configuration fault (503):
+///   keep a previous key file until every installation sealed under it has rotated, re-registered
+///   or expired (at most 90 days).
+/// - The quota windows slide: an admission counts for exactly 10 s and 1 h after it, and
+///   `retry_after_seconds` is when the oldest counted one leaves the window. Replays, in-flight
+///   refusals and 410s answered without APNs are not admissions and take no quota.
+/// - A delivery takes two store transactions: the admission before APNs and the outcome after
+///   (kept or released, the epoch marked invalid on a 410). If the second fails, the answer
+///   stands and the `request_id` stays in flight until ``inFlightSeconds`` pass.
+/// - `/metrics` counts APNs attempts by outcome (`accepted`, `invalid_endpoint`,
+///   `configuration_fault`, `retry`, `invalid_request`), which is what ``APNsClient`` reports.
 public final class PushGateway: Sendable {
   /// The most live installations per owner.
   public static let maxInstallationsPerOwner = 16

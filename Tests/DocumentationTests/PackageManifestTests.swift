@@ -39,7 +39,7 @@ import Testing
         "NostrPushCore", "NostrJSON", "Bech32", "NostrEvent", "NostrHTTP", "NIP44", "NostrWebSocket",
         "PushDescriptor", "PushLease", "EnrichmentCache", "NotificationResolver", "PushRelay",
         "PushRelayPostgres", "NostrPushTesting", "GiftWrap", "NotificationService", "nostr-push",
-        "NostrHTTPServer", "NostrCurlHTTP", "PushGateway",
+        "NostrHTTPServer", "NostrCurlHTTP", "PushGateway", "PushGatewayPostgres",
         "AppAttest",
       ])
     #if os(Linux)

@@ -9,16 +9,23 @@ import Testing
 @Suite struct GatewayAdmissionTests {
   private struct World {
     var directory: URL
-    var store: SQLitePushGatewayStore
+    var location: GatewayStoreLocation
+    var store: any PushGatewayStore
     var owner = SecretKey.generate().publicKeyHex
     var relay = SecretKey.generate().publicKeyHex
     var now: Int64 = 1_767_226_200
 
-    init() throws {
+    init(_ backend: GatewayStoreBackend) throws {
       directory = FileManager.default.temporaryDirectory.appendingPathComponent(
         "gateway-admission-\(UUID().uuidString)", isDirectory: true)
       try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-      store = try SQLitePushGatewayStore(path: directory.appendingPathComponent("gateway.sqlite").path)
+      location = try backend.makeLocation(in: directory)
+      store = try location.open()
+    }
+
+    func remove() {
+      location.cleanup()
+      try? FileManager.default.removeItem(at: directory)
     }
 
     func auth() -> AuthBurn { AuthBurn(id: Hex.encode(SystemRandom.bytes(32)), expiresAt: now + 120) }
@@ -53,9 +60,12 @@ import Testing
     }
   }
 
-  @Test func holdsARequestInFlightAndLetsARetryTakeItOverOnceTheHolderIsGone() async throws {
-    var world = try World()
-    defer { try? FileManager.default.removeItem(at: world.directory) }
+  @Test(arguments: GatewayStoreBackend.available)
+  func holdsARequestInFlightAndLetsARetryTakeItOverOnceTheHolderIsGone(_ backend: GatewayStoreBackend)
+    async throws
+  {
+    var world = try World(backend)
+    defer { world.remove() }
     let id = try await world.delegation()
     let requestID = freshRequestID()
     guard case .admitted = try await world.store.admit(world.admission(id, requestID: requestID)) else {
@@ -80,9 +90,10 @@ import Testing
         == .replay(status: 200, body: [1, 2]))
   }
 
-  @Test func refusesAGrantOfAnotherGenerationEpochOrRelay() async throws {
-    var world = try World()
-    defer { try? FileManager.default.removeItem(at: world.directory) }
+  @Test(arguments: GatewayStoreBackend.available)
+  func refusesAGrantOfAnotherGenerationEpochOrRelay(_ backend: GatewayStoreBackend) async throws {
+    var world = try World(backend)
+    defer { world.remove() }
     let id = try await world.delegation()
     #expect(
       try await world.store.admit(world.admission(id, requestID: freshRequestID(), generation: 2))
@@ -97,9 +108,10 @@ import Testing
     #expect(try await world.store.admit(world.admission(id, requestID: freshRequestID())) == .invalidGrant)
   }
 
-  @Test func refusesABurnedAuthIDBeforeAnythingElse() async throws {
-    let world = try World()
-    defer { try? FileManager.default.removeItem(at: world.directory) }
+  @Test(arguments: GatewayStoreBackend.available)
+  func refusesABurnedAuthIDBeforeAnythingElse(_ backend: GatewayStoreBackend) async throws {
+    let world = try World(backend)
+    defer { world.remove() }
     let id = try await world.delegation()
     let admission = world.admission(id, requestID: freshRequestID())
     guard case .admitted = try await world.store.admit(admission) else {
@@ -109,5 +121,42 @@ import Testing
     var replay = admission
     replay.requestID = freshRequestID()
     #expect(try await world.store.admit(replay) == .authReplayed)
+  }
+
+  @Test(arguments: GatewayStoreBackend.available)
+  func admitsOneOfManyConcurrentAttemptsFromTwoStoreConnections(_ backend: GatewayStoreBackend) async throws {
+    let world = try World(backend)
+    defer { world.remove() }
+    let id = try await world.delegation()
+    let replicas = [world.store, try world.location.open()]
+    let requestID = freshRequestID()
+    let results = try await withThrowingTaskGroup(of: AdmissionResult.self) { group in
+      for index in 0..<16 {
+        let admission = world.admission(id, requestID: requestID)
+        let store = replicas[index % 2]
+        group.addTask { try await store.admit(admission) }
+      }
+      var results: [AdmissionResult] = []
+      for try await result in group { results.append(result) }
+      return results
+    }
+    let admitted = results.filter { if case .admitted = $0 { true } else { false } }
+    #expect(admitted.count == 1)
+    #expect(results.filter { $0 == .inFlight(retryAfterSeconds: 30) }.count == 15)
+  }
+
+  @Test(arguments: GatewayStoreBackend.available)
+  func sharesOneProviderTokenSlotAcrossConnections(_ backend: GatewayStoreBackend) async throws {
+    let world = try World(backend)
+    defer { world.remove() }
+    let other = try world.location.open()
+    let first = APNsProviderToken(jwt: "a.b.c", issuedAt: 1)
+    let second = APNsProviderToken(jwt: "d.e.f", issuedAt: 2)
+    #expect(try await world.store.replaceProviderToken(slot: "T.K", expected: nil, with: first) == first)
+    // A replica that read nothing loses the race and gets the winner's.
+    #expect(try await other.replaceProviderToken(slot: "T.K", expected: nil, with: second) == first)
+    #expect(try await other.replaceProviderToken(slot: "T.K", expected: first, with: second) == second)
+    #expect(try await world.store.providerToken(slot: "T.K") == second)
+    #expect(try await world.store.providerToken(slot: "other") == nil)
   }
 }

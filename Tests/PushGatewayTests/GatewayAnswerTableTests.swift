@@ -116,8 +116,9 @@ struct AnswerRow: Sendable, CustomTestStringConvertible {
     }
   }
 
-  @Test func sendsNoAPNsRequestAfterA410UntilTheEndpointRotates() async throws {
-    try await withGatewayHarness { harness in
+  @Test(arguments: GatewayStoreBackend.available)
+  func sendsNoAPNsRequestAfterA410UntilTheEndpointRotates(_ backend: GatewayStoreBackend) async throws {
+    try await withGatewayHarness(backend: backend) { harness in
       let owner = SecretKey.generate()
       let relay = SecretKey.generate()
       let token = testToken(301)

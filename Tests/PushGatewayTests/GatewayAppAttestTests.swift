@@ -247,84 +247,103 @@ import Testing
   }
 }
 
-/// The store's App Attest contract on a SQLite file: challenges (cap, single use, owner and
-/// purpose), and the counter raised in the route's own transaction.
+/// The store's App Attest contract on SQLite and, when configured, PostgreSQL: challenges (cap,
+/// single use, owner and purpose), and the counter raised in the route's own transaction, with
+/// two connections racing.
 @Suite struct GatewayAppAttestStoreTests {
-  let directory: URL
-  let store: SQLitePushGatewayStore
-  let owner = SecretKey.generate().publicKeyHex
-  let now: Int64 = 1_767_226_200
+  struct World {
+    let directory: URL
+    let location: GatewayStoreLocation
+    let store: any PushGatewayStore
+    let owner = SecretKey.generate().publicKeyHex
+    let now: Int64 = 1_767_226_200
 
-  init() throws {
-    directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "gateway-attest-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    store = try SQLitePushGatewayStore(path: directory.appendingPathComponent("gateway.sqlite").path)
+    init(_ backend: GatewayStoreBackend) throws {
+      directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "gateway-attest-\(UUID().uuidString)", isDirectory: true)
+      try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+      location = try backend.makeLocation(in: directory)
+      store = try location.open()
+    }
+
+    func remove() {
+      location.cleanup()
+      try? FileManager.default.removeItem(at: directory)
+    }
+
+    func auth() -> AuthBurn { AuthBurn(id: Hex.encode(SystemRandom.bytes(32)), expiresAt: now + 120) }
+
+    func issue(_ purpose: String, handle: String? = nil) async throws -> (
+      AppAttestChallenge, ChallengeIssueResult
+    ) {
+      let challenge = AppAttestChallenge.issue(now: now)
+      let result = try await store.issueChallenge(
+        AttestChallengeIssue(
+          auth: auth(), owner: owner, purpose: purpose, handle: handle, challenge: challenge, now: now,
+          maxLive: AppAttestChallenge.maxLivePerOwner))
+      return (challenge, result)
+    }
+
+    func consume(
+      _ challenge: AppAttestChallenge, purpose: String = "installation:chat", at time: Int64? = nil
+    )
+      async throws -> String?
+    {
+      try await store.consumeChallenge(id: challenge.id, owner: owner, purpose: purpose, now: time ?? now)
+    }
   }
 
-  func auth() -> AuthBurn { AuthBurn(id: Hex.encode(SystemRandom.bytes(32)), expiresAt: now + 120) }
-
-  func issue(_ purpose: String, handle: String? = nil, at time: Int64? = nil) async throws -> (
-    AppAttestChallenge, ChallengeIssueResult
-  ) {
-    let challenge = AppAttestChallenge.issue(now: time ?? now)
-    let result = try await store.issueChallenge(
-      AttestChallengeIssue(
-        auth: auth(), owner: owner, purpose: purpose, handle: handle, challenge: challenge, now: time ?? now,
-        maxLive: AppAttestChallenge.maxLivePerOwner))
-    return (challenge, result)
-  }
-
-  @Test func challengesAreCappedPerOwnerAndServeTheirOwnerAndPurposeOnce() async throws {
-    defer { try? FileManager.default.removeItem(at: directory) }
+  @Test(arguments: GatewayStoreBackend.available)
+  func challengesAreCappedPerOwnerAndServeTheirOwnerAndPurposeOnce(_ backend: GatewayStoreBackend)
+    async throws
+  {
+    let world = try World(backend)
+    defer { world.remove() }
     var issued: [AppAttestChallenge] = []
     for _ in 0..<8 {
-      let (challenge, result) = try await issue("installation:chat")
+      let (challenge, result) = try await world.issue("installation:chat")
       #expect(result == .issued)
       issued.append(challenge)
     }
-    #expect(try await issue("installation:chat").1 == .tooMany)
-    // Another purpose or owner gets nothing, and consumes the challenge.
-    #expect(
-      try await store.consumeChallenge(id: issued[0].id, owner: owner, purpose: "installation:x", now: now)
-        == nil)
-    #expect(
-      try await store.consumeChallenge(id: issued[0].id, owner: owner, purpose: "installation:chat", now: now)
-        == nil)
-    #expect(
-      try await store.consumeChallenge(id: issued[1].id, owner: owner, purpose: "installation:chat", now: now)
-        == issued[1].challenge)
-    #expect(
-      try await store.consumeChallenge(id: issued[1].id, owner: owner, purpose: "installation:chat", now: now)
-        == nil)
-    #expect(
-      try await store.consumeChallenge(
-        id: issued[2].id, owner: owner, purpose: "installation:chat", now: issued[2].expiresAt) == nil)
-    // Two consumed and one expired-then-consumed leave room for three more.
-    for _ in 0..<3 { #expect(try await issue("installation:chat").1 == .issued) }
-    #expect(try await issue("installation:chat").1 == .tooMany)
+    #expect(try await world.issue("installation:chat").1 == .tooMany)
+    // Another purpose gets nothing, and consumes the challenge.
+    #expect(try await world.consume(issued[0], purpose: "installation:x") == nil)
+    #expect(try await world.consume(issued[0]) == nil)
+    #expect(try await world.consume(issued[1]) == issued[1].challenge)
+    #expect(try await world.consume(issued[1]) == nil)
+    #expect(try await world.consume(issued[2], at: issued[2].expiresAt) == nil)
+    // Three consumed leave room for three more.
+    for _ in 0..<3 { #expect(try await world.issue("installation:chat").1 == .issued) }
+    #expect(try await world.issue("installation:chat").1 == .tooMany)
     // A delegation challenge for a handle that is not the owner's live installation: 404.
-    #expect(try await issue("delegation:x", handle: Hex.encode(SystemRandom.bytes(16))).1 == .notFound)
+    #expect(try await world.issue("delegation:x", handle: Hex.encode(SystemRandom.bytes(16))).1 == .notFound)
   }
 
-  @Test func concurrentDelegationsWithTheSameCounterStoreItOnce() async throws {
-    defer { try? FileManager.default.removeItem(at: directory) }
+  @Test(arguments: GatewayStoreBackend.available)
+  func concurrentDelegationsWithTheSameCounterStoreItOnce(_ backend: GatewayStoreBackend) async throws {
+    let world = try World(backend)
+    defer { world.remove() }
     let handle = Hex.encode(SystemRandom.bytes(16))
     var registration = InstallationRegistration(
-      auth: auth(), owner: owner, appProfile: "chat", fingerprints: [Hex.encode(SystemRandom.bytes(32))],
-      newHandle: handle, sealedToken: "sealed", tokenKid: "00000000", expiresAt: now + 86_400, now: now,
-      maxPerOwner: 16)
+      auth: world.auth(), owner: world.owner, appProfile: "chat",
+      fingerprints: [Hex.encode(SystemRandom.bytes(32))],
+      newHandle: handle, sealedToken: "sealed", tokenKid: "00000000", expiresAt: world.now + 86_400,
+      now: world.now, maxPerOwner: 16)
     registration.attestedKey = AttestedKeyRecord(keyID: "00", publicKey: [4, 1], receipt: [9])
     #expect(
-      try await store.register(registration) == .created(handle: handle, epoch: 1, expiresAt: now + 86_400))
+      try await world.store.register(registration)
+        == .created(handle: handle, epoch: 1, expiresAt: world.now + 86_400))
+    // A second connection on the same database, so the race is between two transactions.
+    let other = try world.location.open()
     let results = try await withThrowingTaskGroup(of: DelegationResult.self) { group in
-      for _ in 0..<8 {
+      for index in 0..<8 {
+        let store = index % 2 == 0 ? world.store : other
         group.addTask {
           var request = DelegationRequest(
-            auth: auth(), owner: owner, handle: handle, relayPubkey: SecretKey.generate().publicKeyHex,
-            generation: 1, expiresAt: now + 3600, newDelegationID: Hex.encode(SystemRandom.bytes(16)),
-            now: now,
-            maxPerInstallation: 32)
+            auth: world.auth(), owner: world.owner, handle: handle,
+            relayPubkey: SecretKey.generate().publicKeyHex,
+            generation: 1, expiresAt: world.now + 3600, newDelegationID: Hex.encode(SystemRandom.bytes(16)),
+            now: world.now, maxPerInstallation: 32)
           request.assertedCounter = 3
           return try await store.delegate(request)
         }
@@ -333,8 +352,17 @@ import Testing
     }
     #expect(results.filter { $0 == .assertionReplayed }.count == 7)
     #expect(results.filter { if case .delegated = $0 { true } else { false } }.count == 1)
-    let state = try await store.attestation(handle: handle, owner: owner, now: now)
+    let state = try await world.store.attestation(handle: handle, owner: world.owner, now: world.now)
     #expect(state == InstallationAttestation(appProfile: "chat", publicKey: [4, 1], counter: 3))
+    // A lower or equal counter on another route is refused too; a higher one passes.
+    var revoke = RevocationRequest(
+      auth: world.auth(), owner: world.owner, handle: handle, relayPubkey: SecretKey.generate().publicKeyHex,
+      now: world.now)
+    revoke.assertedCounter = 2
+    #expect(try await world.store.revoke(revoke) == .assertionReplayed)
+    revoke.auth = world.auth()
+    revoke.assertedCounter = 4
+    #expect(try await world.store.revoke(revoke) == .revoked)
   }
 }
 #endif

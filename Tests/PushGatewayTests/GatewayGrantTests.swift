@@ -51,8 +51,9 @@ import Testing
     }
   }
 
-  @Test func killsOldGrantsOnRevocation() async throws {
-    try await withGatewayHarness { harness in
+  @Test(arguments: GatewayStoreBackend.available)
+  func killsOldGrantsOnRevocation(_ backend: GatewayStoreBackend) async throws {
+    try await withGatewayHarness(backend: backend) { harness in
       let owner = SecretKey.generate()
       let relay = SecretKey.generate()
       let (grant, handle) = try await harness.grant(owner: owner, relay: relay, token: testToken(502))

@@ -69,7 +69,8 @@ final class GatewayHarness: Sendable {
 
   let directory: URL
   let storePath: String
-  let store: SQLitePushGatewayStore
+  let store: any PushGatewayStore
+  let location: GatewayStoreLocation
   let clock: ManualUnixClock
   let recording: RecordingAPNsTransport
   let gateway: PushGateway
@@ -80,13 +81,15 @@ final class GatewayHarness: Sendable {
   let keys: PushGatewayKeys
 
   private init(
-    directory: URL, storePath: String, store: SQLitePushGatewayStore, clock: ManualUnixClock,
+    directory: URL, storePath: String, store: any PushGatewayStore, location: GatewayStoreLocation,
+    clock: ManualUnixClock,
     recording: RecordingAPNsTransport, gateway: PushGateway, server: HTTPServer, http: CurlHTTPClient,
     baseURL: String, keys: PushGatewayKeys, logs: Locked<[String]>
   ) {
     self.directory = directory
     self.storePath = storePath
     self.store = store
+    self.location = location
     self.clock = clock
     self.recording = recording
     self.gateway = gateway
@@ -103,7 +106,7 @@ final class GatewayHarness: Sendable {
     quota: (Int, Int) = (10, 120), keys: PushGatewayKeys? = nil, transport: (any APNsTransport)? = nil,
     credential: APNsApp.Credential = .certificate, directory: URL? = nil, clock: ManualUnixClock? = nil,
     owners: Set<String>? = nil, relayPubkeys: Set<String>? = nil, busyTimeoutMilliseconds: Int32 = 5000,
-    appAttest: [String: any AppAttestVerifying] = [:]
+    backend: GatewayStoreBackend = .sqlite, appAttest: [String: any AppAttestVerifying] = [:]
   ) async throws -> GatewayHarness {
     let directory =
       directory
@@ -111,7 +114,8 @@ final class GatewayHarness: Sendable {
         "gateway-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     let storePath = directory.appendingPathComponent("gateway.sqlite").path
-    let store = try SQLitePushGatewayStore(path: storePath, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+    let location = try backend.makeLocation(in: directory)
+    let store = try location.open(busyTimeoutMilliseconds: busyTimeoutMilliseconds)
     let clock = clock ?? ManualUnixClock(seconds: start0)
     let recording = RecordingAPNsTransport()
     let keys =
@@ -141,7 +145,8 @@ final class GatewayHarness: Sendable {
       log: { line in logs.withLock { $0.append(line) } }, appAttest: appAttest)
     box.withLock { $0 = gateway }
     let harness = GatewayHarness(
-      directory: directory, storePath: storePath, store: store, clock: clock, recording: recording,
+      directory: directory, storePath: storePath, store: store, location: location, clock: clock,
+      recording: recording,
       gateway: gateway, server: server, http: try CurlHTTPClient(), baseURL: baseURL, keys: keys, logs: logs)
     return harness
   }
@@ -152,8 +157,11 @@ final class GatewayHarness: Sendable {
     await http.shutdown()
   }
 
-  /// Deletes the directory.
-  func remove() { try? FileManager.default.removeItem(at: directory) }
+  /// Deletes the directory (and a PostgreSQL database).
+  func remove() {
+    location.cleanup()
+    try? FileManager.default.removeItem(at: directory)
+  }
 
   /// Now on the gateway's clock.
   var now: Int64 { clock.seconds }
@@ -242,11 +250,11 @@ func withGatewayHarness<T>(
   quota: (Int, Int) = (10, 120), transport: (any APNsTransport)? = nil,
   credential: APNsApp.Credential = .certificate,
   owners: Set<String>? = nil, relayPubkeys: Set<String>? = nil, busyTimeoutMilliseconds: Int32 = 5000,
-  _ body: (GatewayHarness) async throws -> T
+  backend: GatewayStoreBackend = .sqlite, _ body: (GatewayHarness) async throws -> T
 ) async throws -> T {
   let harness = try await GatewayHarness.start(
     quota: quota, transport: transport, credential: credential, owners: owners, relayPubkeys: relayPubkeys,
-    busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+    busyTimeoutMilliseconds: busyTimeoutMilliseconds, backend: backend)
   do {
     let value = try await body(harness)
     await harness.stop()

@@ -8,8 +8,11 @@ import Testing
 @testable import PushGateway
 
 @Suite struct GatewayQuotaTests {
-  @Test func answersRateLimitedPer10SecondsAndPerHourWithTheWaitAndNeverRefunds() async throws {
-    try await withGatewayHarness(quota: (2, 3)) { harness in
+  @Test(arguments: GatewayStoreBackend.available)
+  func answersRateLimitedPer10SecondsAndPerHourWithTheWaitAndNeverRefunds(_ backend: GatewayStoreBackend)
+    async throws
+  {
+    try await withGatewayHarness(quota: (2, 3), backend: backend) { harness in
       let owner = SecretKey.generate()
       let relay = SecretKey.generate()
       let token = testToken(400)
@@ -49,8 +52,9 @@ import Testing
     }
   }
 
-  @Test func answersAReplayOfAFinishedRequestWithoutQuotaOrAPNs() async throws {
-    try await withGatewayHarness(quota: (1, 10)) { harness in
+  @Test(arguments: GatewayStoreBackend.available)
+  func answersAReplayOfAFinishedRequestWithoutQuotaOrAPNs(_ backend: GatewayStoreBackend) async throws {
+    try await withGatewayHarness(quota: (1, 10), backend: backend) { harness in
       let relay = SecretKey.generate()
       let (grant, _) = try await harness.grant(
         owner: SecretKey.generate(), relay: relay, token: testToken(403))

@@ -82,8 +82,10 @@ import Testing
     }
   }
 
-  @Test func answersNotFoundAlikeForAnotherOwnersHandleAndAnUnknownOne() async throws {
-    try await withGatewayHarness { harness in
+  @Test(arguments: GatewayStoreBackend.available)
+  func answersNotFoundAlikeForAnotherOwnersHandleAndAnUnknownOne(_ backend: GatewayStoreBackend) async throws
+  {
+    try await withGatewayHarness(backend: backend) { harness in
       let owner = SecretKey.generate()
       let stranger = SecretKey.generate()
       let handle = try await harness.installation(owner, token: testToken(5))
@@ -117,8 +119,9 @@ import Testing
     }
   }
 
-  @Test func answersConflictWhileAnotherOwnerHoldsTheToken() async throws {
-    try await withGatewayHarness { harness in
+  @Test(arguments: GatewayStoreBackend.available)
+  func answersConflictWhileAnotherOwnerHoldsTheToken(_ backend: GatewayStoreBackend) async throws {
+    try await withGatewayHarness(backend: backend) { harness in
       let first = SecretKey.generate()
       let second = SecretKey.generate()
       let handle = try await harness.installation(first, token: testToken(7))
@@ -140,8 +143,9 @@ import Testing
     }
   }
 
-  @Test func capsLiveInstallationsPerOwner() async throws {
-    try await withGatewayHarness { harness in
+  @Test(arguments: GatewayStoreBackend.available)
+  func capsLiveInstallationsPerOwner(_ backend: GatewayStoreBackend) async throws {
+    try await withGatewayHarness(backend: backend) { harness in
       let owner = SecretKey.generate()
       var handles: [String] = []
       for index in 0..<PushGateway.maxInstallationsPerOwner {
@@ -156,8 +160,11 @@ import Testing
     }
   }
 
-  @Test func refusesALowerGenerationAndADelegationOutlivingItsInstallation() async throws {
-    try await withGatewayHarness { harness in
+  @Test(arguments: GatewayStoreBackend.available)
+  func refusesALowerGenerationAndADelegationOutlivingItsInstallation(_ backend: GatewayStoreBackend)
+    async throws
+  {
+    try await withGatewayHarness(backend: backend) { harness in
       let owner = SecretKey.generate()
       let relay = SecretKey.generate().publicKeyHex
       let handle = try await harness.installation(owner, token: testToken(9))

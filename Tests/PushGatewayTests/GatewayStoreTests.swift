@@ -98,8 +98,9 @@ import Testing
     }
   }
 
-  @Test func reapsExpiredRows() async throws {
-    try await withGatewayHarness { harness in
+  @Test(arguments: GatewayStoreBackend.available)
+  func reapsExpiredRows(_ backend: GatewayStoreBackend) async throws {
+    try await withGatewayHarness(backend: backend) { harness in
       let relay = SecretKey.generate()
       let owner = SecretKey.generate()
       let handle = try await harness.installation(owner, token: testToken(700))
