@@ -336,7 +336,8 @@ import Testing
     // A second connection on the same database, so the race is between two transactions.
     let other = try world.location.open()
     let results = try await withThrowingTaskGroup(of: DelegationResult.self) { group in
-      for index in 0..<8 {
+      // Four, two on each connection: fewer would not race twice, more only queue on the row lock.
+      for index in 0..<4 {
         let store = index % 2 == 0 ? world.store : other
         group.addTask {
           var request = DelegationRequest(
@@ -350,7 +351,7 @@ import Testing
       }
       return try await group.reduce(into: [DelegationResult]()) { $0.append($1) }
     }
-    #expect(results.filter { $0 == .assertionReplayed }.count == 7)
+    #expect(results.filter { $0 == .assertionReplayed }.count == 3)
     #expect(results.filter { if case .delegated = $0 { true } else { false } }.count == 1)
     let state = try await world.store.attestation(handle: handle, owner: world.owner, now: world.now)
     #expect(state == InstallationAttestation(appProfile: "chat", publicKey: [4, 1], counter: 3))
