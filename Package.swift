@@ -125,8 +125,10 @@ let package = Package(
         "NostrWebSocket", "PushLease", "PushDescriptor", "GiftWrap", "NIP44",
       ]),
     // The Apple-only Notification Service Extension shell: its one file compiles only on iOS, macOS
-    // and visionOS (`Docs/NotificationServiceExtension.md`); elsewhere the module is empty.
-    library("NotificationService", ["NotificationResolver", "EnrichmentCache", "NostrPushCore"]),
+    // and visionOS (`Docs/NotificationServiceExtension.md`); elsewhere the module is empty. It also
+    // holds the app's App Attest provider over DeviceCheck (`DeviceCheckAppAttestProvider`).
+    library(
+      "NotificationService", ["NotificationResolver", "EnrichmentCache", "NostrPushCore", "AppAttest"]),
     library(
       "PushRelay",
       [
@@ -150,18 +152,18 @@ let package = Package(
       [
         "NostrPushCore", "NostrHTTP", "NostrCurlHTTP", "NostrJSON", "NostrEvent",
         .target(name: "COpenSSLCrypto", condition: .when(platforms: [.linux])),
-        "NostrHTTPServer", "NIP44", "_NostrSQLite",
+        "NostrHTTPServer", "NIP44", "_NostrSQLite", "AppAttest",
       ]),
     // The gateway's store on PostgreSQL, for several gateway processes (libpq through _NostrPostgres).
     library(
-      "PushGatewayPostgres", ["NostrPushCore", "PushGateway", "_NostrPostgres"]),
+      "PushGatewayPostgres", ["NostrPushCore", "PushGateway", "_NostrPostgres", "AppAttest"]),
     // The app's side of a push gateway's registration routes (GatewayRegistrar), NIP-98 signed.
     library("PushRegistration", ["NostrPushCore", "NostrJSON", "NostrEvent", "NostrHTTP"]),
     // App Attest verification (attestations, assertions) on libcrypto; a bounded CBOR reader.
     library(
       "AppAttest",
       [
-        "NostrPushCore", "NostrEvent",
+        "NostrPushCore", "NostrEvent", "NostrJSON",
         .target(name: "COpenSSLCrypto", condition: .when(platforms: [.linux])),
       ]),
     // The production push relay service: NIP-PL push fed by upstream relays and trusted feeds.
@@ -213,7 +215,8 @@ let package = Package(
     // Sets how many tests run at once in the test process (twice the cores): see its C file.
     .target(name: "CTestWidth", path: "Tests/Support/CTestWidth"),
     .target(
-      name: "NostrPushTestSupport", dependencies: ["CTestWidth", "NostrPushCore", "NostrPushTesting"],
+      name: "NostrPushTestSupport",
+      dependencies: ["CTestWidth", "NostrPushCore", "NostrPushTesting", "NostrEvent"],
       path: "Tests/Support/NostrPushTestSupport",
       swiftSettings: strictSettings),
     executable(
@@ -245,6 +248,7 @@ let package = Package(
       [
         "PushGateway", "NostrCurlHTTP", "NostrHTTP", "NostrPushCore",
         "NostrHTTPServer", "NostrEvent", "NostrJSON", "NIP44", "PushRelay", "CSQLite", "PushRegistration",
+        "AppAttest",
         "PushGatewayPostgres", "_NostrPostgres", "NostrPushTesting", "NostrWebSocket", "PushLease",
         "PushDescriptor",
       ]),
@@ -257,7 +261,7 @@ let package = Package(
         "PushRelayServer", "PushRelay", "NostrPushTesting", "NostrEvent", "NostrJSON", "PushDescriptor",
         "PushLease", "NostrWebSocket", "NostrPushCore", "NostrHTTP", "NostrHTTPServer",
       ]),
-    tests("AppAttestTests", ["AppAttest", "NostrEvent", "NostrPushCore"]),
+    tests("AppAttestTests", ["AppAttest", "NostrEvent", "NostrPushCore", "NostrJSON"]),
     tests("NIP44Tests", ["NIP44", "NostrEvent", "NostrJSON"]),
     tests("GiftWrapTests", ["GiftWrap", "NIP44", "NostrEvent", "NostrJSON"]),
     tests("NostrWebSocketTests", ["NostrWebSocket", "NostrPushTesting", "NostrEvent", "NostrJSON"]),
@@ -288,7 +292,7 @@ let package = Package(
       [
         "nostr-push", "NostrEvent", "NostrJSON", "Bech32", "NostrPushTesting", "EnrichmentCache",
         "NotificationResolver", "PushRelay", "GiftWrap", "NostrWebSocket", "PushLease", "_NostrPostgres",
-        "PushGateway", "PushDescriptor",
+        "PushGateway", "PushDescriptor", "AppAttest",
       ]),
   ],
   swiftLanguageModes: [.v6]

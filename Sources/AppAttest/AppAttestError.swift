@@ -76,3 +76,22 @@ extension ErrorCode where Domain == AppAttestErrorDomain {
   /// The assertion's counter is not strictly greater than the stored one (a replay).
   public static var counterNotIncreasing: Self { Self("counter_not_increasing") }
 }
+
+extension ErrorCode where Domain == AppAttestErrorDomain {
+  // Transcripts (`AppAttestTranscript`).
+  /// A transcript input the gateway would never accept: an empty public URL or one ending in `/`, a
+  /// challenge that is not 32 bytes of base64url, an owner that is not 64 lowercase hex, or a field
+  /// named `audience` or `challenge`.
+  public static var invalidTranscript: Self { Self("invalid_transcript") }
+
+  // The app's provider (`AppAttestProvider`).
+  /// App Attest is not available on this device (`DCAppAttestService.isSupported` is false: a
+  /// simulator, an old device, or an extension): the caller decides, nothing is skipped silently.
+  public static var attestationUnsupported: Self { Self("attestation_unsupported") }
+  /// The App Attest key is gone or refused (`DCError.invalidKey`, after a restore or reinstall):
+  /// discard its id, then register again with a new key and a new attestation.
+  public static var attestationKeyInvalid: Self { Self("attestation_key_invalid") }
+  /// The App Attest service failed for another reason (`DCError` other than the above, Apple's
+  /// server unreachable, the key id store failing); worth a later retry.
+  public static var attestationServiceFailed: Self { Self("attestation_service_failed") }
+}

@@ -11,7 +11,7 @@ import NostrEvent
 /// Stateless: the caller stores what an attestation yields (`AppAttestAttestedKey`) and, for each
 /// assertion, passes the stored counter and stores the returned one — in one transaction with the
 /// check, so that two racing assertions with the same counter cannot both pass.
-public struct AppAttestVerifier: Sendable {
+public struct AppAttestVerifier: AppAttestVerifying {
   /// The app id (`TEAMID.bundle.id`) authenticator data must name.
   public let appID: AppAttestAppID
   /// The environment whose aaguid attestations must carry.

@@ -20,7 +20,7 @@ package enum LibCryptoP256Verifier {
     guard publicKey.count == 65, publicKey[0] == 0x04 else {
       throw AppAttestError(code: .invalidPublicKey, message: "not a 65-byte uncompressed point")
     }
-    let spki = spkiPrefix + publicKey
+    let spki = AppAttestPublicKey.der(publicKey)
     let key: OpaquePointer? = spki.withUnsafeBufferPointer { buffer in
       var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
       return d2i_PUBKEY(nil, &cursor, buffer.count)

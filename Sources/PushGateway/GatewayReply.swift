@@ -59,6 +59,11 @@ package struct GatewayReply: Sendable, Hashable {
   package static let invalidAuth = error(401, "invalid_auth")
   /// 404 `{"error":"not_found"}`: a handle of another owner, or none.
   package static let notFound = error(404, "not_found")
+  /// 401 `{"error":"attestation_required"}`: the app requires App Attest and the request has none.
+  package static let attestationRequired = error(401, "attestation_required")
+  /// 401 `{"error":"invalid_attestation"}`: the attestation or assertion failed a step (logged,
+  /// never said), or its challenge was not live.
+  package static let invalidAttestation = error(401, "invalid_attestation")
   /// 503 `{"error":"temporarily_unavailable"}`: the store is down.
   package static let temporarilyUnavailable = error(503, "temporarily_unavailable")
 }

@@ -30,6 +30,10 @@ struct GatewayRequestBody {
     self.object = object
   }
 
+  /// The object as read (members in the body's order): an App Attest assertion's transcript
+  /// covers it.
+  var json: JSONObject { object }
+
   /// Whether the member `name` is present.
   func has(_ name: String) -> Bool { object[name] != nil }
 

@@ -63,7 +63,28 @@ package enum GatewayStatements {
         issued_at INTEGER NOT NULL
       );
       """
-    )
+    ),
+    (
+      "app attest",
+      """
+      CREATE TABLE gw_attest_challenge (
+        id TEXT PRIMARY KEY NOT NULL,
+        owner TEXT NOT NULL,
+        purpose TEXT NOT NULL,
+        challenge TEXT NOT NULL,
+        expires_at INTEGER NOT NULL
+      );
+      CREATE INDEX gw_attest_challenge_owner ON gw_attest_challenge (owner, expires_at);
+      CREATE INDEX gw_attest_challenge_expiry ON gw_attest_challenge (expires_at);
+      CREATE TABLE gw_attest_key (
+        handle TEXT PRIMARY KEY NOT NULL,
+        key_id TEXT NOT NULL,
+        public_key BLOB NOT NULL,
+        receipt BLOB NOT NULL,
+        counter INTEGER NOT NULL
+      );
+      """
+    ),
   ]
 
   // MARK: NIP-98 ids
@@ -162,6 +183,34 @@ package enum GatewayStatements {
     ON CONFLICT (slot) DO UPDATE SET jwt = excluded.jwt, issued_at = excluded.issued_at
     """
 
+  // MARK: App Attest
+
+  /// How many live challenges an owner holds.
+  static let ownerLiveChallenges =
+    "SELECT COUNT(*) FROM gw_attest_challenge WHERE owner = ? AND expires_at > ?"
+  /// Stores a challenge.
+  static let insertChallenge = """
+    INSERT INTO gw_attest_challenge (id, owner, purpose, challenge, expires_at) VALUES (?, ?, ?, ?, ?)
+    """
+  /// A challenge's owner, purpose, text and expiry.
+  static let challenge = "SELECT owner, purpose, challenge, expires_at FROM gw_attest_challenge WHERE id = ?"
+  /// Consumes a challenge.
+  static let deleteChallenge = "DELETE FROM gw_attest_challenge WHERE id = ?"
+  /// Stores (or replaces) an installation's attested key, counter 0.
+  static let upsertAttestedKey = """
+    INSERT INTO gw_attest_key (handle, key_id, public_key, receipt, counter) VALUES (?, ?, ?, ?, 0)
+    ON CONFLICT (handle) DO UPDATE SET key_id = excluded.key_id, public_key = excluded.public_key,
+      receipt = excluded.receipt, counter = 0
+    """
+  /// An installation's attested key and counter.
+  static let attestedKey = "SELECT public_key, counter FROM gw_attest_key WHERE handle = ?"
+  /// Raises the counter when the new one is above it; no change means it did not rise.
+  static let raiseCounter = "UPDATE gw_attest_key SET counter = ? WHERE handle = ? AND counter < ?"
+  /// Deletes expired challenges.
+  static let deleteExpiredChallenges = "DELETE FROM gw_attest_challenge WHERE expires_at <= ?"
+  /// Deletes an installation's attested key.
+  static let deleteAttestedKey = "DELETE FROM gw_attest_key WHERE handle = ?"
+
   // MARK: The reaper
 
   /// Expired installations' handles.
@@ -195,5 +244,11 @@ package enum GatewayStatements {
     ("deleteInstallation", deleteInstallation), ("deleteDelegationsOf", deleteDelegationsOf),
     ("deleteExpiredDelegations", deleteExpiredDelegations), ("deleteExpiredRequests", deleteExpiredRequests),
     ("deleteExpiredAuthIDs", deleteExpiredAuthIDs), ("deleteOldAdmissions", deleteOldAdmissions),
+    ("ownerLiveChallenges", ownerLiveChallenges), ("insertChallenge", insertChallenge),
+    ("challenge", challenge),
+    ("deleteChallenge", deleteChallenge), ("upsertAttestedKey", upsertAttestedKey),
+    ("attestedKey", attestedKey),
+    ("raiseCounter", raiseCounter), ("deleteExpiredChallenges", deleteExpiredChallenges),
+    ("deleteAttestedKey", deleteAttestedKey),
   ]
 }

@@ -1,3 +1,4 @@
+import AppAttest
 import Foundation
 import NostrEvent
 import NostrHTTPServer
@@ -85,12 +86,15 @@ public final class PushGateway: Sendable {
   ]
   /// The delivery path.
   public static let deliveryPath = "/v1/deliveries/apns"
+  /// The App Attest challenge paths (NIP-98 by the owner, like registration).
+  public static let challengePaths = ["/v1/installations/challenges", "/v1/delegations/challenges"]
 
   let publicURL: String
   let store: any PushGatewayStore
   let keys: PushGatewayKeys
   let custody: DeviceTokenCustody
   let apps: [String: APNsClient]
+  let appAttest: [String: any AppAttestVerifying]
   let quotaPer10Seconds: Int
   let quotaPerHour: Int
   let owners: Set<String>?
@@ -115,14 +119,17 @@ public final class PushGateway: Sendable {
   /// gives Unix time; `apnsTimeout` bounds one APNs delivery; `inFlightSeconds` is how long an
   /// admitted `request_id` is held before a retry may take it over; `log` receives operator messages (never a token, key or id).
   /// `invalid_configuration` (the field named) for a URL with a path or another scheme, no apps,
-  /// or a quota outside 1 ≤ per 10 s ≤ per hour ≤ 100 000.
+  /// or a quota outside 1 ≤ per 10 s ≤ per hour ≤ 100 000. `appAttest` names the app profiles
+  /// that require App Attest, each with its verifier (app id, environment, trust anchor); a
+  /// profile that is not in `apps` is `invalid_configuration` (`app_attest`).
   public init(
     publicURL: String, store: any PushGatewayStore, keys: PushGatewayKeys, apps: [String: APNsClient],
     quotaPer10Seconds: Int = 10, quotaPerHour: Int = 120, owners: Set<String>? = nil,
     relayPubkeys: Set<String>? = nil, clock: UnixClock = .system, apnsTimeout: Duration = defaultAPNsTimeout,
     metrics: PushGatewayMetrics = PushGatewayMetrics(),
     inFlightSeconds: Int64 = defaultInFlightSeconds,
-    log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+    log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) },
+    appAttest: [String: any AppAttestVerifying] = [:]
   ) throws(PushGatewayError) {
     guard let url = URL(string: publicURL), ["http", "https"].contains(url.scheme ?? ""), url.host != nil,
       url.path.isEmpty, url.query == nil, !publicURL.hasSuffix("/")
@@ -133,6 +140,11 @@ public final class PushGateway: Sendable {
     guard !apps.isEmpty else {
       throw PushGatewayError(code: .invalidConfiguration, field: "apps", message: "at least one app")
     }
+    guard Set(appAttest.keys).isSubset(of: Set(apps.keys)) else {
+      throw PushGatewayError(
+        code: .invalidConfiguration, field: "app_attest", message: "App Attest for an app profile not in apps"
+      )
+    }
     guard quotaPer10Seconds >= 1, quotaPer10Seconds <= quotaPerHour, quotaPerHour <= 100_000 else {
       throw PushGatewayError(
         code: .invalidConfiguration, field: "quota", message: "need 1 ≤ per_10s ≤ per_hour ≤ 100000")
@@ -142,6 +154,7 @@ public final class PushGateway: Sendable {
     self.keys = keys
     self.custody = DeviceTokenCustody(keys: keys)
     self.apps = apps
+    self.appAttest = appAttest
     self.quotaPer10Seconds = quotaPer10Seconds
     self.quotaPerHour = quotaPerHour
     self.owners = owners
@@ -159,9 +172,9 @@ public final class PushGateway: Sendable {
       methodMatch: .exact, requirePayload: true, requireNonce: true, replays: StoreBurnedReplays())
   }
 
-  /// The six `POST` routes, each taking bodies up to 8192 bytes, for an ``HTTPServerRouter``.
+  /// The eight `POST` routes (six, and the two App Attest challenge routes), each taking bodies up to 8192 bytes, for an ``HTTPServerRouter``.
   public var routes: [HTTPServerRoute] {
-    (Self.registrationPaths + [Self.deliveryPath]).map { path in
+    (Self.registrationPaths + Self.challengePaths + [Self.deliveryPath]).map { path in
       HTTPServerRoute("POST", path, maxBodyBytes: GatewayRequestBody.maxBytes) { [self] request in
         await handle(request)
       }
@@ -178,7 +191,8 @@ public final class PushGateway: Sendable {
   /// The reply to `request`.
   func reply(to request: HTTPServerRequest) async -> GatewayReply {
     let path = String(request.path)
-    let route = Self.registrationPaths.contains(path) ? path : path == Self.deliveryPath ? path : nil
+    let known = Self.registrationPaths + Self.challengePaths + [Self.deliveryPath]
+    let route = known.contains(path) ? path : nil
     guard let route else { return .notFound }
     guard request.method == "POST" else { return .error(405, "method_not_allowed") }
     guard request.body.count <= GatewayRequestBody.maxBytes else { return .error(413, "payload_too_large") }

@@ -32,6 +32,16 @@ public protocol PushGatewayStore: Sendable {
   /// Stores `new` under `slot` if it still holds `expected`; what it holds afterwards.
   func replaceProviderToken(slot: String, expected: APNsProviderToken?, with new: APNsProviderToken)
     async throws(PushGatewayError) -> APNsProviderToken
+  /// Stores an App Attest challenge when the owner holds fewer than `maxLive` live ones (and,
+  /// for a delegation challenge, the installation is the owner's and live).
+  func issueChallenge(_ issue: AttestChallengeIssue) async throws(PushGatewayError) -> ChallengeIssueResult
+  /// Consumes the challenge `id` (whatever follows) and returns its text when it is `owner`'s,
+  /// for `purpose`, and live at `now`; nil otherwise.
+  func consumeChallenge(id: String, owner: String, purpose: String, now: Int64) async throws(PushGatewayError)
+    -> String?
+  /// The App Attest state of `owner`'s live installation `handle`, nil for any other.
+  func attestation(handle: String, owner: String, now: Int64) async throws(PushGatewayError)
+    -> InstallationAttestation?
   /// Deletes rows past their use at `now`: expired or revoked installations and delegations,
   /// finished requests past their wake's expiry, NIP-98 ids out of the window, quota records
   /// older than an hour. Returns how many rows went. Only an optimisation: every check reads

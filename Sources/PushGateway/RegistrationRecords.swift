@@ -20,6 +20,8 @@ public struct InstallationRegistration: Sendable, Hashable {
   public var now: Int64
   /// The most live installations one owner may hold.
   public var maxPerOwner: Int
+  /// The attested key to store with the installation (App Attest), nil without.
+  public var attestedKey: AttestedKeyRecord? = nil
 
   /// A registration.
   public init(
@@ -56,6 +58,9 @@ public enum RegistrationResult: Sendable, Hashable {
 
 /// `POST /v1/installations/endpoint`, validated and sealed.
 public struct EndpointRotation: Sendable, Hashable {
+  /// The counter of the request's App Attest assertion, verified: stored only when above the
+  /// installation's (in the same transaction), else `.assertionReplayed`; nil without App Attest.
+  public var assertedCounter: Int64? = nil
   /// The request's NIP-98 id.
   public var auth: AuthBurn
   /// The owner.
@@ -97,10 +102,15 @@ public enum RotationResult: Sendable, Hashable {
   case conflict
   /// The NIP-98 id was burned already.
   case authReplayed
+  /// The App Attest counter did not rise above the stored one (401 `invalid_attestation`).
+  case assertionReplayed
 }
 
 /// `POST /v1/delegations`, validated.
 public struct DelegationRequest: Sendable, Hashable {
+  /// The counter of the request's App Attest assertion, verified: stored only when above the
+  /// installation's (in the same transaction), else `.assertionReplayed`; nil without App Attest.
+  public var assertedCounter: Int64? = nil
   /// The request's NIP-98 id.
   public var auth: AuthBurn
   /// The owner.
@@ -151,10 +161,15 @@ public enum DelegationResult: Sendable, Hashable {
   case tooMany
   /// The NIP-98 id was burned already.
   case authReplayed
+  /// The App Attest counter did not rise above the stored one (401 `invalid_attestation`).
+  case assertionReplayed
 }
 
 /// `POST /v1/delegations/revoke` (with a relay) or `POST /v1/installations/revoke` (without).
 public struct RevocationRequest: Sendable, Hashable {
+  /// The counter of the request's App Attest assertion, verified: stored only when above the
+  /// installation's (in the same transaction), else `.assertionReplayed`; nil without App Attest.
+  public var assertedCounter: Int64? = nil
   /// The request's NIP-98 id.
   public var auth: AuthBurn
   /// The owner.
@@ -184,4 +199,6 @@ public enum RevocationResult: Sendable, Hashable {
   case notFound
   /// The NIP-98 id was burned already.
   case authReplayed
+  /// The App Attest counter did not rise above the stored one (401 `invalid_attestation`).
+  case assertionReplayed
 }

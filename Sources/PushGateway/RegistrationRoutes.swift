@@ -1,3 +1,4 @@
+import AppAttest
 import NostrEvent
 import NostrHTTPServer
 import NostrJSON
@@ -26,6 +27,10 @@ extension PushGateway {
     do {
       switch route {
       case "/v1/installations": reply = try await registerInstallation(request.body, event: event, now: now)
+      case "/v1/installations/challenges":
+        reply = try await issueChallenge(request.body, event: event, now: now, delegation: false)
+      case "/v1/delegations/challenges":
+        reply = try await issueChallenge(request.body, event: event, now: now, delegation: true)
       case "/v1/installations/endpoint": reply = try await rotate(request.body, event: event, now: now)
       case "/v1/delegations": reply = try await delegate(request.body, event: event, now: now)
       case "/v1/delegations/revoke":
@@ -39,6 +44,13 @@ extension PushGateway {
     }
     metrics.recordRegistration(Self.metricRoute(route), Self.outcomeLabel(reply))
     return reply
+  }
+
+  /// 401 `invalid_attestation` for an assertion whose counter did not rise in the store (a
+  /// replay, or the loser of two racing assertions), logged.
+  private func assertionReplayed() -> GatewayReply {
+    log("app attest: the assertion's counter did not rise above the stored one")
+    return .invalidAttestation
   }
 
   /// The metrics label of a registration reply: 201 `created`, another 2xx `ok`, else its error
@@ -66,18 +78,29 @@ extension PushGateway {
   private func registerInstallation(_ bytes: [UInt8], event: Event, now: Int64) async throws(PushGatewayError)
     -> GatewayReply
   {
-    guard let body = GatewayRequestBody(bytes, required: ["v", "app_profile", "endpoint", "expires_at"]),
+    guard
+      let body = GatewayRequestBody(
+        bytes, required: ["v", "app_profile", "endpoint", "expires_at"], optional: Self.attestationFields),
       let profile = body.string("app_profile"), apps[profile] != nil, let token = body.endpoint,
       let expiresAt = body.expiresAt(now: now, maxAhead: Self.maxInstallationSeconds)
     else { return .invalidRequest }
+    var attestedKey: AttestedKeyRecord? = nil
+    switch try await checkAttestation(
+      body, profile: profile, endpoint: token, expiresAt: expiresAt, event: event, now: now)
+    {
+    case .attested(let key): attestedKey = key
+    case .refused(let reply): return reply
+    case .notRequired, .asserted: break
+    }
     let handle = Self.randomIdentifier()
     let sealed = try custody.seal(token, handle: handle)
-    let result = try await store.register(
-      InstallationRegistration(
-        auth: burn(event, now: now), owner: event.pubkey, appProfile: profile,
-        fingerprints: keys.fingerprints(appProfile: profile, deviceToken: token), newHandle: handle,
-        sealedToken: sealed.sealed, tokenKid: sealed.kid, expiresAt: expiresAt, now: now,
-        maxPerOwner: Self.maxInstallationsPerOwner))
+    var registration = InstallationRegistration(
+      auth: burn(event, now: now), owner: event.pubkey, appProfile: profile,
+      fingerprints: keys.fingerprints(appProfile: profile, deviceToken: token), newHandle: handle,
+      sealedToken: sealed.sealed, tokenKid: sealed.kid, expiresAt: expiresAt, now: now,
+      maxPerOwner: Self.maxInstallationsPerOwner)
+    registration.attestedKey = attestedKey
+    let result = try await store.register(registration)
     func installation(_ status: Int, _ handle: String, _ epoch: Int64, _ expiresAt: Int64) -> GatewayReply {
       .object(
         status,
@@ -98,19 +121,31 @@ extension PushGateway {
   private func rotate(_ bytes: [UInt8], event: Event, now: Int64) async throws(PushGatewayError)
     -> GatewayReply
   {
-    guard let body = GatewayRequestBody(bytes, required: ["v", "installation_handle", "endpoint"]),
+    guard
+      let body = GatewayRequestBody(
+        bytes, required: ["v", "installation_handle", "endpoint"], optional: Self.assertionFields),
       let handle = body.handle, let token = body.endpoint
     else { return .invalidRequest }
+    let counter: Int64?
+    switch try await checkAssertion(
+      body, route: .installationEndpoint, handle: handle, event: event, now: now)
+    {
+    case .asserted(let value): counter = value
+    case .refused(let reply): return reply
+    case .notRequired, .attested: counter = nil
+    }
     let sealed = try custody.seal(token, handle: handle)
-    let result = try await store.rotateEndpoint(
-      EndpointRotation(
-        auth: burn(event, now: now), owner: event.pubkey, handle: handle,
-        fingerprintsByProfile: Dictionary(
-          uniqueKeysWithValues: apps.keys.map { ($0, keys.fingerprints(appProfile: $0, deviceToken: token)) }),
-        sealedToken: sealed.sealed, tokenKid: sealed.kid, now: now))
+    var rotation = EndpointRotation(
+      auth: burn(event, now: now), owner: event.pubkey, handle: handle,
+      fingerprintsByProfile: Dictionary(
+        uniqueKeysWithValues: apps.keys.map { ($0, keys.fingerprints(appProfile: $0, deviceToken: token)) }),
+      sealedToken: sealed.sealed, tokenKid: sealed.kid, now: now)
+    rotation.assertedCounter = counter
+    let result = try await store.rotateEndpoint(rotation)
     switch result {
     case .rotated(let epoch): return .object(200, JSONObject(["endpoint_epoch": .integer(epoch)]))
     case .notFound: return .notFound
+    case .assertionReplayed: return assertionReplayed()
     case .conflict: return .error(409, "installation_conflict")
     case .authReplayed: return .invalidAuth
     }
@@ -121,17 +156,25 @@ extension PushGateway {
   {
     guard
       let body = GatewayRequestBody(
-        bytes, required: ["v", "installation_handle", "relay_pubkey", "generation", "expires_at"]),
+        bytes, required: ["v", "installation_handle", "relay_pubkey", "generation", "expires_at"],
+        optional: Self.assertionFields),
       let handle = body.handle, let relay = body.relayPubkey, let generation = body.generation,
       let expiresAt = body.expiresAt(now: now, maxAhead: Self.maxDelegationSeconds)
     else { return .invalidRequest }
     if let relayPubkeys, !relayPubkeys.contains(relay) { return .error(403, "relay_not_allowed") }
+    let counter: Int64?
+    switch try await checkAssertion(body, route: .delegation, handle: handle, event: event, now: now) {
+    case .asserted(let value): counter = value
+    case .refused(let reply): return reply
+    case .notRequired, .attested: counter = nil
+    }
     let delegationID = Self.randomIdentifier()
-    let result = try await store.delegate(
-      DelegationRequest(
-        auth: burn(event, now: now), owner: event.pubkey, handle: handle, relayPubkey: relay,
-        generation: generation, expiresAt: expiresAt, newDelegationID: delegationID, now: now,
-        maxPerInstallation: Self.maxDelegationsPerInstallation))
+    var request = DelegationRequest(
+      auth: burn(event, now: now), owner: event.pubkey, handle: handle, relayPubkey: relay,
+      generation: generation, expiresAt: expiresAt, newDelegationID: delegationID, now: now,
+      maxPerInstallation: Self.maxDelegationsPerInstallation)
+    request.assertedCounter = counter
+    let result = try await store.delegate(request)
     switch result {
     case .delegated(let id, let profile, let epoch):
       let grant = EndpointGrant(
@@ -145,6 +188,7 @@ extension PushGateway {
         ]))
     case .notFound: return .notFound
     case .staleGeneration: return .error(409, "stale_generation")
+    case .assertionReplayed: return assertionReplayed()
     case .outlivesInstallation: return .invalidRequest
     case .tooMany: return .error(429, "too_many_delegations")
     case .authReplayed: return .invalidAuth
@@ -156,17 +200,26 @@ extension PushGateway {
   {
     let required: Set<String> =
       relay ? ["v", "installation_handle", "relay_pubkey"] : ["v", "installation_handle"]
-    guard let body = GatewayRequestBody(bytes, required: required), let handle = body.handle else {
-      return .invalidRequest
-    }
+    guard let body = GatewayRequestBody(bytes, required: required, optional: Self.assertionFields),
+      let handle = body.handle
+    else { return .invalidRequest }
     let relayPubkey = relay ? body.relayPubkey : nil
     if relay, relayPubkey == nil { return .invalidRequest }
-    let result = try await store.revoke(
-      RevocationRequest(
-        auth: burn(event, now: now), owner: event.pubkey, handle: handle, relayPubkey: relayPubkey, now: now))
+    let counter: Int64?
+    let route: AppAttestRoute = relay ? .delegationRevoke : .installationRevoke
+    switch try await checkAssertion(body, route: route, handle: handle, event: event, now: now) {
+    case .asserted(let value): counter = value
+    case .refused(let reply): return reply
+    case .notRequired, .attested: counter = nil
+    }
+    var revocation = RevocationRequest(
+      auth: burn(event, now: now), owner: event.pubkey, handle: handle, relayPubkey: relayPubkey, now: now)
+    revocation.assertedCounter = counter
+    let result = try await store.revoke(revocation)
     switch result {
     case .revoked: return .object(200, JSONObject(["status": .string("revoked")]))
     case .notFound: return .notFound
+    case .assertionReplayed: return assertionReplayed()
     case .authReplayed: return .invalidAuth
     }
   }

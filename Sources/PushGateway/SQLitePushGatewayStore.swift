@@ -1,3 +1,4 @@
+import AppAttest
 import Foundation
 import NostrPushCore
 import _NostrSQLite
@@ -195,6 +196,7 @@ public final class SQLitePushGatewayStore: PushGatewayStore {
         if expiresAt != held.expiresAt {
           try connection.run(GatewayStatements.extendInstallation, [.integer(expiresAt), .text(held.handle)])
         }
+        try Self.storeAttestedKey(r.attestedKey, handle: held.handle, connection)
         return .existing(handle: held.handle, epoch: held.epoch, expiresAt: expiresAt)
       }
       let live =
@@ -208,6 +210,7 @@ public final class SQLitePushGatewayStore: PushGatewayStore {
           .text(r.newHandle), .text(r.owner), .text(r.appProfile), .text(r.fingerprints.first ?? ""),
           .text(r.sealedToken), .text(r.tokenKid), .integer(r.now), .integer(r.expiresAt),
         ])
+      try Self.storeAttestedKey(r.attestedKey, handle: r.newHandle, connection)
       return .created(handle: r.newHandle, epoch: 1, expiresAt: r.expiresAt)
     }
   }
@@ -219,6 +222,9 @@ public final class SQLitePushGatewayStore: PushGatewayStore {
       guard try Self.burn(r.auth, now: r.now, connection) else { return .authReplayed }
       guard let owned = try Self.ownedLive(r.handle, owner: r.owner, now: r.now, connection) else {
         return .notFound
+      }
+      guard try Self.raise(r.assertedCounter, handle: owned.handle, connection) else {
+        return .assertionReplayed
       }
       let fingerprints = r.fingerprintsByProfile[owned.appProfile] ?? []
       guard let fingerprint = fingerprints.first else { return .notFound }
@@ -239,6 +245,9 @@ public final class SQLitePushGatewayStore: PushGatewayStore {
       guard try Self.burn(r.auth, now: r.now, connection) else { return .authReplayed }
       guard let owned = try Self.ownedLive(r.handle, owner: r.owner, now: r.now, connection) else {
         return .notFound
+      }
+      guard try Self.raise(r.assertedCounter, handle: owned.handle, connection) else {
+        return .assertionReplayed
       }
       guard r.expiresAt <= owned.expiresAt else { return .outlivesInstallation }
       let stored = try connection.first(
@@ -270,6 +279,9 @@ public final class SQLitePushGatewayStore: PushGatewayStore {
       guard let found = try Self.installation(r.handle, connection), found.owner == r.owner,
         found.expiresAt > r.now
       else { return .notFound }
+      guard try Self.raise(r.assertedCounter, handle: found.handle, connection) else {
+        return .assertionReplayed
+      }
       if let relay = r.relayPubkey {
         try connection.run(GatewayStatements.revokeDelegation, [.text(found.handle), .text(relay)])
       } else {
@@ -392,6 +404,86 @@ public final class SQLitePushGatewayStore: PushGatewayStore {
 
   // MARK: Reaper
 
+  // MARK: App Attest
+
+  /// Stores `key` for `handle` (replacing an earlier one, counter 0); nothing for nil.
+  private static func storeAttestedKey(
+    _ key: AttestedKeyRecord?, handle: String, _ connection: Connection
+  ) throws(PushGatewayError) {
+    guard let key else { return }
+    try connection.run(
+      GatewayStatements.upsertAttestedKey,
+      [.text(handle), .text(key.keyID), .blob(key.publicKey), .blob(key.receipt)])
+  }
+
+  /// Raises `handle`'s counter to `counter` when it is above the stored one; false when it is
+  /// not (or no key is stored). True without a counter.
+  private static func raise(_ counter: Int64?, handle: String, _ connection: Connection)
+    throws(PushGatewayError)
+    -> Bool
+  {
+    guard let counter else { return true }
+    return try connection.run(
+      GatewayStatements.raiseCounter, [.integer(counter), .text(handle), .integer(counter)]) == 1
+  }
+
+  /// Stores a challenge (see ``PushGatewayStore/issueChallenge(_:)``).
+  public func issueChallenge(_ issue: AttestChallengeIssue) async throws(PushGatewayError)
+    -> ChallengeIssueResult
+  {
+    try await transaction { (connection) throws(PushGatewayError) -> ChallengeIssueResult in
+      let r = issue
+      guard try Self.burn(r.auth, now: r.now, connection) else { return .authReplayed }
+      if let handle = r.handle, try Self.ownedLive(handle, owner: r.owner, now: r.now, connection) == nil {
+        return .notFound
+      }
+      let live =
+        try connection.first(GatewayStatements.ownerLiveChallenges, [.text(r.owner), .integer(r.now)]) {
+          $0.integer(0)
+        } ?? 0
+      guard live < r.maxLive else { return .tooMany }
+      try connection.run(
+        GatewayStatements.insertChallenge,
+        [
+          .text(r.challenge.id), .text(r.owner), .text(r.purpose), .text(r.challenge.challenge),
+          .integer(r.challenge.expiresAt),
+        ])
+      return .issued
+    }
+  }
+
+  /// Consumes a challenge (see ``PushGatewayStore/consumeChallenge(id:owner:purpose:now:)``).
+  public func consumeChallenge(id: String, owner: String, purpose: String, now: Int64)
+    async throws(PushGatewayError) -> String?
+  {
+    try await transaction { (connection) throws(PushGatewayError) -> String? in
+      let found = try connection.first(GatewayStatements.challenge, [.text(id)]) { row in
+        (
+          owner: row.text(0) ?? "", purpose: row.text(1) ?? "", challenge: row.text(2) ?? "",
+          expiresAt: row.integer(3)
+        )
+      }
+      guard let found else { return nil }
+      try connection.run(GatewayStatements.deleteChallenge, [.text(id)])
+      guard found.owner == owner, found.purpose == purpose, found.expiresAt > now else { return nil }
+      return found.challenge
+    }
+  }
+
+  /// An installation's App Attest state (see ``PushGatewayStore/attestation(handle:owner:now:)``).
+  public func attestation(handle: String, owner: String, now: Int64) async throws(PushGatewayError)
+    -> InstallationAttestation?
+  {
+    try await transaction { (connection) throws(PushGatewayError) -> InstallationAttestation? in
+      guard let owned = try Self.ownedLive(handle, owner: owner, now: now, connection) else { return nil }
+      let key = try connection.first(GatewayStatements.attestedKey, [.text(handle)]) { row in
+        (publicKey: row.blob(0) ?? [], counter: row.integer(1))
+      }
+      return InstallationAttestation(
+        appProfile: owned.appProfile, publicKey: key?.publicKey, counter: key?.counter ?? 0)
+    }
+  }
+
   /// Deletes rows past their use (see ``PushGatewayStore/reap(now:)``).
   public func reap(now: Int64) async throws(PushGatewayError) -> Int {
     try await transaction { (connection) throws(PushGatewayError) -> Int in
@@ -402,7 +494,9 @@ public final class SQLitePushGatewayStore: PushGatewayStore {
       for handle in handles {
         deleted += try connection.run(GatewayStatements.deleteDelegationsOf, [.text(handle)])
         deleted += try connection.run(GatewayStatements.deleteInstallation, [.text(handle)])
+        deleted += try connection.run(GatewayStatements.deleteAttestedKey, [.text(handle)])
       }
+      deleted += try connection.run(GatewayStatements.deleteExpiredChallenges, [.integer(now)])
       deleted += try connection.run(GatewayStatements.deleteExpiredDelegations, [.integer(now)])
       deleted += try connection.run(GatewayStatements.deleteExpiredRequests, [.integer(now)])
       deleted += try connection.run(GatewayStatements.deleteExpiredAuthIDs, [.integer(now)])

@@ -8,7 +8,10 @@ enum GatewayPostgresSchema {
   /// applied by the package's one PostgreSQL migrator.
   static let migrator = PostgresMigrator(
     versionTable: "gw_schema_version", lockKey: 2,
-    steps: [PostgresMigrator.Step("gateway tables", sql: migrations[0])])
+    steps: [
+      PostgresMigrator.Step("gateway tables", sql: migrations[0]),
+      PostgresMigrator.Step("app attest keys and challenges", sql: migrations[1]),
+    ])
 
   /// The steps' SQL, in order; step `i` (1-based) is recorded as version `i`.
   private static let migrations: [String] = [
@@ -69,6 +72,25 @@ enum GatewayPostgresSchema {
       jwt text NOT NULL,
       issued_at bigint NOT NULL
     );
+    """,
+    // App Attest: challenges, and each installation's attested key and counter.
     """
+    CREATE TABLE gw_attest_challenge (
+      id text PRIMARY KEY,
+      owner text NOT NULL,
+      purpose text NOT NULL,
+      challenge text NOT NULL,
+      expires_at bigint NOT NULL
+    );
+    CREATE INDEX gw_attest_challenge_owner ON gw_attest_challenge (owner, expires_at);
+    CREATE INDEX gw_attest_challenge_expiry ON gw_attest_challenge (expires_at);
+    CREATE TABLE gw_attest_key (
+      handle text PRIMARY KEY,
+      key_id text NOT NULL,
+      public_key text NOT NULL,
+      receipt text NOT NULL,
+      counter bigint NOT NULL
+    );
+    """,
   ]
 }

@@ -78,4 +78,25 @@ enum GatewayPostgresStatements {
   static let deleteExpiredRequests = "DELETE FROM gw_request WHERE expires_at < $1"
   static let deleteExpiredAuthIDs = "DELETE FROM gw_auth_id WHERE expires_at <= $1"
   static let deleteOldAdmissions = "DELETE FROM gw_admission WHERE at <= $1"
+
+  // App Attest (the key and the receipt as hex text).
+  static let ownerLiveChallenges =
+    "SELECT COUNT(*) FROM gw_attest_challenge WHERE owner = $1 AND expires_at > $2"
+  static let insertChallenge = """
+    INSERT INTO gw_attest_challenge (id, owner, purpose, challenge, expires_at) VALUES ($1, $2, $3, $4, $5)
+    """
+  /// Consumes a challenge: one caller gets its row, whatever follows.
+  static let consumeChallenge = """
+    DELETE FROM gw_attest_challenge WHERE id = $1 RETURNING owner, purpose, challenge, expires_at
+    """
+  static let upsertAttestedKey = """
+    INSERT INTO gw_attest_key (handle, key_id, public_key, receipt, counter) VALUES ($1, $2, $3, $4, 0)
+    ON CONFLICT (handle) DO UPDATE SET key_id = excluded.key_id, public_key = excluded.public_key,
+      receipt = excluded.receipt, counter = 0
+    """
+  static let attestedKey = "SELECT public_key, counter FROM gw_attest_key WHERE handle = $1"
+  /// Raises the counter when the new one is above it (the row locked; a racing raise re-reads it).
+  static let raiseCounter = "UPDATE gw_attest_key SET counter = $1 WHERE handle = $2 AND counter < $1"
+  static let deleteExpiredChallenges = "DELETE FROM gw_attest_challenge WHERE expires_at <= $1"
+  static let deleteAttestedKeysOf = "DELETE FROM gw_attest_key WHERE handle = ANY($1::text[])"
 }

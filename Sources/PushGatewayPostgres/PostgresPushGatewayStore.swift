@@ -1,3 +1,4 @@
+import AppAttest
 import NostrPushCore
 import PushGateway
 import _NostrPostgres
@@ -142,6 +143,7 @@ public final class PostgresPushGatewayStore: PushGatewayStore {
         if expiresAt != held.expiresAt {
           try c.query(S.extendInstallation, [String(expiresAt), held.handle])
         }
+        try Self.storeAttestedKey(r.attestedKey, handle: held.handle, c)
         return .existing(handle: held.handle, epoch: held.epoch, expiresAt: expiresAt)
       }
       let live =
@@ -156,6 +158,7 @@ public final class PostgresPushGatewayStore: PushGatewayStore {
         ])
       // Another owner's registration of this token committed first: its row wins.
       guard inserted.changed == 1 else { return .conflict }
+      try Self.storeAttestedKey(r.attestedKey, handle: r.newHandle, c)
       return .created(handle: r.newHandle, epoch: 1, expiresAt: r.expiresAt)
     }
   }
@@ -168,6 +171,7 @@ public final class PostgresPushGatewayStore: PushGatewayStore {
       guard let owned = try Self.lockedInstallation(r.handle, c), owned.owner == r.owner,
         owned.isLive(at: r.now)
       else { return .notFound }
+      guard try Self.raise(r.assertedCounter, handle: owned.handle, c) else { return .assertionReplayed }
       let fingerprints = r.fingerprintsByProfile[owned.appProfile] ?? []
       guard let fingerprint = fingerprints.first else { return .notFound }
       if let held = try Self.holder(of: fingerprints, now: r.now, c), held.handle != owned.handle {
@@ -187,6 +191,7 @@ public final class PostgresPushGatewayStore: PushGatewayStore {
       guard let owned = try Self.lockedInstallation(r.handle, c), owned.owner == r.owner,
         owned.isLive(at: r.now)
       else { return .notFound }
+      guard try Self.raise(r.assertedCounter, handle: owned.handle, c) else { return .assertionReplayed }
       guard r.expiresAt <= owned.expiresAt else { return .outlivesInstallation }
       let stored = try c.query(S.delegationForUpdate, [owned.handle, r.relayPubkey], maxRows: 1).rows.first
         .map(
@@ -213,6 +218,7 @@ public final class PostgresPushGatewayStore: PushGatewayStore {
       guard let found = try Self.lockedInstallation(r.handle, c), found.owner == r.owner,
         found.expiresAt > r.now
       else { return .notFound }
+      guard try Self.raise(r.assertedCounter, handle: found.handle, c) else { return .assertionReplayed }
       if let relay = r.relayPubkey {
         try c.query(S.revokeDelegation, [found.handle, relay])
       } else {
@@ -220,6 +226,76 @@ public final class PostgresPushGatewayStore: PushGatewayStore {
         try c.query(S.revokeDelegations, [found.handle])
       }
       return .revoked
+    }
+  }
+
+  // MARK: App Attest
+
+  /// Stores `key` for `handle` (replacing an earlier one, counter 0); nothing for nil.
+  private static func storeAttestedKey(_ key: AttestedKeyRecord?, handle: String, _ c: PostgresConnection)
+    throws(PostgresFailure)
+  {
+    guard let key else { return }
+    try c.query(S.upsertAttestedKey, [handle, key.keyID, Hex.encode(key.publicKey), Hex.encode(key.receipt)])
+  }
+
+  /// Raises `handle`'s counter to `counter` when it is above the stored one; false when it is
+  /// not (or no key is stored). True without a counter.
+  private static func raise(_ counter: Int64?, handle: String, _ c: PostgresConnection)
+    throws(PostgresFailure)
+    -> Bool
+  {
+    guard let counter else { return true }
+    return try c.query(S.raiseCounter, [String(counter), handle]).changed == 1
+  }
+
+  /// Stores a challenge (see ``PushGatewayStore/issueChallenge(_:)``); one owner's issues queue
+  /// on the owner's advisory lock, so the cap holds across processes.
+  public func issueChallenge(_ issue: AttestChallengeIssue) async throws(PushGatewayError)
+    -> ChallengeIssueResult
+  {
+    try await transaction { (c) throws(PostgresFailure) -> ChallengeIssueResult in
+      let r = issue
+      guard try Self.burn(r.auth, now: r.now, c) else { return .authReplayed }
+      if let handle = r.handle {
+        guard let found = try Self.lockedInstallation(handle, c), found.owner == r.owner,
+          found.isLive(at: r.now)
+        else { return .notFound }
+      }
+      try c.query(S.lockOwner, [r.owner])
+      let live =
+        try c.query(S.ownerLiveChallenges, [r.owner, String(r.now)], maxRows: 1).rows.first?.integer(0) ?? 0
+      guard live < r.maxLive else { return .tooMany }
+      try c.query(
+        S.insertChallenge,
+        [r.challenge.id, r.owner, r.purpose, r.challenge.challenge, String(r.challenge.expiresAt)])
+      return .issued
+    }
+  }
+
+  /// Consumes a challenge (see ``PushGatewayStore/consumeChallenge(id:owner:purpose:now:)``).
+  public func consumeChallenge(id: String, owner: String, purpose: String, now: Int64)
+    async throws(PushGatewayError) -> String?
+  {
+    try await transaction { (c) throws(PostgresFailure) -> String? in
+      guard let row = try c.query(S.consumeChallenge, [id], maxRows: 1).rows.first,
+        row.text(0) == owner, row.text(1) == purpose, row.integer(3) > now
+      else { return nil }
+      return row.text(2)
+    }
+  }
+
+  /// An installation's App Attest state (see ``PushGatewayStore/attestation(handle:owner:now:)``).
+  public func attestation(handle: String, owner: String, now: Int64) async throws(PushGatewayError)
+    -> InstallationAttestation?
+  {
+    try await transaction { (c) throws(PostgresFailure) -> InstallationAttestation? in
+      guard let found = try Self.lockedInstallation(handle, c), found.owner == owner, found.isLive(at: now)
+      else { return nil }
+      let key = try c.query(S.attestedKey, [handle], maxRows: 1).rows.first
+      return InstallationAttestation(
+        appProfile: found.appProfile, publicKey: key.flatMap { $0.text(0) }.flatMap { Hex.decode($0) },
+        counter: key?.integer(1) ?? 0)
     }
   }
 
@@ -335,7 +411,9 @@ public final class PostgresPushGatewayStore: PushGatewayStore {
       var deleted = gone.count
       if !gone.isEmpty {
         deleted += try c.query(S.deleteDelegationsOf, ["{" + gone.joined(separator: ",") + "}"]).changed
+        deleted += try c.query(S.deleteAttestedKeysOf, ["{" + gone.joined(separator: ",") + "}"]).changed
       }
+      deleted += try c.query(S.deleteExpiredChallenges, [String(now)]).changed
       deleted += try c.query(S.deleteExpiredDelegations, [String(now)]).changed
       deleted += try c.query(S.deleteExpiredRequests, [String(now)]).changed
       deleted += try c.query(S.deleteExpiredAuthIDs, [String(now)]).changed

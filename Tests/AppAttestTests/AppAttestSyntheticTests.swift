@@ -2,6 +2,7 @@
 import AppAttest
 import Foundation
 import NostrEvent
+import NostrPushTestSupport
 import Testing
 
 /// Each rule of an attestation and an assertion, broken alone on material made per test run
@@ -174,6 +175,33 @@ import Testing
       try verifier.verifyAssertion(
         next, clientData: clientData, publicKey: key.publicKey, previousCounter: counter)
         == 6)
+  }
+
+  @Test func aTruncatedOversizedOrMisshapenAssertionFailsAtItsFormat() async throws {
+    let material = try await SyntheticAppAttest.make()
+    defer { material.remove() }
+    let made = try await material.make(.init())
+    let verifier = try verifier(material)
+    let clientData = Array("the request".utf8)
+    let assertion = try await material.assertion(leafKey: made.leafKey, clientData: clientData, counter: 1)
+    func code(_ bytes: [UInt8]) -> ErrorCode<AppAttestErrorDomain>? {
+      do {
+        _ = try verifier.verifyAssertion(
+          bytes, clientData: clientData, publicKey: made.publicKey, previousCounter: 0)
+        return nil
+      } catch { return error.code }
+    }
+    #expect(code(assertion) == nil)
+    #expect(code(Array(assertion.dropLast())) == .cborTruncated)
+    #expect(code(assertion + [0]) == .cborTrailingBytes)
+    #expect(
+      code(TestCBOR.map([("signature", TestCBOR.bytes([UInt8](repeating: 1, count: 70_000)))]))
+        == .cborTooLarge)
+    #expect(code(TestCBOR.map([("signature", TestCBOR.bytes([1]))])) == .invalidAssertionFormat)
+    let shortAuth = TestCBOR.map([
+      ("signature", TestCBOR.bytes([1])), ("authenticatorData", TestCBOR.bytes([1, 2])),
+    ])
+    #expect(code(shortAuth) == .invalidAuthenticatorData)
   }
 
   @Test func anAssertionSignedOverOtherDataOrByAnotherKeyFailsAtTheSignature() async throws {

@@ -60,13 +60,38 @@ import Testing
     #expect(key.counter == 0)
   }
 
+  /// The leaf's notAfter (Unix seconds), as `openssl x509` (independent of the code under test)
+  /// reads it from `x5c[0]`.
+  func leafNotAfter(_ vector: AppAttestVector) async throws -> Int64 {
+    let leaf = try #require(
+      try CBORReader.decode(vector.object)["attStmt"]?["x5c"]?.arrayItems?.first?.byteString)
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("leaf-\(UUID().uuidString).der")
+    try Data(leaf).write(to: path)
+    defer { try? FileManager.default.removeItem(at: path) }
+    let exit = try await SyntheticAppAttest.openssl([
+      "x509", "-inform", "DER", "-in", path.path, "-noout", "-enddate", "-dateopt", "iso_8601",
+    ])
+    // notAfter=2020-11-24 22:13:00Z
+    let text = String(decoding: exit.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "UTC")
+    formatter.dateFormat = "yyyy-MM-dd HH:mm:ss'Z'"
+    let date = try #require(formatter.date(from: String(text.dropFirst("notAfter=".count))), "\(text)")
+    return Int64(date.timeIntervalSince1970)
+  }
+
   @Test(arguments: AppAttestVector.attestations)
-  func anAttestationFailsExpiredOrForAnotherAppEnvironmentOrClientData(_ vector: AppAttestVector) throws {
+  func anAttestationFailsExpiredOrForAnotherAppEnvironmentOrClientData(_ vector: AppAttestVector) async throws
+  {
     let time = try #require(vector.verificationTime)
     let right = try verifier(vector)
     #expect(failure(right, vector) == nil)
-    // Leaves live days (2020–21) to months (later): two years on, the leaf has expired.
-    #expect(failure(right, vector, at: time + 2 * 365 * 86_400) == .certificateNotValidAtTime)
+    // Valid the second before the leaf's notAfter, expired the second after it.
+    let notAfter = try await leafNotAfter(vector)
+    #expect(notAfter > time)
+    #expect(failure(right, vector, at: notAfter - 1) == nil)
+    #expect(failure(right, vector, at: notAfter + 1) == .certificateNotValidAtTime)
     #expect(failure(try verifier(vector, appID: vector.appID + "x"), vector) == .rpIDMismatch)
     let other: AppAttestEnvironment = vector.environment == "production" ? .development : .production
     #expect(failure(try verifier(vector, environment: other), vector) == .aaguidMismatch)

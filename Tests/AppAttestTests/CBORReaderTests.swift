@@ -1,4 +1,5 @@
 import AppAttest
+import NostrPushTestSupport
 import Testing
 
 /// The bounded CBOR reader: what it decodes, and a typed error for each malformed input.

@@ -1,3 +1,4 @@
+import AppAttest
 import Foundation
 import NostrCurlHTTP
 import NostrEvent
@@ -69,7 +70,7 @@ final class GatewayHarness: Sendable {
     quota: (Int, Int) = (10, 120), keys: PushGatewayKeys? = nil, transport: (any APNsTransport)? = nil,
     credential: APNsApp.Credential = .certificate, directory: URL? = nil, clock: ManualUnixClock? = nil,
     owners: Set<String>? = nil, relayPubkeys: Set<String>? = nil, busyTimeoutMilliseconds: Int32 = 5000,
-    backend: GatewayStoreBackend = .sqlite
+    backend: GatewayStoreBackend = .sqlite, appAttest: [String: any AppAttestVerifying] = [:]
   ) async throws -> GatewayHarness {
     let directory =
       directory
@@ -92,7 +93,9 @@ final class GatewayHarness: Sendable {
     // The public URL is the server's own, known once it listens: the routes reach the gateway
     // through this box.
     let box = Locked<PushGateway?>(nil)
-    let routes = (PushGateway.registrationPaths + [PushGateway.deliveryPath]).map { path in
+    let routes = (PushGateway.registrationPaths + PushGateway.challengePaths + [PushGateway.deliveryPath]).map
+    {
+      path in
       HTTPServerRoute("POST", path, maxBodyBytes: 64 * 1024) { request in
         await box.current!.handle(request)
       }
@@ -103,7 +106,7 @@ final class GatewayHarness: Sendable {
     let gateway = try PushGateway(
       publicURL: baseURL, store: store, keys: keys, apps: [profile: client], quotaPer10Seconds: quota.0,
       quotaPerHour: quota.1, owners: owners, relayPubkeys: relayPubkeys, clock: clock.clock,
-      log: { line in logs.withLock { $0.append(line) } })
+      log: { line in logs.withLock { $0.append(line) } }, appAttest: appAttest)
     box.withLock { $0 = gateway }
     let harness = GatewayHarness(
       directory: directory, storePath: storePath, store: store, location: location, clock: clock,

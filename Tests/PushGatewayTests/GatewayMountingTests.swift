@@ -27,7 +27,9 @@ import Testing
     let gateway = try PushGateway(
       publicURL: publicURL, store: store, keys: keys,
       apps: ["chat": APNsClient(app: app, transport: recording)])
-    #expect(gateway.routes.map(\.path) == PushGateway.registrationPaths + [PushGateway.deliveryPath])
+    #expect(
+      gateway.routes.map(\.path)
+        == PushGateway.registrationPaths + PushGateway.challengePaths + [PushGateway.deliveryPath])
     let server = try HTTPServer.start(HTTPServerConfiguration(), router: HTTPServerRouter(gateway.routes))
     let http = try CurlHTTPClient()
     func post(_ path: String, _ body: String, key: SecretKey) async throws -> (Int, String) {

@@ -20,6 +20,7 @@ enum NostrPush {
     EnrollCommand.self,
     RevokeCommand.self,
     DirectMessageCommand.self,
+    AttestCommand.self,
     DemoCommand.self,
   ]
 

@@ -1,8 +1,8 @@
 /// A CBOR writer for the tests' own attestations and assertions (definite lengths; the library
 /// only reads CBOR).
-enum TestCBOR {
+public enum TestCBOR {
   /// A header of `major` type with argument `value`, in the shortest form.
-  static func header(_ major: UInt8, _ value: UInt64) -> [UInt8] {
+  public static func header(_ major: UInt8, _ value: UInt64) -> [UInt8] {
     let type = major << 5
     switch value {
     case 0..<24: return [type | UInt8(value)]
@@ -14,10 +14,14 @@ enum TestCBOR {
     }
   }
 
-  static func bytes(_ value: [UInt8]) -> [UInt8] { header(2, UInt64(value.count)) + value }
-  static func text(_ value: String) -> [UInt8] { header(3, UInt64(value.utf8.count)) + Array(value.utf8) }
-  static func array(_ items: [[UInt8]]) -> [UInt8] { header(4, UInt64(items.count)) + items.flatMap { $0 } }
-  static func map(_ entries: [(String, [UInt8])]) -> [UInt8] {
+  public static func bytes(_ value: [UInt8]) -> [UInt8] { header(2, UInt64(value.count)) + value }
+  public static func text(_ value: String) -> [UInt8] {
+    header(3, UInt64(value.utf8.count)) + Array(value.utf8)
+  }
+  public static func array(_ items: [[UInt8]]) -> [UInt8] {
+    header(4, UInt64(items.count)) + items.flatMap { $0 }
+  }
+  public static func map(_ entries: [(String, [UInt8])]) -> [UInt8] {
     header(5, UInt64(entries.count)) + entries.flatMap { text($0.0) + $0.1 }
   }
 }

@@ -1,47 +1,49 @@
 import Foundation
 import NostrEvent
-import NostrPushTestSupport
 
 /// Throwaway App Attest material made per test with the `openssl` command line (an implementation
 /// independent of the code under test) in a temporary folder of the test's own: a root, an
 /// intermediate, leaves carrying the nonce extension 1.2.840.113635.100.8.2, and assertions
 /// signed with a leaf's key.
-struct SyntheticAppAttest {
-  let directory: URL
+public struct SyntheticAppAttest: Sendable {
+  public let directory: URL
   /// The root's PEM.
-  let rootPEM: [UInt8]
+  public let rootPEM: [UInt8]
   /// The intermediate's DER.
-  let intermediateDER: [UInt8]
+  public let intermediateDER: [UInt8]
 
   /// The shape of one attestation, every field right unless a test changes it.
-  struct Attestation {
-    var appID = "ABCDE12345.org.example.push"
-    var aaguid = Array("appattestdevelop".utf8)
-    var counter: UInt32 = 0
+  public struct Attestation: Sendable {
+    public var appID = "ABCDE12345.org.example.push"
+    public var aaguid = Array("appattestdevelop".utf8)
+    public var counter: UInt32 = 0
     /// The credential id in authData; nil = the key id.
-    var credentialID: [UInt8]? = nil
+    public var credentialID: [UInt8]? = nil
     /// The nonce the leaf carries; nil = SHA-256(authData ‖ clientDataHash).
-    var nonce: [UInt8]? = nil
+    public var nonce: [UInt8]? = nil
     /// The leaf's nonce extension DER as made; nil = SEQUENCE {[1] OCTET STRING nonce}, [] = none.
-    var nonceExtension: [UInt8]? = nil
+    public var nonceExtension: [UInt8]? = nil
     /// Bytes after the COSE key in authData, which the flags (AT only) do not announce.
-    var trailing: [UInt8] = []
+    public var trailing: [UInt8] = []
     /// The leaf's validity from now, in days.
-    var leafDays = 1
-    var clientDataHash = NostrSHA256.hash(Array("synthetic client data".utf8))
+    public var leafDays = 1
+    public var clientDataHash = NostrSHA256.hash(Array("synthetic client data".utf8))
+
+    /// Every field right.
+    public init() {}
   }
 
   /// An attestation made by `make(_:)`, with the leaf's key (`leafKey`, in the folder) and id.
-  struct Made {
-    var object: [UInt8]
-    var keyID: [UInt8]
-    var publicKey: [UInt8]
-    var leafKey: String
-    var receipt: [UInt8]
+  public struct Made: Sendable {
+    public var object: [UInt8]
+    public var keyID: [UInt8]
+    public var publicKey: [UInt8]
+    public var leafKey: String
+    public var receipt: [UInt8]
   }
 
   /// A fresh folder with a root and an intermediate (P-256, ten years from now).
-  static func make() async throws -> SyntheticAppAttest {
+  public static func make() async throws -> SyntheticAppAttest {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
       "app-attest-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -86,27 +88,27 @@ struct SyntheticAppAttest {
       intermediateDER: Array(try Data(contentsOf: directory.appendingPathComponent("int.der"))))
   }
 
-  func remove() { try? FileManager.default.removeItem(at: directory) }
+  public func remove() { try? FileManager.default.removeItem(at: directory) }
 
   private func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 
   /// Runs `openssl arguments…`; throws with its stderr when it fails.
   @discardableResult
-  static func openssl(_ arguments: [String]) async throws -> ChildProcess.Exit {
+  public static func openssl(_ arguments: [String]) async throws -> ChildProcess.Exit {
     let exit = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), ["openssl"] + arguments)
     guard exit.status == 0 else { throw OpenSSLFailure(arguments: arguments, stderr: exit.stderrText) }
     return exit
   }
 
   /// An `openssl` run that failed.
-  struct OpenSSLFailure: Error {
-    var arguments: [String]
-    var stderr: String
+  public struct OpenSSLFailure: Error {
+    public var arguments: [String]
+    public var stderr: String
   }
 
   /// The authenticator data of an attestation: rpIdHash, flags (AT), counter, aaguid,
   /// credential id and a stand-in COSE key.
-  static func authData(
+  public static func authData(
     appID: String, counter: UInt32, aaguid: [UInt8], credentialID: [UInt8], trailing: [UInt8] = []
   ) -> [UInt8] {
     NostrSHA256.hash(Array(appID.utf8)) + [0x40] + bigEndian(counter) + aaguid
@@ -114,14 +116,16 @@ struct SyntheticAppAttest {
       + TestCBOR.map([("1", TestCBOR.header(0, 2))]) + trailing
   }
 
-  static func hexUpper(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02X", $0) }.joined() }
+  public static func hexUpper(_ bytes: [UInt8]) -> String {
+    bytes.map { String(format: "%02X", $0) }.joined()
+  }
 
-  static func bigEndian(_ value: UInt32) -> [UInt8] {
+  public static func bigEndian(_ value: UInt32) -> [UInt8] {
     (0..<4).reversed().map { UInt8(value >> (8 * $0) & 0xFF) }
   }
 
   /// A new leaf key in the folder; its file name and uncompressed public point.
-  func leafKey() async throws -> (name: String, point: [UInt8]) {
+  public func leafKey() async throws -> (name: String, point: [UInt8]) {
     let name = "leaf-\(UUID().uuidString).key"
     try await Self.openssl([
       "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", path(name),
@@ -131,7 +135,7 @@ struct SyntheticAppAttest {
   }
 
   /// An attestation of `shape`, signed through the intermediate.
-  func make(_ shape: Attestation) async throws -> Made {
+  public func make(_ shape: Attestation) async throws -> Made {
     let key = try await leafKey()
     let keyID = NostrSHA256.hash(key.point)
     let auth = Self.authData(
@@ -183,7 +187,7 @@ struct SyntheticAppAttest {
 
   /// An assertion by the key `leafKey` over `signedClientData` (the nonce of `clientData` unless
   /// a test signs other data), with `counter` and `appID` in its authenticator data.
-  func assertion(
+  public func assertion(
     leafKey: String, clientData: [UInt8], counter: UInt32, appID: String = Attestation().appID,
     signedClientData: [UInt8]? = nil
   ) async throws -> [UInt8] {
