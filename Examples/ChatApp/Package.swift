@@ -18,14 +18,16 @@ let package = Package(
       dependencies: [
         kit("NostrPushCore"), kit("NostrEvent"), kit("NostrWebSocket"), kit("PushDescriptor"),
         kit("PushLease"),
-        kit("EnrichmentCache"), kit("NotificationResolver"),
+        kit("EnrichmentCache"), kit("NotificationResolver"), kit("PushRegistration"),
       ]),
-    // Test fixtures: the loopback relay and gateway (NostrPushTesting) and the run over them.
+    // Test fixtures: the loopback relay (NostrPushTesting), the production gateway on loopback with
+    // APNs recorded, and the run over them.
     .target(
       name: "ChatAppDemo",
       dependencies: [
         "ChatApp", kit("NostrPushCore"), kit("NostrJSON"), kit("NostrEvent"), kit("NostrWebSocket"),
         kit("PushDescriptor"), kit("PushLease"), kit("PushRelay"), kit("NostrPushTesting"),
+        kit("PushGateway"), kit("NostrHTTPServer"), kit("NostrHTTP"),
       ]),
     .executableTarget(name: "chat-app", dependencies: ["ChatAppDemo"]),
     .testTarget(
@@ -34,7 +36,8 @@ let package = Package(
         "ChatApp", "ChatAppDemo", kit("Bech32"), kit("EnrichmentCache"), kit("NIP44"), kit("NostrEvent"),
         kit("NostrHTTP"), kit("NostrJSON"), kit("NostrPushCore"), kit("NostrPushTesting"),
         kit("NostrWebSocket"),
-        kit("NotificationResolver"), kit("PushDescriptor"), kit("PushLease"),
+        kit("NotificationResolver"), kit("PushDescriptor"), kit("PushLease"), kit("PushGateway"),
+        kit("PushRegistration"),
       ]),
   ],
   swiftLanguageModes: [.v6]

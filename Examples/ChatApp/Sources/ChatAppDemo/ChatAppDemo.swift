@@ -5,8 +5,10 @@ import NostrPushCore
 import PushDescriptor
 import PushLease
 
-/// The whole run `chat-app` prints: the app half enrolls, rotates and revokes against the fixture
-/// relay; the extension half resolves each wake from what the app saved.
+/// The whole run `chat-app` prints: the app half registers its device token with the push
+/// gateway and gets a grant for the relay's push key, enrolls, moves to a new token (a new grant)
+/// and rotates the lease, and revokes, against the fixture relay and a real `PushGateway`; the
+/// extension half resolves each wake from what the app saved.
 public enum ChatAppDemo {
   /// Runs every step and returns one line per step.
   public static func run() async throws -> [String] {
@@ -42,7 +44,16 @@ public enum ChatAppDemo {
     let key = try require(descriptor.currentKey)
     lines.append("app: discovered \(descriptor.pushProtocol.rawValue) push, current key \(key.id)")
 
-    let grant = try world.gateway.issueGrant(relayPubkey: key.pubkey, deviceToken: "a1b2c3d4")
+    let gateway = try ChatGatewaySide(
+      baseURL: world.gateway.baseURL, appProfile: LoopbackGateway.appProfile, account: world.account,
+      now: { FixtureWorld.now })
+    let installation = try await gateway.register(deviceToken: firstDeviceToken)
+    // The grant's generation is the one the lease that carries it will have.
+    let grant = try await gateway.grant(
+      installation: installation, relayPubkey: key.pubkey, generation: nextGeneration(app))
+    lines.append(
+      "gateway: registered the device token (epoch \(installation.endpointEpoch)), granted the relay's key a \(grant.grant.prefix(3))… grant"
+    )
     let carol = try require(NostrID(world.carol.publicKeyHex))
     let subscriptions = try app.plan(
       descriptor, joined: [FixtureWorld.channel, FixtureWorld.mutedChannel],
@@ -50,13 +61,18 @@ public enum ChatAppDemo {
     lines.append("app: planned \(subscriptions.count) subscriptions (mentions, 1 channel, direct messages)")
 
     let first = try await app.enroll(
-      descriptor, grant: .init(grant: grant.grant, expiresAt: grant.expiresAt), subscriptions: subscriptions,
-      mutedSenders: [carol])
+      descriptor, grant: grant, subscriptions: subscriptions, mutedSenders: [carol])
     lines.append("app: enrolled generation 1, accepted \(first.accepted)")
-    let rotatedGrant = try world.gateway.issueGrant(relayPubkey: key.pubkey, deviceToken: "e5f60718")
+    // APNs handed the app a new token: the gateway moves the installation, the old grant stops
+    // working, and the lease is rotated with a new one.
+    let epoch = try await gateway.rotate(installation: installation, deviceToken: secondDeviceToken)
+    let rotatedGrant = try await gateway.grant(
+      installation: installation, relayPubkey: key.pubkey, generation: nextGeneration(app))
+    lines.append(
+      "gateway: moved to a new device token (epoch \(epoch)), new grant differs: \(rotatedGrant.grant != grant.grant)"
+    )
     let rotated = try await app.enroll(
-      descriptor, grant: .init(grant: rotatedGrant.grant, expiresAt: rotatedGrant.expiresAt),
-      subscriptions: subscriptions, mutedSenders: [carol])
+      descriptor, grant: rotatedGrant, subscriptions: subscriptions, mutedSenders: [carol])
     let saved = try EnrolledAccount(jsonBytes: Array(try Data(contentsOf: app.accountFile)))
     lines.append(
       "app: rotated to generation \(saved.generation), accepted \(rotated.accepted); saved \(saved.subscriptions.count) subscriptions, \(saved.mutedPubkeys.count) muted sender"
@@ -75,12 +91,24 @@ public enum ChatAppDemo {
 
     let revoked = try await app.revoke(descriptor)
     lines.append("app: revoked, accepted \(revoked?.accepted == true)")
+    try await gateway.revoke(installation: installation)
+    lines.append("gateway: revoked the installation")
     let late = try world.message(by: world.alice, mentions: [world.account.publicKeyHex], "still there?")
     lines.append(
       "relay: after revoking, alice's mention woke the device: \(try await world.publishAndWoke(late, by: world.alice))"
     )
     return lines
   }
+}
+
+/// The demo's APNs device tokens (32 bytes in hex, as APNs hands them to an app).
+let firstDeviceToken = String(repeating: "a1b2c3d4", count: 8)
+/// The token APNs hands the app later.
+let secondDeviceToken = String(repeating: "e5f60718", count: 8)
+
+/// The generation of the app's next lease: the one a grant delegated now goes with.
+func nextGeneration(_ app: ChatAppSide) -> Int64 {
+  (app.loadEnrollment()?.lastGeneration ?? 0) + 1
 }
 
 /// `#require` for a demo: the value, or a thrown error when it is nil.

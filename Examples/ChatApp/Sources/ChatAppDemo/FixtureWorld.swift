@@ -6,9 +6,10 @@ import NostrPushTesting
 import NostrWebSocket
 import PushRelay
 
-/// TEST FIXTURES, not production: the loopback fixture relay (in push mode) and the gateway
-/// fixture from `NostrPushTesting`, serving the repository's `Fixtures/demo/` data set with its
-/// published TEST keys. A real app talks to a real relay and its own gateway instead.
+/// TEST FIXTURES, not production: the loopback fixture relay (in push mode) from
+/// `NostrPushTesting`, serving the repository's `Fixtures/demo/` data set with its published TEST
+/// keys, and the production `PushGateway` on loopback with APNs recorded (``LoopbackGateway``).
+/// A real app talks to a real relay and its own deployed gateway instead.
 public final class FixtureWorld: Sendable {
   /// The demo data set's base time; the world runs four days later, so the demo's own messages
   /// are past the extension's presentation window and only this run's messages are shown.
@@ -25,15 +26,16 @@ public final class FixtureWorld: Sendable {
 
   /// The fixture relay.
   public let relay: RelayFixtureServer
-  /// The gateway fixture (it issues grants; no wake is delivered in this world).
-  public let gateway: GatewayFixture
+  /// The push gateway the app registers with (the relay delivers no wake to it in this world:
+  /// its wakes stay in the relay's outbox for the run to inspect).
+  public let gateway: LoopbackGateway
   /// The relay's URL (`http://127.0.0.1:<free port>`).
   public let relayURL: String
   /// The TEST keys of `Fixtures/demo/keys.json`: the app's account, alice and carol.
   public let account: SecretKey, alice: SecretKey, carol: SecretKey
 
   private init(
-    relay: RelayFixtureServer, gateway: GatewayFixture, relayURL: String, keys: [String: SecretKey]
+    relay: RelayFixtureServer, gateway: LoopbackGateway, relayURL: String, keys: [String: SecretKey]
   ) {
     self.relay = relay
     self.gateway = gateway
@@ -54,12 +56,17 @@ public final class FixtureWorld: Sendable {
       }
       keys[name] = try SecretKey(hex: hex)
     }
-    let gateway = try GatewayFixture(configuration: GatewayFixtureConfiguration(now: now))
-    _ = try await gateway.start()
     let relay = RelayFixtureServer(
       data: try RelayFixtureData.load(folder: demoFolder),
       configuration: RelayFixtureConfiguration(now: now, push: RelayFixturePushMode(pushKey: keys["relay"]!)))
     let url = try await relay.start()
+    let gateway: LoopbackGateway
+    do {
+      gateway = try await LoopbackGateway.start(now: now)
+    } catch {
+      await relay.stop()
+      throw error
+    }
     return FixtureWorld(relay: relay, gateway: gateway, relayURL: url.absoluteString, keys: keys)
   }
 

@@ -8,21 +8,25 @@ import PushDescriptor
 import PushLease
 import Testing
 
-/// What `chat-app` prints, step by step: enrolled, rotated, woken and shown, muted, revoked.
+/// What `chat-app` prints, step by step: registered with the gateway and granted, enrolled, moved to
+/// a new token and rotated, woken and shown, muted, revoked.
 @Suite(.timeLimit(.minutes(2))) struct ChatAppRunTests {
   @Test func everyStepHappens() async throws {
     let lines = try await ChatAppDemo.run()
     #expect(
       lines == [
         "app: discovered nip-pl push, current key demo-2026-01",
+        "gateway: registered the device token (epoch 1), granted the relay's key a g1.… grant",
         "app: planned 3 subscriptions (mentions, 1 channel, direct messages)",
         "app: enrolled generation 1, accepted true",
+        "gateway: moved to a new device token (epoch 2), new grant differs: true",
         "app: rotated to generation 2, accepted true; saved 3 subscriptions, 1 muted sender",
         "relay: alice's mention woke the device: true",
         "extension: shown: Alice Martin [#relay-dev]: Lunch at noon? (active)",
         "relay: carol's mention (muted sender) woke the device: false",
         "extension: nothing new: already_delivered",
         "app: revoked, accepted true",
+        "gateway: revoked the installation",
         "relay: after revoking, alice's mention woke the device: false",
       ])
   }
@@ -53,15 +57,18 @@ import Testing
       container: container, now: { FixtureWorld.now })
     let descriptor = try await app.discover(relay: world.relayURL)
     let key = try #require(descriptor.currentKey)
-    let grant = try world.gateway.issueGrant(relayPubkey: key.pubkey, deviceToken: "a1b2c3d4")
+    let gateway = try ChatGatewaySide(
+      baseURL: world.gateway.baseURL, appProfile: LoopbackGateway.appProfile, account: world.account,
+      now: { FixtureWorld.now })
+    let installation = try await gateway.register(deviceToken: String(repeating: "0f", count: 32))
+    let grant = try await gateway.grant(installation: installation, relayPubkey: key.pubkey, generation: 1)
     let carol = try #require(NostrID(world.carol.publicKeyHex))
     // Mentions only (no channel joined), carol muted: her events are in every ignore list.
     let subscriptions = try app.plan(descriptor, joined: [], mutedChannels: [], mutedSenders: [carol])
     #expect(subscriptions.first?.ignore.contains { $0.authors == [carol.hex] } == true)
     #expect(
       try await app.enroll(
-        descriptor, grant: .init(grant: grant.grant, expiresAt: grant.expiresAt),
-        subscriptions: subscriptions,
+        descriptor, grant: grant, subscriptions: subscriptions,
         mutedSenders: [carol]
       ).accepted)
 
@@ -103,5 +110,51 @@ import Testing
       #expect(woke == expected, "relay: \(what)")
       #expect(shown == expected, "extension: \(what)")
     }
+  }
+}
+
+/// The app's gateway side against the real `PushGateway`: what it refuses is refused with the
+/// gateway's answer, and a revoked installation grants nothing more.
+@Suite(.timeLimit(.minutes(2))) struct ChatGatewaySideTests {
+  @Test func refusalsCarryTheGatewaysAnswer() async throws {
+    let gateway = try await LoopbackGateway.start(now: FixtureWorld.now)
+    do {
+      try await check(gateway)
+    } catch {
+      await gateway.stop()
+      throw error
+    }
+    await gateway.stop()
+  }
+
+  func check(_ gateway: LoopbackGateway) async throws {
+    func side(_ account: SecretKey) throws -> ChatGatewaySide {
+      try ChatGatewaySide(
+        baseURL: gateway.baseURL, appProfile: LoopbackGateway.appProfile, account: account,
+        now: { FixtureWorld.now })
+    }
+    let owner = try side(SecretKey.generate())
+    let token = String(repeating: "7c", count: 32)
+    let relay = SecretKey.generate().publicKeyHex
+    let installation = try await owner.register(deviceToken: token)
+    #expect(installation.endpointEpoch == 1)
+    let grant = try await owner.grant(installation: installation, relayPubkey: relay, generation: 3)
+    #expect(grant.grant.hasPrefix("g1.") && !grant.grant.contains(token))
+    #expect(grant.expiresAt == FixtureWorld.now + 7 * 86_400)
+    // Another account cannot take the same device token while it is live.
+    let taken = await #expect(throws: ChatGatewaySide.Refused.self) {
+      _ = try await side(SecretKey.generate()).register(deviceToken: token)
+    }
+    #expect(taken?.description == "register: installationConflict")
+    // A lower generation than the gateway holds is stale.
+    let stale = await #expect(throws: ChatGatewaySide.Refused.self) {
+      _ = try await owner.grant(installation: installation, relayPubkey: relay, generation: 2)
+    }
+    #expect(stale?.description == "delegate: staleGeneration")
+    try await owner.revoke(installation: installation)
+    let gone = await #expect(throws: ChatGatewaySide.Refused.self) {
+      _ = try await owner.grant(installation: installation, relayPubkey: relay, generation: 4)
+    }
+    #expect(gone?.description == "delegate: notFound")
   }
 }
