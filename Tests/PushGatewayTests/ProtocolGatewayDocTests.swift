@@ -3,6 +3,7 @@ import NostrEvent
 import NostrHTTP
 import NostrPushCore
 import NostrPushTestSupport
+import NostrPushTesting
 import PushRegistration
 import Testing
 
