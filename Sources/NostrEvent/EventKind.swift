@@ -46,6 +46,8 @@ public enum EventKind {
   public static let pushLease = 30350
   /// Kind 39000, NIP-29 group (channel) metadata, signed by the relay.
   public static let groupMetadata = 39000
+  /// Kind 39001, a NIP-29 group's admins, signed by the relay.
+  public static let groupAdmins = 39001
   /// Kind 39002, a NIP-29 group's members, signed by the relay.
   public static let groupMembers = 39002
   /// Kind 40002, a stream message.
@@ -76,7 +78,8 @@ public enum EventKind {
     (fileMessage, "file_message"), (genericRepost, "generic_repost"), (giftWrap, "gift_wrap"),
     (comment, "comment"), (zapRequest, "zap_request"), (zapReceipt, "zap_receipt"),
     (clientAuthentication, "client_authentication"), (httpAuthorization, "http_authorization"),
-    (pushLease, "push_lease"), (groupMetadata, "group_metadata"), (groupMembers, "group_members"),
+    (pushLease, "push_lease"), (groupMetadata, "group_metadata"), (groupAdmins, "group_admins"),
+    (groupMembers, "group_members"),
     (streamMessage, "stream_message"), (forumPost, "forum_post"), (forumReply, "forum_reply"),
   ]
 

@@ -160,7 +160,8 @@ struct ClientSession: Sendable {
       return [
         RelayMessages.closed(
           subscription,
-          "restricted: this push relay serves only your own leases (kinds [30350], authors [you])")
+          "restricted: this push relay serves only your own leases (kinds [\(EventKind.pushLease)], authors [you])"
+        )
       ]
     }
     let relay = self.relay

@@ -11,7 +11,7 @@ public struct NIP42Check: Sendable {
   /// How far an `AUTH` event's `created_at` may be from now: 600 s.
   public static let window: Int64 = 600
   /// The NIP-42 kind.
-  public static let kind = 22242
+  public static let kind = EventKind.clientAuthentication
 
   /// The URLs a `relay` tag may name (the public origin and the listener's own `ws://` URL).
   public let relayURLs: [String]
@@ -29,7 +29,9 @@ public struct NIP42Check: Sendable {
     } catch {
       return .failure(Refusal("invalid: malformed event: \(error.field ?? "event"): \(error.message)"))
     }
-    guard event.kind == Self.kind else { return .failure(Refusal("invalid: AUTH event must be kind 22242")) }
+    guard event.kind == Self.kind else {
+      return .failure(Refusal("invalid: AUTH event must be kind \(Self.kind)"))
+    }
     switch event.verify() {
     case .valid: break
     case .idMismatch:

@@ -27,9 +27,11 @@ public struct ServiceIngest: Sendable {
   public static let giftWrapBackdate: Int64 = 172_800
   /// The kinds stored for enrichment beside the push kinds: profiles and NIP-29 group metadata,
   /// admins and members.
-  public static let enrichmentKinds: Set<Int> = [0, 39000, 39001, 39002]
+  public static let enrichmentKinds: Set<Int> = [
+    EventKind.profile, EventKind.groupMetadata, EventKind.groupAdmins, EventKind.groupMembers,
+  ]
   /// The lease kind.
-  public static let leaseKind = 30350
+  public static let leaseKind = EventKind.pushLease
 
   /// What one event came to, with the reason a rejected one was dropped.
   public struct Outcome: Sendable, Hashable {
@@ -76,7 +78,8 @@ public struct ServiceIngest: Sendable {
     let now = clock.now()
     let eligible = pushKinds.contains(event.kind)
     if eligible {
-      let earliest = now - Self.timestampWindow - (event.kind == 1059 ? Self.giftWrapBackdate : 0)
+      let earliest =
+        now - Self.timestampWindow - (event.kind == EventKind.giftWrap ? Self.giftWrapBackdate : 0)
       guard event.createdAt >= earliest, event.createdAt <= now + Self.timestampWindow else {
         return reject("invalid: event timestamp too far from server time")
       }

@@ -24,7 +24,7 @@ public struct UpstreamPlan: Sendable, Hashable {
   }
 
   /// The kind of a NIP-29 group member list.
-  public static let membersKind = 39002
+  public static let membersKind = EventKind.groupMembers
 
   /// The subscriptions, in a stable order.
   public var subscriptions: [Subscription]

@@ -255,7 +255,8 @@ final class UpstreamSubscriber: Sendable {
         case .auth(let challenge):
           guard owner.upstream.auth, challenge.utf8.count <= 1024,
             let event = try? UnsignedEvent(
-              pubkey: owner.key.publicKeyHex, createdAt: owner.clock.now(), kind: 22242,
+              pubkey: owner.key.publicKeyHex, createdAt: owner.clock.now(),
+              kind: EventKind.clientAuthentication,
               tags: [["relay", owner.upstream.url], ["challenge", challenge]], content: ""
             ).signed(with: owner.key)
           else { continue }
@@ -325,7 +326,7 @@ final class UpstreamSubscriber: Sendable {
     ) {
       let filters = subscription.filters.map { filter -> JSONValue in
         var copy = filter
-        let giftWrap = filter.kinds?.contains(1059) ?? false
+        let giftWrap = filter.kinds?.contains(EventKind.giftWrap) ?? false
         copy.since =
           cursor - UpstreamSubscriber.sinceSlack - (giftWrap ? UpstreamSubscriber.giftWrapBackdate : 0)
         copy.until = until
