@@ -110,6 +110,13 @@ def serve_connection(raw, context):
         connection.local_settings = h2.settings.Settings(
             client=False, initial_values={h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: 1})
     connection.initiate_connection()
+    if gated:
+        # The SETTINGS just written advertise one stream; enforce a wide limit instead, as a
+        # lenient server does for the streams a client opened before that SETTINGS reached it
+        # (h2 would otherwise raise TooManyStreamsError and this thread would drop the whole
+        # connection, failing every stream on it — not what APNs does).
+        connection.local_settings = h2.settings.Settings(
+            client=False, initial_values={h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: 1000})
     flags = {"gated": gated, "closing": False}
     tls.sendall(connection.data_to_send())
     streams = {}
