@@ -4,15 +4,29 @@ import NostrPushCore
 import _NostrSQLite
 
 /// ``PushGatewayStore`` in one SQLite file: WAL, `synchronous=FULL`, created 0600, migrated by
-/// the package's one migrator, one `BEGIN IMMEDIATE` transaction per call, every statement
-/// served by an index (``GatewayStatements``).
+/// the package's one migrator, calls group-committed in `BEGIN IMMEDIATE` transactions, every
+/// statement served by an index (``GatewayStatements``).
 ///
 /// For one gateway process (several processes share one database through PostgreSQL). The
-/// connection is used under one lock, and each call runs off the cooperative thread pool
-/// (`BlockingWork`), since a write may wait out another connection's lock for the busy timeout.
+/// connection is used under one lock, off the cooperative thread pool, since a write may wait out
+/// another connection's lock for the busy timeout.
+///
+/// Group commit (issue #40): with `synchronous=FULL` every `COMMIT` is an fsync, and a delivery
+/// makes two calls (admission, then outcome), so one transaction per call capped deliveries at
+/// the disk's commit rate. Instead, calls that arrive while a transaction is committing wait in
+/// a queue and run together in the next one, in arrival order, each inside its own `SAVEPOINT`,
+/// at most `batchLimit` (default 64, the gateway's delivery concurrency) a transaction; one
+/// `COMMIT` then makes all of them durable, and only after it does any of them return.
+/// Durability is unchanged: no call is answered before its effects are on disk. Each call's
+/// effects are what they were in a transaction of its own: a refusal keeps its writes (its
+/// NIP-98 burn stands), an error rolls back its own savepoint only. When the transaction as a
+/// whole fails (`BEGIN`, `COMMIT`, or SQLite abandoning it), every call run in it reports that
+/// error and none of its effects remain; calls not yet run go on to the next transaction.
 public final class SQLitePushGatewayStore: PushGatewayStore {
   /// The default busy timeout: how long a write waits for another connection's lock.
   public static let defaultBusyTimeoutMilliseconds: Int32 = 5000
+  /// The most concurrent calls one transaction holds (see the group commit above).
+  public static let defaultBatchLimit = 64
   /// How long a kept answer outlives its wake (a relay's retry never comes later).
   public static let keptAnswerGraceSeconds: Int64 = 60
   /// The longest quota window: one hour.
@@ -32,13 +46,16 @@ public final class SQLitePushGatewayStore: PushGatewayStore {
   /// The file's path.
   public let path: String
   private let connection: Locked<Connection>
+  private let groupCommit: SQLiteGroupCommit
 
   /// Opens (creating with mode 0600 when missing) the store at `path`, switches it to WAL with
   /// `synchronous=FULL` and migrates it; `invalid_configuration` for an in-memory or empty path,
   /// `storage_unavailable` when SQLite refuses it, `unsupported_schema` for a newer file.
-  public init(path: String, busyTimeoutMilliseconds: Int32 = defaultBusyTimeoutMilliseconds)
-    throws(PushGatewayError)
-  {
+  /// `batchLimit` (at least 1) bounds how many concurrent calls share one transaction.
+  public init(
+    path: String, busyTimeoutMilliseconds: Int32 = defaultBusyTimeoutMilliseconds,
+    batchLimit: Int = defaultBatchLimit
+  ) throws(PushGatewayError) {
     guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else {
       throw PushGatewayError(
         code: .invalidConfiguration, field: "store", message: "the gateway store needs a file path")
@@ -57,6 +74,7 @@ public final class SQLitePushGatewayStore: PushGatewayStore {
     try Self.migrator.migrate(opened)
     self.path = path
     connection = Locked(opened)
+    groupCommit = SQLiteGroupCommit(connection, batchLimit: batchLimit)
   }
 
   /// The `EXPLAIN QUERY PLAN` details of `sql`, for the test that proves every statement uses
@@ -76,17 +94,22 @@ public final class SQLitePushGatewayStore: PushGatewayStore {
     }
   }
 
-  /// Runs `body` in one immediate transaction off the cooperative pool; a refusal commits too
-  /// (its NIP-98 burn stands).
+  /// Runs `body` in the next group-committed transaction (``SQLiteGroupCommit``) and answers once
+  /// that transaction is on disk; a refusal commits too (its NIP-98 burn stands), an error undoes
+  /// only this call's savepoint.
   private func transaction<T: Sendable>(
     _ body: @escaping @Sendable (Connection) throws(PushGatewayError) -> T
   ) async throws(PushGatewayError) -> T {
-    try await BlockingWork.run { [connection] () throws(PushGatewayError) -> T in
-      try connection.withLock { (connection) throws(PushGatewayError) -> T in
-        try connection.immediateTransaction { () throws(PushGatewayError) -> T in try body(connection) }
-      }
-    }
+    try await groupCommit.run(body)
   }
+
+  /// How many transactions this store has committed, for the test that proves concurrent calls
+  /// share them.
+  package var committedTransactions: Int { groupCommit.commits }
+
+  /// Returns once `count` calls have reached the group commit's queue, for tests that build one
+  /// batch.
+  package func received(atLeast count: Int) async { await groupCommit.received(atLeast: count) }
 
   // MARK: Rows
 

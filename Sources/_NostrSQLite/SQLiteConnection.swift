@@ -78,6 +78,9 @@ package final class SQLiteConnection<Failure: Error> {
     if descriptor >= 0 { close(descriptor) }
   }
 
+  /// Whether a transaction is open (SQLite ends one by itself on some errors, such as a full disk).
+  package var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
   /// Runs SQL that takes no parameters and returns no rows (may hold several statements).
   package func execute(_ sql: String) throws(Failure) {
     let status = sqlite3_exec(handle, sql, nil, nil, nil)
