@@ -190,13 +190,18 @@ final class GatewayEndToEndWorld: Sendable {
     let routes = (PushGateway.registrationPaths + [PushGateway.deliveryPath]).map { path in
       HTTPServerRoute("POST", path, maxBodyBytes: 64 * 1024) { request in await box.current!.handle(request) }
     }
-    let server = try HTTPServer.start(HTTPServerConfiguration(), router: HTTPServerRouter(routes))
+    // Every relay-side connection comes from 127.0.0.1, as behind a proxy: the per-IP bound is the
+    // total, as `nostr-push gateway --config` sets it.
+    let server = try HTTPServer.start(
+      HTTPServerConfiguration(maxConnections: 1024, maxConnectionsPerIP: 1024),
+      router: HTTPServerRouter(routes))
     let baseURL = "http://127.0.0.1:\(server.port)"
     let gateway = try PushGateway(
       publicURL: baseURL, store: store, keys: keys, apps: ["chat": try client()], quotaPer10Seconds: 100_000,
       quotaPerHour: 100_000, log: { _ in })
     box.withLock { $0 = gateway }
-    let relayClient = try CurlHTTPClient()
+    // HTTP/1.1 to the gateway: one request per connection at a time, so 64 in flight need 64.
+    let relayClient = try CurlHTTPClient(maxConnectionsPerHost: inFlight)
     let relay = SecretKey.generate()
     var grants: [String] = []
     var tokens: [String] = []

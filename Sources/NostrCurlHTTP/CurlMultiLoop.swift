@@ -218,7 +218,10 @@ final class CurlMultiLoop: @unchecked Sendable {
     string(CURLOPT_PROTOCOLS_STR, "http,https", "protocols")
     long(CURLOPT_NOSIGNAL, 1, "nosignal")
     long(CURLOPT_FOLLOWLOCATION, 0, "followlocation")
-    long(CURLOPT_PIPEWAIT, 1, "pipewait")
+    // Wait for a connection that may multiplex only where one can (TLS, HTTP/2 by ALPN): over
+    // plain http every request would otherwise queue behind the first until its answer shows
+    // that the connection is HTTP/1.1.
+    long(CURLOPT_PIPEWAIT, request.url.lowercased().hasPrefix("https://") ? 1 : 0, "pipewait")
     long(CURLOPT_TIMEOUT_MS, timeoutMilliseconds, "timeout")
     long(
       CURLOPT_CONNECTTIMEOUT_MS,

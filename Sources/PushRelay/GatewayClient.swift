@@ -7,7 +7,8 @@ import NostrCurlHTTP
 
 /// The one libcurl client of the process's gateway clients (made on first use).
 private let sharedDefaultTransport: any HTTPTransport =
-  (try? CurlHTTPClient()) ?? URLSessionHTTPTransport.shared
+  (try? CurlHTTPClient(maxConnectionsPerHost: GatewayClient.defaultMaxConnectionsPerGateway))
+  ?? URLSessionHTTPTransport.shared
 #else
 private let sharedDefaultTransport: any HTTPTransport = URLSessionHTTPTransport.shared
 #endif
@@ -60,6 +61,11 @@ public struct GatewayClient: Sendable {
   /// core: 2.7 s of CPU in a 4 s wait), `URLSessionHTTPTransport.shared` elsewhere or when
   /// libcurl cannot start.
   public static var defaultTransport: any HTTPTransport { sharedDefaultTransport }
+
+  /// How many connections the default transport keeps to one gateway (128): the delivery
+  /// worker keeps up to 128 requests in flight, and over HTTP/1.1 (a loopback gateway, or a
+  /// proxy without HTTP/2) each needs a connection of its own; over HTTP/2 they share one.
+  public static let defaultMaxConnectionsPerGateway = 128
 
   /// A client for `baseURL` over `transport`.
   ///

@@ -1,6 +1,7 @@
 import Foundation
 import NostrHTTP
 import NostrHTTPServer
+import NostrPushCore
 import PushRelay
 import Testing
 
@@ -49,6 +50,46 @@ import NostrCurlHTTP
     print(
       "GatewayClient default transport: \(cpuAfter - cpuBefore) CPU in \(wall) of waiting (\(share * 100) %)")
     #expect(share <= 0.05, "libcurl's thread used \(cpuAfter - cpuBefore) of CPU in \(wall)")
+  }
+  /// Over HTTP/1.1 each request in flight needs a connection of its own: 32 deliveries, each held
+  /// by the gateway until all 32 have arrived (at most 5 s), are all in flight before the first
+  /// is answered (with libcurl's default of a few connections per host they would queue, and the
+  /// gateway would see only that many before answering).
+  @Test func holdsManyDeliveriesInFlightToOneHTTP1Gateway() async throws {
+    let wanted = 32
+    let arrived = Locked(0)
+    let seenByFirstAnswer = Locked<Int?>(nil)
+    let route = HTTPServerRoute("POST", "/v1/deliveries/apns", maxBodyBytes: 8192) { _ in
+      arrived.withLock { $0 += 1 }
+      let deadline = ContinuousClock.now + .seconds(5)
+      while arrived.current < wanted, ContinuousClock.now < deadline {
+        try? await Task.sleep(for: .milliseconds(5))
+      }
+      seenByFirstAnswer.withLock { $0 = $0 ?? arrived.current }
+      return .text(status: 200, #"{"status":"accepted"}"#)
+    }
+    let server = try HTTPServer.start(
+      HTTPServerConfiguration(maxConnectionsPerIP: 1024), router: HTTPServerRouter([route]))
+    let client = GatewayClient.defaultTransport
+    let statuses = await withTaskGroup(of: Int.self) { group in
+      for _ in 0..<wanted {
+        group.addTask {
+          let response = try? await client.send(
+            HTTPTransportRequest(
+              url: "http://127.0.0.1:\(server.port)/v1/deliveries/apns", method: "POST",
+              headers: ["Content-Type": "application/json"], body: Array(#"{"v":1}"#.utf8),
+              maxResponseBytes: 16_384),
+            deadline: .now + .seconds(30))
+          return response?.status ?? 0
+        }
+      }
+      var all: [Int] = []
+      for await status in group { all.append(status) }
+      return all
+    }
+    await server.stop(gracePeriod: .milliseconds(100))
+    #expect(statuses == Array(repeating: 200, count: wanted))
+    #expect(seenByFirstAnswer.current == wanted, "requests in flight at once")
   }
 }
 #endif
