@@ -105,7 +105,7 @@ struct AdmissionRun: Sendable {
           now: now,
           maxPerOwner: 16))
       guard case .created(_, let epoch, _) = registered else {
-        throw BenchmarkFailure("register: \(registered)")
+        throw PipelineRunError("register: \(registered)")
       }
       let delegated = try await store.delegate(
         DelegationRequest(
@@ -113,7 +113,7 @@ struct AdmissionRun: Sendable {
           expiresAt: now + 3_600, newDelegationID: UUID().uuidString.lowercased(), now: now,
           maxPerInstallation: 32))
       guard case .delegated(let delegation, _, _) = delegated else {
-        throw BenchmarkFailure("delegate: \(delegated)")
+        throw PipelineRunError("delegate: \(delegated)")
       }
       devices.append((delegation, epoch))
     }
@@ -126,7 +126,7 @@ struct AdmissionRun: Sendable {
           epoch: device.epoch, generation: 1, requestID: UUID().uuidString.lowercased(),
           wakeExpiresAt: now + 600, now: now, quotaPer10Seconds: 100_000, quotaPerHour: 100_000,
           inFlightSeconds: 30))
-      guard case .admitted = result else { throw BenchmarkFailure("admission \(index): \(result)") }
+      guard case .admitted = result else { throw PipelineRunError("admission \(index): \(result)") }
     }
     let elapsed = ContinuousClock.now - started
     return Double(count)
@@ -213,14 +213,14 @@ final class GatewayEndToEndWorld: Sendable {
         relayClient, baseURL, "/v1/installations",
         #"{"v":1,"app_profile":"chat","endpoint":"\#(token)","expires_at":\#(now + 86_400)}"#, key: owner)
       guard let handle = registered.object?["installation_handle"]?.stringValue else {
-        throw BenchmarkFailure("register: \(registered.status)")
+        throw PipelineRunError("register: \(registered.status)")
       }
       let delegated = try await post(
         relayClient, baseURL, "/v1/delegations",
         #"{"v":1,"installation_handle":"\#(handle)","relay_pubkey":"\#(relay.publicKeyHex)","generation":1,"expires_at":\#(now + 3_600)}"#,
         key: owner)
       guard let grant = delegated.object?["endpoint_grant"]?.stringValue else {
-        throw BenchmarkFailure("delegate: \(delegated.status)")
+        throw PipelineRunError("delegate: \(delegated.status)")
       }
       grants.append(grant)
       tokens.append(token)
@@ -253,7 +253,7 @@ final class GatewayEndToEndWorld: Sendable {
       let body =
         #"{"v":1,"endpoint_grant":"\#(grants[index % grants.count])","request_id":"\#(UUID().uuidString.lowercased())","expires_at":\#(now + 600)}"#
       let answer = try await Self.post(relayClient, baseURL, PushGateway.deliveryPath, body, key: relay)
-      guard answer.status == 200 else { throw BenchmarkFailure("delivery answered \(answer.status)") }
+      guard answer.status == 200 else { throw PipelineRunError("delivery answered \(answer.status)") }
     }
   }
 
@@ -264,7 +264,7 @@ final class GatewayEndToEndWorld: Sendable {
         deviceToken: tokens[index % tokens.count], requestID: UUID().uuidString.lowercased(),
         expiresAt: Int64(Date().timeIntervalSince1970) + 600)
       let outcome = await directClient.deliver(wake, deadline: .now + .seconds(30))
-      guard outcome == .accepted else { throw BenchmarkFailure("direct: \(outcome)") }
+      guard outcome == .accepted else { throw PipelineRunError("direct: \(outcome)") }
     }
   }
 
@@ -334,10 +334,4 @@ final class GatewayEndToEndWorld: Sendable {
     return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
       + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
   }
-}
-
-/// A benchmark step that did not go as planned.
-struct BenchmarkFailure: Error, CustomStringConvertible {
-  var description: String
-  init(_ description: String) { self.description = description }
 }

@@ -113,55 +113,8 @@ public final class SQLitePushGatewayStore: PushGatewayStore {
 
   // MARK: Rows
 
-  private struct Installation {
-    var handle: String
-    var owner: String
-    var appProfile: String
-    var fingerprint: String
-    var sealedToken: String
-    var tokenKid: String
-    var epoch: Int64
-    var invalid: Bool
-    var invalidAt: Int64?
-    var expiresAt: Int64
-    var revoked: Bool
-
-    init(_ row: SQLiteRow) {
-      handle = row.text(0) ?? ""
-      owner = row.text(1) ?? ""
-      appProfile = row.text(2) ?? ""
-      fingerprint = row.text(3) ?? ""
-      sealedToken = row.text(4) ?? ""
-      tokenKid = row.text(5) ?? ""
-      epoch = row.integer(6)
-      invalid = row.integer(7) != 0
-      invalidAt = row.optionalInteger(8)
-      expiresAt = row.integer(9)
-      revoked = row.integer(10) != 0
-    }
-
-    func isLive(at now: Int64) -> Bool { !revoked && expiresAt > now }
-  }
-
-  private struct Delegation {
-    var handle: String
-    var relayPubkey: String
-    var id: String
-    var generation: Int64
-    var expiresAt: Int64
-    var revoked: Bool
-
-    init(_ row: SQLiteRow) {
-      handle = row.text(0) ?? ""
-      relayPubkey = row.text(1) ?? ""
-      id = row.text(2) ?? ""
-      generation = row.integer(3)
-      expiresAt = row.integer(4)
-      revoked = row.integer(5) != 0
-    }
-
-    func isLive(at now: Int64) -> Bool { !revoked && expiresAt > now }
-  }
+  private typealias Installation = GatewayInstallationRow
+  private typealias Delegation = GatewayDelegationRow
 
   private static func burn(_ auth: AuthBurn, now: Int64, _ connection: Connection) throws(PushGatewayError)
     -> Bool
@@ -526,5 +479,26 @@ public final class SQLitePushGatewayStore: PushGatewayStore {
       deleted += try connection.run(GatewayStatements.deleteOldAdmissions, [.integer(now - Self.hourSeconds)])
       return deleted
     }
+  }
+}
+
+extension GatewayInstallationRow {
+  /// The row of `GatewayStatements`' installation columns, in their order.
+  fileprivate init(_ row: SQLiteRow) {
+    self.init(
+      handle: row.text(0) ?? "", owner: row.text(1) ?? "", appProfile: row.text(2) ?? "",
+      fingerprint: row.text(3) ?? "", sealedToken: row.text(4) ?? "", tokenKid: row.text(5) ?? "",
+      epoch: row.integer(6), invalid: row.integer(7) != 0, invalidAt: row.optionalInteger(8),
+      expiresAt: row.integer(9),
+      revoked: row.integer(10) != 0)
+  }
+}
+
+extension GatewayDelegationRow {
+  /// The row of `GatewayStatements`' delegation columns, in their order.
+  fileprivate init(_ row: SQLiteRow) {
+    self.init(
+      handle: row.text(0) ?? "", relayPubkey: row.text(1) ?? "", id: row.text(2) ?? "",
+      generation: row.integer(3), expiresAt: row.integer(4), revoked: row.integer(5) != 0)
   }
 }

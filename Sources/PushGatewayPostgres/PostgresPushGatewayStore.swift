@@ -52,55 +52,8 @@ public final class PostgresPushGatewayStore: PushGatewayStore {
     }
   }
 
-  private struct Installation {
-    var handle: String
-    var owner: String
-    var appProfile: String
-    var fingerprint: String
-    var sealedToken: String
-    var tokenKid: String
-    var epoch: Int64
-    var invalid: Bool
-    var invalidAt: Int64?
-    var expiresAt: Int64
-    var revoked: Bool
-
-    init(_ row: PostgresRow) {
-      handle = row.text(0) ?? ""
-      owner = row.text(1) ?? ""
-      appProfile = row.text(2) ?? ""
-      fingerprint = row.text(3) ?? ""
-      sealedToken = row.text(4) ?? ""
-      tokenKid = row.text(5) ?? ""
-      epoch = row.integer(6)
-      invalid = row.bool(7)
-      invalidAt = row.text(8).flatMap { Int64($0) }
-      expiresAt = row.integer(9)
-      revoked = row.bool(10)
-    }
-
-    func isLive(at now: Int64) -> Bool { !revoked && expiresAt > now }
-  }
-
-  private struct Delegation {
-    var handle: String
-    var relayPubkey: String
-    var id: String
-    var generation: Int64
-    var expiresAt: Int64
-    var revoked: Bool
-
-    init(_ row: PostgresRow) {
-      handle = row.text(0) ?? ""
-      relayPubkey = row.text(1) ?? ""
-      id = row.text(2) ?? ""
-      generation = row.integer(3)
-      expiresAt = row.integer(4)
-      revoked = row.bool(5)
-    }
-
-    func isLive(at now: Int64) -> Bool { !revoked && expiresAt > now }
-  }
+  private typealias Installation = GatewayInstallationRow
+  private typealias Delegation = GatewayDelegationRow
 
   private static func burn(_ auth: AuthBurn, now: Int64, _ c: PostgresConnection) throws(PostgresFailure)
     -> Bool
@@ -420,5 +373,26 @@ public final class PostgresPushGatewayStore: PushGatewayStore {
       deleted += try c.query(S.deleteOldAdmissions, [String(now - 3600)]).changed
       return deleted
     }
+  }
+}
+
+extension GatewayInstallationRow {
+  /// The row of `GatewayStatements`' installation columns, in their order.
+  fileprivate init(_ row: PostgresRow) {
+    self.init(
+      handle: row.text(0) ?? "", owner: row.text(1) ?? "", appProfile: row.text(2) ?? "",
+      fingerprint: row.text(3) ?? "", sealedToken: row.text(4) ?? "", tokenKid: row.text(5) ?? "",
+      epoch: row.integer(6), invalid: row.bool(7), invalidAt: row.text(8).flatMap { Int64($0) },
+      expiresAt: row.integer(9),
+      revoked: row.bool(10))
+  }
+}
+
+extension GatewayDelegationRow {
+  /// The row of `GatewayStatements`' delegation columns, in their order.
+  fileprivate init(_ row: PostgresRow) {
+    self.init(
+      handle: row.text(0) ?? "", relayPubkey: row.text(1) ?? "", id: row.text(2) ?? "",
+      generation: row.integer(3), expiresAt: row.integer(4), revoked: row.bool(5))
   }
 }

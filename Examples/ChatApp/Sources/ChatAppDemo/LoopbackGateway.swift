@@ -1,11 +1,12 @@
 import Foundation
 import NostrHTTPServer
 import NostrPushCore
+import NostrPushTesting
 import PushGateway
 
 /// TEST FIXTURE, not production: the production `PushGateway` on a loopback socket (a SQLite
 /// store and a sealing key made for the run, served through `NostrHTTPServer`), sending to
-/// ``AcceptingAPNsTransport`` instead of Apple. The app registers and delegates against it
+/// `NostrPushTesting`'s `RecordingAPNsTransport` instead of Apple. The app registers and delegates against it
 /// exactly as against a deployed gateway; a real app is given its gateway's `https` URL instead.
 public final class LoopbackGateway: Sendable {
   /// The app profile the gateway serves (the same name as the relay's app profile).
@@ -14,11 +15,11 @@ public final class LoopbackGateway: Sendable {
   /// The gateway's public URL (`http://127.0.0.1:<free port>`): NIP-98 `u` tags start with it.
   public let baseURL: String
   /// The APNs requests the gateway sent.
-  public let apns: AcceptingAPNsTransport
+  public let apns: RecordingAPNsTransport
   private let server: HTTPServer
   private let directory: URL
 
-  private init(baseURL: String, apns: AcceptingAPNsTransport, server: HTTPServer, directory: URL) {
+  private init(baseURL: String, apns: RecordingAPNsTransport, server: HTTPServer, directory: URL) {
     self.baseURL = baseURL
     self.apns = apns
     self.server = server
@@ -32,7 +33,7 @@ public final class LoopbackGateway: Sendable {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
       "chat-gateway-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    let apns = AcceptingAPNsTransport()
+    let apns = RecordingAPNsTransport()
     let app = try APNsApp(
       topic: topic, environment: .sandbox, credential: .certificate, alertTitle: "Chat",
       alertBody: "New activity")
