@@ -299,9 +299,9 @@ public final class EnrichmentCache: Sendable {
       ?? false
   }
 
-  /// The replacement order: a larger `created_at` wins; a tie goes to the lower id.
+  /// The replacement order: NIP-01's rule, ``Event/supersedes(createdAt:id:overCreatedAt:id:)``.
   static func replaces(_ createdAt: Int64, _ id: String, _ oldCreatedAt: Int64, _ oldID: String) -> Bool {
-    createdAt > oldCreatedAt || (createdAt == oldCreatedAt && id < oldID)
+    Event.supersedes(createdAt: createdAt, id: id, overCreatedAt: oldCreatedAt, id: oldID)
   }
 
   static func checkChannelID(_ channelID: String) throws(CacheError) {

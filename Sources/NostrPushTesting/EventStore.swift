@@ -24,9 +24,9 @@ struct EventStore: Sendable {
     if (30000..<40000).contains(entry.event.kind) {
       let key = Self.addressKey(
         kind: entry.event.kind, pubkey: entry.event.pubkey, d: Self.firstD(of: entry.event))
-      if addressable[key].map({ Self.precedes(entry.event, $0) }) ?? true { addressable[key] = entry.event }
+      if addressable[key].map({ entry.event.supersedes($0) }) ?? true { addressable[key] = entry.event }
     }
-    let index = entries.firstIndex { Self.precedes(entry.event, $0.event) } ?? entries.count
+    let index = entries.firstIndex { entry.event.supersedes($0.event) } ?? entries.count
     entries.insert(entry, at: index)
   }
 
@@ -89,17 +89,12 @@ struct EventStore: Sendable {
           && (!addressable
             || (stored.event.tags.first { $0.first == "d" }.map { $0.count > 1 ? $0[1] : "" } ?? "") == tag)
       }) {
-        guard Self.precedes(event, entries[index].event) else { return false }
+        guard event.supersedes(entries[index].event) else { return false }
         ids.remove(entries[index].event.id)
         entries.remove(at: index)
       }
     }
     insert(entry)
     return true
-  }
-
-  /// Whether `lhs` is served before `rhs`: newer first, a tie to the lower id.
-  static func precedes(_ lhs: Event, _ rhs: Event) -> Bool {
-    lhs.createdAt != rhs.createdAt ? lhs.createdAt > rhs.createdAt : lhs.id < rhs.id
   }
 }

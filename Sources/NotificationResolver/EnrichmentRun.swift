@@ -188,9 +188,7 @@ struct EnrichmentRun: Sendable {
   }
 
   private func newest(_ events: [Event], matching filter: Filter) -> Event? {
-    events.filter { filter.matches($0) }.min { lhs, rhs in
-      lhs.createdAt != rhs.createdAt ? lhs.createdAt > rhs.createdAt : lhs.id < rhs.id
-    }
+    events.filter { filter.matches($0) }.min { $0.supersedes($1) }
   }
 
   /// `body` on the store through ``BlockingWork`` (every store call may wait out the busy
@@ -240,7 +238,8 @@ struct EnrichmentRun: Sendable {
       authors: [relayKey], kinds: [EventKind.groupMembers], tags: ["d": [channelID]], limit: 1)
     guard let rosters = try? await client.rosters(filter, signer: relayKey, deadline: deadline),
       let roster = rosters.filter({ $0.channelID == channelID }).min(by: { lhs, rhs in
-        lhs.createdAt != rhs.createdAt ? lhs.createdAt > rhs.createdAt : lhs.eventID < rhs.eventID
+        Event.supersedes(
+          createdAt: lhs.createdAt, id: lhs.eventID, overCreatedAt: rhs.createdAt, id: rhs.eventID)
       })
     else { return nil }
     await arrived(roster)

@@ -71,9 +71,7 @@ package struct MessageSelector: Sendable {
     for event in events where isEligible(event, membership: membership) {
       if seen.insert(event.id).inserted { kept.append(event) }
     }
-    return kept.sorted { lhs, rhs in
-      lhs.createdAt != rhs.createdAt ? lhs.createdAt > rhs.createdAt : lhs.id < rhs.id
-    }
+    return kept.sorted { $0.supersedes($1) }
   }
 
   /// Whether one verified event may be presented.

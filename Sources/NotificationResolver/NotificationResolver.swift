@@ -449,8 +449,9 @@ public struct NotificationResolver: Sendable {
       return isCut ? .refused(.invalidResponse) : .noEligibleEvent
     }
     candidates.sort { lhs, rhs in
-      lhs.message.createdAt != rhs.message.createdAt
-        ? lhs.message.createdAt > rhs.message.createdAt : lhs.message.id < rhs.message.id
+      Event.supersedes(
+        createdAt: lhs.message.createdAt, id: lhs.message.id, overCreatedAt: rhs.message.createdAt,
+        id: rhs.message.id)
     }
     let claimed = claim(
       Array(candidates.prefix(coverageLimit)), now: now, deadline: deadline, progress: progress,

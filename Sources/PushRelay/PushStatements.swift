@@ -55,7 +55,8 @@ package enum PushStatements {
     SELECT \(leaseColumns) FROM push_lease \
     WHERE origin = ? AND active = 1 AND expires_at > ? AND endpoint_enabled = 1
     """
-  /// The author's current events, newest first.
+  /// The author's current events, newest first: `ORDER BY created_at DESC, event_id ASC` is
+  /// `Event.supersedes` in SQL (each row supersedes the rows after it).
   package static let currentEvents =
     "SELECT event FROM push_lease WHERE origin = ? AND pubkey = ? ORDER BY created_at DESC, event_id ASC"
   /// A 410 bound to its wake.

@@ -108,10 +108,10 @@ public final class PostgresLeaseStore: LeaseStore, PushProtocolBinding, @uncheck
     }
     let existing = try row(address, on: connection)
     if let existing {
-      // 2: the event must follow the stored one (NIP-01: greater created_at, or equal and smaller id).
-      let follows =
-        lease.createdAt > existing.createdAt
-        || (lease.createdAt == existing.createdAt && lease.eventID < existing.eventID)
+      // 2: the event must supersede the stored one (NIP-01, `Event.supersedes`).
+      let follows = Event.supersedes(
+        createdAt: lease.createdAt, id: lease.eventID, overCreatedAt: existing.createdAt, id: existing.eventID
+      )
       guard follows else { return .rejected(LeaseRefusal(store: .staleReplacement).message) }
       // 3: the generation must rise.
       guard lease.generation > existing.generation else {

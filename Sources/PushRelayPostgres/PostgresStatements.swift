@@ -85,7 +85,8 @@ package enum PostgresStatements {
     SELECT \(leaseColumns) FROM push_lease \
     WHERE origin = $1 AND active AND endpoint_enabled AND expires_at > $2
     """
-  /// The author's current events, newest first.
+  /// The author's current events, newest first: `ORDER BY created_at DESC, event_id ASC` is
+  /// `Event.supersedes` in SQL (each row supersedes the rows after it).
   package static let currentEvents =
     "SELECT event FROM push_lease WHERE origin = $1 AND pubkey = $2 ORDER BY created_at DESC, event_id ASC"
   /// A 410 bound to its wake.

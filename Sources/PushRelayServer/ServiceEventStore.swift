@@ -145,6 +145,7 @@ public final class ServiceEventStore: @unchecked Sendable {
         values.append(.integer(until))
       }
       if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+      // `Event.supersedes` in SQL: each row supersedes the rows after it.
       sql += " ORDER BY created_at DESC, id ASC LIMIT \(Self.maxScannedRows)"
       let rows = try connection.withLock { connection throws(PushServiceError) in
         try connection.query(sql, values) { $0.blob(0) ?? [] }
@@ -156,7 +157,7 @@ public final class ServiceEventStore: @unchecked Sendable {
         taken += 1
       }
     }
-    return chosen.values.sorted { $0.createdAt != $1.createdAt ? $0.createdAt > $1.createdAt : $0.id < $1.id }
+    return chosen.values.sorted { $0.supersedes($1) }
   }
 
   /// Deletes events received more than the retention before `now`; the number deleted.

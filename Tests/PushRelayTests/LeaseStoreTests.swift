@@ -299,6 +299,25 @@ import Testing
     }
   }
 
+  /// The store's SQL order (`ORDER BY created_at DESC, event_id ASC`) is `Event.supersedes`,
+  /// ties included: two addresses share each `created_at`.
+  @Test(arguments: StoreBackend.available) func ordersCurrentEventsByTheSupersedesRule(backend: StoreBackend)
+    async throws
+  {
+    try await withStarted(try await PushWorld(backend: backend)) { world async throws in
+      var published: [Event] = []
+      for createdAt in [Demo.now, Demo.now + 2, Demo.now, Demo.now + 2] {
+        let tombstone = Demo.tombstone(
+          generation: 1, createdAt: createdAt, d: .generate(), now: createdAt)
+        #expect(try world.publish(lease: tombstone).accepted)
+        published.append(tombstone)
+      }
+      let served = try world.store.currentEvents(origin: Demo.origin, pubkey: Demo.account.publicKeyHex)
+      #expect(served.map(\.id) == published.sorted { $0.supersedes($1) }.map(\.id))
+      #expect(Set(served.map(\.createdAt)) == [Demo.now, Demo.now + 2])
+    }
+  }
+
   @Test(arguments: StoreBackend.available) func storesATombstoneForAnAddressNeverActive(backend: StoreBackend)
     async throws
   {
