@@ -189,7 +189,7 @@ struct PipelineRun: Sendable {
     let baselineClient = RelayClient(
       origin: relayOrigin, key: account, transport: URLSessionHTTPTransport.shared, clock: .system)
     let senderConnection = try await RelayConnection.connect(
-      to: "ws" + origin.dropFirst("http".count), key: sender, deadline: .now + Self.stepTimeout)
+      to: relayOrigin.webSocketURL, key: sender, deadline: .now + Self.stepTimeout)
     do {
       let samples = try await messagesLoop(
         connection: senderConnection, gateway: gateway, relay: relay, sender: sender, channel: channel,

@@ -88,7 +88,7 @@ struct PushFixtureLoadRun: Sendable {
     let (events, expected) = try LoadMessages.make(
       count: messages, seed: 0x4649_5854, population: population, now: now)
     let connection = try await RelayConnection.connect(
-      to: "ws" + origin.dropFirst("http".count), clock: { now }, deadline: .now + .seconds(10))
+      to: try RelayOrigin(origin).webSocketURL, clock: { now }, deadline: .now + .seconds(10))
     let publishStart = Stopwatch.mark()
     for event in events {
       let answer = try await connection.publish(event, deadline: .now + .seconds(30))

@@ -442,7 +442,7 @@ struct WakeLatencyRun: Sendable {
       origin: try RelayOrigin(origin), key: account, transport: URLSessionHTTPTransport.shared, clock: .system
     )
     let connection = try await RelayConnection.connect(
-      to: "ws" + origin.dropFirst("http".count), key: sender, deadline: .now + .seconds(10))
+      to: try RelayOrigin(origin).webSocketURL, key: sender, deadline: .now + .seconds(10))
     defer { Task { await connection.close() } }
     var samples = WakeLatencySamples()
     for index in 0..<messages {

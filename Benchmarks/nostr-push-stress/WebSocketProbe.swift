@@ -23,8 +23,8 @@ enum WebSocketProbe {
     }
     let server = RelayFixtureServer(
       data: RelayFixtureData(events: events), configuration: RelayFixtureConfiguration(requestLogCapacity: 0))
-    let origin = try await server.start().absoluteString
-    let url = "ws" + origin.dropFirst("http".count)
+    try await server.start()
+    let url = server.relayOrigin?.webSocketURL ?? ""
     print("before: \(sample())")
     for burst in 1...bursts {
       let started = ContinuousClock.now

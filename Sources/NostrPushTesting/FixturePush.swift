@@ -150,12 +150,10 @@ final class FixturePush: Sendable {
     }
   }
 
-  /// The tenant origin's HTTP base (`ws://h:p` → `http://h:p`), nil when it is the fixture's own.
+  /// The tenant origin's HTTP base (`ws://h:p` → `http://h:p`, the ``RelayOrigin`` of the
+  /// tenant origin), nil when it is the fixture's own.
   var tenantHTTPBase: String? {
-    guard let tenantOrigin else { return nil }
-    if tenantOrigin.hasPrefix("wss://") { return "https://" + tenantOrigin.dropFirst("wss://".count) }
-    if tenantOrigin.hasPrefix("ws://") { return "http://" + tenantOrigin.dropFirst("ws://".count) }
-    return nil
+    tenantOrigin.flatMap { try? RelayOrigin($0) }?.description
   }
 
   // MARK: Bridges

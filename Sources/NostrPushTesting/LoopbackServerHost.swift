@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import NostrPushCore
 import NostrWebSocket
 
 #if canImport(Glibc)
@@ -14,7 +15,7 @@ import Darwin
 final class LoopbackServerHost: Sendable {
   private enum Lifecycle {
     case idle
-    case running(listener: Int32, stopRead: Int32, stopWrite: Int32, origin: String)
+    case running(listener: Int32, stopRead: Int32, stopWrite: Int32, origin: RelayOrigin)
     case stopped
   }
 
@@ -24,11 +25,14 @@ final class LoopbackServerHost: Sendable {
   /// Binds `configuration`'s address, runs `prepare` with the origin (`http://<host>:<port>`, the
   /// host `originHost` or the bound address), then `serve(listener, stopPipe, origin)` on the
   /// serving thread; returns the origin. A `prepare` that throws leaves nothing bound.
+  ///
+  /// The origin is one ``RelayOrigin``, parsed once here: its HTTP form is `description`, its
+  /// WebSocket form `webSocketURL`, never a string rewritten by prefix.
   func start(
     address: LoopbackAddress, configuration: RelayFixtureConfiguration, originHost: String? = nil,
-    prepare: (String) throws(RelayFixtureError) -> Void = { _ in },
-    serve: @escaping @Sendable (_ listener: Int32, _ stopPipe: Int32, _ origin: String) -> Void
-  ) throws(RelayFixtureError) -> String {
+    prepare: (RelayOrigin) throws(RelayFixtureError) -> Void = { _ in },
+    serve: @escaping @Sendable (_ listener: Int32, _ stopPipe: Int32, _ origin: RelayOrigin) -> Void
+  ) throws(RelayFixtureError) -> RelayOrigin {
     guard (0...65535).contains(configuration.port) else {
       throw RelayFixtureError(
         code: .invalidPort, field: "port", message: "\(configuration.port) is not in 0...65535")
@@ -46,8 +50,13 @@ final class LoopbackServerHost: Sendable {
       close(listener)
       throw error
     }
-    let origin = "http://\(originHost ?? address.urlHost):\(port)"
-    do {
+    let origin: RelayOrigin
+    do throws(RelayFixtureError) {
+      do {
+        origin = try RelayOrigin("http://\(originHost ?? address.urlHost):\(port)")
+      } catch {
+        throw RelayFixtureError(code: .invalidHost, field: "host", message: error.message)
+      }
       try prepare(origin)
     } catch {
       close(listener)
@@ -81,8 +90,8 @@ final class LoopbackServerHost: Sendable {
   /// checks can name the bound port.
   func start(
     address: LoopbackAddress, configuration: RelayFixtureConfiguration,
-    respond: @escaping @Sendable (HTTPRequest, String) -> (response: OutboundResponse, delay: Duration)
-  ) throws(RelayFixtureError) -> String {
+    respond: @escaping @Sendable (HTTPRequest, RelayOrigin) -> (response: OutboundResponse, delay: Duration)
+  ) throws(RelayFixtureError) -> RelayOrigin {
     try start(address: address, configuration: configuration) { listener, stopPipe, origin in
       let loop = ConnectionLoop(
         listener: listener, stopPipe: stopPipe, configuration: configuration,
@@ -94,7 +103,7 @@ final class LoopbackServerHost: Sendable {
   }
 
   /// The origin while running, else nil.
-  var origin: String? {
+  var origin: RelayOrigin? {
     lifecycle.withLock { state in
       if case .running(_, _, _, let origin) = state { return origin }
       return nil

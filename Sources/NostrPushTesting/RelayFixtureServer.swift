@@ -111,7 +111,7 @@ public final class RelayFixtureServer: Sendable {
       address: address, configuration: configuration, originHost: configuration.publicHost,
       prepare: { [self] origin throws(RelayFixtureError) in
         if let mode = configuration.push {
-          try startPush(mode, webSocketOrigin: "ws" + origin.dropFirst("http".count))
+          try startPush(mode, webSocketOrigin: origin.webSocketURL)
         }
       },
       serve: { [self] listener, stopPipe, origin in
@@ -154,7 +154,7 @@ public final class RelayFixtureServer: Sendable {
           close(notify.write)
         }
       })
-    return URL(string: origin)!
+    return URL(string: origin.description)!
   }
 
   /// Stops accepting, closes every connection, and returns once the serving thread has ended.
@@ -227,8 +227,12 @@ public final class RelayFixtureServer: Sendable {
   }
 
   /// The HTTP origin while running (`http://127.0.0.1:<port>`, `http://[::1]:<port>`), else nil;
-  /// NIP-98 `u` tags are checked against it.
-  public var origin: String? { host.origin }
+  /// NIP-98 `u` tags are checked against it. The string form of ``relayOrigin``.
+  public var origin: String? { host.origin?.description }
+
+  /// The relay's origin while running, else nil: `description` is the HTTP origin (``origin``),
+  /// `webSocketURL` the `ws://<host>:<port>` clients connect to.
+  public var relayOrigin: RelayOrigin? { host.origin }
 
   /// The number of connections being served right now: a client's test checks it to see that
   /// the client closed (or reused) its connections.
@@ -336,7 +340,7 @@ public final class RelayFixtureServer: Sendable {
 
   /// Routes `request`, applies the faults that match it, logs it, and returns the bytes to send
   /// with the delay to hold them for.
-  private func respond(to request: HTTPRequest, origin: String) -> (
+  private func respond(to request: HTTPRequest, origin: RelayOrigin) -> (
     response: OutboundResponse, delay: Duration
   ) {
     let routed = router(origin: origin).route(request)
@@ -363,7 +367,7 @@ public final class RelayFixtureServer: Sendable {
     return (response, .milliseconds(plan.delayMilliseconds))
   }
 
-  private func router(origin: String) -> RelayRouter {
+  private func router(origin: RelayOrigin) -> RelayRouter {
     state.withLock { state in
       RelayRouter(
         origin: origin, nip11: state.nip11, store: state.store, media: state.media,
@@ -375,10 +379,10 @@ public final class RelayFixtureServer: Sendable {
   }
 
   /// The NIP-01 rules over the current store, for one WebSocket message.
-  private func webSocketRelay(origin: String) -> WebSocketRelay {
+  private func webSocketRelay(origin: RelayOrigin) -> WebSocketRelay {
     state.withLock { state in
       WebSocketRelay(
-        webSocketURL: "ws" + origin.dropFirst("http".count), authorOnlyKinds: state.authorOnlyKinds,
+        webSocketURL: origin.webSocketURL, authorOnlyKinds: state.authorOnlyKinds,
         now: Self.seconds(state), store: state.store,
         save: { [self] entry in store(entry) }, push: state.push)
     }

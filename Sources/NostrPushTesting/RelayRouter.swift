@@ -1,6 +1,7 @@
 import Foundation
 import NostrEvent
 import NostrJSON
+import NostrPushCore
 import NostrWebSocket
 
 /// Turns one request into the honest answer of the fixture relay: NIP-11, queries and media.
@@ -23,7 +24,7 @@ struct RelayRouter: Sendable {
     var broadcast: RelayFixtureData.Entry?
   }
 
-  let origin: String
+  let origin: RelayOrigin
   let nip11: [UInt8]?
   let store: EventStore
   let media: [String: [UInt8]]
@@ -176,7 +177,7 @@ struct RelayRouter: Sendable {
     }
     routed.authorizedPubkey = identity
     let relay = WebSocketRelay(
-      webSocketURL: "ws" + origin.dropFirst("http".count), authorOnlyKinds: authorOnlyKinds, now: now,
+      webSocketURL: origin.webSocketURL, authorOnlyKinds: authorOnlyKinds, now: now,
       store: store,
       save: save, push: push)
     let answer: (id: String?, accepted: Bool, message: String, broadcast: RelayFixtureData.Entry?)
@@ -257,7 +258,8 @@ struct RelayRouter: Sendable {
     throws(NIP98Error) -> Event
   {
     do {
-      return try verifier.verify(header: header, url: origin + target, method: method, body: body, now: now)
+      return try verifier.verify(
+        header: header, url: origin.description + target, method: method, body: body, now: now)
     } catch {
       guard error.code == .urlMismatch, let tenant = push?.tenantHTTPBase else { throw error }
       return try verifier.verify(header: header, url: tenant + target, method: method, body: body, now: now)

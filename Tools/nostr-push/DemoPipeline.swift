@@ -250,7 +250,7 @@ struct DemoPipeline {
       let clock = self.clock
       let senderClock: RelayConnection.Clock = { clock?() ?? Int64(Date().timeIntervalSince1970) }
       result = try await RelayExchange.withConnection(
-        to: "ws" + (relay.origin ?? "").dropFirst("http".count), key: key, clock: senderClock,
+        to: relay.relayOrigin?.webSocketURL ?? "", key: key, clock: senderClock,
         deadline: deadline
       ) { connection throws(RelayConnectionError) in
         try await connection.publish(event, deadline: deadline)

@@ -86,7 +86,7 @@ enum RelayCommand: CLICommand {
     let server = RelayFixtureServer(data: data, configuration: configuration)
     return await TerminationSignals.serve(name, server, start: server.start) { url in
       let origin = url.absoluteString
-      let webSocket = "ws" + origin.dropFirst("http".count)
+      let webSocket = server.relayOrigin?.webSocketURL ?? ""
       return JSONWriter.string(
         .object(JSONObject(["listening": .string(origin), "websocket": .string(webSocket)])))
     }

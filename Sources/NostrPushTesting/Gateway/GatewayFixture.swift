@@ -118,9 +118,9 @@ public final class GatewayFixture: Sendable {
       host: configuration.host, port: configuration.port, requestLogCapacity: 0)
     settings.maxBodyBytes = Self.httpBodyLimit
     let origin = try host.start(address: address, configuration: settings) { [self] request, origin in
-      respond(to: request, origin: origin)
+      respond(to: request, origin: origin.description)
     }
-    return URL(string: origin)!
+    return URL(string: origin.description)!
   }
 
   /// Stops accepting, closes every connection and returns once the serving thread has ended.
@@ -130,7 +130,7 @@ public final class GatewayFixture: Sendable {
 
   /// The base URL while running (`http://127.0.0.1:<port>`), else nil.
   public var baseURL: URL? {
-    host.origin.flatMap { URL(string: $0) }
+    host.origin.flatMap { URL(string: $0.description) }
   }
 
   // MARK: Clock
