@@ -1,5 +1,6 @@
 import NostrEvent
 import NostrWebSocket
+import PushRelayServer
 
 #if canImport(Glibc)
 import Glibc
@@ -290,7 +291,7 @@ final class ConnectionLoop {
     let socket = FixtureWebSocket()
     connection.webSocket = socket
     connection.phase = .webSocket
-    _ = socket.enqueueText(WebSocketRelay.challengeMessage(socket.session.challenge))
+    _ = socket.enqueueText(RelayMessages.challenge(socket.session.challenge))
     if !connection.buffer.isEmpty {
       socket.decoder.append(connection.buffer)
       connection.buffer = []
@@ -410,7 +411,7 @@ final class ConnectionLoop {
         else {
           continue
         }
-        if !socket.enqueueText(WebSocketRelay.eventMessage(subscription, entry.json)) {
+        if !socket.enqueueText(RelayMessages.event(subscription, json: entry.json)) {
           drop(connection)
           break
         }

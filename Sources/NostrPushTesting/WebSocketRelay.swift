@@ -1,6 +1,7 @@
 import NostrEvent
 import NostrJSON
 import NostrWebSocket
+import PushRelayServer
 
 /// What one WebSocket client has established: its NIP-42 challenge and identity, and its open
 /// subscriptions.
@@ -23,14 +24,20 @@ enum StoreResult {
   case stale
 }
 
-/// The fixture's NIP-01 answers to one WebSocket message, and the NIP-01/NIP-42 rules both
+/// The fixture's NIP-01 answers to one WebSocket message, and the fixture-only policy both
 /// bridges (`EVENT`, `POST /events`) and both readers (`REQ`, `/query`) share.
+///
+/// The protocol rules are the production ones of `PushRelayServer`: frames are read by
+/// `ClientMessage` (and a REQ's filters by `ClientMessage.filters`), `AUTH` is checked by
+/// `NIP42Check`, an event's size, shape, id, signature and timestamp by `EventAdmission`, who may
+/// read what by `EventVisibility`, and every reply is written by `RelayMessages`. What stays here
+/// is the fixture's own: its limits (100 filters, 20 subscriptions), its `policy.json` author-only
+/// kinds and the refusals they imply, the in-memory store and what the request log and `"ws"`
+/// faults record.
 ///
 /// Built per message from a snapshot of the store, like `RelayRouter`; `save` stores into the
 /// live one.
 struct WebSocketRelay {
-  /// The longest subscription id accepted.
-  static let maxSubscriptionIDLength = 64
   /// The most subscriptions one connection keeps open.
   static let maxOpenSubscriptions = 20
   /// The most filters in one `REQ`.
@@ -39,13 +46,8 @@ struct WebSocketRelay {
   static let maxEventBytes = 256 * 1024
   /// How far an event's `created_at` may be from the fixture's clock.
   static let timestampWindow: Int64 = 900
-  /// How much further back a gift wrap's `created_at` may be: NIP-59 backdates it up to two
-  /// days on purpose.
-  static let giftWrapBackdate: Int64 = 172_800
   /// The gift wrap kind (NIP-59): served only to the authenticated pubkey its `p` tag names.
   static let giftWrapKind = EventKind.giftWrap
-  /// How far an `AUTH` event's `created_at` may be from the fixture's clock.
-  static let authWindow: Int64 = 600
   /// The push lease kind, always author-only, stored only through push ingest.
   static let leaseKind = EventKind.pushLease
   /// The refusal of a filter for others' author-only kinds.
@@ -80,69 +82,56 @@ struct WebSocketRelay {
     var delay: Duration = .zero
   }
 
-  /// Answers one client message.
+  /// Answers one client message: the frame read by the production `ClientMessage`, `AUTH`
+  /// checked by the production `NIP42Check`, the replies written by `RelayMessages`.
   func handle(_ bytes: [UInt8], session: inout WebSocketSessionState) -> Outcome {
     var outcome = Outcome()
-    guard case .array(let elements)? = try? JSONReader().read(bytes), let type = elements.first?.stringValue
-    else {
-      outcome.replies.append(Self.notice("invalid: not a JSON array with a message type"))
-      return outcome
-    }
-    switch type {
-    case "REQ": request(elements, session: &session, into: &outcome)
-    case "CLOSE":
-      guard elements.count == 2, let subscription = elements[1].stringValue else {
-        outcome.replies.append(Self.notice("invalid: CLOSE takes one subscription id"))
-        return outcome
-      }
+    switch ClientMessage.read(bytes, reader: JSONReader()) {
+    case .failure(let refusal):
+      outcome.replies.append(RelayMessages.notice(refusal.message))
+    case .success(.request(let subscription, let raw)):
+      request(subscription, raw, session: &session, into: &outcome)
+    case .success(.close(let subscription)):
       session.subscriptions[subscription] = nil
-    case "EVENT":
-      guard elements.count == 2, case .object = elements[1] else {
-        outcome.replies.append(Self.notice("invalid: EVENT takes one event object"))
-        return outcome
-      }
-      let kind = elements[1].objectValue?["kind"]?.integerValue.flatMap { Int(exactly: $0) }
+    case .success(.event(let value)):
+      let kind = value.objectValue?["kind"]?.integerValue.flatMap { Int(exactly: $0) }
       outcome.request = ("EVENT", kind.map { [$0] } ?? [], [])
-      let answer = accept(elements[1], size: bytes.count, identity: session.identity)
+      let answer = accept(value, size: bytes.count, identity: session.identity)
       guard let id = answer.id else {
-        outcome.replies.append(Self.notice(answer.message))
+        outcome.replies.append(RelayMessages.notice(answer.message))
         return outcome
       }
-      outcome.replies.append(Self.ok(id, answer.accepted, answer.message))
+      outcome.replies.append(RelayMessages.ok(id, answer.accepted, answer.message))
       outcome.broadcast = answer.broadcast
-    case "AUTH":
-      guard elements.count == 2, case .object = elements[1] else {
-        outcome.replies.append(Self.notice("invalid: AUTH takes one event object"))
+    case .success(.auth(let value)):
+      let checked = authCheck.check(value, challenge: session.challenge, now: now)
+      guard let id = ClientMessage.readableID(value) else {
+        var problem = "invalid: AUTH event without an id"
+        if case .failure(let refusal) = checked { problem = refusal.message }
+        outcome.replies.append(RelayMessages.notice(problem))
         return outcome
       }
-      let id = elements[1].objectValue?["id"]?.stringValue.flatMap {
-        NostrID($0)?.hex
-      }
-      let problem = authProblem(elements[1], challenge: session.challenge)
-      guard let id else {
-        outcome.replies.append(Self.notice(problem ?? "invalid: AUTH event without an id"))
-        return outcome
-      }
-      if problem == nil, let pubkey = elements[1].objectValue?["pubkey"]?.stringValue {
+      switch checked {
+      case .success(let pubkey):
         session.identity = pubkey
+        outcome.replies.append(RelayMessages.ok(id, true, ""))
+      case .failure(let refusal):
+        outcome.replies.append(RelayMessages.ok(id, false, refusal.message))
       }
-      outcome.replies.append(Self.ok(id, problem == nil, problem ?? ""))
-    default:
-      outcome.replies.append(Self.notice("invalid: unknown message type \(type)"))
     }
     return outcome
   }
 
+  /// The NIP-42 check of this relay: its own WebSocket URL, or in push mode with `--origin` the
+  /// tenant origin clients reach it by.
+  var authCheck: NIP42Check {
+    NIP42Check(relayURLs: [webSocketURL] + (push?.tenantOrigin.map { [$0] } ?? []))
+  }
+
   private func request(
-    _ elements: [JSONValue], session: inout WebSocketSessionState, into outcome: inout Outcome
+    _ subscription: String, _ raw: [JSONValue], session: inout WebSocketSessionState,
+    into outcome: inout Outcome
   ) {
-    guard elements.count >= 2, let subscription = elements[1].stringValue,
-      (1...Self.maxSubscriptionIDLength).contains(subscription.count)
-    else {
-      outcome.replies.append(Self.notice("invalid: REQ needs a subscription id of 1 to 64 characters"))
-      return
-    }
-    let raw = Array(elements.dropFirst(2))
     var kinds = Set<Int>()
     for element in raw {
       for kind in element.objectValue?["kinds"]?.arrayValue ?? [] {
@@ -150,28 +139,21 @@ struct WebSocketRelay {
       }
     }
     outcome.request = ("REQ", kinds, [])
-    guard (1...Self.maxFilters).contains(raw.count) else {
-      outcome.replies.append(Self.closed(subscription, "invalid: REQ takes 1 to \(Self.maxFilters) filters"))
+    let filters: [Filter]
+    switch ClientMessage.filters(raw, maxFilters: Self.maxFilters) {
+    case .success(let parsed): filters = parsed
+    case .failure(let refusal):
+      outcome.replies.append(RelayMessages.closed(subscription, refusal.message))
       return
-    }
-    var filters: [Filter] = []
-    for (index, element) in raw.enumerated() {
-      do {
-        filters.append(try Filter(jsonValue: element))
-      } catch {
-        outcome.replies.append(
-          Self.closed(subscription, "invalid: filter [\(index)] \(error.field ?? ""): \(error.message)"))
-        return
-      }
     }
     if let problem = visibilityProblem(filters, identity: session.identity) {
       session.subscriptions[subscription] = nil
-      outcome.replies.append(Self.closed(subscription, problem))
+      outcome.replies.append(RelayMessages.closed(subscription, problem))
       return
     }
     if session.subscriptions[subscription] == nil, session.subscriptions.count >= Self.maxOpenSubscriptions {
       outcome.replies.append(
-        Self.closed(
+        RelayMessages.closed(
           subscription, "restricted: too many open subscriptions (max \(Self.maxOpenSubscriptions))"))
       return
     }
@@ -179,9 +161,9 @@ struct WebSocketRelay {
     outcome.request?.filters = filters
     let readable = readableStore(filters, identity: session.identity)
     for entry in readable.matches(filters, visible: { isVisible($0, to: session.identity) }) {
-      outcome.replies.append(Self.eventMessage(subscription, entry.json))
+      outcome.replies.append(RelayMessages.event(subscription, json: entry.json))
     }
-    outcome.replies.append(JSONWriter.bytes(.array([.string("EOSE"), .string(subscription)])))
+    outcome.replies.append(RelayMessages.endOfStoredEvents(subscription))
   }
 
   // MARK: Shared rules
@@ -251,13 +233,10 @@ struct WebSocketRelay {
     isVisible(event, to: identity, authorOnly: authorOnlyKinds.contains)
   }
 
-  /// `isVisible` with author-only kinds given by a rule (shared with the live broadcast).
+  /// `isVisible` with author-only kinds given by a rule (shared with the live broadcast): the
+  /// production `EventVisibility`.
   static func isVisible(_ event: Event, to identity: String?, authorOnly: (Int) -> Bool) -> Bool {
-    if event.kind == giftWrapKind {
-      guard let identity else { return false }
-      return event.tagValues("p").contains(identity)
-    }
-    return !authorOnly(event.kind) || event.pubkey == identity
+    EventVisibility.isVisible(event, to: identity, authorOnly: authorOnly)
   }
 
   /// The answer to a published event (both bridges): its id when readable, the OK text, and
@@ -265,18 +244,14 @@ struct WebSocketRelay {
   func accept(_ value: JSONValue, size: Int, identity: String?) -> (
     id: String?, accepted: Bool, message: String, broadcast: RelayFixtureData.Entry?
   ) {
-    let readableID = value.objectValue?["id"]?.stringValue.flatMap {
-      NostrID($0)?.hex
-    }
+    let readableID = ClientMessage.readableID(value)
     func refuse(_ message: String) -> (String?, Bool, String, RelayFixtureData.Entry?) {
       (readableID, false, message, nil)
     }
-    guard size <= Self.maxEventBytes else { return refuse("invalid: event over \(Self.maxEventBytes) bytes") }
     let event: Event
-    do {
-      event = try Event(jsonValue: value)
-    } catch {
-      return refuse("invalid: malformed event: \(error.field ?? "event"): \(error.message)")
+    switch EventAdmission.parse(value, size: size, maxBytes: Self.maxEventBytes) {
+    case .success(let parsed): event = parsed
+    case .failure(let refusal): return refuse(refusal.message)
     }
     guard event.kind != RelayConnection.authKind else {
       return refuse("invalid: AUTH events go in an AUTH message")
@@ -287,13 +262,13 @@ struct WebSocketRelay {
         return refuse("invalid: event pubkey does not match authenticated identity")
       }
     }
-    guard let verified = VerifiedEvent(event) else {
-      if case .badSignature = event.verify() { return refuse("invalid: invalid schnorr signature") }
-      return refuse("invalid: invalid event id: computed \(event.computedID()), got \(event.id)")
+    let verified: VerifiedEvent
+    switch EventAdmission.verify(event) {
+    case .success(let checked): verified = checked
+    case .failure(let refusal): return refuse(refusal.message)
     }
-    let earliest = now - Self.timestampWindow - (event.kind == Self.giftWrapKind ? Self.giftWrapBackdate : 0)
-    guard event.createdAt >= earliest, event.createdAt <= now + Self.timestampWindow else {
-      return refuse("invalid: event timestamp too far from server time")
+    guard EventAdmission.isTimely(event, now: now, window: Self.timestampWindow) else {
+      return refuse(EventAdmission.untimely)
     }
     let entry = RelayFixtureData.Entry(event: event, json: event.jsonBytes())
     if event.kind == Self.leaseKind {
@@ -313,60 +288,5 @@ struct WebSocketRelay {
       return (event.id, true, "duplicate: already have this event", nil)
     case .stale: return refuse("invalid: stale replacement")
     }
-  }
-
-  /// Why an `AUTH` event is refused (first failure), nil when it is accepted.
-  func authProblem(_ value: JSONValue, challenge: String) -> String? {
-    let event: Event
-    do {
-      event = try Event(jsonValue: value)
-    } catch {
-      return "invalid: malformed event: \(error.field ?? "event"): \(error.message)"
-    }
-    guard event.kind == RelayConnection.authKind else {
-      return "invalid: AUTH event must be kind \(RelayConnection.authKind)"
-    }
-    switch event.verify() {
-    case .valid: break
-    case .idMismatch: return "invalid: invalid event id: computed \(event.computedID()), got \(event.id)"
-    case .badSignature: return "invalid: invalid schnorr signature"
-    }
-    guard event.tagValues("challenge").first == challenge else { return "invalid: challenge does not match" }
-    // The relay's own URL, or in push mode with `--origin` the tenant origin clients reach it by.
-    guard let relay = event.tagValues("relay").first,
-      NIP98URL.normalized(relay) == NIP98URL.normalized(webSocketURL)
-        || push?.tenantOrigin.map({ NIP98URL.normalized(relay) == NIP98URL.normalized($0) }) == true
-    else { return "invalid: relay tag does not match" }
-    guard abs(event.createdAt - now) <= Self.authWindow else {
-      return "invalid: AUTH event too old or too new"
-    }
-    return nil
-  }
-
-  // MARK: Messages
-
-  static func notice(_ text: String) -> [UInt8] {
-    JSONWriter.bytes(.array([.string("NOTICE"), .string(text)]))
-  }
-
-  static func closed(_ subscription: String, _ text: String) -> [UInt8] {
-    JSONWriter.bytes(.array([.string("CLOSED"), .string(subscription), .string(text)]))
-  }
-
-  static func ok(_ id: String, _ accepted: Bool, _ text: String) -> [UInt8] {
-    JSONWriter.bytes(.array([.string("OK"), .string(id), .bool(accepted), .string(text)]))
-  }
-
-  static func eventMessage(_ subscription: String, _ json: [UInt8]) -> [UInt8] {
-    var output = Array("[\"EVENT\",".utf8)
-    NostrStringEscaper.appendQuoted(subscription, to: &output)
-    output.append(UInt8(ascii: ","))
-    output.append(contentsOf: json)
-    output.append(UInt8(ascii: "]"))
-    return output
-  }
-
-  static func challengeMessage(_ challenge: String) -> [UInt8] {
-    JSONWriter.bytes(.array([.string("AUTH"), .string(challenge)]))
   }
 }

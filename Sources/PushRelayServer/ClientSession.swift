@@ -18,8 +18,6 @@ struct ClientSession: Sendable {
   static let maxMessagesPerMinute = 120
   /// The most filters in one REQ.
   static let maxFilters = 10
-  /// The longest subscription id.
-  static let maxSubscriptionIDLength = 64
   /// The most events one REQ is answered with.
   static let maxAnswerEvents = 500
 
@@ -66,64 +64,52 @@ struct ClientSession: Sendable {
 
   /// The replies to one client message.
   func answer(_ bytes: [UInt8], challenge: String, identity: inout String?) async -> [[UInt8]] {
-    guard case .array(let elements)? = try? JSONReader(maxDepth: 8).read(bytes),
-      let type = elements.first?.stringValue
-    else { return [RelayMessages.notice("invalid: not a JSON array with a message type")] }
-    switch type {
-    case "AUTH":
-      guard elements.count == 2, case .object = elements[1] else {
-        return [RelayMessages.notice("invalid: AUTH takes one event object")]
-      }
-      guard let id = elements[1].objectValue?["id"]?.stringValue.flatMap({ NostrID($0)?.hex }) else {
+    switch ClientMessage.read(bytes) {
+    case .failure(let refusal):
+      return [RelayMessages.notice(refusal.message)]
+    case .success(.auth(let value)):
+      guard let id = ClientMessage.readableID(value) else {
         return [RelayMessages.notice("invalid: AUTH event without an id")]
       }
-      switch auth.check(elements[1], challenge: challenge, now: clock.now()) {
+      switch auth.check(value, challenge: challenge, now: clock.now()) {
       case .success(let pubkey):
         identity = pubkey
         return [RelayMessages.ok(id, true, "")]
       case .failure(let refusal):
         return [RelayMessages.ok(id, false, refusal.message)]
       }
-    case "EVENT":
-      guard elements.count == 2, case .object = elements[1] else {
-        return [RelayMessages.notice("invalid: EVENT takes one event object")]
-      }
-      return [await lease(elements[1], size: bytes.count, identity: identity)]
-    case "REQ":
-      return await request(elements, identity: identity)
-    case "CLOSE":
+    case .success(.event(let value)):
+      return [await lease(value, size: bytes.count, identity: identity)]
+    case .success(.request(let subscription, let filters)):
+      return await request(subscription, filters, identity: identity)
+    case .success(.close):
       return []
-    default:
-      return [RelayMessages.notice("invalid: unknown message type \(type)")]
     }
   }
 
   private func lease(_ value: JSONValue, size: Int, identity: String?) async -> [UInt8] {
-    let readableID = value.objectValue?["id"]?.stringValue.flatMap { NostrID($0)?.hex }
+    let readableID = ClientMessage.readableID(value)
     func refuse(_ message: String) -> [UInt8] {
       readableID.map { RelayMessages.ok($0, false, message) } ?? RelayMessages.notice(message)
     }
-    guard size <= ServiceIngest.maxEventBytes else {
-      return refuse("invalid: event over \(ServiceIngest.maxEventBytes) bytes")
-    }
     let event: Event
-    do {
-      event = try Event(jsonValue: value)
-    } catch {
-      return refuse("invalid: malformed event: \(error.field ?? "event"): \(error.message)")
+    switch EventAdmission.parse(value, size: size, maxBytes: ServiceIngest.maxEventBytes) {
+    case .success(let parsed): event = parsed
+    case .failure(let refusal): return refuse(refusal.message)
     }
     guard event.kind == ServiceIngest.leaseKind else { return refuse(blocked) }
     guard let identity else { return refuse("auth-required: not authenticated") }
     guard identity == event.pubkey else {
       return refuse("invalid: event pubkey does not match authenticated identity")
     }
-    guard let verified = VerifiedEvent(event) else {
-      if case .badSignature = event.verify() { return refuse("invalid: invalid schnorr signature") }
-      return refuse("invalid: invalid event id: computed \(event.computedID()), got \(event.id)")
+    let verified: VerifiedEvent
+    switch EventAdmission.verify(event) {
+    case .success(let checked): verified = checked
+    case .failure(let refusal): return refuse(refusal.message)
     }
     let now = clock.now()
     guard abs(event.createdAt - now) <= ServiceIngest.timestampWindow else {
-      return refuse("invalid: event timestamp too far from server time")
+      return refuse(EventAdmission.untimely)
     }
     let relay = self.relay
     let answer = await BlockingWork.run { () -> IngestAnswer? in
@@ -134,24 +120,11 @@ struct ClientSession: Sendable {
     return RelayMessages.ok(event.id, answer.accepted, answer.message)
   }
 
-  private func request(_ elements: [JSONValue], identity: String?) async -> [[UInt8]] {
-    guard elements.count >= 2, let subscription = elements[1].stringValue,
-      (1...Self.maxSubscriptionIDLength).contains(subscription.count)
-    else { return [RelayMessages.notice("invalid: REQ needs a subscription id of 1 to 64 characters")] }
-    let raw = elements.dropFirst(2)
-    guard (1...Self.maxFilters).contains(raw.count) else {
-      return [RelayMessages.closed(subscription, "invalid: REQ takes 1 to \(Self.maxFilters) filters")]
-    }
-    var filters: [Filter] = []
-    for (index, element) in raw.enumerated() {
-      do {
-        filters.append(try Filter(jsonValue: element))
-      } catch {
-        return [
-          RelayMessages.closed(
-            subscription, "invalid: filter [\(index)] \(error.field ?? ""): \(error.message)")
-        ]
-      }
+  private func request(_ subscription: String, _ raw: [JSONValue], identity: String?) async -> [[UInt8]] {
+    let filters: [Filter]
+    switch ClientMessage.filters(raw, maxFilters: Self.maxFilters) {
+    case .success(let parsed): filters = parsed
+    case .failure(let refusal): return [RelayMessages.closed(subscription, refusal.message)]
     }
     guard let identity else {
       return [RelayMessages.closed(subscription, "auth-required: not authenticated")]

@@ -29,6 +29,16 @@ public enum RelayMessages {
     JSONWriter.bytes(.array([.string("EVENT"), .string(subscription), event.jsonValue]))
   }
 
+  /// `["EVENT",subscription,event]` around an event's JSON already written (as stored).
+  public static func event(_ subscription: String, json: [UInt8]) -> [UInt8] {
+    var output = Array("[\"EVENT\",".utf8)
+    NostrStringEscaper.appendQuoted(subscription, to: &output)
+    output.append(UInt8(ascii: ","))
+    output.append(contentsOf: json)
+    output.append(UInt8(ascii: "]"))
+    return output
+  }
+
   /// `["AUTH",challenge]`.
   public static func challenge(_ challenge: String) -> [UInt8] {
     JSONWriter.bytes(.array([.string("AUTH"), .string(challenge)]))

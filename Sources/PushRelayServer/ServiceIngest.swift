@@ -24,7 +24,7 @@ public struct ServiceIngest: Sendable {
   /// How far a push-eligible event's `created_at` may be from now.
   public static let timestampWindow: Int64 = 900
   /// How much further back a gift wrap (kind 1059) may be dated.
-  public static let giftWrapBackdate: Int64 = 172_800
+  public static let giftWrapBackdate = EventAdmission.giftWrapBackdate
   /// The kinds stored for enrichment beside the push kinds: profiles and NIP-29 group metadata,
   /// admins and members.
   public static let enrichmentKinds: Set<Int> = [
@@ -59,29 +59,22 @@ public struct ServiceIngest: Sendable {
   }
 
   private func judge(_ value: JSONValue, size: Int) -> Outcome {
-    let readableID = value.objectValue?["id"]?.stringValue.flatMap { NostrID($0)?.hex }
+    let readableID = ClientMessage.readableID(value)
     func reject(_ message: String) -> Outcome { Outcome(result: .rejected, id: readableID, message: message) }
-    guard size <= Self.maxEventBytes else { return reject("invalid: event over \(Self.maxEventBytes) bytes") }
     let event: Event
-    do {
-      event = try Event(jsonValue: value)
-    } catch {
-      return reject("invalid: malformed event: \(error.field ?? "event"): \(error.message)")
+    switch EventAdmission.parse(value, size: size, maxBytes: Self.maxEventBytes) {
+    case .success(let parsed): event = parsed
+    case .failure(let refusal): return reject(refusal.message)
     }
     guard event.kind != Self.leaseKind else {
       return reject("invalid: push leases are taken only over the service's WebSocket with NIP-42")
     }
-    guard VerifiedEvent(event) != nil else {
-      if case .badSignature = event.verify() { return reject("invalid: invalid schnorr signature") }
-      return reject("invalid: invalid event id: computed \(event.computedID()), got \(event.id)")
-    }
+    if case .failure(let refusal) = EventAdmission.verify(event) { return reject(refusal.message) }
     let now = clock.now()
     let eligible = pushKinds.contains(event.kind)
     if eligible {
-      let earliest =
-        now - Self.timestampWindow - (event.kind == EventKind.giftWrap ? Self.giftWrapBackdate : 0)
-      guard event.createdAt >= earliest, event.createdAt <= now + Self.timestampWindow else {
-        return reject("invalid: event timestamp too far from server time")
+      guard EventAdmission.isTimely(event, now: now, window: Self.timestampWindow) else {
+        return reject(EventAdmission.untimely)
       }
     }
     var duplicate = false

@@ -100,9 +100,7 @@ struct ServiceQuery: Sendable {
   /// Whether `event` may be shown to `identity`: gift wraps only to the pubkey their `p` names,
   /// leases only to their author.
   static func isVisible(_ event: Event, to identity: String) -> Bool {
-    if event.kind == EventKind.giftWrap { return event.tagValues("p").contains(identity) }
-    if event.kind == ServiceIngest.leaseKind { return event.pubkey == identity }
-    return true
+    EventVisibility.isVisible(event, to: identity) { $0 == ServiceIngest.leaseKind }
   }
 
   static func error(_ status: Int, _ message: String) -> HTTPServerResponse {
