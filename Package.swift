@@ -180,8 +180,9 @@ let package = Package(
         "NostrPushCore", "NostrJSON", "NostrEvent", "NIP44", "PushDescriptor", "PushLease", "PushRelay",
         "NostrWebSocket", "Bech32", "PushGateway", "NostrHTTP",
         // The relay protocol rules it serves with are the production ones (ClientMessage,
-        // NIP42Check, EventAdmission, EventVisibility, RelayMessages).
-        "PushRelayServer",
+        // NIP42Check, EventAdmission, EventVisibility, RelayMessages, InformationRequest) and the
+        // production server's WebSocket upgrade check.
+        "PushRelayServer", "NostrHTTPServer",
       ]),
 
     // Tools.

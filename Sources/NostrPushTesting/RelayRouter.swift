@@ -1,8 +1,10 @@
 import Foundation
 import NostrEvent
+import NostrHTTPServer
 import NostrJSON
 import NostrPushCore
 import NostrWebSocket
+import PushRelayServer
 
 /// Turns one request into the honest answer of the fixture relay: NIP-11, queries and media.
 ///
@@ -59,24 +61,20 @@ struct RelayRouter: Sendable {
     guard request.header("upgrade")?.lowercased() == "websocket" else {
       return Routed(response: .error(400, "Upgrade must be websocket"))
     }
-    let tokens = request.headers.filter { $0.name == "connection" }.flatMap { $0.value.split(separator: ",") }
-      .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-    guard tokens.contains("upgrade") else {
-      return Routed(response: .error(400, "Connection must name upgrade"))
-    }
-    guard request.header("sec-websocket-version") == "13" else {
+    // Connection, version and key: the production server's own rules.
+    let accept: String
+    switch WebSocketUpgrade.accept(request.headers) {
+    case .success(let value): accept = value
+    case .failure(let refusal):
       return Routed(
         response: .error(
-          426, "Sec-WebSocket-Version must be 13", extraHeaders: [("Sec-WebSocket-Version", "13")]))
-    }
-    guard let key = request.header("sec-websocket-key"), WebSocketHandshake.isValidKey(key) else {
-      return Routed(response: .error(400, "Sec-WebSocket-Key must be the base64 of 16 bytes"))
+          refusal.status, refusal.message, extraHeaders: refusal.headers.map { ($0.name, $0.value) }))
     }
     guard request.body.isEmpty else {
       return Routed(response: .error(400, "a WebSocket upgrade has no body"))
     }
     var routed = Routed(response: HTTPResponse(status: 101, headers: [], body: []))
-    routed.upgradeAccept = WebSocketHandshake.acceptValue(for: key)
+    routed.upgradeAccept = accept
     return routed
   }
 
@@ -84,14 +82,11 @@ struct RelayRouter: Sendable {
     guard request.method == "GET" else {
       return .error(405, "method not allowed", extraHeaders: [("Allow", "GET")])
     }
-    let accepted = (request.header("accept") ?? "").lowercased().split(separator: ",").contains {
-      $0.split(separator: ";").first?.trimmingCharacters(in: .whitespaces) == "application/nostr+json"
-    }
-    guard accepted else {
+    guard InformationRequest.accepts(request.header("accept")) else {
       return .error(404, "send Accept: application/nostr+json for the relay information")
     }
     guard let nip11 else { return .error(404, "no relay information document") }
-    return HTTPResponse(status: 200, headers: [("Content-Type", "application/nostr+json")], body: nip11)
+    return HTTPResponse(status: 200, headers: [("Content-Type", InformationRequest.mediaType)], body: nip11)
   }
 
   private func query(_ request: HTTPRequest) -> Routed {

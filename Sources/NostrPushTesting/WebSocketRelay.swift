@@ -30,7 +30,9 @@ enum StoreResult {
 /// The protocol rules are the production ones of `PushRelayServer`: frames are read by
 /// `ClientMessage` (and a REQ's filters by `ClientMessage.filters`), `AUTH` is checked by
 /// `NIP42Check`, an event's size, shape, id, signature and timestamp by `EventAdmission`, who may
-/// read what by `EventVisibility`, and every reply is written by `RelayMessages`. What stays here
+/// read what by `EventVisibility`, and every reply is written by `RelayMessages` (and, in
+/// `RelayRouter`, NIP-11's `Accept` by `InformationRequest` and the upgrade by the production
+/// server's `WebSocketUpgrade`). What stays here
 /// is the fixture's own: its limits (100 filters, 20 subscriptions), its `policy.json` author-only
 /// kinds and the refusals they imply, the in-memory store and what the request log and `"ws"`
 /// faults record.

@@ -271,14 +271,14 @@ public final class PushService: Sendable {
   static func information(_ request: HTTPServerRequest, document: [UInt8], publishTo: String)
     -> HTTPServerResponse
   {
-    guard request.header("accept")?.contains("application/nostr+json") == true else {
+    guard InformationRequest.accepts(request.header("accept")) else {
       return .text(
         status: 200, "nostr-push relay: NIP-PL push leases over WebSocket; publish events to \(publishTo)\n")
     }
     return HTTPServerResponse(
       status: 200,
       headers: [
-        HTTPServerHeader(name: "Content-Type", value: "application/nostr+json"),
+        HTTPServerHeader(name: "Content-Type", value: InformationRequest.mediaType),
         HTTPServerHeader(name: "Access-Control-Allow-Origin", value: "*"),
       ], body: document)
   }
