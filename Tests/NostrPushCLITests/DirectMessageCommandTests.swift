@@ -35,7 +35,7 @@ import Testing
   static func withFixtureRelay<T>(_ body: (RelayFixtureServer, String) async throws -> T) async throws -> T {
     try await withRelay(configuration: RelayFixtureConfiguration(now: now, requestLogCapacity: 200)) {
       relay in
-      try await body(relay, "ws" + (try #require(relay.origin)).dropFirst("http".count))
+      try await body(relay, try #require(relay.relayOrigin).webSocketURL)
     }
   }
 
@@ -173,7 +173,7 @@ import Testing
       ])
       #expect(enroll.status == 0, "\(enroll.stdout) \(enroll.stderr)")
       let send = try await NostrPushBinary.run([
-        "dm", "send", "--relay", "ws" + origin.dropFirst("http".count), "--secret-key-file",
+        "dm", "send", "--relay", try #require(relay.relayOrigin).webSocketURL, "--secret-key-file",
         try keys.file(sender), "--to", account.publicKeyHex, "--text", "are you awake?", "--backdate-seconds",
         "169200", "--now", String(Self.now),
       ])
@@ -205,7 +205,7 @@ import Testing
 
   @Test func reportsAWrapTheRelayDidNotTakeAndExitsOne() async throws {
     let keys = KeyFiles()
-    let closed = try await withRelay { relay in "ws" + (try #require(relay.origin)).dropFirst("http".count) }
+    let closed = try await withRelay { relay in try #require(relay.relayOrigin).webSocketURL }
     let run = try await NostrPushBinary.run([
       "dm", "send", "--relay", closed, "--secret-key-file", try keys.file(sender), "--to",
       recipient.publicKeyHex,

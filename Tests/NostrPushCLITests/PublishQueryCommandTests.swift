@@ -32,7 +32,8 @@ import Testing
     try server.add([stored])
     let keyFile = try writeKey("7f7ff03d123792d6ac594bfa67bf6d0c0ab55b6b1fdb6249303fe861f1ccba9a")
     return Setup(
-      server: server, origin: origin, webSocket: "ws" + origin.dropFirst("http".count), keyFile: keyFile,
+      server: server, origin: origin, webSocket: try #require(server.relayOrigin).webSocketURL,
+      keyFile: keyFile,
       key: key,
       stored: stored)
   }

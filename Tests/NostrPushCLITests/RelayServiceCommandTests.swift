@@ -65,7 +65,7 @@ import Darwin
   @Test func aSigkillMidIngestLosesNothingAndDeliversNothingTwice() async throws {
     try await withGateway(GatewayFixtureConfiguration(quota: 0)) { gateway in
       try await withRelay { upstream in
-        let upstreamURL = "ws" + Self.base(try #require(upstream.baseURL)).dropFirst("http".count)
+        let upstreamURL = try #require(upstream.relayOrigin).webSocketURL
         let (folder, config) = try Self.folder(
           upstream: upstreamURL, gateway: Self.base(try #require(gateway.baseURL)))
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -138,7 +138,7 @@ import Darwin
   @Test func doctorPassesEveryGateOfAHealthySetupAndNamesTheBrokenOne() async throws {
     try await withGateway(GatewayFixtureConfiguration(quota: 0)) { gateway in
       try await withRelay { upstream in
-        let upstreamURL = "ws" + Self.base(try #require(upstream.baseURL)).dropFirst("http".count)
+        let upstreamURL = try #require(upstream.relayOrigin).webSocketURL
         let gatewayBase = Self.base(try #require(gateway.baseURL))
         let (folder, config) = try Self.folder(upstream: upstreamURL, gateway: gatewayBase)
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -22,7 +22,7 @@ import Testing
     ).signed(with: key)
   }
 
-  static func webSocket(_ origin: String) -> String { "ws" + origin.dropFirst("http".count) }
+  static func webSocket(_ origin: String) -> String { (try? RelayOrigin(origin))?.webSocketURL ?? "" }
 
   static func connect(_ origin: String, key: SecretKey?) async throws -> RelayConnection {
     try await RelayConnection.connect(

@@ -32,9 +32,9 @@ struct WebSocketScenario: LoopbackFixture {
     var data = RelayFixtureData()
     data.authRequiredKinds = authRequiredKinds
     server = RelayFixtureServer(data: data, configuration: RelayFixtureConfiguration(now: Self.now))
-    let origin = try await server.start()
+    try await server.start()
     try server.add(messages + [lease])
-    url = "ws://" + origin.absoluteString.dropFirst("http://".count)
+    url = try #require(server.relayOrigin).webSocketURL
   }
 
   /// The fixture's loopback port.

@@ -95,8 +95,8 @@ final class ServiceWorld: @unchecked Sendable {
     var data = RelayFixtureData()
     data.nip11 = upstreamInformation.map { Array($0.utf8) }
     upstream = RelayFixtureServer(data: data)
-    let origin = Self.base(try await upstream.start())
-    upstreamURL = external ?? "ws" + origin.dropFirst("http".count)
+    try await upstream.start()
+    upstreamURL = external ?? (upstream.relayOrigin?.webSocketURL ?? "")
     let text = try configurationText(
       folder: folder, upstreams: [upstreamURL], gateway: gatewayBase, auth: auth)
     configuration = try PushServiceConfiguration(file: try folder.write("config.json", text, mode: 0o644))

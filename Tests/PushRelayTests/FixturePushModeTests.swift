@@ -52,7 +52,7 @@ final class PushModeRelay: LoopbackFixture, @unchecked Sendable {
     server = RelayFixtureServer(
       data: data, configuration: RelayFixtureConfiguration(now: Demo.now, push: mode))
     origin = String(try await server.start().absoluteString.trimmingSuffix("/"))
-    webSocket = "ws" + origin.dropFirst("http".count)
+    webSocket = try #require(server.relayOrigin).webSocketURL
     descriptor = try #require(server.pushDescriptor)
   }
 
@@ -270,7 +270,7 @@ final class PushModeRelay: LoopbackFixture, @unchecked Sendable {
     let origin = String(try await server.start().absoluteString.trimmingSuffix("/"))
     try await server.serving {
       let connection = try await RelayConnection.connect(
-        to: "ws" + origin.dropFirst("http".count), key: Demo.account, clock: { Demo.now },
+        to: try #require(server.relayOrigin).webSocketURL, key: Demo.account, clock: { Demo.now },
         deadline: .now + .seconds(10))
       let lease = Demo.lease(endpoint: "opaque-grant", generation: 1, d: .generate())
       let answer = try await connection.publish(lease, deadline: .now + .seconds(10))
