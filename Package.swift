@@ -172,6 +172,7 @@ let package = Package(
       [
         "NostrPushCore", "NostrJSON", "NostrEvent", "NostrHTTP", "NostrWebSocket", "NostrHTTPServer",
         "PushDescriptor", "PushLease", "PushRelay", "_NostrSQLite",
+        "PushRelayPostgres", "_NostrPostgres",
       ]),
     // The loopback fixture relay and gateway, for tests, the demo and benchmarks.
     library(

@@ -20,7 +20,8 @@ import PushRelay
 ///
 /// Decisions where the spec is silent (written here as the brief asks): push key ids are
 /// `k-` + the first 16 hex of each key's pubkey, the first key current and the others retiring;
-/// the SQLite store keeps leases and wakes in the configured file and events in `<file>.events`;
+/// the SQLite store keeps leases and wakes in the configured file and events in `<file>.events`
+/// (PostgreSQL: ``ServiceStores``);
 /// `/query` answers from the events stored here (the union with upstream answers is not built yet).
 public final class PushService: Sendable {
   /// The client listener's port.
@@ -32,7 +33,7 @@ public final class PushService: Sendable {
   /// The counters behind `/metrics`.
   public let metrics: ServiceMetrics
   /// The event store.
-  public let events: ServiceEventStore
+  public let events: any ServiceEventStore
   /// The relay's push side (lease store, outbox, worker).
   public let relay: PushRelay
   /// The served NIP-11 document.
@@ -42,13 +43,15 @@ public final class PushService: Sendable {
   private let admin: HTTPServer
   private let upstreams: [UpstreamSubscriber]
   private let tasks: Locked<[Task<Void, Never>]>
+  private let stores: ServiceStores
 
   private init(
-    port: UInt16, adminPort: UInt16, pubkey: String, metrics: ServiceMetrics, events: ServiceEventStore,
+    port: UInt16, adminPort: UInt16, pubkey: String, metrics: ServiceMetrics, events: any ServiceEventStore,
     relay: PushRelay, document: [UInt8], server: HTTPServer, admin: HTTPServer,
     upstreams: [UpstreamSubscriber],
-    tasks: [Task<Void, Never>]
+    tasks: [Task<Void, Never>], stores: ServiceStores
   ) {
+    self.stores = stores
     self.port = port
     self.adminPort = adminPort
     self.pubkey = pubkey
@@ -81,11 +84,6 @@ public final class PushService: Sendable {
   public static func start(_ configuration: PushServiceConfiguration, clock: UnixClock = .system)
     async throws(PushServiceError) -> PushService
   {
-    guard case .sqlite(let path) = configuration.store else {
-      throw PushServiceError(
-        code: .invalidConfiguration, field: "store.postgres",
-        message: "the service does not run on PostgreSQL yet; use {\"sqlite\":PATH}")
-    }
     let (descriptor, document) = try Self.document(configuration)
     var keys: [String: SecretKey] = [:]
     for key in configuration.pushKeys { keys[keyID(key)] = key }
@@ -103,23 +101,14 @@ public final class PushService: Sendable {
         throw PushServiceError(code: .invalidConfiguration, field: "gateway", message: error.message)
       }
     }
-    let database: PushStateDatabase
-    do {
-      database = try PushStateDatabase(path: path)
-    } catch {
-      throw PushServiceError(code: .storage, field: "store.sqlite", message: error.message)
-    }
-    let events = try ServiceEventStore(
-      path: path + ".events", retentionSeconds: configuration.retentionSeconds,
-      authorQuotaBytes: configuration.authorQuotaBytes)
+    let stores = try ServiceStores(configuration)
+    let events = stores.events
     let roster = ServiceRoster(store: events)
     let relay: PushRelay
     do {
       relay = try PushRelay(
-        validator: validator, store: SQLiteLeaseStore(database: database),
-        outbox: SQLiteWakeOutbox(database: database), descriptor: descriptor, roster: roster,
-        gateway: gateway,
-        clock: clock)
+        validator: validator, store: stores.leases, outbox: stores.outbox, descriptor: descriptor,
+        roster: roster, gateway: gateway, clock: clock, wakeSignal: stores.wakeSignal)
     } catch {
       throw PushServiceError(code: .invalidConfiguration, field: "descriptor", message: error.message)
     }
@@ -195,7 +184,7 @@ public final class PushService: Sendable {
       port: server.port, adminPort: admin.port, pubkey: configuration.serviceKey.publicKeyHex,
       metrics: metrics,
       events: events, relay: relay, document: document, server: server, admin: admin, upstreams: upstreams,
-      tasks: tasks)
+      tasks: tasks, stores: stores)
   }
 
   /// Stops the upstreams, both listeners and the worker.
@@ -212,6 +201,7 @@ public final class PushService: Sendable {
       task.cancel()
       await task.value
     }
+    stores.close()
   }
 
   // MARK: Parts

@@ -1,23 +1,14 @@
 import Foundation
 import NostrEvent
 import NostrPushCore
+import PushRelay
 import _NostrSQLite
 
-/// The service's durable, bounded event store: the events `/query` and back-fill need, and each
-/// upstream's cursor, in one SQLite file (WAL, `synchronous=FULL`, mode 0600) migrated by the
-/// package's one `SQLiteMigrator`.
-///
-/// Bounded three ways: a retention (events received longer ago than `retentionSeconds` are
-/// pruned), a per-author byte quota (an author over it loses their oldest events first; one event
-/// over the whole quota is refused), and a scan bound on every read (`maxScannedRows`). An insert
-/// is one statement on an index, never a copy of the store.
+/// The SQLite `ServiceEventStore`: one file (WAL, `synchronous=FULL`, mode 0600) migrated by the
+/// package's one `SQLiteMigrator`, for a service of one process.
 ///
 /// `@unchecked Sendable`: the one connection is used only under `connection`'s lock.
-public final class ServiceEventStore: @unchecked Sendable {
-  /// The most rows one read looks at, whatever its filters ask.
-  public static let maxScannedRows = 5000
-  /// The largest stored event (its JSON), 256 KiB.
-  public static let maxEventBytes = 256 * 1024
+public final class SQLiteServiceEventStore: ServiceEventStore, @unchecked Sendable {
 
   static let migrator = SQLiteMigrator<PushServiceError>(
     [
@@ -70,7 +61,7 @@ public final class ServiceEventStore: @unchecked Sendable {
   /// would be passed. One immediate transaction.
   @discardableResult
   public func insert(_ event: Event, json: [UInt8], receivedAt: Int64) throws(PushServiceError) -> Bool {
-    guard json.count <= min(Self.maxEventBytes, authorQuotaBytes) else { return false }
+    guard json.count <= min(ServiceIngest.maxEventBytes, authorQuotaBytes) else { return false }
     let quota = Int64(authorQuotaBytes)
     return try connection.withLock { connection throws(PushServiceError) in
       try connection.immediateTransaction { () throws(PushServiceError) -> Bool in
@@ -119,44 +110,12 @@ public final class ServiceEventStore: @unchecked Sendable {
   /// most ``maxScannedRows`` rows are read per filter.
   public func events(matching filters: [Filter], visible: (Event) -> Bool) throws(PushServiceError) -> [Event]
   {
-    var chosen: [String: Event] = [:]
-    for filter in filters {
-      let limit = min(max(filter.limit ?? 100, 0), 1000)
-      guard limit > 0 else { continue }
-      var sql = "SELECT json FROM service_event"
-      var values: [SQLiteValue] = []
-      var conditions: [String] = []
-      if let kinds = filter.kinds {
-        guard !kinds.isEmpty else { continue }
-        conditions.append("kind IN (" + kinds.map { _ in "?" }.joined(separator: ",") + ")")
-        values += kinds.map { .integer(Int64($0)) }
-      }
-      if let authors = filter.authors {
-        guard !authors.isEmpty else { continue }
-        conditions.append("pubkey IN (" + authors.map { _ in "?" }.joined(separator: ",") + ")")
-        values += authors.map { .text($0) }
-      }
-      if let since = filter.since {
-        conditions.append("created_at >= ?")
-        values.append(.integer(since))
-      }
-      if let until = filter.until {
-        conditions.append("created_at <= ?")
-        values.append(.integer(until))
-      }
-      if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-      sql += " ORDER BY created_at DESC, id ASC LIMIT \(Self.maxScannedRows)"
-      let rows = try connection.withLock { connection throws(PushServiceError) in
-        try connection.query(sql, values) { $0.blob(0) ?? [] }
-      }
-      var taken = 0
-      for json in rows where taken < limit {
-        guard let event = try? Event(json: json), filter.matches(event), visible(event) else { continue }
-        chosen[event.id] = event
-        taken += 1
+    try ServiceEventReads.answer(filters, numbered: false, visible: visible) {
+      (sql, values) throws(PushServiceError) -> [[UInt8]] in
+      try connection.withLock { connection throws(PushServiceError) in
+        try connection.query(sql, values.map(\.sqliteValue)) { $0.blob(0) ?? [] }
       }
     }
-    return chosen.values.sorted { $0.createdAt != $1.createdAt ? $0.createdAt > $1.createdAt : $0.id < $1.id }
   }
 
   /// Deletes events received more than the retention before `now`; the number deleted.

@@ -20,7 +20,7 @@ import PushRelay
 /// Synchronous (SQLite); async callers run it through `BlockingWork`, never on a socket thread.
 public struct ServiceIngest: Sendable {
   /// The largest event accepted from any source, in JSON bytes.
-  public static let maxEventBytes = ServiceEventStore.maxEventBytes
+  public static let maxEventBytes = 256 * 1024
   /// How far a push-eligible event's `created_at` may be from now.
   public static let timestampWindow: Int64 = 900
   /// How much further back a gift wrap (kind 1059) may be dated.
@@ -43,7 +43,7 @@ public struct ServiceIngest: Sendable {
     public var message: String
   }
 
-  let store: ServiceEventStore
+  let store: any ServiceEventStore
   let relay: PushRelay
   let pushKinds: Set<Int>
   let clock: UnixClock

@@ -22,7 +22,7 @@ struct ServiceQuery: Sendable {
   /// Queries one account may make per minute.
   static let perAccountPerMinute = 30
 
-  let events: ServiceEventStore
+  let events: any ServiceEventStore
   let leases: LiveLeaseCache
   let clock: UnixClock
   let metrics: ServiceMetrics

@@ -44,7 +44,7 @@ final class UpstreamSubscriber: Sendable {
 
   let upstream: PushServiceConfiguration.Upstream
   private let key: SecretKey
-  private let store: ServiceEventStore
+  private let store: any ServiceEventStore
   private let ingest: ServiceIngest
   private let leases: @Sendable () -> [StoredLease]
   private let metrics: ServiceMetrics
@@ -55,7 +55,7 @@ final class UpstreamSubscriber: Sendable {
   private let task = Locked<Task<Void, Never>?>(nil)
 
   init(
-    upstream: PushServiceConfiguration.Upstream, key: SecretKey, store: ServiceEventStore,
+    upstream: PushServiceConfiguration.Upstream, key: SecretKey, store: any ServiceEventStore,
     ingest: ServiceIngest,
     leases: @escaping @Sendable () -> [StoredLease], metrics: ServiceMetrics, clock: UnixClock,
     roster: ServiceRoster

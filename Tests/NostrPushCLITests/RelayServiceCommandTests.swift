@@ -22,8 +22,11 @@ import Darwin
   static let account = try! SecretKey(hex: "42f46fe1e335ef8bb1fd031e45566a98ecec3f333e92bff5ed3aaea92856ca2b")
   static let alice = try! SecretKey(hex: "ffa7a0616ec26dabc85b5a17b7cb452764b2dc66b40334559fe04ad7d29da7c2")
 
-  /// A folder with the key files (0600) and a configuration following `upstream`.
-  static func folder(upstream: String, gateway: String) throws -> (path: String, config: String) {
+  /// A folder with the key files (0600) and a configuration following `upstream`, on `store` (a
+  /// SQLite file in the folder unless given).
+  static func folder(upstream: String, gateway: String, store: String = #"{"sqlite":"state.sqlite"}"#) throws
+    -> (path: String, config: String)
+  {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
       "relay-service-\(UUID().uuidString)"
     )
@@ -42,7 +45,7 @@ import Darwin
          "limitation":{"max_lease_ttl":2592000,"max_leases_per_pubkey":8,"max_subscriptions_per_lease":4,
            "max_kinds":8,"max_authors":64,"max_h":32,"max_tag_values":64,"max_ignore":256,
            "max_content_len":65536,"max_plaintext_len":4096,"max_endpoint_len":512,"max_string_len":256}},
-       "store":{"sqlite":"state.sqlite"},"gateway":"\(gateway)","upstreams":[{"url":"\(upstream)"}],
+       "store":\(store),"gateway":"\(gateway)","upstreams":[{"url":"\(upstream)"}],
        "feeds":{"http":true}}
       """
     FileManager.default.createFile(atPath: folder + "/config.json", contents: Data(config.utf8))

@@ -16,13 +16,13 @@ import Testing
     let path = folder.path + "/events.sqlite"
     let event = Self.note("kept", at: 1_767_226_200)
     do {
-      let store = try ServiceEventStore(path: path)
+      let store = try SQLiteServiceEventStore(path: path)
       #expect(try store.insert(event, json: event.jsonBytes(), receivedAt: 1_767_226_200))
       #expect(try !store.insert(event, json: event.jsonBytes(), receivedAt: 1_767_226_201))
       try store.advanceCursor(upstream: "ws://a", to: 100)
       try store.advanceCursor(upstream: "ws://a", to: 50)
     }
-    let reopened = try ServiceEventStore(path: path)
+    let reopened = try SQLiteServiceEventStore(path: path)
     #expect(try reopened.contains(id: event.id))
     #expect(try reopened.cursor(upstream: "ws://a") == 100)
     let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
@@ -32,7 +32,7 @@ import Testing
   @Test func anAuthorOverTheQuotaLosesTheOldestFirst() throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }
-    let store = try ServiceEventStore(path: folder.path + "/events.sqlite", authorQuotaBytes: 64 * 1024)
+    let store = try SQLiteServiceEventStore(path: folder.path + "/events.sqlite", authorQuotaBytes: 64 * 1024)
     let padding = String(repeating: "x", count: 20 * 1024)
     let events = (0..<5).map { Self.note(padding + "\($0)", at: 1_767_226_200 + Int64($0)) }
     for event in events { try store.insert(event, json: event.jsonBytes(), receivedAt: event.createdAt) }
@@ -46,7 +46,7 @@ import Testing
   @Test func retentionPrunesByReceipt() throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }
-    let store = try ServiceEventStore(path: folder.path + "/events.sqlite", retentionSeconds: 100)
+    let store = try SQLiteServiceEventStore(path: folder.path + "/events.sqlite", retentionSeconds: 100)
     let old = Self.note("old", at: 1000)
     let new = Self.note("new", at: 1000)
     try store.insert(old, json: old.jsonBytes(), receivedAt: 1000)
@@ -59,7 +59,7 @@ import Testing
   @Test func aReadAnswersNewestFirstWithinTheFilterLimit() throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }
-    let store = try ServiceEventStore(path: folder.path + "/events.sqlite")
+    let store = try SQLiteServiceEventStore(path: folder.path + "/events.sqlite")
     let events = (0..<10).map { Self.note("n\($0)", at: 2000 + Int64($0)) }
     for event in events { try store.insert(event, json: event.jsonBytes(), receivedAt: 1) }
     let read = try store.events(matching: [Filter(kinds: [1], limit: 3)], visible: { _ in true })
