@@ -67,6 +67,8 @@ import Darwin
     let base = try #require(Self.postgres)
     let database = "svc_replicas_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
     let admin = try PostgresConnection(connectionString: base)
+    // Creating and dropping a database may take longer than a service statement's bound.
+    try admin.execute("SET statement_timeout = 0; SET lock_timeout = 0")
     try admin.execute("CREATE DATABASE \(database)")
     let conninfo = base + " dbname=" + database
     defer {
