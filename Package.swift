@@ -261,6 +261,7 @@ let package = Package(
       [
         "PushRelayServer", "PushRelay", "NostrPushTesting", "NostrEvent", "NostrJSON", "PushDescriptor",
         "PushLease", "NostrWebSocket", "NostrPushCore", "NostrHTTP", "NostrHTTPServer",
+        "_NostrPostgres",
       ]),
     tests("AppAttestTests", ["AppAttest", "NostrEvent", "NostrPushCore", "NostrJSON"]),
     tests("NIP44Tests", ["NIP44", "NostrEvent", "NostrJSON"]),
