@@ -52,6 +52,38 @@ import Darwin
     return (folder, folder + "/config.json")
   }
 
+  /// Enrolls, over NIP-42 as the account, a lease for kind 1 mentions of the account at the
+  /// service listening on `listening` (`HOST:PORT`), to a fresh grant of `gateway`; the relay's OK.
+  static func enrollMentionLease(at listening: String, gateway: GatewayFixture) async throws -> PublishResult
+  {
+    let document = try await LoopbackFetch.send(
+      "http://\(listening)/", headers: ["Accept": "application/nostr+json"])
+    let descriptor = try RelayDocument(bytes: document.body).push
+    let now = Int64(Date().timeIntervalSince1970)
+    let grant = try gateway.issueGrant(
+      relayPubkey: (try SecretKey(hex: Self.pushKey)).publicKeyHex, deviceToken: "aabbcc")
+    let lease = try LeaseBuilder(
+      descriptor: descriptor, appProfile: PushAppProfile(id: "org.nostrpushkit.demo", transport: "apns")
+    ).active(
+      endpoint: grant.grant,
+      subscriptions: [
+        try LeaseSubscription(
+          filter: LeaseFilter(kinds: [1], pTags: [Self.account.publicKeyHex], descriptor: descriptor),
+          class: "default")
+      ], generation: 1, createdAt: now, installationID: InstallationID.generate(), now: now,
+      signer: Self.account)
+    let client = try await RelayConnection.connect(
+      to: "ws://\(listening)", key: Self.account, deadline: .now + .seconds(5))
+    do {
+      let answer = try await client.publish(lease, deadline: .now + .seconds(5))
+      await client.close()
+      return answer
+    } catch {
+      await client.close()
+      throw error
+    }
+  }
+
   static func base(_ url: URL) -> String {
     let text = url.absoluteString
     return text.hasSuffix("/") ? String(text.dropLast()) : text
@@ -79,26 +111,7 @@ import Darwin
         let listening = try #require(first["listening"]?.stringValue)
         let admin = try #require(first["admin"]?.stringValue)
         // Enroll a lease for mentions of the account.
-        let document = try await LoopbackFetch.send(
-          "http://\(listening)/", headers: ["Accept": "application/nostr+json"])
-        let descriptor = try RelayDocument(bytes: document.body).push
-        let now = Int64(Date().timeIntervalSince1970)
-        let grant = try gateway.issueGrant(
-          relayPubkey: (try SecretKey(hex: Self.pushKey)).publicKeyHex, deviceToken: "aabbcc")
-        let lease = try LeaseBuilder(
-          descriptor: descriptor, appProfile: PushAppProfile(id: "org.nostrpushkit.demo", transport: "apns")
-        ).active(
-          endpoint: grant.grant,
-          subscriptions: [
-            try LeaseSubscription(
-              filter: LeaseFilter(kinds: [1], pTags: [Self.account.publicKeyHex], descriptor: descriptor),
-              class: "default")
-          ], generation: 1, createdAt: now, installationID: InstallationID.generate(), now: now,
-          signer: Self.account)
-        let client = try await RelayConnection.connect(
-          to: "ws://\(listening)", key: Self.account, deadline: .now + .seconds(5))
-        #expect(try await client.publish(lease, deadline: .now + .seconds(5)).accepted)
-        await client.close()
+        #expect(try await Self.enrollMentionLease(at: listening, gateway: gateway).accepted)
         let subscribed = await Polling.eventuallyAwaiting(within: .seconds(10), every: .milliseconds(50)) {
           let metrics = try? await LoopbackFetch.send("http://\(admin)/metrics")
           return String(decoding: metrics?.body ?? [], as: UTF8.self)
@@ -162,26 +175,7 @@ import Darwin
         #expect(before.stdout.contains("✗ lease: no kind 30350 lease"), "\(before.stdout)")
         #expect(before.stdout.contains("✓ NIP-42"), "\(before.stdout)")
         // Enroll, then every gate passes.
-        let document = try await LoopbackFetch.send(
-          "http://\(listening)/", headers: ["Accept": "application/nostr+json"])
-        let descriptor = try RelayDocument(bytes: document.body).push
-        let now = Int64(Date().timeIntervalSince1970)
-        let grant = try gateway.issueGrant(
-          relayPubkey: (try SecretKey(hex: Self.pushKey)).publicKeyHex, deviceToken: "aabbcc")
-        let lease = try LeaseBuilder(
-          descriptor: descriptor, appProfile: PushAppProfile(id: "org.nostrpushkit.demo", transport: "apns")
-        ).active(
-          endpoint: grant.grant,
-          subscriptions: [
-            try LeaseSubscription(
-              filter: LeaseFilter(kinds: [1], pTags: [Self.account.publicKeyHex], descriptor: descriptor),
-              class: "default")
-          ], generation: 1, createdAt: now, installationID: InstallationID.generate(), now: now,
-          signer: Self.account)
-        let client = try await RelayConnection.connect(
-          to: relay, key: Self.account, deadline: .now + .seconds(5))
-        #expect(try await client.publish(lease, deadline: .now + .seconds(5)).accepted)
-        await client.close()
+        #expect(try await Self.enrollMentionLease(at: listening, gateway: gateway).accepted)
         let healthy = try await NostrPushBinary.run([
           "doctor", "--relay", relay, "--secret-key-file", accountKey, "--gateway", gatewayBase,
         ])

@@ -19,13 +19,6 @@ import Darwin
 /// following one upstream relay: both receive every event, and each event wakes once at the
 /// gateway fixture.
 @Suite(.timeLimit(.minutes(3))) struct RelayServiceReplicaTests {
-  static var postgres: String? {
-    guard let value = ProcessInfo.processInfo.environment["NOSTRPUSH_POSTGRES"], !value.isEmpty else {
-      return nil
-    }
-    return value
-  }
-
   /// One service process: its process and admin address.
   struct Replica {
     var process: ChildProcess
@@ -61,10 +54,10 @@ import Darwin
 
   @Test(
     .enabled(
-      if: postgres != nil,
+      if: GatewayReplicaTests.postgres != nil,
       "PostgreSQL cases need NOSTRPUSH_POSTGRES: run them with `Scripts/with-postgres -- swift test`"))
   func twoProcessesOnOneDatabaseWakeEachEventOnce() async throws {
-    let base = try #require(Self.postgres)
+    let base = try #require(GatewayReplicaTests.postgres)
     let database = "svc_replicas_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
     let admin = try PostgresConnection(connectionString: base)
     // Creating and dropping a database may take longer than a service statement's bound.
@@ -106,25 +99,9 @@ import Darwin
   ) async throws {
     let account = RelayServiceCommandTests.account
     // The lease is enrolled at the first process only; the second learns it from the database.
-    let document = try await LoopbackFetch.send(
-      "http://\(replicas[0].listening)/", headers: ["Accept": "application/nostr+json"])
-    let descriptor = try RelayDocument(bytes: document.body).push
-    let now = Int64(Date().timeIntervalSince1970)
-    let grant = try gateway.issueGrant(
-      relayPubkey: (try SecretKey(hex: RelayServiceCommandTests.pushKey)).publicKeyHex, deviceToken: "aabbcc")
-    let lease = try LeaseBuilder(
-      descriptor: descriptor, appProfile: PushAppProfile(id: "org.nostrpushkit.demo", transport: "apns")
-    ).active(
-      endpoint: grant.grant,
-      subscriptions: [
-        try LeaseSubscription(
-          filter: LeaseFilter(kinds: [1], pTags: [account.publicKeyHex], descriptor: descriptor),
-          class: "default")
-      ], generation: 1, createdAt: now, installationID: InstallationID.generate(), now: now, signer: account)
-    let client = try await RelayConnection.connect(
-      to: "ws://\(replicas[0].listening)", key: account, deadline: .now + .seconds(5))
-    #expect(try await client.publish(lease, deadline: .now + .seconds(5)).accepted)
-    await client.close()
+    #expect(
+      try await RelayServiceCommandTests.enrollMentionLease(at: replicas[0].listening, gateway: gateway)
+        .accepted)
     // Both processes hold the upstream REQ before anything is published, so both receive it all.
     for replica in replicas {
       let subscribed = await Polling.eventuallyAwaiting(within: .seconds(15), every: .milliseconds(50)) {
