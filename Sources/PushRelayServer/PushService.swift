@@ -139,23 +139,31 @@ public final class PushService: Sendable {
     }
     let publishTo = configuration.upstreams.first?.url ?? configuration.publicOrigin.webSocketURL
     let listen = configuration.listen
+    let limits = configuration.limits
+    let queriesPerAddress = RateWindow(limit: limits.maxQueriesPerMinutePerIP)
     let server = try await startServer(
-      HTTPServerConfiguration(host: listen.host, port: listen.port), field: "listen",
+      HTTPServerConfiguration(
+        host: listen.host, port: listen.port, maxConnections: limits.maxConnections,
+        maxConnectionsPerIP: limits.maxConnectionsPerIP), field: "listen",
       routes: { port in
         let query = ServiceQuery(
           events: events, leases: leases, clock: clock, metrics: metrics,
-          urls: { [configuration.publicOrigin.url(path: "/query"), "http://\(listen.host):\(port())/query"] })
+          urls: {
+            [configuration.publicOrigin.url(path: "/query"), "http://\(listen.host):\(port())/query"]
+          },
+          queriesPerAddress: queriesPerAddress)
         return [
           HTTPServerRoute(
             "GET", "/",
-            webSocket: { _, socket in
+            webSocket: { request, socket in
               let session = ClientSession(
                 relay: relay,
                 auth: NIP42Check(relayURLs: [
                   configuration.publicOrigin.webSocketURL, "ws://\(listen.host):\(port())",
                 ]),
                 clock: clock, blocked: "blocked: push relay: publish to \(publishTo)",
-                leaseChanged: leaseChanged)
+                leaseChanged: leaseChanged, limits: limits, queriesPerAddress: queriesPerAddress,
+                address: request.remoteAddress)
               await session.serve(socket)
             }
           ) { request in

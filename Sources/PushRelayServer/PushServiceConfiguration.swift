@@ -97,6 +97,9 @@ public struct PushServiceConfiguration: Sendable {
   public var retentionSeconds: Int64
   /// The most bytes of one author's events kept.
   public var authorQuotaBytes: Int
+  /// The bounds per message, connection and client address on the client listener (not in the
+  /// file: the defaults, which a test may shorten).
+  public var limits = PushServiceLimits()
 
   /// Reads and validates the configuration file at `path` (and the key files it names).
   public init(file path: String) throws(PushServiceError) {
