@@ -1,15 +1,16 @@
 import NostrHTTPServer
 
 /// The bounds the service's client listener puts on each message, connection and client address
-/// (the spec's "bound the work per message and per peer"). Not read from the configuration
-/// file: the defaults are the decision, and a test shortens them through
+/// (the spec's "bound the work per message and per peer"). The defaults are the decision; the
+/// configuration file's optional `limits` sets the connection and per-address bounds (see
+/// ``PushServiceConfiguration``), and a test shortens any of them through
 /// ``PushServiceConfiguration/limits``.
 ///
 /// Per address, not only in all: ``maxConnectionsPerIP`` is libmicrohttpd's per-IP limit, and an
 /// upgraded WebSocket keeps counting against it (and against ``maxConnections``) until it ends,
 /// so one address holds at most that share of the WebSocket slots and the rest stay free for
-/// others. Behind a reverse proxy every client has the proxy's address; run the proxy's own
-/// per-client limits there (`Docs/DeployingThePushRelay.md`).
+/// others. Behind a reverse proxy every client has the proxy's address: raise the per-address
+/// bounds there and limit per client in the proxy (`Docs/DeployingThePushRelay.md`).
 public struct PushServiceLimits: Sendable, Hashable {
   /// How long a client WebSocket may send no message before it is closed (1000, reason
   /// `idle`): 300 s. WebSocket pings never reach the session, so they do not extend it.
