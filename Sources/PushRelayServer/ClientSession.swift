@@ -14,7 +14,9 @@ import PushRelay
 /// that WebSocket pings do not extend, since the server's reader answers them and they never
 /// reach this layer; and each `REQ`'s answer streamed within `maxAnswerEvents` events and
 /// `maxAnswerBytes` bytes, each `EVENT` written as it is encoded and the answer ended with
-/// `CLOSED` `error: answer truncated …` at the bound instead of built whole.
+/// `CLOSED` `error: answer truncated …` at the bound instead of built whole. What is read before
+/// the first send is the author's own lease rows, which the lease store bounds at
+/// `SQLiteLeaseStore.rowsPerLeaseQuota` × `max_leases_per_pubkey` (32 with the usual 8).
 ///
 /// Threading: the socket's own reader thread only decodes frames and hands messages over; this
 /// session runs as a Swift task, and every store read or write (lease ingest, the lease read)
