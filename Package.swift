@@ -259,7 +259,7 @@ let package = Package(
       "PushRelayServerTests",
       [
         "PushRelayServer", "PushRelay", "NostrPushTesting", "NostrEvent", "NostrJSON", "PushDescriptor",
-        "PushLease", "NostrWebSocket", "NostrPushCore", "NostrHTTP", "NostrHTTPServer",
+        "PushLease", "NostrWebSocket", "NostrPushCore", "NostrHTTP", "NostrHTTPServer", "_NostrSQLite",
       ]),
     tests("AppAttestTests", ["AppAttest", "NostrEvent", "NostrPushCore", "NostrJSON"]),
     tests("NIP44Tests", ["NIP44", "NostrEvent", "NostrJSON"]),

@@ -6,7 +6,9 @@ import NostrPushCore
 /// `POST /query` on the client listener: NIP-98 by an account that holds a live lease here,
 /// the visibility rules, a per-account rate limit, a capped answer.
 ///
-/// Order, first failure answers: NIP-98 (401; 503 when the replay set is full of live ids); a
+/// Order, first failure answers: the client address's query rate, shared with WebSocket `REQ`s
+/// (``PushServiceLimits/maxQueriesPerMinutePerIP``; 429, checked first since it costs no
+/// signature check); NIP-98 (401; 503 when the replay set is full of live ids); a
 /// live lease of the signer (401 `auth-required: no live push lease here`); the rate limit (429); a
 /// JSON array of 1…``maxFilters`` filters (400); visibility — author-only kind 30350 only as
 /// `authors=[self]`, and gift wraps (1059) only to the pubkey their `p` names (403 when a filter
@@ -30,6 +32,8 @@ struct ServiceQuery: Sendable {
   let urls: @Sendable () -> [String]
   let verifier = NIP98Verifier()
   let rate = RateWindow(limit: perAccountPerMinute)
+  /// The queries per client address this minute, shared with every WebSocket session.
+  let queriesPerAddress: RateWindow
 
   func answer(_ request: HTTPServerRequest) async -> HTTPServerResponse {
     let started = ContinuousClock.now
@@ -37,6 +41,10 @@ struct ServiceQuery: Sendable {
       metrics.recordQuery(milliseconds: (ContinuousClock.now - started).wholeMilliseconds)
     }
     let now = clock.now()
+    guard queriesPerAddress.take(request.remoteAddress, now: now) else {
+      return Self.error(
+        429, "rate-limited: over \(queriesPerAddress.limit) queries a minute from your address")
+    }
     var identity: String?
     var lastError: NIP98Error?
     for url in urls() {
