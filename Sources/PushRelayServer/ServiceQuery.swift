@@ -104,7 +104,8 @@ struct ServiceQuery: Sendable {
     }
     let asked = filters
     async let fromUpstreams = upstreams.events(matching: asked, deadline: deadline)
-    let (events, relay, roster, origin) = (self.events, self.relay, self.roster, relay.descriptor.origin)
+    let (events, relay, origin) = (self.events, self.relay, relay.descriptor.origin)
+    let roster = RosterMemo(roster)
     let stored = await BlockingWork.run { () -> [Event]? in
       guard
         let found = try? events.events(
@@ -173,6 +174,24 @@ struct ServiceQuery: Sendable {
     case .channel(let channel):
       return LeaseSubscription.admits(
         event, owner: identity, members: roster.members(ofChannel: channel, origin: origin))
+    }
+  }
+
+  /// One answer's rosters: each channel's members read once, however many of its messages the
+  /// answer weighs (at most one entry per channel among the events read).
+  final class RosterMemo: RosterSource {
+    private let source: any RosterSource
+    private let read = Locked([String: Set<String>?]())
+
+    init(_ source: any RosterSource) {
+      self.source = source
+    }
+
+    func members(ofChannel channel: String, origin: String) -> Set<String>? {
+      if let known = read.withLock({ $0[channel] }) { return known }
+      let members = source.members(ofChannel: channel, origin: origin)
+      read.withLock { $0[channel] = members }
+      return members
     }
   }
 
