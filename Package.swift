@@ -292,7 +292,7 @@ let package = Package(
       [
         "nostr-push", "NostrEvent", "NostrJSON", "Bech32", "NostrPushTesting", "EnrichmentCache",
         "NotificationResolver", "PushRelay", "GiftWrap", "NostrWebSocket", "PushLease", "_NostrPostgres",
-        "PushGateway", "PushDescriptor", "AppAttest",
+        "PushGateway", "PushDescriptor", "AppAttest", "PushRelayServer",
       ]),
   ],
   swiftLanguageModes: [.v6]
