@@ -294,7 +294,7 @@ let package = Package(
       [
         "nostr-push", "NostrEvent", "NostrJSON", "Bech32", "NostrPushTesting", "EnrichmentCache",
         "NotificationResolver", "PushRelay", "GiftWrap", "NostrWebSocket", "PushLease", "_NostrPostgres",
-        "PushGateway", "PushDescriptor", "AppAttest", "PushRegistration",
+        "PushGateway", "PushDescriptor", "AppAttest", "PushRegistration", "PushRelayServer",
       ]),
   ],
   swiftLanguageModes: [.v6]

@@ -33,7 +33,7 @@ import PushRelay
 /// Decisions where the spec is silent (written here as the brief asks): push key ids are
 /// `k-` + the first 16 hex of each key's pubkey, the first key current and the others retiring;
 /// the SQLite store keeps leases and wakes in the configured file and events in `<file>.events`;
-/// `/query` answers from the events stored here (the union with upstream answers is not built yet).
+/// `/query` unites the events stored here with the upstreams' answers (``ServiceQuery``).
 public final class PushService: Sendable {
   /// The client listener's port.
   public let port: UInt16
@@ -159,7 +159,10 @@ public final class PushService: Sendable {
         maxConnectionsPerIP: limits.maxConnectionsPerIP), field: "listen",
       routes: { port in
         let query = ServiceQuery(
-          events: events, leases: leases, clock: clock, metrics: metrics,
+          events: events, leases: leases, relay: relay, roster: roster,
+          upstreams: UpstreamQuery(
+            upstreams: configuration.upstreams, key: configuration.serviceKey, clock: clock),
+          timeout: configuration.queryTimeout, clock: clock, metrics: metrics,
           urls: {
             [configuration.publicOrigin.url(path: "/query"), "http://\(listen.host):\(port())/query"]
           },

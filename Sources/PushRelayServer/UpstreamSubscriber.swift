@@ -260,12 +260,9 @@ final class UpstreamSubscriber: Sendable {
             }
           }
         case .auth(let challenge):
-          guard owner.upstream.auth, challenge.utf8.count <= 1024,
-            let event = try? UnsignedEvent(
-              pubkey: owner.key.publicKeyHex, createdAt: owner.clock.now(),
-              kind: EventKind.clientAuthentication,
-              tags: [["relay", owner.upstream.url], ["challenge", challenge]], content: ""
-            ).signed(with: owner.key)
+          guard owner.upstream.auth, challenge.utf8.count <= RelayConnection.maxChallengeBytes,
+            let event = RelayConnection.authenticationEvent(
+              challenge: challenge, relay: owner.upstream.url, key: owner.key, createdAt: owner.clock.now())
           else { continue }
           state.withLock { $0.authEventID = event.id }
           outbox.yield(JSONWriter.bytes(.array([.string("AUTH"), event.jsonValue])))
