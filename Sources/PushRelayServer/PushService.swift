@@ -18,11 +18,23 @@ import PushRelay
 ///   feed, `POST /events` as JSON lines), `/_liveness`, `/_readiness`, `/metrics`.
 /// - One ``UpstreamSubscriber`` per upstream, the delivery worker, and an hourly retention sweep.
 ///
+/// Threading (the spec's "the serving loop never runs a scan or a disk write on the thread that
+/// accepts and reads sockets"): each listener's one libmicrohttpd thread accepts, reads request
+/// heads and bodies, and only routes, suspends the connection and starts the handler's task
+/// (`NostrHTTPServer`'s `ServerCore`); each upgraded WebSocket's reader thread only decodes
+/// frames, answers pings and hands messages over (`HTTPServerWebSocket`). Handlers and sessions
+/// run as Swift tasks, and every store call they make — lease ingest and reads
+/// (``ClientSession``), `/query`'s reads (`ServiceQuery`), feed ingest (`TrustedFeeds`), upstream
+/// ingest and cursors (``UpstreamSubscriber``), readiness and metrics — goes through
+/// `BlockingWork`, a thread outside the socket threads and the cooperative pool. NIP-11 is a
+/// document built once at start. So a store waiting on its lock or its disk delays only the
+/// request that waits for it (`PushServiceStalledStoreTests`).
+///
 /// Decisions where the spec is silent (written here as the brief asks): push key ids are
 /// `k-` + the first 16 hex of each key's pubkey, the first key current and the others retiring;
 /// the SQLite store keeps leases and wakes in the configured file and events in `<file>.events`
 /// (PostgreSQL: ``ServiceStores``);
-/// `/query` answers from the events stored here (the union with upstream answers is not built yet).
+/// `/query` unites the events stored here with the upstreams' answers (``ServiceQuery``).
 public final class PushService: Sendable {
   /// The client listener's port.
   public let port: UInt16
@@ -128,23 +140,34 @@ public final class PushService: Sendable {
     }
     let publishTo = configuration.upstreams.first?.url ?? configuration.publicOrigin.webSocketURL
     let listen = configuration.listen
+    let limits = configuration.limits
+    let queriesPerAddress = RateWindow(limit: limits.maxQueriesPerMinutePerIP)
     let server = try await startServer(
-      HTTPServerConfiguration(host: listen.host, port: listen.port), field: "listen",
+      HTTPServerConfiguration(
+        host: listen.host, port: listen.port, maxConnections: limits.maxConnections,
+        maxConnectionsPerIP: limits.maxConnectionsPerIP), field: "listen",
       routes: { port in
         let query = ServiceQuery(
-          events: events, leases: leases, clock: clock, metrics: metrics,
-          urls: { [configuration.publicOrigin.url(path: "/query"), "http://\(listen.host):\(port())/query"] })
+          events: events, leases: leases, relay: relay, roster: roster,
+          upstreams: UpstreamQuery(
+            upstreams: configuration.upstreams, key: configuration.serviceKey, clock: clock),
+          timeout: configuration.queryTimeout, clock: clock, metrics: metrics,
+          urls: {
+            [configuration.publicOrigin.url(path: "/query"), "http://\(listen.host):\(port())/query"]
+          },
+          queriesPerAddress: queriesPerAddress)
         return [
           HTTPServerRoute(
             "GET", "/",
-            webSocket: { _, socket in
+            webSocket: { request, socket in
               let session = ClientSession(
                 relay: relay,
                 auth: NIP42Check(relayURLs: [
                   configuration.publicOrigin.webSocketURL, "ws://\(listen.host):\(port())",
                 ]),
                 clock: clock, blocked: "blocked: push relay: publish to \(publishTo)",
-                leaseChanged: leaseChanged)
+                leaseChanged: leaseChanged, limits: limits, queriesPerAddress: queriesPerAddress,
+                address: request.remoteAddress)
               await session.serve(socket)
             }
           ) { request in

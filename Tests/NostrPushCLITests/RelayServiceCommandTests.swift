@@ -183,6 +183,13 @@ import Darwin
         let lines = healthy.stdout.split(separator: "\n")
         #expect(lines.count == 5)
         #expect(lines.allSatisfy { $0.hasPrefix("✓ ") }, "\(healthy.stdout)")
+        // The gateway unreachable (nothing listens on port 1): only its gate fails, named.
+        let noGateway = try await NostrPushBinary.run([
+          "doctor", "--relay", relay, "--secret-key-file", accountKey, "--gateway", "http://127.0.0.1:1",
+        ])
+        #expect(noGateway.status == 1)
+        let failing = noGateway.stdout.split(separator: "\n").filter { $0.hasPrefix("✗ ") }
+        #expect(failing.count == 1 && failing[0].hasPrefix("✗ gateway: "), "\(noGateway.stdout)")
         process.send(SIGTERM)
         _ = await process.exited()
         // The relay gone: the NIP-11 gate fails first, and what depends on it is not checked.
