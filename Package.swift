@@ -158,7 +158,7 @@ let package = Package(
     library(
       "PushGatewayPostgres", ["NostrPushCore", "PushGateway", "_NostrPostgres", "AppAttest"]),
     // The app's side of a push gateway's registration routes (GatewayRegistrar), NIP-98 signed.
-    library("PushRegistration", ["NostrPushCore", "NostrJSON", "NostrEvent", "NostrHTTP"]),
+    library("PushRegistration", ["NostrPushCore", "NostrJSON", "NostrEvent", "NostrHTTP", "AppAttest"]),
     // App Attest verification (attestations, assertions) on libcrypto; a bounded CBOR reader.
     library(
       "AppAttest",
@@ -172,17 +172,20 @@ let package = Package(
       [
         "NostrPushCore", "NostrJSON", "NostrEvent", "NostrHTTP", "NostrWebSocket", "NostrHTTPServer",
         "PushDescriptor", "PushLease", "PushRelay", "_NostrSQLite",
+        "PushRelayPostgres", "_NostrPostgres",
       ]),
     // The loopback fixture relay and gateway, for tests, the demo and benchmarks.
     library(
       "NostrPushTesting",
       [
         "NostrPushCore", "NostrJSON", "NostrEvent", "NIP44", "PushDescriptor", "PushLease", "PushRelay",
-        "NostrWebSocket", "Bech32", "PushGateway", "NostrHTTP",
+        "NostrWebSocket", "Bech32", "PushGateway", "NostrHTTP", "AppAttest",
         // The relay protocol rules it serves with are the production ones (ClientMessage,
         // NIP42Check, EventAdmission, EventVisibility, RelayMessages, InformationRequest) and the
         // production server's WebSocket upgrade check.
         "PushRelayServer", "NostrHTTPServer",
+        // libcrypto for the synthetic App Attest authority (Linux, like the verifier).
+        .target(name: "COpenSSLCrypto", condition: .when(platforms: [.linux])),
       ]),
 
     // Tools.
@@ -263,9 +266,10 @@ let package = Package(
       "PushRelayServerTests",
       [
         "PushRelayServer", "PushRelay", "NostrPushTesting", "NostrEvent", "NostrJSON", "PushDescriptor",
-        "PushLease", "NostrWebSocket", "NostrPushCore", "NostrHTTP", "NostrHTTPServer",
+        "PushLease", "NostrWebSocket", "NostrPushCore", "NostrHTTP", "NostrHTTPServer", "_NostrSQLite",
+        "_NostrPostgres",
       ]),
-    tests("AppAttestTests", ["AppAttest", "NostrEvent", "NostrPushCore", "NostrJSON"]),
+    tests("AppAttestTests", ["AppAttest", "NostrEvent", "NostrPushCore", "NostrJSON", "NostrPushTesting"]),
     tests("NIP44Tests", ["NIP44", "NostrEvent", "NostrJSON"]),
     tests("GiftWrapTests", ["GiftWrap", "NIP44", "NostrEvent", "NostrJSON"]),
     tests("NostrWebSocketTests", ["NostrWebSocket", "NostrPushTesting", "NostrEvent", "NostrJSON"]),
@@ -296,7 +300,7 @@ let package = Package(
       [
         "nostr-push", "NostrEvent", "NostrJSON", "Bech32", "NostrPushTesting", "EnrichmentCache",
         "NotificationResolver", "PushRelay", "GiftWrap", "NostrWebSocket", "PushLease", "_NostrPostgres",
-        "PushGateway", "PushDescriptor", "AppAttest",
+        "PushGateway", "PushDescriptor", "AppAttest", "PushRegistration", "PushRelayServer",
       ]),
   ],
   swiftLanguageModes: [.v6]

@@ -18,7 +18,7 @@ let package = Package(
       dependencies: [
         kit("NostrPushCore"), kit("NostrEvent"), kit("NostrWebSocket"), kit("PushDescriptor"),
         kit("PushLease"),
-        kit("EnrichmentCache"), kit("NotificationResolver"), kit("PushRegistration"),
+        kit("EnrichmentCache"), kit("NotificationResolver"), kit("PushRegistration"), kit("AppAttest"),
       ]),
     // Test fixtures: the loopback relay (NostrPushTesting), the production gateway on loopback with
     // APNs recorded, and the run over them.
@@ -27,7 +27,7 @@ let package = Package(
       dependencies: [
         "ChatApp", kit("NostrPushCore"), kit("NostrJSON"), kit("NostrEvent"), kit("NostrWebSocket"),
         kit("PushDescriptor"), kit("PushLease"), kit("PushRelay"), kit("NostrPushTesting"),
-        kit("PushGateway"), kit("NostrHTTPServer"), kit("NostrHTTP"),
+        kit("PushGateway"), kit("NostrHTTPServer"), kit("NostrHTTP"), kit("AppAttest"),
       ]),
     .executableTarget(name: "chat-app", dependencies: ["ChatAppDemo"]),
     .testTarget(
@@ -37,7 +37,7 @@ let package = Package(
         kit("NostrHTTP"), kit("NostrJSON"), kit("NostrPushCore"), kit("NostrPushTesting"),
         kit("NostrWebSocket"),
         kit("NotificationResolver"), kit("PushDescriptor"), kit("PushLease"), kit("PushGateway"),
-        kit("PushRegistration"),
+        kit("PushRegistration"), kit("AppAttest"),
       ]),
   ],
   swiftLanguageModes: [.v6]

@@ -433,13 +433,24 @@ public actor RelayConnection {
     guard challenge != latestChallenge else { return }
     latestChallenge = challenge
     authenticatedChallenge = nil
-    guard let key else { return }
-    let unsigned = UnsignedEvent(
-      pubkey: key.publicKeyHex, createdAt: clock(), kind: Self.authKind,
-      tags: [["relay", url.text], ["challenge", challenge]], content: "")
-    guard let event = try? unsigned.signed(with: key) else { return }
+    guard let key,
+      let event = Self.authenticationEvent(
+        challenge: challenge, relay: url.text, key: key, createdAt: clock())
+    else { return }
     pendingAuth[event.id] = challenge
     outbox.yield(JSONWriter.bytes(.array([.string("AUTH"), event.jsonValue])))
+  }
+
+  /// The NIP-42 answer to `challenge` from `relay` (its URL as the client dialled it), signed by
+  /// `key` at `createdAt`: the one place a client `AUTH` event is built, for this connection and
+  /// for the push relay service's long-lived upstream subscriptions. Nil when signing fails.
+  package static func authenticationEvent(challenge: String, relay: String, key: SecretKey, createdAt: Int64)
+    -> Event?
+  {
+    try? UnsignedEvent(
+      pubkey: key.publicKeyHex, createdAt: createdAt, kind: authKind,
+      tags: [["relay", relay], ["challenge", challenge]], content: ""
+    ).signed(with: key)
   }
 
   private func authAnswered(challenge: String, accepted: Bool, text: String) {

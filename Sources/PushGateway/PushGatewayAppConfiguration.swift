@@ -30,6 +30,8 @@ public struct PushGatewayAppConfiguration: Sendable {
   public let alertTitle: String
   /// The alert body of the wake.
   public let alertBody: String
+  /// The app's App Attest requirement (`app_attest`), nil when it registers by NIP-98 alone.
+  public let appAttest: PushGatewayAppAttestConfiguration?
   /// The app built with an in-memory provider-token slot: topic, environment and the constant
   /// wake body, checked ≤ 4096 bytes.
   public let app: APNsApp
@@ -60,7 +62,7 @@ public struct PushGatewayAppConfiguration: Sendable {
   /// Reads `apps[index]`, loading its credential files (`base` resolves relative paths).
   init(_ value: JSONValue, path: String, base: String?) throws(PushGatewayConfigurationError) {
     let object = try ConfigurationObject(
-      value, path: path, allowed: ["app_profile", "topic", "environment", "auth", "alert"])
+      value, path: path, allowed: ["app_profile", "topic", "environment", "auth", "alert", "app_attest"])
     let profile = try object.requiredString("app_profile", maxBytes: Self.maxProfileBytes)
     guard profile.utf8.allSatisfy(Self.isProfileByte) else {
       throw object.refuse("app_profile", "may hold only A–Z a–z 0–9 . _ -")
@@ -85,6 +87,7 @@ public struct PushGatewayAppConfiguration: Sendable {
       let member = error.field == "alert" ? "alert" : "topic"
       throw object.refuse(member, error.message)
     }
+    self.appAttest = try PushGatewayAppAttestConfiguration.read(object, base: base)
     self.appProfile = profile
     self.authentication = authentication
     self.alertTitle = title

@@ -1,3 +1,4 @@
+import AppAttest
 import NostrJSON
 import NostrPushCore
 
@@ -13,8 +14,11 @@ import NostrPushCore
 ///  "quota":{"per_10s":10,"per_hour":120},
 ///  "apps":[{"app_profile":"chat","topic":"org.example.chat","environment":"production",
 ///           "auth":{"token":{"key_file":"AuthKey.p8","key_id":"ABC123DEFG","team_id":"TEAM123456"}},
-///           "alert":{"title":"Chat","body":"New activity"}}]}
+///           "alert":{"title":"Chat","body":"New activity"},
+///           "app_attest":{"app_id":"TEAM123456.org.example.chat","environment":"production"}}]}
 /// ```
+///
+/// `app_attest` is optional per app (``PushGatewayAppAttestConfiguration``).
 ///
 /// Checked at start: secrets (`key_file`, `previous_key_files`, an app's p8 key or certificate
 /// key) are files of mode 0600 (``SecretFile``); the sealing keys are 32 bytes in hex; the p8
@@ -129,6 +133,14 @@ public struct PushGatewayConfiguration: Sendable {
   /// The app serving `appProfile`, nil when none does.
   public func app(profile appProfile: String) -> PushGatewayAppConfiguration? {
     apps.first { $0.appProfile == appProfile }
+  }
+
+  /// The App Attest verifier of each app with an `app_attest` block, by app profile: what
+  /// `PushGateway(appAttest:)` takes.
+  public var appAttestVerifiers: [String: any AppAttestVerifying] {
+    var verifiers: [String: any AppAttestVerifying] = [:]
+    for app in apps { if let appAttest = app.appAttest { verifiers[app.appProfile] = appAttest.verifier } }
+    return verifiers
   }
 
   /// `path` as given when absolute or no base is set, else appended to `base`.

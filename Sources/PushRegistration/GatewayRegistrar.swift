@@ -1,3 +1,4 @@
+import AppAttest
 import NostrEvent
 import NostrHTTP
 import NostrJSON
@@ -20,6 +21,19 @@ import NostrPushCore
 /// throws `invalid_argument`), so the gateway sees only well-formed bodies: strict compact JSON
 /// with the members in the spec's order.
 ///
+/// With an App Attest provider (`appAttest`, for a gateway whose app requires App Attest), each
+/// route first fetches a challenge (`POST /v1/installations/challenges` for `register`,
+/// `POST /v1/delegations/challenges` for the installation's other routes), builds the client data
+/// with `AppAttestTranscript` (the type the gateway checks with) and sends `challenge_id`, `key_id`
+/// and `attestation` with `register`, `challenge_id` and `assertion` with the others. The
+/// provider's failures throw (`attestation_unsupported`, `attestation_key_invalid`: discard the
+/// key and register again, `attestation_service_failed`); the gateway's refusals are the answers
+/// ``GatewayRegistrationAnswer/attestationRequired`` and
+/// ``GatewayRegistrationAnswer/invalidAttestation``. Without a provider nothing of this is sent.
+/// Decisions where the spec is silent: `key_id` is standard base64 (as `DCAppAttestService`
+/// spells key ids), `attestation` and `assertion` base64url without padding (the challenge's
+/// alphabet); a challenge refused (404, 429, 401…) is the route's answer, nothing more is sent.
+///
 /// Decision: the registrar is a small module of its own (`PushRegistration`), not part of
 /// `PushLease`: an app links it next to `PushLease`, the Notification Service Extension needs
 /// neither, and `PushLease` stays free of HTTP. The account's clock gives NIP-98's `created_at`.
@@ -34,13 +48,15 @@ public struct GatewayRegistrar: Sendable {
   private let key: SecretKey
   private let transport: any HTTPTransport
   private let clock: UnixClock
+  private let appAttest: (any AppAttestProvider)?
 
   /// A registrar for the gateway at `baseURL` (`https://host[:port]`, `http` only on loopback,
   /// canonical form, nothing after it: NIP-98 signs `<baseURL><path>` byte for byte), signing
-  /// with `key`, sending through `transport`, timed by `clock`.
+  /// with `key`, sending through `transport`, timed by `clock`; attesting and asserting through
+  /// `appAttest` when given (a gateway whose app requires App Attest).
   public init(
     baseURL: String, key: SecretKey, transport: any HTTPTransport = URLSessionHTTPTransport.shared,
-    clock: UnixClock = .system
+    clock: UnixClock = .system, appAttest: (any AppAttestProvider)? = nil
   ) throws(GatewayRegistrationError) {
     guard baseURL.hasPrefix("https://") || baseURL.hasPrefix("http://"),
       let (origin, rest, _) = RelayOrigin.parse(baseURL), rest.isEmpty, origin.description == baseURL
@@ -58,6 +74,7 @@ public struct GatewayRegistrar: Sendable {
     self.key = key
     self.transport = transport
     self.clock = clock
+    self.appAttest = appAttest
   }
 
   /// `POST /v1/installations`: registers `deviceToken` (APNs token, 64 to 200 lower-case hex
@@ -69,12 +86,40 @@ public struct GatewayRegistrar: Sendable {
   {
     try Self.check(profile: appProfile)
     try Self.check(token: deviceToken)
-    let body = Self.body([
+    var members = [
       JSONMember(key: "v", value: .integer(1)), JSONMember(key: "app_profile", value: .string(appProfile)),
       JSONMember(key: "endpoint", value: .string(deviceToken)),
       JSONMember(key: "expires_at", value: .integer(expiresAt)),
-    ])
-    return try await post("/v1/installations", body, deadline: deadline) { object in
+    ]
+    if let appAttest {
+      let challengeBody = [
+        JSONMember(key: "v", value: .integer(1)), JSONMember(key: "app_profile", value: .string(appProfile)),
+      ]
+      let answer = try await challenge("/v1/installations/challenges", challengeBody, deadline: deadline)
+      guard case .created(let challenge) = answer else { return answer.failure() }
+      let transcript: AppAttestTranscript
+      do {
+        transcript = try AppAttestTranscript.installation(
+          publicURL: baseURL, appProfile: appProfile, challenge: challenge.text, endpoint: deviceToken,
+          expiresAt: expiresAt, owner: key.publicKeyHex)
+      } catch {
+        throw GatewayRegistrationError(code: .invalidArgument, field: error.field, message: error.message)
+      }
+      let attestation: [UInt8]
+      let keyID: [UInt8]
+      do {
+        keyID = try await appAttest.keyID()
+        attestation = try await appAttest.attest(keyID: keyID, clientDataHash: transcript.clientDataHash)
+      } catch {
+        throw Self.providerFailure(error)
+      }
+      members += [
+        JSONMember(key: "challenge_id", value: .string(challenge.id)),
+        JSONMember(key: "key_id", value: .string(AppAttestBase64.encoded(keyID))),
+        JSONMember(key: "attestation", value: .string(AppAttestBase64.urlEncoded(attestation))),
+      ]
+    }
+    return try await post("/v1/installations", Self.body(members), deadline: deadline) { object in
       guard let handle = object["installation_handle"]?.stringValue, Hex.isLowercaseHex(handle, length: 32),
         let epoch = object["endpoint_epoch"]?.integerValue, epoch >= 1,
         let expiresAt = object["expires_at"]?.integerValue
@@ -90,11 +135,14 @@ public struct GatewayRegistrar: Sendable {
   {
     try Self.check(handle: installationHandle)
     try Self.check(token: deviceToken)
-    let body = Self.body([
-      JSONMember(key: "v", value: .integer(1)),
-      JSONMember(key: "installation_handle", value: .string(installationHandle)),
-      JSONMember(key: "endpoint", value: .string(deviceToken)),
-    ])
+    let prepared: Prepared<GatewayEndpointRotation> = try await asserted(
+      .installationEndpoint, handle: installationHandle,
+      [
+        JSONMember(key: "v", value: .integer(1)),
+        JSONMember(key: "installation_handle", value: .string(installationHandle)),
+        JSONMember(key: "endpoint", value: .string(deviceToken)),
+      ], deadline: deadline)
+    guard case .body(let body) = prepared else { return prepared.answer }
     return try await post("/v1/installations/endpoint", body, deadline: deadline) { object in
       guard let epoch = object["endpoint_epoch"]?.integerValue, epoch >= 1 else { return nil }
       return GatewayEndpointRotation(endpointEpoch: epoch)
@@ -114,13 +162,16 @@ public struct GatewayRegistrar: Sendable {
       throw GatewayRegistrationError(
         code: .invalidArgument, field: "generation", message: "must be 1 to 2^53 − 1")
     }
-    let body = Self.body([
-      JSONMember(key: "v", value: .integer(1)),
-      JSONMember(key: "installation_handle", value: .string(installationHandle)),
-      JSONMember(key: "relay_pubkey", value: .string(relayPubkey)),
-      JSONMember(key: "generation", value: .integer(generation)),
-      JSONMember(key: "expires_at", value: .integer(expiresAt)),
-    ])
+    let prepared: Prepared<GatewayDelegation> = try await asserted(
+      .delegation, handle: installationHandle,
+      [
+        JSONMember(key: "v", value: .integer(1)),
+        JSONMember(key: "installation_handle", value: .string(installationHandle)),
+        JSONMember(key: "relay_pubkey", value: .string(relayPubkey)),
+        JSONMember(key: "generation", value: .integer(generation)),
+        JSONMember(key: "expires_at", value: .integer(expiresAt)),
+      ], deadline: deadline)
+    guard case .body(let body) = prepared else { return prepared.answer }
     return try await post("/v1/delegations", body, deadline: deadline) { object in
       guard let grant = object["endpoint_grant"]?.stringValue, grant.hasPrefix("g1."),
         grant.utf8.count <= 4096,
@@ -147,9 +198,93 @@ public struct GatewayRegistrar: Sendable {
       members.append(JSONMember(key: "relay_pubkey", value: .string(relayPubkey)))
     }
     let path = relayPubkey == nil ? "/v1/installations/revoke" : "/v1/delegations/revoke"
-    return try await post(path, Self.body(members), deadline: deadline) { object in
+    let prepared: Prepared<GatewayRevocation> = try await asserted(
+      relayPubkey == nil ? .installationRevoke : .delegationRevoke, handle: installationHandle, members,
+      deadline: deadline)
+    guard case .body(let body) = prepared else { return prepared.answer }
+    return try await post(path, body, deadline: deadline) { object in
       object["status"]?.stringValue == "revoked" ? GatewayRevocation() : nil
     }
+  }
+
+  /// A route's body, or the answer that ended it before it was sent (its challenge was refused).
+  private enum Prepared<Value: Sendable & Hashable> {
+    case body([UInt8])
+    case answered(GatewayRegistrationAnswer<Value>)
+
+    /// The answer of `.answered` (never asked of `.body`).
+    var answer: GatewayRegistrationAnswer<Value> {
+      if case .answered(let answer) = self { return answer }
+      return .unexpected(status: 0, error: nil)
+    }
+  }
+
+  /// A challenge as the gateway issued it.
+  private struct IssuedChallenge: Sendable, Hashable {
+    let id: String
+    let text: String
+  }
+
+  /// The body of an asserted `route` on `handle`: `members` as they are without a provider; with
+  /// one, a delegation challenge fetched, the transcript asserted, `challenge_id` and `assertion`
+  /// appended.
+  private func asserted<Value: Sendable & Hashable>(
+    _ route: AppAttestRoute, handle: String, _ members: [JSONMember], deadline: ContinuousClock.Instant
+  ) async throws(GatewayRegistrationError) -> Prepared<Value> {
+    guard let appAttest else { return .body(Self.body(members)) }
+    let challengeBody = [
+      JSONMember(key: "v", value: .integer(1)),
+      JSONMember(key: "installation_handle", value: .string(handle)),
+    ]
+    let answer = try await challenge("/v1/delegations/challenges", challengeBody, deadline: deadline)
+    guard case .created(let challenge) = answer else { return .answered(answer.failure()) }
+    let transcript: AppAttestTranscript
+    do {
+      transcript = try AppAttestTranscript.assertion(
+        route: route, publicURL: baseURL, challenge: challenge.text, fields: JSONObject(members))
+    } catch {
+      throw GatewayRegistrationError(code: .invalidArgument, field: error.field, message: error.message)
+    }
+    let assertion: [UInt8]
+    do {
+      let keyID = try await appAttest.keyID()
+      assertion = try await appAttest.assert(keyID: keyID, clientDataHash: transcript.clientDataHash)
+    } catch {
+      throw Self.providerFailure(error)
+    }
+    return .body(
+      Self.body(
+        members + [
+          JSONMember(key: "challenge_id", value: .string(challenge.id)),
+          JSONMember(key: "assertion", value: .string(AppAttestBase64.urlEncoded(assertion))),
+        ]))
+  }
+
+  /// `POST path` for a challenge: 201 `{"challenge_id","challenge","expires_at"}`, the id 32
+  /// lowercase hex digits and the challenge 32 bytes of unpadded base64url.
+  private func challenge(_ path: String, _ members: [JSONMember], deadline: ContinuousClock.Instant)
+    async throws(GatewayRegistrationError) -> GatewayRegistrationAnswer<IssuedChallenge>
+  {
+    try await post(path, Self.body(members), deadline: deadline) { object in
+      guard let id = object["challenge_id"]?.stringValue, AppAttestChallenge.isID(id),
+        let text = object["challenge"]?.stringValue, text.utf8.count == 43,
+        !text.contains("+"), !text.contains("/"), AppAttestBase64.decode(text)?.count == 32,
+        object["expires_at"]?.integerValue != nil
+      else { return nil }
+      return IssuedChallenge(id: id, text: text)
+    }
+  }
+
+  /// The provider's error as the registrar's.
+  private static func providerFailure(_ error: AppAttestError) -> GatewayRegistrationError {
+    let code: ErrorCode<GatewayRegistrationErrorDomain> =
+      switch error.code {
+      case .attestationUnsupported: .attestationUnsupported
+      case .attestationKeyInvalid: .attestationKeyInvalid
+      default: .attestationServiceFailed
+      }
+    return GatewayRegistrationError(
+      code: code, field: "app_attest", message: "\(error.code): \(error.message)")
   }
 
   /// The request `post` sends for `body` on `path`, signed now (exposed for tests of its bytes).
@@ -198,7 +333,10 @@ public struct GatewayRegistrar: Sendable {
     case (409, "stale_generation"): return .staleGeneration
     case (429, "too_many_installations"): return .tooManyInstallations
     case (429, "too_many_delegations"): return .tooManyDelegations
+    case (429, "too_many_challenges"): return .tooManyChallenges
     case (404, "not_found"): return .notFound
+    case (401, "attestation_required"): return .attestationRequired
+    case (401, "invalid_attestation"): return .invalidAttestation
     case (401, _): return .unauthorized
     case (403, "owner_not_allowed"): return .ownerNotAllowed
     case (403, "relay_not_allowed"): return .relayNotAllowed

@@ -5,6 +5,8 @@ import NostrHTTP
 ///
 /// Which answers a route gives: `register` 201 ``created`` / 200 ``done`` (the same owner's live
 /// installation of that token) / 409 ``installationConflict`` / 429 ``tooManyInstallations``;
+/// with App Attest, any route may also answer ``attestationRequired``, ``invalidAttestation`` or,
+/// for its challenge, ``tooManyChallenges``;
 /// `rotate` 200 / 404 / 409; `delegate` 201 / 404 / 409 ``staleGeneration`` / 429
 /// ``tooManyDelegations`` / 403 ``relayNotAllowed``; `revoke` 200 / 404. Every route may answer
 /// 401, 403 ``ownerNotAllowed``, 400/413 and 503.
@@ -25,6 +27,14 @@ public enum GatewayRegistrationAnswer<Value: Sendable & Hashable>: Sendable, Has
   case notFound
   /// 401: the gateway refused the NIP-98 authorization (clock skew, a replayed id, a wrong key).
   case unauthorized
+  /// 401 `attestation_required`: the app requires App Attest and the request carried none (the
+  /// registrar was made without an App Attest provider).
+  case attestationRequired
+  /// 401 `invalid_attestation`: the attestation or assertion failed a check (a used or expired
+  /// challenge, another key, a counter that did not rise); the gateway's log names the step.
+  case invalidAttestation
+  /// 429 `too_many_challenges`: the owner holds the most live App Attest challenges.
+  case tooManyChallenges
   /// 403 `owner_not_allowed`: the account key is not on the gateway's allowlist.
   case ownerNotAllowed
   /// 403 `relay_not_allowed`: the relay is not on the gateway's allowlist.
@@ -68,4 +78,30 @@ public struct GatewayDelegation: Sendable, Hashable {
 public struct GatewayRevocation: Sendable, Hashable {
   /// A revocation.
   public init() {}
+}
+
+extension GatewayRegistrationAnswer {
+  /// This answer (a challenge's, not a success) as the answer of a route whose success is `Other`:
+  /// a success here is not the route's, so it becomes ``unexpected(status:error:)``.
+  func failure<Other: Sendable & Hashable>() -> GatewayRegistrationAnswer<Other> {
+    switch self {
+    case .created: return .unexpected(status: 201, error: nil)
+    case .done: return .unexpected(status: 200, error: nil)
+    case .installationConflict: return .installationConflict
+    case .staleGeneration: return .staleGeneration
+    case .tooManyInstallations: return .tooManyInstallations
+    case .tooManyDelegations: return .tooManyDelegations
+    case .notFound: return .notFound
+    case .unauthorized: return .unauthorized
+    case .attestationRequired: return .attestationRequired
+    case .invalidAttestation: return .invalidAttestation
+    case .tooManyChallenges: return .tooManyChallenges
+    case .ownerNotAllowed: return .ownerNotAllowed
+    case .relayNotAllowed: return .relayNotAllowed
+    case .invalidRequest(let status): return .invalidRequest(status: status)
+    case .unavailable: return .unavailable
+    case .unexpected(let status, let error): return .unexpected(status: status, error: error)
+    case .unreachable(let error): return .unreachable(error)
+    }
+  }
 }

@@ -11,11 +11,6 @@ import PushLease
 package struct PushMatcher: Sendable {
   /// The lease kind, never matched.
   package static let leaseKind = EventKind.pushLease
-  /// The most back-fill candidates one lease meets (the relay's newest, within
-  /// `backfillWindowSeconds`).
-  package static let maxBackfillCandidates = 256
-  /// How far back back-fill candidates reach (120 s).
-  package static let backfillWindowSeconds: Int64 = 120
   /// The push classes from lowest to highest; a wake takes the highest surviving one.
   package static let classOrder = ["silent", "default", "time_sensitive", "urgent"]
 

@@ -19,11 +19,6 @@ import _NostrSQLite
 /// another process's write (`PRAGMA data_version`) reloads it. `@unchecked Sendable` because the
 /// indexes are touched only inside `database.withConnection`, which holds the connection's lock.
 public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
-  /// An author's rows, active or not, are bounded by this many times `max_leases_per_pubkey`.
-  package static let rowsPerLeaseQuota = 4
-  /// How long an inactive row stays past its `expires_at` (a day).
-  package static let inactiveRetentionSeconds: Int64 = 86_400
-
   /// The state file.
   package let database: PushStateDatabase
   private let matcher = PushMatcher()
@@ -49,12 +44,14 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
       var stored: StoredLease?
       let answer = try connection.immediateTransaction(keeping: { $0 == .accepted }) {
         () throws(PushRelayError) -> LeaseAcceptance in
-        let outcome = try Self.apply(
+        let outcome = try LeaseAcceptanceSteps.apply(
           lease, address: address, event: event, maxLeases: maxLeases, now: now, on: connection)
         guard case .accepted = outcome else { return outcome }
-        stored = try Self.row(address, on: connection)
+        stored = try LeaseAcceptanceSteps.row(address, on: connection)
         if case .active = lease.state, let row = stored {
-          try backfill(row, roster: roster, now: now, on: connection)
+          let wakes = try LeaseAcceptanceSteps.backfill(
+            row, roster: roster, now: now, matcher: matcher, on: connection)
+          _ = try SQLiteWakeOutbox.insert(wakes, nowMilliseconds: now * 1000, on: connection)
         }
         return .accepted
       }
@@ -74,7 +71,7 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
       return try connection.immediateTransaction { () throws(PushRelayError) -> Int in
         try connection.run(
           PushStatements.pruneRecent,
-          [.text(origin), .integer(now - PushMatcher.backfillWindowSeconds)])
+          [.text(origin), .integer(now - LeasePolicy.backfillWindowSeconds)])
         let recorded = try connection.query(
           PushStatements.recentExists, [.text(origin), .text(event.id)]
         ) { _ in true }
@@ -93,112 +90,6 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
         return try SQLiteWakeOutbox.insert(wakes, nowMilliseconds: now * 1000, on: connection).count
       }
     }
-  }
-
-  /// The back-fill of an accepted active lease: the recorded events of the last 120 s (newest
-  /// first, at most 256) that wake it, enqueued in the accept's transaction.
-  private func backfill(
-    _ lease: StoredLease, roster: any RosterSource, now: Int64, on connection: PushStateConnection
-  ) throws(PushRelayError) {
-    let origin = lease.address.origin
-    let recent = try connection.query(
-      PushStatements.recentCandidates,
-      [
-        .text(origin), .integer(now - PushMatcher.backfillWindowSeconds),
-        .integer(Int64(PushMatcher.maxBackfillCandidates)),
-      ]
-    ) { ($0.integer(0), $0.blob(1) ?? []) }
-    var wakes: [WakeCandidate] = []
-    for (receivedAt, bytes) in recent {
-      guard let candidate = try? Event(json: bytes),
-        let reading = matcher.read(candidate, roster: roster, origin: origin),
-        let wake = matcher.candidate(
-          for: candidate, lease: lease, reading: reading, receivedAt: receivedAt, now: now)
-      else { continue }
-      wakes.append(wake)
-    }
-    _ = try SQLiteWakeOutbox.insert(wakes, nowMilliseconds: now * 1000, on: connection)
-  }
-
-  /// Steps 1–7 of the acceptance table, with the row bound, inside the transaction; anything but
-  /// `.accepted` is thrown by the caller so that the transaction rolls back.
-  private static func apply(
-    _ lease: OpenedLease, address: LeaseAddress, event: Event, maxLeases: Int, now: Int64,
-    on connection: PushStateConnection
-  ) throws(PushRelayError) -> LeaseAcceptance {
-    let origin = SQLiteValue.text(address.origin)
-    let pubkey = SQLiteValue.text(address.pubkey)
-    // 1: the event id is already some address's current event.
-    let holders = try connection.query(PushStatements.eventHolder, [origin, .text(lease.eventID)]) {
-      ($0.text(0) ?? "", $0.text(1) ?? "")
-    }
-    if let holder = holders.first {
-      if holder.0 == address.pubkey && holder.1 == address.d {
-        return .duplicate
-      }
-      return .rejected(LeaseRefusal(store: .sourceEventCollision).message)
-    }
-    let existing = try row(address, on: connection)
-    if let existing {
-      // 2: the event must supersede the stored one (NIP-01, `Event.supersedes`).
-      let follows = Event.supersedes(
-        createdAt: lease.createdAt, id: lease.eventID, overCreatedAt: existing.createdAt, id: existing.eventID
-      )
-      guard follows else { return .rejected(LeaseRefusal(store: .staleReplacement).message) }
-      // 3: the generation must rise.
-      guard lease.generation > existing.generation else {
-        return .rejected(LeaseRefusal(store: .staleGeneration).message)
-      }
-    }
-    // 4: sweep the author's expired active rows; prune inactive rows a day past their expiry.
-    try connection.run(PushStatements.sweepAuthor, [origin, pubkey, .integer(now)])
-    try connection.run(
-      PushStatements.pruneAuthor, [origin, pubkey, .integer(now - inactiveRetentionSeconds)])
-    // Rows are bounded: a new address past 4 × max_leases rows of the author is refused.
-    if existing == nil {
-      let rows =
-        try connection.query(PushStatements.authorRows, [origin, pubkey]) { $0.integer(0) }.first ?? 0
-      guard rows < Int64(rowsPerLeaseQuota) * Int64(maxLeases) else {
-        return .rejected(LeaseRefusal(store: .leaseQuotaExceeded).message)
-      }
-    }
-    var values: [SQLiteValue] = [
-      origin, pubkey, .text(address.d), .text(lease.eventID), .integer(lease.createdAt),
-      .integer(lease.expiration), .text(lease.keyID), .integer(lease.generation),
-    ]
-    switch lease.state {
-    case .active(let profile, let transport, let endpoint, let endpointHash, let subscriptions):
-      let appProfile = profile ?? ""  // buzz-push-v1: the empty string, never NULL (unique index, `= ?`)
-      // 5: quota over the author's other active addresses.
-      let others =
-        try connection.query(PushStatements.quota, [origin, pubkey, .text(address.d)]) { $0.integer(0) }.first
-        ?? 0
-      guard others < Int64(maxLeases) else {
-        return .rejected(LeaseRefusal(store: .leaseQuotaExceeded).message)
-      }
-      // 6: one active address per (app profile, endpoint).
-      let clash =
-        try connection.query(
-          PushStatements.endpointClash,
-          [origin, pubkey, .text(address.d), .text(appProfile), .text(endpointHash)]
-        ) { $0.integer(0) }.first ?? 0
-      guard clash == 0 else { return .rejected(LeaseRefusal(store: .endpointAlreadyLeased).message) }
-      values += [
-        .integer(1), .integer(1), .text(appProfile), .text(transport), .text(endpoint), .text(endpointHash),
-        .text(StoredSubscriptions.encode(subscriptions)),
-      ]
-    case .tombstone:
-      values += [.integer(0), .integer(0), .null, .null, .null, .null, .null]
-    }
-    values.append(.blob(event.jsonBytes()))
-    // 7: upsert; any other constraint failure is the lease's fault, not storage's.
-    do {
-      try connection.run(PushStatements.upsertLease, values)
-    } catch {
-      guard PushStateConnection.isConstraint(error) else { throw error }
-      return .rejected(LeaseRefusal(store: .leaseConstraintViolation).message)
-    }
-    return .accepted
   }
 
   /// Records `pushProtocol` as the generation of `origin`'s rows, as a relay starts: a store holds
@@ -253,7 +144,9 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
   /// The current event of each of `pubkey`'s addresses at `origin`, newest first (ties: lower id).
   public func currentEvents(origin: String, pubkey: String) throws(PushRelayError) -> [Event] {
     let blobs = try database.withConnection { connection throws(PushRelayError) in
-      try connection.query(PushStatements.currentEvents, [.text(origin), .text(pubkey)]) { $0.blob(0) ?? [] }
+      try connection.query(LeaseStatements.sqlite.currentEvents, [.text(origin), .text(pubkey)]) {
+        $0.blob(0) ?? []
+      }
     }
     var events: [Event] = []
     for blob in blobs { events.append(try StoredLease.event(stored: blob)) }
@@ -267,7 +160,7 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
   ) throws(PushRelayError) -> Bool {
     try database.withConnection { connection throws(PushRelayError) in
       let changed = try connection.run(
-        PushStatements.disableEndpoint,
+        LeaseStatements.sqlite.disableEndpoint,
         [
           .text(address.origin), .text(address.pubkey), .text(address.d), .integer(generation),
           .text(endpointHash),
@@ -279,7 +172,9 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
 
   /// The row of `address`, lease or tombstone.
   public func lease(at address: LeaseAddress) throws(PushRelayError) -> StoredLease? {
-    try database.withConnection { connection throws(PushRelayError) in try Self.row(address, on: connection) }
+    try database.withConnection { connection throws(PushRelayError) in
+      try LeaseAcceptanceSteps.row(address, on: connection)
+    }
   }
 
   /// Accepts `leases` in one transaction without back-fill, for a benchmark or test that needs a
@@ -292,7 +187,7 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
         var accepted = 0
         for (lease, event) in leases {
           let address = LeaseAddress(origin: lease.origin, lease: lease.address)
-          let outcome = try Self.apply(
+          let outcome = try LeaseAcceptanceSteps.apply(
             lease, address: address, event: event, maxLeases: maxLeases, now: now, on: connection)
           if outcome == .accepted { accepted += 1 }
         }
@@ -306,12 +201,8 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
   /// Every row of `origin` (leases and tombstones, live or not), for tests and inspection.
   package func allLeases(origin: String) throws(PushRelayError) -> [StoredLease] {
     try database.withConnection { connection throws(PushRelayError) in
-      let rows = try connection.query(
-        "SELECT \(PushStatements.leaseColumns) FROM push_lease WHERE origin = ? ORDER BY pubkey, d",
-        [.text(origin)], Self.raw)
-      var leases: [StoredLease] = []
-      for row in rows { leases.append(try row.lease()) }
-      return leases
+      try LeaseAcceptanceSteps.leases(
+        LeaseStatements.sqlite.originLeases, [.text(origin)], maxRows: .max, on: connection)
     }
   }
 
@@ -331,52 +222,12 @@ public final class SQLiteLeaseStore: LeaseStore, @unchecked Sendable {
     origin: String, now: Int64, on connection: PushStateConnection, _ body: (inout LeaseIndex) -> T
   ) throws(PushRelayError) -> T {
     if indexes[origin] == nil {
-      let rows = try connection.query(PushStatements.liveLeases, [.text(origin), .integer(now)], Self.raw)
+      let rows = try LeaseAcceptanceSteps.leases(
+        LeaseStatements.sqlite.liveLeases, [.text(origin), .integer(now)], maxRows: .max, on: connection)
       var index = LeaseIndex()
-      for row in rows { index.update(try row.lease()) }
+      for row in rows { index.update(row) }
       indexes[origin] = index
     }
     return body(&indexes[origin]!)
   }
-
-  // MARK: Rows
-
-  private static func row(_ address: LeaseAddress, on connection: PushStateConnection) throws(PushRelayError)
-    -> StoredLease?
-  {
-    try connection.query(
-      PushStatements.leaseRow,
-      [.text(address.origin), .text(address.pubkey), .text(address.d)], raw
-    ).first?.lease()
-  }
-
-  /// A row as read, before its subscriptions are parsed (parsing may fail, the closure may not).
-  private struct RawRow {
-    var base: StoredLease
-    var subscriptions: String?
-
-    func lease() throws(PushRelayError) -> StoredLease {
-      guard let subscriptions else { return base }
-      return StoredLease(
-        address: base.address, eventID: base.eventID, createdAt: base.createdAt, expiresAt: base.expiresAt,
-        keyID: base.keyID, generation: base.generation, active: base.active,
-        endpointEnabled: base.endpointEnabled,
-        appProfile: base.appProfile, transport: base.transport, endpoint: base.endpoint,
-        endpointHash: base.endpointHash, subscriptions: try StoredSubscriptions.decode(subscriptions),
-        eventJSON: base.eventJSON)
-    }
-  }
-
-  private static func raw(_ row: SQLiteRow) -> RawRow {
-    RawRow(
-      base: StoredLease(
-        address: LeaseAddress(origin: row.text(0) ?? "", pubkey: row.text(1) ?? "", d: row.text(2) ?? ""),
-        eventID: row.text(3) ?? "", createdAt: row.integer(4), expiresAt: row.integer(5),
-        keyID: row.text(6) ?? "",
-        generation: row.integer(7), active: row.integer(8) != 0, endpointEnabled: row.integer(9) != 0,
-        appProfile: row.text(10), transport: row.text(11), endpoint: row.text(12), endpointHash: row.text(13),
-        subscriptions: [], eventJSON: row.blob(15) ?? []),
-      subscriptions: row.text(14))
-  }
-
 }

@@ -149,18 +149,8 @@ public final class SQLiteWakeOutbox: WakeOutbox {
     }
   }
 
+  /// A row; a state that is not one reads as `failed` (never claimed again).
   private static func wake(_ row: SQLiteRow) -> Wake {
-    var candidate = WakeCandidate(
-      address: LeaseAddress(origin: row.text(1) ?? "", pubkey: row.text(2) ?? "", d: row.text(3) ?? ""),
-      generation: row.integer(4), keyID: row.text(5) ?? "", endpoint: row.text(6) ?? "",
-      endpointHash: row.text(7) ?? "", transport: row.text(8) ?? "", eventID: row.text(9) ?? "",
-      channel: row.text(10), pushClass: row.text(11) ?? "", expiresAt: row.integer(12))
-    candidate.directMessage = row.text(18) != nil
-    return Wake(
-      requestID: row.text(0) ?? "", candidate: candidate,
-      state: WakeState(rawValue: row.text(13) ?? "") ?? .failed,
-      attempts: Int(row.integer(14)), nextAttemptMilliseconds: row.integer(15),
-      fenceMilliseconds: row.integer(16),
-      lastStatus: row.text(17).flatMap { Int($0) })
+    Wake(row: row, state: WakeState(rawValue: row.text(13) ?? "") ?? .failed)
   }
 }

@@ -149,6 +149,23 @@ public struct Wake: Sendable, Hashable {
 }
 
 extension Wake {
+  /// A `push_wake` row in the wake columns' order, from either backend, in `state` (each outbox
+  /// reads column 13 and says what a state that is not one means).
+  package init(row: some LeaseSQLRow, state: WakeState) {
+    var candidate = WakeCandidate(
+      address: LeaseAddress(origin: row.string(1) ?? "", pubkey: row.string(2) ?? "", d: row.string(3) ?? ""),
+      generation: row.int64(4), keyID: row.string(5) ?? "", endpoint: row.string(6) ?? "",
+      endpointHash: row.string(7) ?? "", transport: row.string(8) ?? "", eventID: row.string(9) ?? "",
+      channel: row.string(10), pushClass: row.string(11) ?? "", expiresAt: row.int64(12))
+    candidate.directMessage = row.string(18) != nil
+    self.init(
+      requestID: row.string(0) ?? "", candidate: candidate, state: state, attempts: Int(row.int64(14)),
+      nextAttemptMilliseconds: row.int64(15), fenceMilliseconds: row.int64(16),
+      lastStatus: row.string(17).flatMap { Int($0) })
+  }
+}
+
+extension Wake {
   /// When the row is next due: a pending row at its next attempt, a claimed one at its fence.
   /// Every outbox claims in this order.
   package var dueAtMilliseconds: Int64 {

@@ -77,7 +77,7 @@ public final class PostgresLeaseStore: LeaseStore, PushProtocolBinding, @uncheck
         if case .active = lease.state {
           try connection.query(PostgresStatements.gateExclusive, [address.origin])
         }
-        let outcome = try Self.apply(
+        let outcome = try LeaseAcceptanceSteps.apply(
           lease, address: address, event: event, maxLeases: maxLeases, now: now, on: connection)
         guard outcome == .accepted else { return (outcome, false) }
         let sequence =
@@ -85,116 +85,14 @@ public final class PostgresLeaseStore: LeaseStore, PushProtocolBinding, @uncheck
           .integer(0) ?? 0
         try connection.query(
           PostgresStatements.logChange, [address.origin, String(sequence), address.pubkey, address.d])
-        if case .active = lease.state, let row = try Self.row(address, on: connection) {
-          let wakes = try Self.backfill(row, roster: roster, now: now, matcher: matcher, on: connection)
+        if case .active = lease.state, let row = try LeaseAcceptanceSteps.row(address, on: connection) {
+          let wakes = try LeaseAcceptanceSteps.backfill(
+            row, roster: roster, now: now, matcher: matcher, on: connection)
           _ = try PostgresWakeOutbox.insert(wakes, nowMilliseconds: now * 1000, on: connection)
         }
         return (.accepted, true)
       }
     }
-  }
-
-  /// Steps 1–7 of the acceptance table, with the row bound, inside the transaction.
-  private static func apply(
-    _ lease: OpenedLease, address: LeaseAddress, event: Event, maxLeases: Int, now: Int64,
-    on connection: PostgresConnection
-  ) throws(PostgresFailure) -> LeaseAcceptance {
-    let origin = address.origin
-    let pubkey = address.pubkey
-    // 1: the event id is already some address's current event.
-    if let holder = try connection.query(PostgresStatements.eventHolder, [origin, lease.eventID]).rows.first {
-      if holder.text(0) == address.pubkey && holder.text(1) == address.d { return .duplicate }
-      return .rejected(LeaseRefusal(store: .sourceEventCollision).message)
-    }
-    let existing = try row(address, on: connection)
-    if let existing {
-      // 2: the event must supersede the stored one (NIP-01, `Event.supersedes`).
-      let follows = Event.supersedes(
-        createdAt: lease.createdAt, id: lease.eventID, overCreatedAt: existing.createdAt, id: existing.eventID
-      )
-      guard follows else { return .rejected(LeaseRefusal(store: .staleReplacement).message) }
-      // 3: the generation must rise.
-      guard lease.generation > existing.generation else {
-        return .rejected(LeaseRefusal(store: .staleGeneration).message)
-      }
-    }
-    // 4: sweep the author's expired active rows; prune inactive rows a day past their expiry.
-    try connection.query(PostgresStatements.sweepAuthor, [origin, pubkey, String(now)])
-    try connection.query(
-      PostgresStatements.pruneAuthor,
-      [origin, pubkey, String(now - SQLiteLeaseStore.inactiveRetentionSeconds)])
-    if existing == nil {
-      let rows =
-        try connection.query(PostgresStatements.authorRows, [origin, pubkey]).rows.first?.integer(0) ?? 0
-      guard rows < Int64(SQLiteLeaseStore.rowsPerLeaseQuota) * Int64(maxLeases) else {
-        return .rejected(LeaseRefusal(store: .leaseQuotaExceeded).message)
-      }
-    }
-    var values: [String?] = [
-      origin, pubkey, address.d, lease.eventID, String(lease.createdAt), String(lease.expiration),
-      lease.keyID,
-      String(lease.generation),
-    ]
-    switch lease.state {
-    case .active(let profile, let transport, let endpoint, let endpointHash, let subscriptions):
-      let appProfile = profile ?? ""  // buzz-push-v1: the empty string, never NULL, as in SQLite
-      // 5: quota over the author's other active addresses.
-      let others =
-        try connection.query(PostgresStatements.quota, [origin, pubkey, address.d]).rows.first?.integer(0)
-        ?? 0
-      guard others < Int64(maxLeases) else {
-        return .rejected(LeaseRefusal(store: .leaseQuotaExceeded).message)
-      }
-      // 6: one active address per (app profile, endpoint).
-      let clash =
-        try connection.query(
-          PostgresStatements.endpointClash, [origin, pubkey, address.d, appProfile, endpointHash]
-        ).rows.first?.integer(0) ?? 0
-      guard clash == 0 else { return .rejected(LeaseRefusal(store: .endpointAlreadyLeased).message) }
-      values += [
-        "t", "t", appProfile, transport, endpoint, endpointHash, StoredSubscriptions.encode(subscriptions),
-      ]
-    case .tombstone:
-      values += ["f", "f", nil, nil, nil, nil, nil]
-    }
-    values.append(String(decoding: event.jsonBytes(), as: UTF8.self))
-    // 7: upsert; a constraint failure is the lease's fault, not storage's (the endpoint index:
-    // another transaction leased the endpoint first).
-    do throws(PostgresFailure) {
-      try connection.query(PostgresStatements.upsertLease, values)
-    } catch {
-      guard error.isConstraint else { throw error }
-      if error.sqlState == "23505" && error.constraint == "push_lease_endpoint" {
-        return .rejected(LeaseRefusal(store: .endpointAlreadyLeased).message)
-      }
-      return .rejected(LeaseRefusal(store: .leaseConstraintViolation).message)
-    }
-    return .accepted
-  }
-
-  /// The back-fill of an accepted active lease: the recorded events of the last 120 s (newest
-  /// first, at most 256) that wake it.
-  private static func backfill(
-    _ lease: StoredLease, roster: any RosterSource, now: Int64, matcher: PushMatcher,
-    on connection: PostgresConnection
-  ) throws(PostgresFailure) -> [WakeCandidate] {
-    let origin = lease.address.origin
-    let recent = try connection.query(
-      PostgresStatements.recentCandidates,
-      [
-        origin, String(now - PushMatcher.backfillWindowSeconds), String(PushMatcher.maxBackfillCandidates),
-      ], maxRows: PushMatcher.maxBackfillCandidates
-    ).rows
-    var wakes: [WakeCandidate] = []
-    for row in recent {
-      guard let candidate = try? Event(json: Array((row.text(1) ?? "").utf8)),
-        let reading = matcher.read(candidate, roster: roster, origin: origin),
-        let wake = matcher.candidate(
-          for: candidate, lease: lease, reading: reading, receivedAt: row.integer(0), now: now)
-      else { continue }
-      wakes.append(wake)
-    }
-    return wakes
   }
 
   // MARK: didStore
@@ -255,7 +153,7 @@ public final class PostgresLeaseStore: LeaseStore, PushProtocolBinding, @uncheck
         for change in changes {
           let address = LeaseAddress(origin: origin, pubkey: change.text(1) ?? "", d: change.text(2) ?? "")
           guard seen.insert(address).inserted else { continue }
-          if let row = try row(address, on: connection) {
+          if let row = try LeaseAcceptanceSteps.row(address, on: connection) {
             entry.index.update(row)
           } else {
             entry.index.remove(address)
@@ -269,11 +167,11 @@ public final class PostgresLeaseStore: LeaseStore, PushProtocolBinding, @uncheck
     // First use, or behind the pruned log: read the live set whole, allowed longer than one
     // statement's 1500 ms (100 000 leases), inside the caller's transaction.
     try connection.execute("SET LOCAL statement_timeout = '60s'")
-    let rows = try connection.query(
-      PostgresStatements.liveLeases, [origin, String(now)], maxRows: maxLiveLeases
-    ).rows
+    let rows = try LeaseAcceptanceSteps.leases(
+      LeaseStatements.postgres.liveLeases, [.text(origin), .integer(now)], maxRows: maxLiveLeases,
+      on: connection)
     var index = LeaseIndex()
-    for row in rows { index.update(try lease(row)) }
+    for row in rows { index.update(row) }
     indexes[origin] = OriginIndex(index: index, sequence: version)
   }
 
@@ -297,8 +195,10 @@ public final class PostgresLeaseStore: LeaseStore, PushProtocolBinding, @uncheck
     let texts = try withState { (state) throws(PostgresFailure) -> [String] in
       let connection = state.connection
       return try connection.read { () throws(PostgresFailure) in
-        try connection.query(PostgresStatements.currentEvents, [origin, pubkey], maxRows: Self.maxAuthorRows)
-          .rows.map { $0.text(0) ?? "" }
+        try connection.query(
+          LeaseStatements.postgres.currentEvents, [origin, pubkey], maxRows: Self.maxAuthorRows
+        )
+        .rows.map { $0.text(0) ?? "" }
       }
     }
     var events: [Event] = []
@@ -315,7 +215,7 @@ public final class PostgresLeaseStore: LeaseStore, PushProtocolBinding, @uncheck
       let connection = state.connection
       return try connection.transaction { () throws(PostgresFailure) -> (value: Bool, commit: Bool) in
         let changed = try connection.query(
-          PostgresStatements.disableEndpoint,
+          LeaseStatements.postgres.disableEndpoint,
           [address.origin, address.pubkey, address.d, String(generation), endpointHash]
         ).changed
         guard changed > 0 else { return (false, true) }
@@ -332,7 +232,9 @@ public final class PostgresLeaseStore: LeaseStore, PushProtocolBinding, @uncheck
   public func lease(at address: LeaseAddress) throws(PushRelayError) -> StoredLease? {
     try withState { (state) throws(PostgresFailure) -> StoredLease? in
       let connection = state.connection
-      return try connection.read { () throws(PostgresFailure) in try Self.row(address, on: connection) }
+      return try connection.read { () throws(PostgresFailure) in
+        try LeaseAcceptanceSteps.row(address, on: connection)
+      }
     }
   }
 
@@ -373,15 +275,9 @@ public final class PostgresLeaseStore: LeaseStore, PushProtocolBinding, @uncheck
   package func allLeases(origin: String) throws(PushRelayError) -> [StoredLease] {
     try withState { (state) throws(PostgresFailure) -> [StoredLease] in
       try state.connection.ensureConnected()
-      var leases: [StoredLease] = []
-      for row in try state.connection.query(
-        "SELECT \(PostgresStatements.leaseColumns) FROM push_lease WHERE origin = $1 ORDER BY pubkey, d",
-        [origin],
-        maxRows: Self.maxLiveLeases
-      ).rows {
-        leases.append(try Self.lease(row))
-      }
-      return leases
+      return try LeaseAcceptanceSteps.leases(
+        LeaseStatements.postgres.originLeases, [.text(origin)], maxRows: Self.maxLiveLeases,
+        on: state.connection)
     }
   }
 
@@ -395,37 +291,59 @@ public final class PostgresLeaseStore: LeaseStore, PushProtocolBinding, @uncheck
       return try body(state.connection)
     }
   }
+}
 
-  // MARK: Rows
+/// PostgreSQL's side of the lease dialect seam: flags as booleans, an event's JSON as text, reads
+/// bounded by `maxRows`, and a unique violation of `push_lease_endpoint` (another process leased
+/// the endpoint between step 6 and the upsert) as `endpoint_already_leased`.
+extension PostgresConnection: LeaseSQLConnection {
+  package var leaseStatements: LeaseStatements { .postgres }
 
-  private static func row(_ address: LeaseAddress, on connection: PostgresConnection) throws(PostgresFailure)
-    -> StoredLease?
-  {
-    guard
-      let row = try connection.query(
-        PostgresStatements.leaseRow, [address.origin, address.pubkey, address.d], maxRows: 1
-      ).rows.first
-    else { return nil }
-    return try lease(row)
-  }
-
-  /// A `push_lease` row in `leaseColumns` order.
-  package static func lease(_ row: PostgresRow) throws(PostgresFailure) -> StoredLease {
-    var subscriptions: [LeaseSubscription] = []
-    if let text = row.text(14) {
-      do throws(PushRelayError) {
-        subscriptions = try StoredSubscriptions.decode(text)
-      } catch {
-        throw PostgresFailure.local("push_lease.subscriptions: \(error.message)")
-      }
+  package func select<T>(
+    _ sql: String, _ values: [LeaseSQLValue], maxRows: Int, _ read: (PostgresRow) throws(PostgresFailure) -> T
+  ) throws(PostgresFailure) -> [T] {
+    var mapped: [T] = []
+    for row in try query(sql, values.map(\.postgresParameter), maxRows: maxRows).rows {
+      mapped.append(try read(row))
     }
-    return StoredLease(
-      address: LeaseAddress(origin: row.text(0) ?? "", pubkey: row.text(1) ?? "", d: row.text(2) ?? ""),
-      eventID: row.text(3) ?? "", createdAt: row.integer(4), expiresAt: row.integer(5),
-      keyID: row.text(6) ?? "",
-      generation: row.integer(7), active: row.bool(8), endpointEnabled: row.bool(9), appProfile: row.text(10),
-      transport: row.text(11), endpoint: row.text(12), endpointHash: row.text(13),
-      subscriptions: subscriptions,
-      eventJSON: Array((row.text(15) ?? "").utf8))
+    return mapped
   }
+
+  @discardableResult
+  package func write(_ sql: String, _ values: [LeaseSQLValue]) throws(PostgresFailure) -> Int {
+    try query(sql, values.map(\.postgresParameter)).changed
+  }
+
+  package func refusal(for failure: PostgresFailure) -> LeaseRefusal.Code? {
+    guard failure.isConstraint else { return nil }
+    if failure.sqlState == "23505" && failure.constraint == "push_lease_endpoint" {
+      return .endpointAlreadyLeased
+    }
+    return .leaseConstraintViolation
+  }
+
+  package func failure(_ error: PushRelayError) -> PostgresFailure {
+    PostgresFailure.local("\(error.field ?? "push_lease"): \(error.message)")
+  }
+}
+
+extension LeaseSQLValue {
+  /// The value as a PostgreSQL text parameter: a flag as `t`/`f`, an event's JSON as text, NULL as
+  /// nil.
+  package var postgresParameter: String? {
+    switch self {
+    case .text(let text): text
+    case .integer(let integer): String(integer)
+    case .flag(let flag): flag ? "t" : "f"
+    case .json(let bytes): String(decoding: bytes, as: UTF8.self)
+    case .null: nil
+    }
+  }
+}
+
+extension PostgresRow: LeaseSQLRow {
+  package func string(_ column: Int) -> String? { text(column) }
+  package func int64(_ column: Int) -> Int64 { integer(column) }
+  package func flag(_ column: Int) -> Bool { bool(column) }
+  package func bytes(_ column: Int) -> [UInt8]? { text(column).map { Array($0.utf8) } }
 }

@@ -1,11 +1,9 @@
-/// Every SQL statement the PostgreSQL store, outbox and sweeper run, in one place, so that the
-/// query-plan test reads the same text the code runs. Values are always `$n` parameters.
+import PushRelay
+
+/// Every SQL statement the PostgreSQL store (beside `LeaseStatements.postgres`, the lease
+/// statements both backends share), outbox and sweeper run, in one place, so that the query-plan
+/// test reads the same text the code runs. Values are always `$n` parameters.
 package enum PostgresStatements {
-  /// The `push_lease` columns, in the order `PostgresLeaseStore` reads and writes them.
-  package static let leaseColumns = """
-    origin, pubkey, d, event_id, created_at, expires_at, key_id, generation, active, endpoint_enabled, \
-    app_profile, transport, endpoint, endpoint_hash, subscriptions, event
-    """
   /// The `push_wake` columns, in the order `PostgresWakeOutbox` reads them.
   package static let wakeColumns = """
     request_id, origin, pubkey, d, generation, key_id, endpoint, endpoint_hash, transport, event_id, \
@@ -46,56 +44,6 @@ package enum PostgresStatements {
   package static let liveReplay =
     "SELECT 1 FROM push_nip98_replay WHERE id = $1::text AND expires_at >= $2::bigint"
 
-  // MARK: push_lease
-
-  /// Accept step 1: the address whose current event the id is.
-  package static let eventHolder = "SELECT pubkey, d FROM push_lease WHERE origin = $1 AND event_id = $2"
-  /// One address's row.
-  package static let leaseRow =
-    "SELECT \(leaseColumns) FROM push_lease WHERE origin = $1 AND pubkey = $2 AND d = $3"
-  /// Accept step 4: the author's expired active rows turn inactive.
-  package static let sweepAuthor =
-    "UPDATE push_lease SET active = false WHERE origin = $1 AND pubkey = $2 AND active AND expires_at <= $3"
-  /// The author's inactive rows more than a day past their expiry go.
-  package static let pruneAuthor =
-    "DELETE FROM push_lease WHERE origin = $1 AND pubkey = $2 AND NOT active AND expires_at < $3"
-  /// The author's rows, active or not (the row bound).
-  package static let authorRows = "SELECT COUNT(*) FROM push_lease WHERE origin = $1 AND pubkey = $2"
-  /// Accept step 5: the author's other active addresses.
-  package static let quota =
-    "SELECT COUNT(*) FROM push_lease WHERE origin = $1 AND pubkey = $2 AND active AND d <> $3"
-  /// Accept step 6: another active address with the same app profile and endpoint.
-  package static let endpointClash = """
-    SELECT COUNT(*) FROM push_lease WHERE origin = $1 AND pubkey = $2 AND active AND d <> $3 \
-    AND app_profile = $4 AND endpoint_hash = $5
-    """
-  /// Accept step 7: the upsert.
-  package static let upsertLease = """
-    INSERT INTO push_lease (\(leaseColumns)) \
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) \
-    ON CONFLICT (origin, pubkey, d) DO UPDATE SET \
-    event_id = excluded.event_id, created_at = excluded.created_at, expires_at = excluded.expires_at, \
-    key_id = excluded.key_id, generation = excluded.generation, active = excluded.active, \
-    endpoint_enabled = excluded.endpoint_enabled, app_profile = excluded.app_profile, \
-    transport = excluded.transport, endpoint = excluded.endpoint, endpoint_hash = excluded.endpoint_hash, \
-    subscriptions = excluded.subscriptions, event = excluded.event
-    """
-  /// The live leases of an origin, read when a process builds (or rebuilds) its index.
-  package static let liveLeases = """
-    SELECT \(leaseColumns) FROM push_lease \
-    WHERE origin = $1 AND active AND endpoint_enabled AND expires_at > $2
-    """
-  /// The author's current events, newest first: `ORDER BY created_at DESC, event_id ASC` is
-  /// `Event.supersedes` in SQL (each row supersedes the rows after it).
-  package static let currentEvents =
-    "SELECT event FROM push_lease WHERE origin = $1 AND pubkey = $2 ORDER BY created_at DESC, event_id ASC"
-  /// A 410 bound to its wake.
-  package static let disableEndpoint = """
-    UPDATE push_lease SET endpoint_enabled = false \
-    WHERE origin = $1 AND pubkey = $2 AND d = $3 AND generation = $4 AND endpoint_hash = $5 \
-    AND endpoint_enabled
-    """
-
   // MARK: push_origin and push_lease_change
 
   /// The next change sequence of an origin; the row lock it takes is held to commit, so changes
@@ -131,11 +79,6 @@ package enum PostgresStatements {
   package static let insertRecent = """
     INSERT INTO push_recent_event (origin, event_id, kind, received_at, event) VALUES ($1, $2, $3, $4, $5) \
     ON CONFLICT (origin, event_id) DO NOTHING RETURNING 1
-    """
-  /// The back-fill candidates, newest first.
-  package static let recentCandidates = """
-    SELECT received_at, event FROM push_recent_event WHERE origin = $1 AND received_at >= $2 \
-    ORDER BY received_at DESC LIMIT $3
     """
 
   // MARK: push_wake
@@ -217,14 +160,12 @@ package enum PostgresStatements {
     """
 
   /// Every statement that touches `push_lease` or `push_wake`, by name, for the query-plan test.
-  package static let planned: [(name: String, sql: String)] = [
-    ("eventHolder", eventHolder), ("leaseRow", leaseRow), ("sweepAuthor", sweepAuthor),
-    ("pruneAuthor", pruneAuthor), ("authorRows", authorRows), ("quota", quota),
-    ("endpointClash", endpointClash), ("upsertLease", upsertLease), ("liveLeases", liveLeases),
-    ("currentEvents", currentEvents), ("disableEndpoint", disableEndpoint), ("insertWake", insertWake),
-    ("directQueued", directQueued), ("directRecent", directRecent), ("duePending", duePending),
-    ("fencedSending", fencedSending), ("claimWakes", claimWakes),
-    ("failWakes", failWakes), ("recordWakes", recordWakes), ("sweepWakes", sweepWakes),
-    ("sweepInactive", sweepInactive), ("originHasLeases", originHasLeases),
-  ]
+  package static let planned: [(name: String, sql: String)] =
+    LeaseStatements.postgres.planned + [
+      ("insertWake", insertWake),
+      ("directQueued", directQueued), ("directRecent", directRecent), ("duePending", duePending),
+      ("fencedSending", fencedSending), ("claimWakes", claimWakes),
+      ("failWakes", failWakes), ("recordWakes", recordWakes), ("sweepWakes", sweepWakes),
+      ("sweepInactive", sweepInactive), ("originHasLeases", originHasLeases),
+    ]
 }

@@ -245,9 +245,9 @@ public final class PostgresWakeOutbox: WakeOutbox, Sendable {
           PostgresStatements.sweepWakes, [String(now - WakeSchedule.retentionSeconds)]
         ).changed
         try connection.query(
-          PostgresStatements.sweepRecent, [String(now - PushMatcher.backfillWindowSeconds)])
+          PostgresStatements.sweepRecent, [String(now - LeasePolicy.backfillWindowSeconds)])
         try connection.query(
-          PostgresStatements.sweepInactive, [String(now - SQLiteLeaseStore.inactiveRetentionSeconds)])
+          PostgresStatements.sweepInactive, [String(now - LeasePolicy.inactiveRetentionSeconds)])
         try connection.query(PostgresStatements.sweepChanges, [String(Self.keptChanges)])
         return (wakes, true)
       }
@@ -274,15 +274,6 @@ public final class PostgresWakeOutbox: WakeOutbox, Sendable {
     guard let state = WakeState(rawValue: row.text(13) ?? "") else {
       throw PostgresFailure.local("push_wake.state: \(row.text(13) ?? "NULL") is not a state")
     }
-    var candidate = WakeCandidate(
-      address: LeaseAddress(origin: row.text(1) ?? "", pubkey: row.text(2) ?? "", d: row.text(3) ?? ""),
-      generation: row.integer(4), keyID: row.text(5) ?? "", endpoint: row.text(6) ?? "",
-      endpointHash: row.text(7) ?? "", transport: row.text(8) ?? "", eventID: row.text(9) ?? "",
-      channel: row.text(10), pushClass: row.text(11) ?? "", expiresAt: row.integer(12))
-    candidate.directMessage = row.text(18) != nil
-    return Wake(
-      requestID: row.text(0) ?? "", candidate: candidate, state: state, attempts: Int(row.integer(14)),
-      nextAttemptMilliseconds: row.integer(15), fenceMilliseconds: row.integer(16),
-      lastStatus: row.text(17).flatMap { Int($0) })
+    return Wake(row: row, state: state)
   }
 }

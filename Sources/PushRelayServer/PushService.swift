@@ -18,10 +18,23 @@ import PushRelay
 ///   feed, `POST /events` as JSON lines), `/_liveness`, `/_readiness`, `/metrics`.
 /// - One ``UpstreamSubscriber`` per upstream, the delivery worker, and an hourly retention sweep.
 ///
+/// Threading (the spec's "the serving loop never runs a scan or a disk write on the thread that
+/// accepts and reads sockets"): each listener's one libmicrohttpd thread accepts, reads request
+/// heads and bodies, and only routes, suspends the connection and starts the handler's task
+/// (`NostrHTTPServer`'s `ServerCore`); each upgraded WebSocket's reader thread only decodes
+/// frames, answers pings and hands messages over (`HTTPServerWebSocket`). Handlers and sessions
+/// run as Swift tasks, and every store call they make — lease ingest and reads
+/// (``ClientSession``), `/query`'s reads (`ServiceQuery`), feed ingest (`TrustedFeeds`), upstream
+/// ingest and cursors (``UpstreamSubscriber``), readiness and metrics — goes through
+/// `BlockingWork`, a thread outside the socket threads and the cooperative pool. NIP-11 is a
+/// document built once at start. So a store waiting on its lock or its disk delays only the
+/// request that waits for it (`PushServiceStalledStoreTests`).
+///
 /// Decisions where the spec is silent (written here as the brief asks): push key ids are
 /// `k-` + the first 16 hex of each key's pubkey, the first key current and the others retiring;
-/// the SQLite store keeps leases and wakes in the configured file and events in `<file>.events`;
-/// `/query` answers from the events stored here (the union with upstream answers is not built yet).
+/// the SQLite store keeps leases and wakes in the configured file and events in `<file>.events`
+/// (PostgreSQL: ``ServiceStores``);
+/// `/query` unites the events stored here with the upstreams' answers (``ServiceQuery``).
 public final class PushService: Sendable {
   /// The client listener's port.
   public let port: UInt16
@@ -32,7 +45,7 @@ public final class PushService: Sendable {
   /// The counters behind `/metrics`.
   public let metrics: ServiceMetrics
   /// The event store.
-  public let events: ServiceEventStore
+  public let events: any ServiceEventStore
   /// The relay's push side (lease store, outbox, worker).
   public let relay: PushRelay
   /// The served NIP-11 document.
@@ -42,13 +55,15 @@ public final class PushService: Sendable {
   private let admin: HTTPServer
   private let upstreams: [UpstreamSubscriber]
   private let tasks: Locked<[Task<Void, Never>]>
+  private let stores: ServiceStores
 
   private init(
-    port: UInt16, adminPort: UInt16, pubkey: String, metrics: ServiceMetrics, events: ServiceEventStore,
+    port: UInt16, adminPort: UInt16, pubkey: String, metrics: ServiceMetrics, events: any ServiceEventStore,
     relay: PushRelay, document: [UInt8], server: HTTPServer, admin: HTTPServer,
     upstreams: [UpstreamSubscriber],
-    tasks: [Task<Void, Never>]
+    tasks: [Task<Void, Never>], stores: ServiceStores
   ) {
+    self.stores = stores
     self.port = port
     self.adminPort = adminPort
     self.pubkey = pubkey
@@ -81,11 +96,6 @@ public final class PushService: Sendable {
   public static func start(_ configuration: PushServiceConfiguration, clock: UnixClock = .system)
     async throws(PushServiceError) -> PushService
   {
-    guard case .sqlite(let path) = configuration.store else {
-      throw PushServiceError(
-        code: .invalidConfiguration, field: "store.postgres",
-        message: "the service does not run on PostgreSQL yet; use {\"sqlite\":PATH}")
-    }
     let (descriptor, document) = try Self.document(configuration)
     var keys: [String: SecretKey] = [:]
     for key in configuration.pushKeys { keys[keyID(key)] = key }
@@ -103,23 +113,14 @@ public final class PushService: Sendable {
         throw PushServiceError(code: .invalidConfiguration, field: "gateway", message: error.message)
       }
     }
-    let database: PushStateDatabase
-    do {
-      database = try PushStateDatabase(path: path)
-    } catch {
-      throw PushServiceError(code: .storage, field: "store.sqlite", message: error.message)
-    }
-    let events = try ServiceEventStore(
-      path: path + ".events", retentionSeconds: configuration.retentionSeconds,
-      authorQuotaBytes: configuration.authorQuotaBytes)
+    let stores = try ServiceStores(configuration)
+    let events = stores.events
     let roster = ServiceRoster(store: events)
     let relay: PushRelay
     do {
       relay = try PushRelay(
-        validator: validator, store: SQLiteLeaseStore(database: database),
-        outbox: SQLiteWakeOutbox(database: database), descriptor: descriptor, roster: roster,
-        gateway: gateway,
-        clock: clock)
+        validator: validator, store: stores.leases, outbox: stores.outbox, descriptor: descriptor,
+        roster: roster, gateway: gateway, clock: clock, wakeSignal: stores.wakeSignal)
     } catch {
       throw PushServiceError(code: .invalidConfiguration, field: "descriptor", message: error.message)
     }
@@ -139,23 +140,34 @@ public final class PushService: Sendable {
     }
     let publishTo = configuration.upstreams.first?.url ?? configuration.publicOrigin.webSocketURL
     let listen = configuration.listen
+    let limits = configuration.limits
+    let queriesPerAddress = RateWindow(limit: limits.maxQueriesPerMinutePerIP)
     let server = try await startServer(
-      HTTPServerConfiguration(host: listen.host, port: listen.port), field: "listen",
+      HTTPServerConfiguration(
+        host: listen.host, port: listen.port, maxConnections: limits.maxConnections,
+        maxConnectionsPerIP: limits.maxConnectionsPerIP), field: "listen",
       routes: { port in
         let query = ServiceQuery(
-          events: events, leases: leases, clock: clock, metrics: metrics,
-          urls: { [configuration.publicOrigin.url(path: "/query"), "http://\(listen.host):\(port())/query"] })
+          events: events, leases: leases, relay: relay, roster: roster,
+          upstreams: UpstreamQuery(
+            upstreams: configuration.upstreams, key: configuration.serviceKey, clock: clock),
+          timeout: configuration.queryTimeout, clock: clock, metrics: metrics,
+          urls: {
+            [configuration.publicOrigin.url(path: "/query"), "http://\(listen.host):\(port())/query"]
+          },
+          queriesPerAddress: queriesPerAddress)
         return [
           HTTPServerRoute(
             "GET", "/",
-            webSocket: { _, socket in
+            webSocket: { request, socket in
               let session = ClientSession(
                 relay: relay,
                 auth: NIP42Check(relayURLs: [
                   configuration.publicOrigin.webSocketURL, "ws://\(listen.host):\(port())",
                 ]),
                 clock: clock, blocked: "blocked: push relay: publish to \(publishTo)",
-                leaseChanged: leaseChanged)
+                leaseChanged: leaseChanged, limits: limits, queriesPerAddress: queriesPerAddress,
+                address: request.remoteAddress)
               await session.serve(socket)
             }
           ) { request in
@@ -195,7 +207,7 @@ public final class PushService: Sendable {
       port: server.port, adminPort: admin.port, pubkey: configuration.serviceKey.publicKeyHex,
       metrics: metrics,
       events: events, relay: relay, document: document, server: server, admin: admin, upstreams: upstreams,
-      tasks: tasks)
+      tasks: tasks, stores: stores)
   }
 
   /// Stops the upstreams, both listeners and the worker.
@@ -212,6 +224,7 @@ public final class PushService: Sendable {
       task.cancel()
       await task.value
     }
+    stores.close()
   }
 
   // MARK: Parts

@@ -12,7 +12,8 @@ import NostrPushCore
 ///  "descriptor":{"app_profiles":[…], "push_kinds":[…], "class_support":{…}, "limitation":{…}},
 ///  "store":{"sqlite":"push.sqlite"}, "gateway":"https://gw.example.org",
 ///  "upstreams":[{"url":"wss://relay.example.org","auth":true}],
-///  "feeds":{"websocket":true,"http":true,"nip98_pubkeys":["<hex>"]}, "query_timeout_ms":3000}
+///  "feeds":{"websocket":true,"http":true,"nip98_pubkeys":["<hex>"]}, "query_timeout_ms":3000,
+///  "limits":{"max_connections":1024,"max_connections_per_ip":32,"max_queries_per_minute_per_ip":600}}
 /// ```
 ///
 /// Decisions where the spec is silent: relative file paths are read relative to the
@@ -97,6 +98,9 @@ public struct PushServiceConfiguration: Sendable {
   public var retentionSeconds: Int64
   /// The most bytes of one author's events kept.
   public var authorQuotaBytes: Int
+  /// The bounds per message, connection and client address on the client listener: the
+  /// defaults, with the connection and per-address bounds the file's optional `limits` sets.
+  public var limits: PushServiceLimits
 
   /// Reads and validates the configuration file at `path` (and the key files it names).
   public init(file path: String) throws(PushServiceError) {
@@ -112,7 +116,7 @@ public struct PushServiceConfiguration: Sendable {
     }
     let known: Set<String> = [
       "public_url", "listen", "admin_listen", "service_key_file", "push_key_files", "descriptor", "store",
-      "gateway", "upstreams", "feeds", "query_timeout_ms", "retention_days", "author_quota_bytes",
+      "gateway", "upstreams", "feeds", "query_timeout_ms", "retention_days", "author_quota_bytes", "limits",
     ]
     if let unknown = object.keys.first(where: { !known.contains($0) }) {
       throw Self.invalid(unknown, "unknown field")
@@ -220,6 +224,36 @@ public struct PushServiceConfiguration: Sendable {
       try Self.integer(
         object, "author_quota_bytes", in: 64 * 1024...1024 * 1024 * 1024,
         default: Int64(Self.defaultAuthorQuotaBytes)))
+    limits = try Self.limits(object["limits"])
+  }
+
+  /// The optional `limits` object: `max_connections`, `max_connections_per_ip` and
+  /// `max_queries_per_minute_per_ip` of the client listener (``PushServiceLimits``). Behind a
+  /// reverse proxy every client has the proxy's address, so an operator raises the per-address
+  /// bounds to the totals there and limits per client in the proxy.
+  private static func limits(_ member: JSONValue?) throws(PushServiceError) -> PushServiceLimits {
+    var limits = PushServiceLimits()
+    guard let member else { return limits }
+    guard let object = member.objectValue else { throw invalid("limits", "must be an object") }
+    let known: Set<String> = ["max_connections", "max_connections_per_ip", "max_queries_per_minute_per_ip"]
+    if let unknown = object.keys.first(where: { !known.contains($0) }) {
+      throw invalid("limits.\(unknown)", "unknown field")
+    }
+    func read(_ name: String, in range: ClosedRange<Int>, default value: Int) throws(PushServiceError) -> Int
+    {
+      guard let found = object[name] else { return value }
+      guard let number = found.integerValue, range.contains(Int(clamping: number)) else {
+        throw invalid("limits.\(name)", "must be an integer in \(range.lowerBound)...\(range.upperBound)")
+      }
+      return Int(number)
+    }
+    limits.maxConnections = try read("max_connections", in: 1...65_536, default: limits.maxConnections)
+    limits.maxConnectionsPerIP = try read(
+      "max_connections_per_ip", in: 1...limits.maxConnections,
+      default: min(limits.maxConnectionsPerIP, limits.maxConnections))
+    limits.maxQueriesPerMinutePerIP = try read(
+      "max_queries_per_minute_per_ip", in: 1...1_000_000, default: limits.maxQueriesPerMinutePerIP)
+    return limits
   }
 
   // MARK: Readers

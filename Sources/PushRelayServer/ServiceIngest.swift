@@ -15,12 +15,18 @@ import PushRelay
 ///    go into ``ServiceEventStore`` (durable before anything is acknowledged); nothing else is
 ///    stored, so a flood of events no lease wants leaves the store as it was; a stored id is a
 ///    duplicate;
-/// 6. `PushRelay.didStore` (idempotent: a duplicate completes what an earlier failure left).
+/// 6. `PushRelay.didStore` (idempotent: a duplicate completes what an earlier failure left), for
+///    the events some live lease might match only. `didStore` records every push-kind event for
+///    the relay's 120 s back-fill and commits once per event; for events no lease could match
+///    that is a disk write (and a stored row) no lease needs, so a flood of them would grow the
+///    store and cost a commit each. Decision: the service's back-fill for a lease accepted later
+///    comes from the upstreams instead (each new REQ asks from the cursor − 120 s), and a trusted
+///    feed's event that arrived before the lease that wants it does not wake it.
 ///
 /// Synchronous (SQLite); async callers run it through `BlockingWork`, never on a socket thread.
 public struct ServiceIngest: Sendable {
   /// The largest event accepted from any source, in JSON bytes.
-  public static let maxEventBytes = ServiceEventStore.maxEventBytes
+  public static let maxEventBytes = 256 * 1024
   /// How far a push-eligible event's `created_at` may be from now.
   public static let timestampWindow: Int64 = 900
   /// How much further back a gift wrap (kind 1059) may be dated.
@@ -43,7 +49,7 @@ public struct ServiceIngest: Sendable {
     public var message: String
   }
 
-  let store: ServiceEventStore
+  let store: any ServiceEventStore
   let relay: PushRelay
   let pushKinds: Set<Int>
   let clock: UnixClock
@@ -78,7 +84,8 @@ public struct ServiceIngest: Sendable {
       }
     }
     var duplicate = false
-    if Self.enrichmentKinds.contains(event.kind) || (eligible && interest().mayMatch(event)) {
+    let wanted = eligible && interest().mayMatch(event)
+    if Self.enrichmentKinds.contains(event.kind) || wanted {
       do {
         duplicate = try !store.insert(event, json: event.jsonBytes(), receivedAt: now)
       } catch {
@@ -86,7 +93,7 @@ public struct ServiceIngest: Sendable {
       }
     }
     do {
-      try relay.didStore(event, receivedAt: now)
+      if wanted { try relay.didStore(event, receivedAt: now) }
     } catch {
       return Outcome(result: .failed, id: event.id, message: "error: internal server error")
     }

@@ -7,10 +7,10 @@ import PushRelay
 /// (learned when the service reads that relay's document). A list signed by anyone else is never
 /// trusted, so no channel has members until its relay's key is known.
 final class ServiceRoster: RosterSource {
-  private let store: ServiceEventStore
+  private let store: any ServiceEventStore
   private let trusted = Locked(Set<String>())
 
-  init(store: ServiceEventStore) {
+  init(store: any ServiceEventStore) {
     self.store = store
   }
 

@@ -31,7 +31,7 @@ struct TrustedFeeds: Sendable {
   let verifier = NIP98Verifier()
 
   func routes(
-    port: @escaping @Sendable () -> UInt16, host: String, relay: PushRelay, events: ServiceEventStore,
+    port: @escaping @Sendable () -> UInt16, host: String, relay: PushRelay, events: any ServiceEventStore,
     metrics: ServiceMetrics
   ) -> [HTTPServerRoute] {
     var routes: [HTTPServerRoute] = [

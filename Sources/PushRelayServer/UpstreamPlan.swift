@@ -14,6 +14,13 @@ import PushRelay
 /// arrives. Channels named by `#h` also ask for their NIP-29 member lists (kind 39002, `#d`),
 /// which the roster reads. Subscriptions past `maxSubscriptions` are dropped and counted in
 /// ``overflow``.
+///
+/// While the upstream's `maxSubscriptions` allows it, a subscription holds the filters of one
+/// group only (its kinds × its dimension), so that a lease change touching one group — the
+/// mentions of accounts that revoked — closes and reopens only that group's REQs and leaves the
+/// others (their channels) open; past the limit, every group's filters are packed densely. A REQ
+/// cannot be edited in NIP-01: a group's REQ that named a revoked value is closed and its kept
+/// values asked again under a new id.
 public struct UpstreamPlan: Sendable, Hashable {
   /// One REQ: its id and its filters (without `since`, which is added at send time).
   public struct Subscription: Sendable, Hashable {
@@ -57,9 +64,10 @@ public struct UpstreamPlan: Sendable, Hashable {
     if !channels.isEmpty {
       groups[GroupKey(kinds: [Self.membersKind], dimension: "#d"), default: []].formUnion(channels)
     }
-    var filters: [Filter] = bare.sorted { $0.lexicographicallyPrecedes($1) }.map { Filter(kinds: $0) }
+    var grouped: [[Filter]] = [bare.sorted { $0.lexicographicallyPrecedes($1) }.map { Filter(kinds: $0) }]
     for key in groups.keys.sorted() {
       let values = groups[key]!.sorted()
+      var filters: [Filter] = []
       var start = 0
       while start < values.count {
         let chunk = Array(values[start..<min(start + limits.maxValues, values.count)])
@@ -69,13 +77,19 @@ public struct UpstreamPlan: Sendable, Hashable {
         default: filters.append(Filter(kinds: key.kinds, tags: [String(key.dimension.dropFirst()): chunk]))
         }
       }
+      grouped.append(filters)
     }
+    grouped.removeAll { $0.isEmpty }
+    let separate = grouped.reduce(0) { $0 + ($1.count + limits.maxFilters - 1) / limits.maxFilters }
+    let runs = separate <= limits.maxSubscriptions ? grouped : [grouped.flatMap { $0 }]
     var subscriptions: [Subscription] = []
-    var start = 0
-    while start < filters.count {
-      let chunk = Array(filters[start..<min(start + limits.maxFilters, filters.count)])
-      start += limits.maxFilters
-      subscriptions.append(Subscription(id: Self.id(of: chunk), filters: chunk))
+    for filters in runs {
+      var start = 0
+      while start < filters.count {
+        let chunk = Array(filters[start..<min(start + limits.maxFilters, filters.count)])
+        start += limits.maxFilters
+        subscriptions.append(Subscription(id: Self.id(of: chunk), filters: chunk))
+      }
     }
     overflow = max(0, subscriptions.count - limits.maxSubscriptions)
     self.subscriptions = Array(subscriptions.prefix(limits.maxSubscriptions))

@@ -44,7 +44,7 @@ final class UpstreamSubscriber: Sendable {
 
   let upstream: PushServiceConfiguration.Upstream
   private let key: SecretKey
-  private let store: ServiceEventStore
+  private let store: any ServiceEventStore
   private let ingest: ServiceIngest
   private let leases: @Sendable () -> [StoredLease]
   private let metrics: ServiceMetrics
@@ -55,7 +55,7 @@ final class UpstreamSubscriber: Sendable {
   private let task = Locked<Task<Void, Never>?>(nil)
 
   init(
-    upstream: PushServiceConfiguration.Upstream, key: SecretKey, store: ServiceEventStore,
+    upstream: PushServiceConfiguration.Upstream, key: SecretKey, store: any ServiceEventStore,
     ingest: ServiceIngest,
     leases: @escaping @Sendable () -> [StoredLease], metrics: ServiceMetrics, clock: UnixClock,
     roster: ServiceRoster
@@ -123,7 +123,12 @@ final class UpstreamSubscriber: Sendable {
       {
         attempt = 0
         metrics.upstream(upstream.url, connected: true)
-        await Session(owner: self, transport: transport, limits: limits).run()
+        let now = clock.now()
+        let cursor = await BlockingWork.run { [store, upstream] in
+          (try? store.cursor(upstream: upstream.url)) ?? nil
+        }
+        let since = cursor.map { min($0, now) } ?? now
+        await Session(owner: self, transport: transport, limits: limits, connectSince: since).run()
         await transport.close()
         metrics.upstream(upstream.url, connected: false)
         metrics.upstream(upstream.url, subscriptions: 0)
@@ -178,14 +183,16 @@ final class UpstreamSubscriber: Sendable {
     private let stream: AsyncStream<[UInt8]>
     private let connectSince: Int64
 
-    init(owner: UpstreamSubscriber, transport: any WebSocketTransport, limits: UpstreamLimits) {
+    /// A session from the durable cursor `connectSince` (read by the caller off the pool).
+    init(
+      owner: UpstreamSubscriber, transport: any WebSocketTransport, limits: UpstreamLimits,
+      connectSince: Int64
+    ) {
       self.owner = owner
       self.transport = transport
       self.limits = limits
       (stream, outbox) = AsyncStream<[UInt8]>.makeStream()
-      let now = owner.clock.now()
-      connectSince =
-        ((try? owner.store.cursor(upstream: owner.upstream.url)) ?? nil).map { min($0, now) } ?? now
+      self.connectSince = connectSince
     }
 
     func run() async {
@@ -253,12 +260,9 @@ final class UpstreamSubscriber: Sendable {
             }
           }
         case .auth(let challenge):
-          guard owner.upstream.auth, challenge.utf8.count <= 1024,
-            let event = try? UnsignedEvent(
-              pubkey: owner.key.publicKeyHex, createdAt: owner.clock.now(),
-              kind: EventKind.clientAuthentication,
-              tags: [["relay", owner.upstream.url], ["challenge", challenge]], content: ""
-            ).signed(with: owner.key)
+          guard owner.upstream.auth, challenge.utf8.count <= RelayConnection.maxChallengeBytes,
+            let event = RelayConnection.authenticationEvent(
+              challenge: challenge, relay: owner.upstream.url, key: owner.key, createdAt: owner.clock.now())
           else { continue }
           state.withLock { $0.authEventID = event.id }
           outbox.yield(JSONWriter.bytes(.array([.string("AUTH"), event.jsonValue])))

@@ -3,6 +3,7 @@ import AppAttest
 import Foundation
 import NostrEvent
 import NostrPushTestSupport
+import NostrPushTesting
 import Testing
 
 /// Each rule of an attestation and an assertion, broken alone on material made per test run

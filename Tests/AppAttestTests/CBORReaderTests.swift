@@ -1,5 +1,6 @@
 import AppAttest
 import NostrPushTestSupport
+import NostrPushTesting
 import Testing
 
 /// The bounded CBOR reader: what it decodes, and a typed error for each malformed input.

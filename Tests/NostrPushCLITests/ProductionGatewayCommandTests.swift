@@ -16,7 +16,11 @@ import Testing
     let path = NSTemporaryDirectory() + "gateway-config-" + UUID().uuidString
     var config: String { path + "/config.json" }
 
-    init(port: Int, admin: Int, store: String = #"{"sqlite":"gateway.sqlite"}"#) async throws {
+    /// `app` is added to the app's members (`,"app_attest":{…}`), `files` written next to it.
+    init(
+      port: Int, admin: Int, store: String = #"{"sqlite":"gateway.sqlite"}"#, app: String = "",
+      files: [String: [UInt8]] = [:]
+    ) async throws {
       try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
       let key = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
       try Data(key.utf8).write(to: URL(fileURLWithPath: path + "/gateway.key"))
@@ -36,8 +40,9 @@ import Testing
          "apps":[{"app_profile":"\(ProductionGatewayCommandTests.profile)","topic":"org.nostrpushkit.demo",
                   "environment":"sandbox",
                   "auth":{"token":{"key_file":"AuthKey.p8","key_id":"ABC123DEFG","team_id":"TEAM123456"}},
-                  "alert":{"title":"Demo","body":"New activity"}}]}
+                  "alert":{"title":"Demo","body":"New activity"}\(app)}]}
         """
+      for (name, bytes) in files { try Data(bytes).write(to: URL(fileURLWithPath: path + "/" + name)) }
       try Data(json.utf8).write(to: URL(fileURLWithPath: config))
     }
 

@@ -22,8 +22,11 @@ import Darwin
   static let account = try! SecretKey(hex: "42f46fe1e335ef8bb1fd031e45566a98ecec3f333e92bff5ed3aaea92856ca2b")
   static let alice = try! SecretKey(hex: "ffa7a0616ec26dabc85b5a17b7cb452764b2dc66b40334559fe04ad7d29da7c2")
 
-  /// A folder with the key files (0600) and a configuration following `upstream`.
-  static func folder(upstream: String, gateway: String) throws -> (path: String, config: String) {
+  /// A folder with the key files (0600) and a configuration following `upstream`, on `store` (a
+  /// SQLite file in the folder unless given).
+  static func folder(upstream: String, gateway: String, store: String = #"{"sqlite":"state.sqlite"}"#) throws
+    -> (path: String, config: String)
+  {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
       "relay-service-\(UUID().uuidString)"
     )
@@ -42,11 +45,43 @@ import Darwin
          "limitation":{"max_lease_ttl":2592000,"max_leases_per_pubkey":8,"max_subscriptions_per_lease":4,
            "max_kinds":8,"max_authors":64,"max_h":32,"max_tag_values":64,"max_ignore":256,
            "max_content_len":65536,"max_plaintext_len":4096,"max_endpoint_len":512,"max_string_len":256}},
-       "store":{"sqlite":"state.sqlite"},"gateway":"\(gateway)","upstreams":[{"url":"\(upstream)"}],
+       "store":\(store),"gateway":"\(gateway)","upstreams":[{"url":"\(upstream)"}],
        "feeds":{"http":true}}
       """
     FileManager.default.createFile(atPath: folder + "/config.json", contents: Data(config.utf8))
     return (folder, folder + "/config.json")
+  }
+
+  /// Enrolls, over NIP-42 as the account, a lease for kind 1 mentions of the account at the
+  /// service listening on `listening` (`HOST:PORT`), to a fresh grant of `gateway`; the relay's OK.
+  static func enrollMentionLease(at listening: String, gateway: GatewayFixture) async throws -> PublishResult
+  {
+    let document = try await LoopbackFetch.send(
+      "http://\(listening)/", headers: ["Accept": "application/nostr+json"])
+    let descriptor = try RelayDocument(bytes: document.body).push
+    let now = Int64(Date().timeIntervalSince1970)
+    let grant = try gateway.issueGrant(
+      relayPubkey: (try SecretKey(hex: Self.pushKey)).publicKeyHex, deviceToken: "aabbcc")
+    let lease = try LeaseBuilder(
+      descriptor: descriptor, appProfile: PushAppProfile(id: "org.nostrpushkit.demo", transport: "apns")
+    ).active(
+      endpoint: grant.grant,
+      subscriptions: [
+        try LeaseSubscription(
+          filter: LeaseFilter(kinds: [1], pTags: [Self.account.publicKeyHex], descriptor: descriptor),
+          class: "default")
+      ], generation: 1, createdAt: now, installationID: InstallationID.generate(), now: now,
+      signer: Self.account)
+    let client = try await RelayConnection.connect(
+      to: "ws://\(listening)", key: Self.account, deadline: .now + .seconds(5))
+    do {
+      let answer = try await client.publish(lease, deadline: .now + .seconds(5))
+      await client.close()
+      return answer
+    } catch {
+      await client.close()
+      throw error
+    }
   }
 
   static func base(_ url: URL) -> String {
@@ -76,26 +111,7 @@ import Darwin
         let listening = try #require(first["listening"]?.stringValue)
         let admin = try #require(first["admin"]?.stringValue)
         // Enroll a lease for mentions of the account.
-        let document = try await LoopbackFetch.send(
-          "http://\(listening)/", headers: ["Accept": "application/nostr+json"])
-        let descriptor = try RelayDocument(bytes: document.body).push
-        let now = Int64(Date().timeIntervalSince1970)
-        let grant = try gateway.issueGrant(
-          relayPubkey: (try SecretKey(hex: Self.pushKey)).publicKeyHex, deviceToken: "aabbcc")
-        let lease = try LeaseBuilder(
-          descriptor: descriptor, appProfile: PushAppProfile(id: "org.nostrpushkit.demo", transport: "apns")
-        ).active(
-          endpoint: grant.grant,
-          subscriptions: [
-            try LeaseSubscription(
-              filter: LeaseFilter(kinds: [1], pTags: [Self.account.publicKeyHex], descriptor: descriptor),
-              class: "default")
-          ], generation: 1, createdAt: now, installationID: InstallationID.generate(), now: now,
-          signer: Self.account)
-        let client = try await RelayConnection.connect(
-          to: "ws://\(listening)", key: Self.account, deadline: .now + .seconds(5))
-        #expect(try await client.publish(lease, deadline: .now + .seconds(5)).accepted)
-        await client.close()
+        #expect(try await Self.enrollMentionLease(at: listening, gateway: gateway).accepted)
         let subscribed = await Polling.eventuallyAwaiting(within: .seconds(10), every: .milliseconds(50)) {
           let metrics = try? await LoopbackFetch.send("http://\(admin)/metrics")
           return String(decoding: metrics?.body ?? [], as: UTF8.self)
@@ -159,26 +175,7 @@ import Darwin
         #expect(before.stdout.contains("✗ lease: no kind 30350 lease"), "\(before.stdout)")
         #expect(before.stdout.contains("✓ NIP-42"), "\(before.stdout)")
         // Enroll, then every gate passes.
-        let document = try await LoopbackFetch.send(
-          "http://\(listening)/", headers: ["Accept": "application/nostr+json"])
-        let descriptor = try RelayDocument(bytes: document.body).push
-        let now = Int64(Date().timeIntervalSince1970)
-        let grant = try gateway.issueGrant(
-          relayPubkey: (try SecretKey(hex: Self.pushKey)).publicKeyHex, deviceToken: "aabbcc")
-        let lease = try LeaseBuilder(
-          descriptor: descriptor, appProfile: PushAppProfile(id: "org.nostrpushkit.demo", transport: "apns")
-        ).active(
-          endpoint: grant.grant,
-          subscriptions: [
-            try LeaseSubscription(
-              filter: LeaseFilter(kinds: [1], pTags: [Self.account.publicKeyHex], descriptor: descriptor),
-              class: "default")
-          ], generation: 1, createdAt: now, installationID: InstallationID.generate(), now: now,
-          signer: Self.account)
-        let client = try await RelayConnection.connect(
-          to: relay, key: Self.account, deadline: .now + .seconds(5))
-        #expect(try await client.publish(lease, deadline: .now + .seconds(5)).accepted)
-        await client.close()
+        #expect(try await Self.enrollMentionLease(at: listening, gateway: gateway).accepted)
         let healthy = try await NostrPushBinary.run([
           "doctor", "--relay", relay, "--secret-key-file", accountKey, "--gateway", gatewayBase,
         ])
@@ -186,6 +183,13 @@ import Darwin
         let lines = healthy.stdout.split(separator: "\n")
         #expect(lines.count == 5)
         #expect(lines.allSatisfy { $0.hasPrefix("✓ ") }, "\(healthy.stdout)")
+        // The gateway unreachable (nothing listens on port 1): only its gate fails, named.
+        let noGateway = try await NostrPushBinary.run([
+          "doctor", "--relay", relay, "--secret-key-file", accountKey, "--gateway", "http://127.0.0.1:1",
+        ])
+        #expect(noGateway.status == 1)
+        let failing = noGateway.stdout.split(separator: "\n").filter { $0.hasPrefix("✗ ") }
+        #expect(failing.count == 1 && failing[0].hasPrefix("✗ gateway: "), "\(noGateway.stdout)")
         process.send(SIGTERM)
         _ = await process.exited()
         // The relay gone: the NIP-11 gate fails first, and what depends on it is not checked.

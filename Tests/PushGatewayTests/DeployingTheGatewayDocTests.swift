@@ -1,3 +1,4 @@
+import AppAttest
 import Foundation
 import NostrPushTestSupport
 import PushGateway
@@ -44,6 +45,25 @@ import Testing
     let configuration = try await Self.configuration()
     #expect(configuration.apps.count == 1)
     #expect(configuration.listen != configuration.adminListen)
+  }
+
+  /// The quoted `app_attest` value (the second JSON block), set on the quoted configuration's app,
+  /// parses to Apple's pinned root for that app id and environment.
+  @Test func theQuotedAppAttestBlockIsValid() async throws {
+    let blocks = try Self.blocks("json")
+    try #require(blocks.count == 2)
+    let files = try await GatewayConfigurationFiles.make()
+    defer { files.remove() }
+    var object = try #require(try JSONSerialization.jsonObject(with: Data(blocks[0].utf8)) as? [String: Any])
+    var app = try #require((object["apps"] as? [[String: Any]])?.first)
+    app["app_attest"] = try JSONSerialization.jsonObject(with: Data(blocks[1].utf8))
+    app["auth"] = ["token": ["key_file": "AuthKey.p8", "key_id": "ABC123DEFG", "team_id": "TEAM123456"]]
+    object["apps"] = [app]
+    let configuration = try PushGatewayConfiguration(contentsOf: try files.configFile(object))
+    let appAttest = try #require(configuration.apps.first?.appAttest)
+    #expect(appAttest.appID.description == "TEAM123456.org.example.chat")
+    #expect(appAttest.environment == .production)
+    #expect(appAttest.rootFile == nil)
   }
 
   @Test func theNginxBlockServesThePublicHostAndPassesOnlyToListen() async throws {

@@ -22,6 +22,24 @@ import Testing
     #expect(configuration.store == .sqlite(folder.path + "/state.sqlite"))
     #expect(configuration.pushKeys.map(\.publicKeyHex) == [Keys.push.publicKeyHex])
     #expect(configuration.queryTimeout == .seconds(3))
+    #expect(configuration.limits == PushServiceLimits())
+  }
+
+  @Test func theListenerLimitsAreReadFromTheFile() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let text = try Self.text(folder) {
+      $0.replacingOccurrences(
+        of: #""public_url""#,
+        with:
+          #""limits":{"max_connections":2048,"max_connections_per_ip":2048,"max_queries_per_minute_per_ip":50000},"public_url""#
+      )
+    }
+    let configuration = try PushServiceConfiguration(file: try folder.write("config.json", text, mode: 0o644))
+    #expect(configuration.limits.maxConnections == 2048)
+    #expect(configuration.limits.maxConnectionsPerIP == 2048)
+    #expect(configuration.limits.maxQueriesPerMinutePerIP == 50_000)
+    #expect(configuration.limits.idleTimeout == PushServiceLimits.defaultIdleTimeout)
   }
 
   /// (a replacement in the valid text, the field the error must name)
@@ -38,6 +56,12 @@ import Testing
     (#""public_url""#, #""query_timeout_ms":5,"public_url""#, "query_timeout_ms"),
     (#""public_url""#, #""pubilc_url":1,"public_url""#, "pubilc_url"),
     (#""descriptor":{"#, #""descriptor":{"origin":"ws://x","#, "descriptor.origin"),
+    (#""public_url""#, #""limits":{"max_connections":0},"public_url""#, "limits.max_connections"),
+    (
+      #""public_url""#, #""limits":{"max_connections":64,"max_connections_per_ip":65},"public_url""#,
+      "limits.max_connections_per_ip"
+    ),
+    (#""public_url""#, #""limits":{"max_querys":1},"public_url""#, "limits.max_querys"),
   ]
 
   @Test(arguments: 0..<broken.count)

@@ -186,14 +186,16 @@ import Darwin
   @Test func theThirtyFirstQueryInAMinuteGets429() async throws {
     let world = try await ServiceWorld()
     do {
+      // The service's clock stopped at now, so that the minute cannot turn during the loop.
+      await world.service.stop()
+      world.service = try await PushService.start(
+        world.configuration, clock: .fixed(Int64(Date().timeIntervalSince1970)))
       #expect(try await world.enroll(try world.mentionLease()).accepted)
       var statuses: [Int] = []
       for _ in 0..<31 {
         statuses.append(try await world.query(#"[{"kinds":[1]}]"#, key: Keys.account).status)
       }
-      // The minute may turn during the loop; then at most one window holds 31.
-      #expect(statuses.filter { $0 == 200 }.count >= 30)
-      #expect(statuses.contains(429) || statuses.filter { $0 == 200 }.count == 31)
+      #expect(statuses == Array(repeating: 200, count: 30) + [429])
     } catch {
       await world.stop()
       throw error
@@ -244,153 +246,6 @@ import Darwin
       await world.stop()
       throw error
     }
-    await world.stop()
-  }
-}
-
-/// Serving safely: what a flood or a greedy client can cost the service.
-@Suite struct PushServiceServingSafelyTests {
-  /// 4 000 events no lease could match, through `POST /events`: every one is ingested and none is
-  /// stored. (The spec's 20 000 take about a minute here, since `PushRelay.didStore` commits once
-  /// per event; the per-batch cost is printed, not asserted: the brief keeps speed out of tests,
-  /// and on a shared loaded machine a 2 × bound flaked.)
-  @Test func eventsNoLeaseWantsAreIngestedAndNoneIsStored() async throws {
-    let world = try await ServiceWorld()
-    do {
-      #expect(try await world.enroll(try world.mentionLease()).accepted)
-      var durations: [Duration] = []
-      for batch in 0..<8 {
-        var body: [UInt8] = []
-        for index in 0..<500 {
-          let event = try UnsignedEvent(
-            pubkey: Keys.alice.publicKeyHex, createdAt: Int64(Date().timeIntervalSince1970), kind: 1,
-            tags: [["p", Keys.carol.publicKeyHex]], content: "noise \(batch) \(index)"
-          ).signed(with: Keys.alice)
-          body += JSONWriter.bytes(event.jsonValue) + [10]
-        }
-        let started = ContinuousClock.now
-        let (status, _) = try await LoopbackFetch.send(world.adminURL + "/events", method: "POST", body: body)
-        durations.append(.now - started)
-        #expect(status == 200)
-      }
-      #expect(try world.service.events.size().events == 0)
-      #expect(world.service.metrics.events(.httpFeed, .accepted) == 4_000)
-      print("POST /events batches of 500 (first to last): \(durations)")
-    } catch {
-      await world.stop()
-      throw error
-    }
-    await world.stop()
-  }
-
-  /// A REQ of 100 filters is refused at once, and a bystander's NIP-11 answers within 50 ms
-  /// while ten such clients send them (the median of ten requests, so that one scheduling stall of
-  /// a loaded test machine is not read as the service's).
-  @Test func aHundredFilterRequestIsRefusedAndABystanderIsServed() async throws {
-    let world = try await ServiceWorld()
-    do {
-      let filters = (0..<100).map {
-        Filter(authors: [Keys.alice.publicKeyHex], kinds: [30350], limit: $0 + 1)
-      }
-      try await withThrowingTaskGroup(of: Void.self) { group in
-        for _ in 0..<10 {
-          group.addTask {
-            let connection = try await RelayConnection.connect(
-              to: world.webSocketURL, key: Keys.alice, deadline: .now + .seconds(5))
-            for _ in 0..<5 {
-              await #expect(throws: RelayConnectionError.self) {
-                _ = try await connection.query(filters, deadline: .now + .seconds(5))
-              }
-            }
-            await connection.close()
-          }
-        }
-        var durations: [Duration] = []
-        for _ in 0..<10 {
-          let started = ContinuousClock.now
-          let (status, _) = try await LoopbackFetch.send(
-            "http://127.0.0.1:\(world.service.port)/", headers: ["Accept": "application/nostr+json"])
-          durations.append(.now - started)
-          #expect(status == 200)
-        }
-        let median = durations.sorted()[durations.count / 2]
-        #expect(median <= .milliseconds(50), "\(durations)")
-        try await group.waitForAll()
-      }
-    } catch {
-      await world.stop()
-      throw error
-    }
-    await world.stop()
-  }
-}
-
-/// Connection slots are shared per client address: one address holding all it may cannot take
-/// the slots another needs.
-@Suite struct PushServiceSlotShareTests {
-  /// `GET /` (NIP-11) from the source address `source` over a plain socket; the status line.
-  static func informationStatus(from source: String, port: UInt16) async -> String {
-    await BlockingWork.run { () -> String in
-      let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-      guard descriptor >= 0 else { return "socket failed" }
-      defer { close(descriptor) }
-      var timeout = timeval(tv_sec: 5, tv_usec: 0)
-      setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-      var local = sockaddr_in()
-      local.sin_family = sa_family_t(AF_INET)
-      local.sin_addr.s_addr = inet_addr(source)
-      var remote = sockaddr_in()
-      remote.sin_family = sa_family_t(AF_INET)
-      remote.sin_addr.s_addr = inet_addr("127.0.0.1")
-      remote.sin_port = port.bigEndian
-      let size = socklen_t(MemoryLayout<sockaddr_in>.size)
-      let bound = withUnsafePointer(to: &local) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, size) }
-      }
-      guard bound == 0 else { return "bind failed" }
-      let connected = withUnsafePointer(to: &remote) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, size) }
-      }
-      guard connected == 0 else { return "connect failed" }
-      let request = Array(
-        "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/nostr+json\r\nConnection: close\r\n\r\n"
-          .utf8)
-      guard request.withUnsafeBytes({ send(descriptor, $0.baseAddress, $0.count, 0) }) == request.count else {
-        return "send failed"
-      }
-      var buffer = [UInt8](repeating: 0, count: 256)
-      let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-      guard count > 0 else { return "no answer" }
-      return String(decoding: buffer[0..<count], as: UTF8.self).split(separator: "\r\n").first.map(
-        String.init) ?? ""
-    }
-  }
-
-  @Test func anotherAddressIsServedWhileOneHoldsEverySlotItMay() async throws {
-    let world = try await ServiceWorld()
-    var held: [RelayConnection] = []
-    do {
-      var refused = 0
-      for _ in 0..<63 {
-        do {
-          let connection = try await RelayConnection.connect(
-            to: world.webSocketURL, key: Keys.alice, deadline: .now + .seconds(2))
-          _ = try await connection.query(
-            [Filter(authors: [Keys.alice.publicKeyHex], kinds: [30350])], deadline: .now + .seconds(2))
-          held.append(connection)
-        } catch {
-          refused += 1
-        }
-      }
-      #expect(held.count == HTTPServerConfiguration.defaultMaxConnectionsPerIP)
-      #expect(refused == 63 - HTTPServerConfiguration.defaultMaxConnectionsPerIP)
-      #expect(await Self.informationStatus(from: "127.0.0.2", port: world.service.port) == "HTTP/1.1 200 OK")
-    } catch {
-      for connection in held { await connection.close() }
-      await world.stop()
-      throw error
-    }
-    for connection in held { await connection.close() }
     await world.stop()
   }
 }

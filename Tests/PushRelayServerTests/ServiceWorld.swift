@@ -81,14 +81,17 @@ final class ServiceWorld: @unchecked Sendable {
   let upstream: RelayFixtureServer
   let upstreamURL: String
   let gateway: GatewayFixture
-  let configuration: PushServiceConfiguration
+  var configuration: PushServiceConfiguration
+  let clock: UnixClock
   var service: PushService
   let descriptor: PushDescriptor
 
   /// A world whose service follows `external` (a relay someone else wrote) or, when nil, the
-  /// fixture relay.
-  init(upstream external: String? = nil, upstreamInformation: String? = nil, auth: Bool = false) async throws
-  {
+  /// fixture relay, with the client listener's `limits`, reading `clock`.
+  init(
+    upstream external: String? = nil, upstreamInformation: String? = nil, auth: Bool = false,
+    limits: PushServiceLimits = PushServiceLimits(), clock: UnixClock = .system
+  ) async throws {
     folder = try TemporaryFolder()
     gateway = try GatewayFixture(configuration: GatewayFixtureConfiguration(quota: 0))
     let gatewayBase = Self.base(try await gateway.start())
@@ -100,7 +103,9 @@ final class ServiceWorld: @unchecked Sendable {
     let text = try configurationText(
       folder: folder, upstreams: [upstreamURL], gateway: gatewayBase, auth: auth)
     configuration = try PushServiceConfiguration(file: try folder.write("config.json", text, mode: 0o644))
-    service = try await PushService.start(configuration)
+    configuration.limits = limits
+    self.clock = clock
+    service = try await PushService.start(configuration, clock: clock)
     descriptor = try RelayDocument(bytes: service.document).push
   }
 
@@ -113,10 +118,11 @@ final class ServiceWorld: @unchecked Sendable {
   var webSocketURL: String { "ws://127.0.0.1:\(service.port)" }
   var adminURL: String { "http://127.0.0.1:\(service.adminPort)" }
 
-  /// Stops the service and starts it again on the same files.
-  func restart() async throws {
+  /// Stops the service and starts it again on the same files (with `limits` when given).
+  func restart(limits: PushServiceLimits? = nil) async throws {
     await service.stop()
-    service = try await PushService.start(configuration)
+    if let limits { configuration.limits = limits }
+    service = try await PushService.start(configuration, clock: clock)
   }
 
   func stop() async {

@@ -80,7 +80,8 @@ enum ProductionGateway {
     let gateway = try PushGateway(
       publicURL: configuration.publicURL, store: store, keys: keys, apps: clients,
       quotaPer10Seconds: configuration.quota.per10Seconds, quotaPerHour: configuration.quota.perHour,
-      owners: configuration.owners, relayPubkeys: configuration.relayPubkeys, metrics: metrics)
+      owners: configuration.owners, relayPubkeys: configuration.relayPubkeys, metrics: metrics,
+      appAttest: configuration.appAttestVerifiers)
     let readiness = PushGatewayReadiness(
       store: { await storeAnswers(store) },
       keys: { true },

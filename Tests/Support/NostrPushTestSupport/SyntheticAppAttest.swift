@@ -1,5 +1,6 @@
 import Foundation
 import NostrEvent
+import NostrPushTesting
 
 /// Throwaway App Attest material made per test with the `openssl` command line (an implementation
 /// independent of the code under test) in a temporary folder of the test's own: a root, an

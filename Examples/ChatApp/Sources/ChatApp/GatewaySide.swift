@@ -1,3 +1,4 @@
+import AppAttest
 import Foundation
 import NostrEvent
 import NostrPushCore
@@ -6,7 +7,9 @@ import PushRegistration
 /// The app's push gateway, through `GatewayRegistrar`: register the device token once, move it
 /// when APNs hands the app a new one, and delegate a grant to each relay's push key — the opaque
 /// `g1.` endpoint the lease carries. Every request is signed with NIP-98 by the account key, the
-/// key that authors the lease.
+/// key that authors the lease. A gateway whose app requires App Attest also gets an attestation with
+/// the registration and an assertion with every later request, from `appAttest`: on a device
+/// `DeviceCheckAppAttestProvider` (module `NotificationService`), in tests a synthetic one.
 public struct ChatGatewaySide: Sendable {
   /// A gateway answer the app cannot go on from (the answer as the registrar classified it).
   public struct Refused: Error, CustomStringConvertible {
@@ -23,14 +26,16 @@ public struct ChatGatewaySide: Sendable {
   private let registrar: GatewayRegistrar
   private let now: @Sendable () -> Int64
 
-  /// The gateway at `baseURL` (its `public_url`), signing as `account`, timed by `now`.
+  /// The gateway at `baseURL` (its `public_url`), signing as `account`, timed by `now`, attesting
+  /// through `appAttest` when the gateway requires App Attest.
   public init(
-    baseURL: String, appProfile: String, account: SecretKey, now: @escaping @Sendable () -> Int64
+    baseURL: String, appProfile: String, account: SecretKey, now: @escaping @Sendable () -> Int64,
+    appAttest: (any AppAttestProvider)? = nil
   ) throws {
     self.appProfile = appProfile
     self.now = now
     registrar = try GatewayRegistrar(
-      baseURL: baseURL, key: account, clock: UnixClock(milliseconds: { now() * 1000 }))
+      baseURL: baseURL, key: account, clock: UnixClock(milliseconds: { now() * 1000 }), appAttest: appAttest)
   }
 
   /// Registers `deviceToken` for 30 days (the same token again: the live installation back).

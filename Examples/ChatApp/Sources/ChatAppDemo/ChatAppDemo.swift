@@ -46,13 +46,13 @@ public enum ChatAppDemo {
 
     let gateway = try ChatGatewaySide(
       baseURL: world.gateway.baseURL, appProfile: LoopbackGateway.appProfile, account: world.account,
-      now: { FixtureWorld.now })
+      now: { FixtureWorld.now }, appAttest: try world.gateway.device())
     let installation = try await gateway.register(deviceToken: firstDeviceToken)
     // The grant's generation is the one the lease that carries it will have.
     let grant = try await gateway.grant(
       installation: installation, relayPubkey: key.pubkey, generation: nextGeneration(app))
     lines.append(
-      "gateway: registered the device token (epoch \(installation.endpointEpoch)), granted the relay's key a \(grant.grant.prefix(3))… grant"
+      "gateway: registered the device token (epoch \(installation.endpointEpoch), App Attest \(LoopbackGateway.requiresAppAttest ? "attested" : "off")), granted the relay's key a \(grant.grant.prefix(3))… grant"
     )
     let carol = try require(NostrID(world.carol.publicKeyHex))
     let subscriptions = try app.plan(

@@ -16,7 +16,7 @@ import Testing
     #expect(
       lines == [
         "app: discovered nip-pl push, current key demo-2026-01",
-        "gateway: registered the device token (epoch 1), granted the relay's key a g1.… grant",
+        "gateway: registered the device token (epoch 1, App Attest attested), granted the relay's key a g1.… grant",
         "app: planned 3 subscriptions (mentions, 1 channel, direct messages)",
         "app: enrolled generation 1, accepted true",
         "gateway: moved to a new device token (epoch 2), new grant differs: true",
@@ -59,7 +59,7 @@ import Testing
     let key = try #require(descriptor.currentKey)
     let gateway = try ChatGatewaySide(
       baseURL: world.gateway.baseURL, appProfile: LoopbackGateway.appProfile, account: world.account,
-      now: { FixtureWorld.now })
+      now: { FixtureWorld.now }, appAttest: try world.gateway.device())
     let installation = try await gateway.register(deviceToken: String(repeating: "0f", count: 32))
     let grant = try await gateway.grant(installation: installation, relayPubkey: key.pubkey, generation: 1)
     let carol = try #require(NostrID(world.carol.publicKeyHex))
@@ -128,13 +128,20 @@ import Testing
   }
 
   func check(_ gateway: LoopbackGateway) async throws {
-    func side(_ account: SecretKey) throws -> ChatGatewaySide {
+    func side(_ account: SecretKey, attested: Bool = true) throws -> ChatGatewaySide {
       try ChatGatewaySide(
         baseURL: gateway.baseURL, appProfile: LoopbackGateway.appProfile, account: account,
-        now: { FixtureWorld.now })
+        now: { FixtureWorld.now }, appAttest: attested ? try gateway.device() : nil)
     }
     let owner = try side(SecretKey.generate())
     let token = String(repeating: "7c", count: 32)
+    // The gateway requires App Attest (on Linux): an app without the provider is refused.
+    if LoopbackGateway.requiresAppAttest {
+      let plain = await #expect(throws: ChatGatewaySide.Refused.self) {
+        _ = try await side(SecretKey.generate(), attested: false).register(deviceToken: token)
+      }
+      #expect(plain?.description == "register: attestationRequired")
+    }
     let relay = SecretKey.generate().publicKeyHex
     let installation = try await owner.register(deviceToken: token)
     #expect(installation.endpointEpoch == 1)

@@ -1,5 +1,5 @@
-/// A CBOR writer for the tests' own attestations and assertions (definite lengths; the library
-/// only reads CBOR).
+/// TEST FIXTURE: a CBOR writer for synthetic App Attest attestations and assertions (definite
+/// lengths only; the library itself only reads CBOR).
 public enum TestCBOR {
   /// A header of `major` type with argument `value`, in the shortest form.
   public static func header(_ major: UInt8, _ value: UInt64) -> [UInt8] {
@@ -14,13 +14,17 @@ public enum TestCBOR {
     }
   }
 
+  /// A byte string.
   public static func bytes(_ value: [UInt8]) -> [UInt8] { header(2, UInt64(value.count)) + value }
+  /// A text string.
   public static func text(_ value: String) -> [UInt8] {
     header(3, UInt64(value.utf8.count)) + Array(value.utf8)
   }
+  /// An array of encoded items.
   public static func array(_ items: [[UInt8]]) -> [UInt8] {
     header(4, UInt64(items.count)) + items.flatMap { $0 }
   }
+  /// A map with text keys, in the order given.
   public static func map(_ entries: [(String, [UInt8])]) -> [UInt8] {
     header(5, UInt64(entries.count)) + entries.flatMap { text($0.0) + $0.1 }
   }
