@@ -153,13 +153,14 @@ enum EventStoreBackend: String, Sendable, CustomTestStringConvertible {
 
   /// The SQL scan's order (`ORDER BY created_at DESC, id ASC`) is `Event.supersedes`: at one
   /// `created_at`, the limit keeps the lowest ids.
-  @Test func aLimitedReadKeepsWhatSupersedesAtATie() throws {
-    let folder = try TemporaryFolder()
-    defer { folder.remove() }
-    let store = try ServiceEventStore(path: folder.path + "/events.sqlite")
-    let events = (0..<6).map { Self.note("tie\($0)", at: 3000) }
-    for event in events { try store.insert(event, json: event.jsonBytes(), receivedAt: 1) }
-    let read = try store.events(matching: [Filter(kinds: [1], limit: 2)], visible: { _ in true })
-    #expect(read.map(\.id) == events.sorted { $0.supersedes($1) }.prefix(2).map(\.id))
+  @Test(arguments: EventStoreBackend.available)
+  func aLimitedReadKeepsWhatSupersedesAtATie(backend: EventStoreBackend) throws {
+    try backend.withStore { open in
+      let store = try open(Self.defaultRetention, Self.defaultQuota)
+      let events = (0..<6).map { Self.note("tie\($0)", at: 3000) }
+      for event in events { try store.insert(event, json: event.jsonBytes(), receivedAt: 1) }
+      let read = try store.events(matching: [Filter(kinds: [1], limit: 2)], visible: { _ in true })
+      #expect(read.map(\.id) == events.sorted { $0.supersedes($1) }.prefix(2).map(\.id))
+    }
   }
 }
