@@ -200,7 +200,7 @@ let package = Package(
         secp256k1, "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
         "NotificationResolver", "NostrPushTesting", "NostrHTTP", "NostrPushTestSupport", "NIP44", "PushLease",
         "PushRelay", "PushRelayPostgres", "_NostrPostgres", "NostrWebSocket", "GiftWrap", "PushGateway",
-        "NostrHTTPServer",
+        "NostrHTTPServer", "PushRelayServer",
         "NostrCurlHTTP", "_NostrSQLite",
       ]),
     executable(
@@ -259,7 +259,7 @@ let package = Package(
       "PushRelayServerTests",
       [
         "PushRelayServer", "PushRelay", "NostrPushTesting", "NostrEvent", "NostrJSON", "PushDescriptor",
-        "PushLease", "NostrWebSocket", "NostrPushCore", "NostrHTTP", "NostrHTTPServer",
+        "PushLease", "NostrWebSocket", "NostrPushCore", "NostrHTTP", "NostrHTTPServer", "_NostrSQLite",
       ]),
     tests("AppAttestTests", ["AppAttest", "NostrEvent", "NostrPushCore", "NostrJSON"]),
     tests("NIP44Tests", ["NIP44", "NostrEvent", "NostrJSON"]),

@@ -19,7 +19,9 @@ public final class ServiceEventStore: @unchecked Sendable {
   /// The largest stored event (its JSON), 256 KiB.
   public static let maxEventBytes = 256 * 1024
 
-  static let migrator = SQLiteMigrator<PushServiceError>(
+  /// The store's schema steps, in order (`package` for the test that writes a file at an older
+  /// version).
+  package static let migrator = SQLiteMigrator<PushServiceError>(
     [
       SQLiteMigration(
         "events",
@@ -32,7 +34,30 @@ public final class ServiceEventStore: @unchecked Sendable {
           CREATE INDEX service_event_kind ON service_event (kind, created_at);
           CREATE INDEX service_event_author ON service_event (pubkey, created_at);
           CREATE TABLE upstream_cursor (url TEXT PRIMARY KEY, cursor INTEGER NOT NULL) WITHOUT ROWID;
-          """)
+          """),
+      // An addressable event's `d` in a column of its own, so that a read by `#d` (the roster's
+      // current member list of one channel) is one index look-up, not a scan of every list of
+      // the kind that stops at `maxScannedRows`. Rows stored before it are read once to fill it.
+      SQLiteMigration(
+        "event address",
+        apply: { connection throws(PushServiceError) in
+          try connection.execute(
+            """
+            ALTER TABLE service_event ADD COLUMN d TEXT;
+            CREATE INDEX service_event_address ON service_event (kind, d, created_at);
+            """)
+          let range = EventKind.addressableRange
+          let rows = try connection.query(
+            "SELECT id, json FROM service_event WHERE kind >= ? AND kind < ?",
+            [.integer(Int64(range.lowerBound)), .integer(Int64(range.upperBound))]
+          ) { ($0.text(0) ?? "", $0.blob(1) ?? []) }
+          for (id, json) in rows {
+            guard let event = try? Event(json: json) else { continue }
+            _ = try connection.run(
+              "UPDATE service_event SET d = ? WHERE id = ?",
+              [.text(ServiceEventStore.address(of: event)), .text(id)])
+          }
+        }),
     ],
     newerSchema: { found, known in
       PushServiceError(
@@ -76,12 +101,13 @@ public final class ServiceEventStore: @unchecked Sendable {
       try connection.immediateTransaction { () throws(PushServiceError) -> Bool in
         let inserted = try connection.run(
           """
-          INSERT INTO service_event (id, pubkey, kind, created_at, received_at, size, json)
-          VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING
+          INSERT INTO service_event (id, pubkey, kind, created_at, received_at, size, json, d)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING
           """,
           [
             .text(event.id), .text(event.pubkey), .integer(Int64(event.kind)), .integer(event.createdAt),
             .integer(receivedAt), .integer(Int64(json.count)), .blob(json),
+            .text(Self.address(of: event)),
           ])
         guard inserted == 1 else { return false }
         var used =
@@ -136,6 +162,15 @@ public final class ServiceEventStore: @unchecked Sendable {
         conditions.append("pubkey IN (" + authors.map { _ in "?" }.joined(separator: ",") + ")")
         values += authors.map { .text($0) }
       }
+      if let addresses = filter.tags["d"], let kinds = filter.kinds,
+        kinds.allSatisfy({ Self.addressableKinds.contains($0) })
+      {
+        // Only addressable events fill the column (a `#d` over other kinds is checked by
+        // `filter.matches` below alone).
+        guard !addresses.isEmpty else { continue }
+        conditions.append("d IN (" + addresses.map { _ in "?" }.joined(separator: ",") + ")")
+        values += addresses.map { .text($0) }
+      }
       if let since = filter.since {
         conditions.append("created_at >= ?")
         values.append(.integer(since))
@@ -157,6 +192,16 @@ public final class ServiceEventStore: @unchecked Sendable {
       }
     }
     return chosen.values.sorted { $0.createdAt != $1.createdAt ? $0.createdAt > $1.createdAt : $0.id < $1.id }
+  }
+
+  /// NIP-01's addressable kinds, whose `d` has a column.
+  static let addressableKinds = EventKind.addressableRange
+
+  /// The `d` of an addressable event (kind 30000–39999): its first `d` tag's value, `""` without
+  /// one (NIP-01); nil for every other kind.
+  static func address(of event: Event) -> String? {
+    guard addressableKinds.contains(event.kind) else { return nil }
+    return event.tags.first { $0.count >= 2 && $0[0] == "d" }?[1] ?? ""
   }
 
   /// Deletes events received more than the retention before `now`; the number deleted.
