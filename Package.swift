@@ -207,7 +207,7 @@ let package = Package(
         secp256k1, "NostrJSON", "Bech32", "NostrEvent", "PushDescriptor", "EnrichmentCache",
         "NotificationResolver", "NostrPushTesting", "NostrHTTP", "NostrPushTestSupport", "NIP44", "PushLease",
         "PushRelay", "PushRelayPostgres", "_NostrPostgres", "NostrWebSocket", "GiftWrap", "PushGateway",
-        "NostrHTTPServer",
+        "NostrHTTPServer", "PushRelayServer",
         "NostrCurlHTTP", "_NostrSQLite",
       ]),
     executable(

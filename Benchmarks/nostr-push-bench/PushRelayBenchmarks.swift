@@ -188,28 +188,40 @@ final class AcceptWorkload: @unchecked Sendable {
 
 /// 100 000 planner-shaped leases (a mention subscription and one channel subscription, both with
 /// the self ignore), 1 000 channels of ~100 members, channel messages by members of which a third
-/// mention someone.
+/// mention someone. The 16 authors are members of every channel (so a member list served for a
+/// channel admits each of them, as the service row's upstream lists do).
 final class MatcherWorkload: @unchecked Sendable {
   static let channelCount = 1_000
   static let origin = BenchDescriptor.origin
   let leaseCount: Int
   let events: [Event]
+  /// The leases, in the order their `d` (hex of the position) gives.
+  let leases: [StoredLease]
+  /// Each channel's members: its leases' owners and the 16 authors.
+  let members: [String: Set<String>]
+  /// The seconds every lease and message is dated from.
+  let now: Int64
   private var index: LeaseIndex
   private let roster: LoadRoster
   private let matcher = PushMatcher(pushKinds: [9, 40002, 45001, 45003, 1059])
-  private let now: Int64 = 1_767_226_200
+  private let channels: [String]
+  private let membersList: [String: [String]]
+  private let authorKeys: [SecretKey]
   private let woken: [[StoredLease]]
   private let filters: [Filter]
   private let filterOwners: [Int]
 
-  init(leases count: Int, events eventCount: Int) {
+  /// `count` leases and `eventCount` messages dated `now` (a fixed past second unless said).
+  init(leases count: Int, events eventCount: Int, now: Int64 = 1_767_226_200) {
     var random = SplitMix64(seed: 0x5055_5348)
     func hex64() -> String { (0..<4).map { _ in String(format: "%016llx", random.next()) }.joined() }
     let channels = (0..<Self.channelCount).map { String(format: "%08x-0000-4000-8000-%012x", $0, $0) }
     let owners = (0..<count).map { _ in hex64() }
+    let authorKeys = (0..<16).map { _ in SecretKey.generate() }
     var members: [String: Set<String>] = [:]
     var membersList: [String: [String]] = [:]
     var leases: [StoredLease] = []
+    for channel in channels { members[channel] = Set(authorKeys.map(\.publicKeyHex)) }
     for (position, owner) in owners.enumerated() {
       let channel = channels[position % channels.count]
       members[channel, default: []].insert(owner)
@@ -232,28 +244,21 @@ final class MatcherWorkload: @unchecked Sendable {
           endpointHash: Hex.encode(NostrSHA256.hash(Array(endpoint.utf8))), subscriptions: subscriptions,
           eventJSON: []))
     }
-    var events: [Event] = []
-    let authorKeys = (0..<16).map { _ in SecretKey.generate() }
-    for position in 0..<eventCount {
-      let channel = channels[Int(random.next() % UInt64(channels.count))]
-      let author = authorKeys[position % authorKeys.count]
-      members[channel, default: []].insert(author.publicKeyHex)
-      var tags = [["h", channel]]
-      if position % 3 == 0, let someone = membersList[channel]?.randomElement(using: &random) {
-        tags.append(["p", someone])
-      }
-      events.append(
-        try! UnsignedEvent(
-          pubkey: author.publicKeyHex, createdAt: now, kind: 9, tags: tags, content: "message \(position)"
-        ).signed(with: author))
-    }
     self.leaseCount = count
+    self.now = now
+    self.leases = leases
+    self.members = members
+    self.channels = channels
+    self.membersList = membersList
+    self.authorKeys = authorKeys
+    let events = Self.messages(
+      count: eventCount, seed: 0x4d53_4753, channels: channels, membersList: membersList, authors: authorKeys,
+      now: now, label: "")
     self.events = events
     self.roster = LoadRoster(channels: members)
     var index = LeaseIndex(leases)
     let matcher = self.matcher
     let roster = self.roster
-    let now = self.now
     let woken = events.map { event in
       matcher.candidates(
         for: event, leases: index.leases(for: event), roster: roster, origin: Self.origin, receivedAt: now,
@@ -276,11 +281,51 @@ final class MatcherWorkload: @unchecked Sendable {
     self.filterOwners = filterOwners
   }
 
+  /// `count` more messages of the same shape (channel, author, a third mentioning a member), set
+  /// `round` of them: each round's contents, so its ids, are new.
+  func messages(count: Int, round: Int) -> [Event] {
+    Self.messages(
+      count: count, seed: 0x4d53_4753 &+ UInt64(round + 1), channels: channels, membersList: membersList,
+      authors: authorKeys, now: now, label: "round \(round), ")
+  }
+
+  private static func messages(
+    count: Int, seed: UInt64, channels: [String], membersList: [String: [String]], authors: [SecretKey],
+    now: Int64, label: String
+  ) -> [Event] {
+    var random = SplitMix64(seed: seed)
+    return (0..<count).map { position in
+      let channel = channels[Int(random.next() % UInt64(channels.count))]
+      let author = authors[position % authors.count]
+      var tags = [["h", channel]]
+      if position % 3 == 0, let someone = membersList[channel]?.randomElement(using: &random) {
+        tags.append(["p", someone])
+      }
+      return try! UnsignedEvent(
+        pubkey: author.publicKeyHex, createdAt: now, kind: 9, tags: tags,
+        content: "message \(label)\(position)"
+      ).signed(with: author)
+    }
+  }
+
+  /// The matcher alone over the live index, in events per second (the service ingest row's
+  /// baseline): the same passes as `matchedPairsPerSecond`, counted by event.
+  func eventsPerSecond() -> Double {
+    let (_, seconds) = matchPass()
+    return Double(events.count) / seconds
+  }
+
   /// Leases woken per event, on average.
   var wokenPerEvent: Double { Double(woken.reduce(0) { $0 + $1.count }) / Double(max(events.count, 1)) }
 
   /// The full matcher over the live index: rules 1–4 for every lease the event could match.
   func matchedPairsPerSecond() -> Double {
+    let (pairs, seconds) = matchPass()
+    return Double(pairs) / seconds
+  }
+
+  /// One timed pass of the matcher over every event: the pairs it found and the seconds it took.
+  private func matchPass() -> (pairs: Int, seconds: Double) {
     var pairs = 0
     let seconds = Stopwatch.seconds {
       for event in events {
@@ -289,7 +334,7 @@ final class MatcherWorkload: @unchecked Sendable {
           matcher.candidates(for: event, index: &index, reading: reading, receivedAt: now, now: now).count
       }
     }
-    return Double(pairs) / seconds
+    return (pairs, seconds)
   }
 
   /// NIP-01 `Filter.matches` alone over each event and its woken leases' subscription filters.

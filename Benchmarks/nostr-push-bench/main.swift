@@ -1,7 +1,7 @@
 import Foundation
 import NostrEvent
 
-// nostr-push-bench [--quick] [--json] [--only event|bech32|descriptor|cache|process|verify|resolve|nip44|giftwrap|pushrelay|pushload|pipeline|postgres|social|gateway] [--write-corpus N FILE]
+// nostr-push-bench [--quick] [--json] [--only event|bech32|descriptor|cache|process|verify|resolve|nip44|giftwrap|pushrelay|pushload|pipeline|postgres|social|gateway|service] [--write-corpus N FILE]
 // Prints every performance figure beside its baseline measured in the same run (Docs/Performance.md).
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -56,6 +56,7 @@ let modules: [(key: String, rows: (Bool) throws -> (rows: [Benchmark], notes: [S
   ("pipeline", BenchmarkRegistry.pipelineBenchmarks),
   ("social", BenchmarkRegistry.socialBenchmarks),
   ("gateway", BenchmarkRegistry.gatewayBenchmarks),
+  ("service", BenchmarkRegistry.serviceBenchmarks),
   // Under Scripts/with-postgres only (skipped with a note otherwise).
   ("postgres", BenchmarkRegistry.postgresBenchmarks),
 ]

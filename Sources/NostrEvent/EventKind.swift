@@ -64,6 +64,8 @@ public enum EventKind {
   public static let directMessageRumors: Set<Int> = [directMessage, fileMessage]
   /// The NIP-01 replaceable range (besides kinds 0 and 3): the newest event per author and kind.
   public static let replaceableRange = 10_000..<20_000
+  /// The NIP-01 addressable range: the newest event per author, kind and `d` tag value.
+  public static let addressableRange = 30_000..<40_000
 
   /// Whether `kind` is replaceable under NIP-01: kind 0, kind 3 or within ``replaceableRange``.
   public static func isReplaceable(_ kind: Int) -> Bool {

@@ -2,18 +2,29 @@ import NostrPushCore
 import PushDescriptor
 import PushRelay
 
-/// The live leases, read from the lease store at most once per ``maxAgeMilliseconds`` and at once
-/// after a lease change: what every upstream's plan, ingest's store decision and `/query`'s
-/// "holds a live lease" check read.
+/// The live leases: what every upstream's plan, ingest's store decision and `/query`'s "holds a
+/// live lease" check read.
+///
+/// Read again from the lease store at once after a lease change here (``invalidate()``), when the
+/// first of the read leases expires, and otherwise once ``maxAgeMilliseconds`` passed (for what
+/// changes a lease without passing through this process's sessions, such as the delivery
+/// worker switching an endpoint off after a 410: until then that lease is still read as live,
+/// which keeps a REQ open and an event stored that the matcher will not wake for). A read of
+/// 100 000 leases takes most of a second, so it is not repeated every half second as it was: on
+/// the ingest thread that cost more than the ingest itself.
 final class LiveLeaseCache: Sendable {
-  /// How old a read may be before it is refreshed.
-  static let maxAgeMilliseconds: Int64 = 500
+  /// How old a read may be before it is refreshed when nothing says it changed.
+  static let maxAgeMilliseconds: Int64 = 30_000
 
   private struct Snapshot {
     var leases: [StoredLease] = []
     var pubkeys: Set<String> = []
     var interest = LeaseInterest()
     var readAt: Int64?
+    /// When the first of `leases` expires, in Unix milliseconds.
+    var firstExpiry = Int64.max
+    /// Counts the reads: equal generations hold the same leases.
+    var generation: UInt64 = 0
   }
 
   private let relay: PushRelay
@@ -30,8 +41,13 @@ final class LiveLeaseCache: Sendable {
     snapshot.withLock { $0.readAt = nil }
   }
 
-  /// The live leases (blocking: call off the socket threads).
-  func leases() -> [StoredLease] { current().leases }
+  /// The live leases with the generation of their read (blocking: call off the socket threads):
+  /// a caller that derives something from them (an upstream's plan) derives it again only when
+  /// the generation moved.
+  func versionedLeases() -> (generation: UInt64, leases: [StoredLease]) {
+    let snapshot = current()
+    return (snapshot.generation, snapshot.leases)
+  }
 
   /// What the live leases might match.
   func interest() -> LeaseInterest { current().interest }
@@ -42,13 +58,17 @@ final class LiveLeaseCache: Sendable {
   private func current() -> Snapshot {
     let now = clock.nowMilliseconds()
     let cached = snapshot.current
-    if let readAt = cached.readAt, now - readAt < Self.maxAgeMilliseconds { return cached }
+    if let readAt = cached.readAt, now - readAt < Self.maxAgeMilliseconds, now < cached.firstExpiry {
+      return cached
+    }
     let leases =
       (try? relay.store.liveLeases(origin: relay.descriptor.origin, now: UnixClock.seconds(now)))
       ?? cached.leases
+    let firstExpiry = leases.lazy.map(\.expiresAt).min().map { $0.multipliedReportingOverflow(by: 1000) }
     let fresh = Snapshot(
       leases: leases, pubkeys: Set(leases.map(\.address.pubkey)), interest: LeaseInterest(leases: leases),
-      readAt: now)
+      readAt: now, firstExpiry: firstExpiry.map { $0.overflow ? Int64.max : $0.partialValue } ?? Int64.max,
+      generation: cached.generation &+ 1)
     snapshot.withLock { $0 = fresh }
     return fresh
   }

@@ -24,8 +24,9 @@ public final class PostgresServiceEventStore: ServiceEventStore, @unchecked Send
           CREATE TABLE service_event (
             id text PRIMARY KEY, pubkey text NOT NULL, kind integer NOT NULL,
             created_at bigint NOT NULL, received_at bigint NOT NULL, size integer NOT NULL,
-            json text NOT NULL);
+            json text NOT NULL, d text);
           CREATE INDEX service_event_received ON service_event (received_at);
+          CREATE INDEX service_event_address ON service_event (kind, d, created_at);
           CREATE INDEX service_event_kind ON service_event (kind, created_at);
           CREATE INDEX service_event_author ON service_event (pubkey, created_at);
           CREATE TABLE upstream_cursor (url text PRIMARY KEY, cursor bigint NOT NULL);
@@ -67,12 +68,12 @@ public final class PostgresServiceEventStore: ServiceEventStore, @unchecked Send
         try connection.query("SELECT pg_advisory_xact_lock(28276, hashtext($1::text))", [event.pubkey])
         let inserted = try connection.query(
           """
-          INSERT INTO service_event (id, pubkey, kind, created_at, received_at, size, json)
-          VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING
+          INSERT INTO service_event (id, pubkey, kind, created_at, received_at, size, json, d)
+          VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING
           """,
           [
             event.id, event.pubkey, String(event.kind), String(event.createdAt), String(receivedAt),
-            String(json.count), String(decoding: json, as: UTF8.self),
+            String(json.count), String(decoding: json, as: UTF8.self), ServiceEventReads.address(of: event),
           ]
         ).changed
         guard inserted == 1 else { return (false, true) }

@@ -50,6 +50,9 @@ public final class PushService: Sendable {
   public let relay: PushRelay
   /// The served NIP-11 document.
   public let document: [UInt8]
+  /// The one ingest every source feeds (what an upstream subscriber calls for each `EVENT`): the
+  /// benchmark's ingest row drives it directly.
+  package let ingest: ServiceIngest
 
   private let server: HTTPServer
   private let admin: HTTPServer
@@ -59,7 +62,7 @@ public final class PushService: Sendable {
 
   private init(
     port: UInt16, adminPort: UInt16, pubkey: String, metrics: ServiceMetrics, events: any ServiceEventStore,
-    relay: PushRelay, document: [UInt8], server: HTTPServer, admin: HTTPServer,
+    relay: PushRelay, document: [UInt8], ingest: ServiceIngest, server: HTTPServer, admin: HTTPServer,
     upstreams: [UpstreamSubscriber],
     tasks: [Task<Void, Never>], stores: ServiceStores
   ) {
@@ -71,6 +74,7 @@ public final class PushService: Sendable {
     self.events = events
     self.relay = relay
     self.document = document
+    self.ingest = ingest
     self.server = server
     self.admin = admin
     self.upstreams = upstreams
@@ -132,7 +136,7 @@ public final class PushService: Sendable {
     let upstreams = configuration.upstreams.map { upstream in
       UpstreamSubscriber(
         upstream: upstream, key: configuration.serviceKey, store: events, ingest: ingest,
-        leases: { leases.leases() }, metrics: metrics, clock: clock, roster: roster)
+        leases: { leases.versionedLeases() }, metrics: metrics, clock: clock, roster: roster)
     }
     let leaseChanged: @Sendable () -> Void = {
       leases.invalidate()
@@ -206,7 +210,8 @@ public final class PushService: Sendable {
     return PushService(
       port: server.port, adminPort: admin.port, pubkey: configuration.serviceKey.publicKeyHex,
       metrics: metrics,
-      events: events, relay: relay, document: document, server: server, admin: admin, upstreams: upstreams,
+      events: events, relay: relay, document: document, ingest: ingest, server: server, admin: admin,
+      upstreams: upstreams,
       tasks: tasks, stores: stores)
   }
 

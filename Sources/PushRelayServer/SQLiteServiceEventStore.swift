@@ -10,7 +10,9 @@ import _NostrSQLite
 /// `@unchecked Sendable`: the one connection is used only under `connection`'s lock.
 public final class SQLiteServiceEventStore: ServiceEventStore, @unchecked Sendable {
 
-  static let migrator = SQLiteMigrator<PushServiceError>(
+  /// The store's schema steps, in order (`package` for the test that writes a file at an older
+  /// version).
+  package static let migrator = SQLiteMigrator<PushServiceError>(
     [
       SQLiteMigration(
         "events",
@@ -23,7 +25,30 @@ public final class SQLiteServiceEventStore: ServiceEventStore, @unchecked Sendab
           CREATE INDEX service_event_kind ON service_event (kind, created_at);
           CREATE INDEX service_event_author ON service_event (pubkey, created_at);
           CREATE TABLE upstream_cursor (url TEXT PRIMARY KEY, cursor INTEGER NOT NULL) WITHOUT ROWID;
-          """)
+          """),
+      // An addressable event's `d` in a column of its own, so that a read by `#d` (the roster's
+      // current member list of one channel) is one index look-up, not a scan of every list of
+      // the kind that stops at `maxScannedRows`. Rows stored before it are read once to fill it.
+      SQLiteMigration(
+        "event address",
+        apply: { connection throws(PushServiceError) in
+          try connection.execute(
+            """
+            ALTER TABLE service_event ADD COLUMN d TEXT;
+            CREATE INDEX service_event_address ON service_event (kind, d, created_at);
+            """)
+          let range = ServiceEventReads.addressableKinds
+          let rows = try connection.query(
+            "SELECT id, json FROM service_event WHERE kind >= ? AND kind < ?",
+            [.integer(Int64(range.lowerBound)), .integer(Int64(range.upperBound))]
+          ) { ($0.text(0) ?? "", $0.blob(1) ?? []) }
+          for (id, json) in rows {
+            guard let event = try? Event(json: json) else { continue }
+            _ = try connection.run(
+              "UPDATE service_event SET d = ? WHERE id = ?",
+              [.text(ServiceEventReads.address(of: event)), .text(id)])
+          }
+        }),
     ],
     newerSchema: { found, known in
       PushServiceError(
@@ -67,12 +92,13 @@ public final class SQLiteServiceEventStore: ServiceEventStore, @unchecked Sendab
       try connection.immediateTransaction { () throws(PushServiceError) -> Bool in
         let inserted = try connection.run(
           """
-          INSERT INTO service_event (id, pubkey, kind, created_at, received_at, size, json)
-          VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING
+          INSERT INTO service_event (id, pubkey, kind, created_at, received_at, size, json, d)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING
           """,
           [
             .text(event.id), .text(event.pubkey), .integer(Int64(event.kind)), .integer(event.createdAt),
             .integer(receivedAt), .integer(Int64(json.count)), .blob(json),
+            .text(ServiceEventReads.address(of: event)),
           ])
         guard inserted == 1 else { return false }
         var used =

@@ -8,6 +8,17 @@ import PushRelay
 public enum ServiceEventReads {
   /// The most rows one read looks at, whatever its filters ask.
   public static let maxScannedRows = 5000
+  /// NIP-01's addressable kinds, whose `d` has a column of its own (`d`, indexed with the kind):
+  /// a read by `#d` — the roster's current member list of one channel — is one index look-up,
+  /// not a scan of every list of the kind that stops at ``maxScannedRows``.
+  static let addressableKinds = EventKind.addressableRange
+
+  /// The `d` of an addressable event (kind 30000–39999): its first `d` tag's value, `""` without
+  /// one (NIP-01); nil for every other kind.
+  static func address(of event: Event) -> String? {
+    guard addressableKinds.contains(event.kind) else { return nil }
+    return event.tags.first { $0.count >= 2 && $0[0] == "d" }?[1] ?? ""
+  }
 
   /// Answers `filters`, running each filter's statement (with `?` placeholders, numbered `$n`
   /// when `numbered`) through `run`, which answers each row's event JSON.
@@ -44,6 +55,15 @@ public enum ServiceEventReads {
       guard !authors.isEmpty else { return nil }
       conditions.append("pubkey IN (" + authors.map { _ in "?" }.joined(separator: ",") + ")")
       values += authors.map { .text($0) }
+    }
+    if let addresses = filter.tags["d"], let kinds = filter.kinds,
+      kinds.allSatisfy({ addressableKinds.contains($0) })
+    {
+      // Only addressable events fill the column (a `#d` over other kinds is checked by
+      // `filter.matches` alone).
+      guard !addresses.isEmpty else { return nil }
+      conditions.append("d IN (" + addresses.map { _ in "?" }.joined(separator: ",") + ")")
+      values += addresses.map { .text($0) }
     }
     if let since = filter.since {
       conditions.append("created_at >= ?")

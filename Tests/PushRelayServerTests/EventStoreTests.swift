@@ -3,6 +3,7 @@ import NostrEvent
 import PushRelayServer
 import Testing
 import _NostrPostgres
+import _NostrSQLite
 
 /// Where an event-store test keeps its events: a SQLite file of its own, or a PostgreSQL database
 /// of its own on the server `NOSTRPUSH_POSTGRES` names (`Scripts/with-postgres`), dropped after.
@@ -162,5 +163,53 @@ enum EventStoreBackend: String, Sendable, CustomTestStringConvertible {
       let read = try store.events(matching: [Filter(kinds: [1], limit: 2)], visible: { _ in true })
       #expect(read.map(\.id) == events.sorted { $0.supersedes($1) }.prefix(2).map(\.id))
     }
+  }
+
+  /// A channel's member list (kind 39002) is read by its `d`, however many other lists are newer:
+  /// a file written before the `d` column (schema 1) with one more list than a read scans is
+  /// migrated on opening, and the oldest list is still found.
+  @Test func aMemberListIsFoundByItsAddressAmongMoreListsThanOneReadScans() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let path = folder.path + "/events.sqlite"
+    let signer = Keys.carol
+    func list(_ channel: String, at createdAt: Int64) -> Event {
+      try! UnsignedEvent(
+        pubkey: signer.publicKeyHex, createdAt: createdAt, kind: 39002,
+        tags: [["d", channel], ["p", Keys.alice.publicKeyHex]], content: ""
+      ).signed(with: signer)
+    }
+    let target = list("target", at: 1_767_000_000)
+    do {
+      let connection = try SQLiteConnection<PushServiceError>(path: path, busyTimeoutMilliseconds: 1000) {
+        PushServiceError(code: .storage, field: "store", message: $0.message)
+      }
+      let firstSchema = SQLiteMigrator(
+        Array(SQLiteServiceEventStore.migrator.migrations.prefix(1)),
+        newerSchema: { _, _ in PushServiceError(code: .unsupportedSchema, field: "store", message: "newer") })
+      try firstSchema.migrate(connection)
+      try connection.immediateTransaction { () throws(PushServiceError) in
+        let newer = (0...ServiceEventReads.maxScannedRows).map {
+          list("channel \($0)", at: 1_767_000_001 + Int64($0))
+        }
+        for event in [target] + newer {
+          let json = event.jsonBytes()
+          _ = try connection.run(
+            "INSERT INTO service_event (id, pubkey, kind, created_at, received_at, size, json) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+              .text(event.id), .text(event.pubkey), .integer(39002), .integer(event.createdAt), .integer(1),
+              .integer(Int64(json.count)), .blob(json),
+            ])
+        }
+      }
+    }
+    let store = try SQLiteServiceEventStore(path: path)
+    let filter = Filter(authors: [signer.publicKeyHex], kinds: [39002], tags: ["d": ["target"]], limit: 1)
+    #expect(try store.events(matching: [filter], visible: { _ in true }).map(\.id) == [target.id])
+    let stored = list("stored after the migration", at: 1_767_000_000)
+    try store.insert(stored, json: stored.jsonBytes(), receivedAt: 2)
+    let again = Filter(
+      authors: [signer.publicKeyHex], kinds: [39002], tags: ["d": ["stored after the migration"]], limit: 1)
+    #expect(try store.events(matching: [again], visible: { _ in true }).map(\.id) == [stored.id])
   }
 }
