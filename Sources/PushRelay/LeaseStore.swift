@@ -182,6 +182,17 @@ public protocol LeaseStore: Sendable {
 
   /// The row of `address`, if any: what the worker re-checks before sending.
   func lease(at address: LeaseAddress) throws(PushRelayError) -> StoredLease?
+
+  /// A number that moves whenever the live set of `origin` changes, by any process sharing the
+  /// store (an accept, a revocation, a 410 switching an endpoint off); nil when the store cannot
+  /// tell cheaply, and a cache of the live leases then relies on its own invalidation and age.
+  /// One indexed read: cheap enough to ask twice a second.
+  func liveSetVersion(origin: String) throws(PushRelayError) -> Int64?
+}
+
+extension LeaseStore {
+  /// nil: a store of one process (SQLite) sees every change of its live set pass through it.
+  public func liveSetVersion(origin: String) throws(PushRelayError) -> Int64? { nil }
 }
 
 extension LeaseStore {

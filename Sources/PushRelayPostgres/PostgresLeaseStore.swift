@@ -176,6 +176,14 @@ public final class PostgresLeaseStore: LeaseStore, PushProtocolBinding, @uncheck
   }
 
   /// The active, enabled, unexpired leases of `origin`, from the live index brought up to date.
+  /// The origin's change sequence (`push_origin.lease_version`), which every accept, revocation
+  /// and 410 of any process moves in its transaction; 0 before the first.
+  public func liveSetVersion(origin: String) throws(PushRelayError) -> Int64? {
+    try withConnection { connection throws(PostgresFailure) -> Int64? in
+      try connection.query(PostgresStatements.leaseVersion, [origin]).rows.first?.integer(0) ?? 0
+    }
+  }
+
   public func liveLeases(origin: String, now: Int64) throws(PushRelayError) -> [StoredLease] {
     try withState { (state) throws(PostgresFailure) -> [StoredLease] in
       let connection = state.connection

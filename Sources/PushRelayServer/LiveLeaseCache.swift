@@ -6,15 +6,20 @@ import PushRelay
 /// live lease" check read.
 ///
 /// Read again from the lease store at once after a lease change here (``invalidate()``), when the
-/// first of the read leases expires, and otherwise once ``maxAgeMilliseconds`` passed (for what
-/// changes a lease without passing through this process's sessions, such as the delivery
-/// worker switching an endpoint off after a 410: until then that lease is still read as live,
-/// which keeps a REQ open and an event stored that the matcher will not wake for). A read of
-/// 100 000 leases takes most of a second, so it is not repeated every half second as it was: on
-/// the ingest thread that cost more than the ingest itself.
+/// first of the read leases expires, when the store's live-set version moved (asked at most every
+/// ``versionCheckMilliseconds``: on PostgreSQL another service process accepting or revoking a
+/// lease, or any 410, so every process's REQs follow a lease within the spec's 1 s), and
+/// otherwise once ``maxAgeMilliseconds`` passed (for what a store without a version changes
+/// without passing through this process's sessions, such as the delivery worker switching an
+/// endpoint off after a 410 on SQLite: until then that lease is still read as live, which keeps a
+/// REQ open and an event stored that the matcher will not wake for). A read of 100 000 leases
+/// takes most of a second, so it is not repeated every half second as it was: on the ingest
+/// thread that cost more than the ingest itself.
 final class LiveLeaseCache: Sendable {
   /// How old a read may be before it is refreshed when nothing says it changed.
   static let maxAgeMilliseconds: Int64 = 30_000
+  /// How often the store's live-set version is asked.
+  static let versionCheckMilliseconds: Int64 = 500
 
   private struct Snapshot {
     var leases: [StoredLease] = []
@@ -25,6 +30,9 @@ final class LiveLeaseCache: Sendable {
     var firstExpiry = Int64.max
     /// Counts the reads: equal generations hold the same leases.
     var generation: UInt64 = 0
+    /// The store's live-set version when the leases were read, and when it was last asked.
+    var storeVersion: Int64?
+    var versionCheckedAt: Int64?
   }
 
   private let relay: PushRelay
@@ -58,8 +66,17 @@ final class LiveLeaseCache: Sendable {
   private func current() -> Snapshot {
     let now = clock.nowMilliseconds()
     let cached = snapshot.current
+    var storeVersion = cached.storeVersion
     if let readAt = cached.readAt, now - readAt < Self.maxAgeMilliseconds, now < cached.firstExpiry {
-      return cached
+      guard let checkedAt = cached.versionCheckedAt, now - checkedAt >= Self.versionCheckMilliseconds
+      else { return cached }
+      storeVersion = try? relay.store.liveSetVersion(origin: relay.descriptor.origin)
+      guard storeVersion != cached.storeVersion else {
+        snapshot.withLock { $0.versionCheckedAt = now }
+        return cached
+      }
+    } else {
+      storeVersion = try? relay.store.liveSetVersion(origin: relay.descriptor.origin)
     }
     let leases =
       (try? relay.store.liveLeases(origin: relay.descriptor.origin, now: UnixClock.seconds(now)))
@@ -68,7 +85,7 @@ final class LiveLeaseCache: Sendable {
     let fresh = Snapshot(
       leases: leases, pubkeys: Set(leases.map(\.address.pubkey)), interest: LeaseInterest(leases: leases),
       readAt: now, firstExpiry: firstExpiry.map { $0.overflow ? Int64.max : $0.partialValue } ?? Int64.max,
-      generation: cached.generation &+ 1)
+      generation: cached.generation &+ 1, storeVersion: storeVersion, versionCheckedAt: now)
     snapshot.withLock { $0 = fresh }
     return fresh
   }
