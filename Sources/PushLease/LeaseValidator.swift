@@ -12,6 +12,10 @@ import PushDescriptor
 /// It trusts ingest for the event's id, signature, author and `created_at` (`Docs/VendoringPushRelay.md`),
 /// holds the push secret keys it may open leases with, and stores nothing: staleness,
 /// generation, quota and endpoint uniqueness are the relay store's decisions afterwards.
+///
+/// The author's side reads its own leases back with the same table
+/// (``init(descriptor:author:allowedSkew:)``): NIP-44's conversation key is the same from either
+/// end, so the author's secret key and the pubkey of the entry `exec` names open the content.
 public struct LeaseValidator: Sendable {
   /// The clock slack for `lease already expired`, in seconds, unless told otherwise.
   public static let defaultAllowedSkew: Int64 = 120
@@ -27,6 +31,8 @@ public struct LeaseValidator: Sendable {
   /// The clock slack for expired leases, in seconds.
   package let allowedSkew: Int64
   private let pushKeys: [String: SecretKey]
+  /// The author whose own leases this validator opens; nil on the relay's side.
+  private let author: SecretKey?
 
   /// Creates a validator holding the secret keys of descriptor entries, by key id.
   ///
@@ -55,6 +61,23 @@ public struct LeaseValidator: Sendable {
     }
     self.descriptor = descriptor
     self.pushKeys = pushKeys
+    self.author = nil
+    self.allowedSkew = allowedSkew
+  }
+
+  /// Creates a validator for the author's side: it opens leases `author` signed, with `author`
+  /// and the pubkey of the descriptor entry each lease's `exec` names, and judges them as the
+  /// relay would (a lease by anyone else fails the decrypt step). It holds no push key, so it
+  /// signs nothing for the gateway.
+  ///
+  /// - Parameters:
+  ///   - descriptor: the relay's descriptor, as the author read it.
+  ///   - author: the account's secret key.
+  ///   - allowedSkew: the clock slack for `lease already expired`, in seconds.
+  public init(descriptor: PushDescriptor, author: SecretKey, allowedSkew: Int64 = defaultAllowedSkew) {
+    self.descriptor = descriptor
+    self.pushKeys = [:]
+    self.author = author
     self.allowedSkew = allowedSkew
   }
 
@@ -114,10 +137,19 @@ public struct LeaseValidator: Sendable {
     // exec
     guard let keyID = tags["exec"] else { throw LeaseRejection(.exec, "missing exec tag") }
     guard !keyID.isEmpty else { throw LeaseRejection(.exec, "empty exec tag") }
-    guard let key = pushKeys[keyID] else { throw LeaseRejection(.exec, "unknown executor key") }
+    let (key, peer): (SecretKey, String)
+    if let author {
+      guard let entry = descriptor.keys.first(where: { $0.id == keyID }) else {
+        throw LeaseRejection(.exec, "unknown executor key")
+      }
+      (key, peer) = (author, entry.pubkey)
+    } else {
+      guard let pushKey = pushKeys[keyID] else { throw LeaseRejection(.exec, "unknown executor key") }
+      (key, peer) = (pushKey, event.pubkey)
+    }
 
     // decrypt
-    guard let text = LeaseCipher.open(event.content, with: key, from: event.pubkey) else {
+    guard let text = LeaseCipher.open(event.content, with: key, from: peer) else {
       throw LeaseRejection(.decrypt, "invalid encrypted content")
     }
 

@@ -9,30 +9,41 @@ import PushDescriptor
 ///
 /// Gates: the relay's NIP-11 carries a valid push descriptor; it names a current push key;
 /// NIP-42 `AUTH` as the account is accepted; the account's lease is readable back (its `d`,
-/// expiry and key id; the generation is inside the NIP-44 content, sealed to the relay's push
-/// key, so the doctor cannot show it); with `--gateway`, the gateway answers HTTP. A later gate
-/// that depends on an earlier failed one is reported ✗ "not checked". Not built yet: the
-/// optional test wake to a fixture endpoint.
+/// expiry and key id, as its public tags say); with `--gateway`, the gateway answers HTTP; with
+/// `--test-wake URL`, a wake is delivered to the gateway fixture at URL (``DoctorTestWake``: the
+/// doctor opens its own lease, publishes an event it matches and watches the fixture's delivery
+/// list). A later gate that depends on an earlier failed one is reported ✗ "not checked".
 enum DoctorCommand: CLICommand {
   static let name = "doctor"
   static let summary = "Check each push gate of a relay for an account, one line each (✓/✗)"
   static let usage = """
-    usage: nostr-push doctor --relay URL --secret-key-file FILE [--gateway URL] [--timeout-ms 8000]
+    usage: nostr-push doctor --relay URL --secret-key-file FILE [--gateway URL] [--test-wake URL]
+                             [--timeout-ms 8000]
 
     Prints one line per push gate, each ✓ or ✗ with the reason: the relay's NIP-11 carries a valid
     push descriptor; it names a current push key; NIP-42 AUTH as the account (the key in FILE,
     64 hex or nsec1…) is accepted; the account's lease (kind 30350) is readable back, with its d,
-    expiry and key id; with --gateway, the push gateway answers HTTP. Exit 0 when every checked
-    gate passes, 1 otherwise. --timeout-ms bounds each network step (100-60000).
+    expiry and key id; with --gateway, the push gateway answers HTTP; with --test-wake, a test
+    wake is delivered: the doctor opens its own lease (the account key and the push key's pubkey
+    share the NIP-44 conversation key), publishes a note from a throwaway key tagging the account
+    that a subscription of the lease matches (to the relay, or to the upstream its "blocked: push
+    relay: publish to URL" answer names), and passes when the gateway fixture at the --test-wake
+    URL (nostr-push gateway without --config) lists a new delivery signed by the lease's push key
+    in GET /v1/test/deliveries. Exit 0 when every checked gate passes, 1 otherwise. --timeout-ms
+    bounds each network step and the wait for the wake (100-60000).
     """
 
   static func run(_ arguments: [String]) async throws -> Int32 {
     let reader = try ArgumentReader(
-      arguments, valueFlags: ["relay", "secret-key-file", "gateway", "timeout-ms"])
+      arguments, valueFlags: ["relay", "secret-key-file", "gateway", "test-wake", "timeout-ms"])
     _ = try reader.positionals(atMost: 0)
     let relay = try reader.required("relay")
     guard relay.hasPrefix("ws://") || relay.hasPrefix("wss://") else {
       throw UsageError("--relay must be a ws:// or wss:// URL")
+    }
+    let testWake = reader.value("test-wake")
+    if let testWake, !(testWake.hasPrefix("http://") || testWake.hasPrefix("https://")) {
+      throw UsageError("--test-wake must be an http:// or https:// URL")
     }
     let key = try SecretKeyFile.read(try reader.required("secret-key-file"))
     guard let milliseconds = try reader.integer("timeout-ms", default: 8000),
@@ -63,6 +74,7 @@ enum DoctorCommand: CLICommand {
     }
     // 3. NIP-42 and 4. the lease, over one connection.
     var leases: [Event]?
+    var checkedLease: Event?
     do {
       let connection = try await RelayConnection.connect(to: relay, key: key, deadline: .now + timeout)
       do {
@@ -96,6 +108,7 @@ enum DoctorCommand: CLICommand {
             false, "lease", "d=\(d) is sealed to key \(keyID), not the current \(current.id): enroll again")
         } else {
           report(true, "lease", "d=\(d), expires \(expiration.map(String.init) ?? "?"), key \(keyID)")
+          checkedLease = lease
         }
       } else {
         report(false, "lease", "no kind 30350 lease by this account is stored at \(relay)")
@@ -113,6 +126,16 @@ enum DoctorCommand: CLICommand {
         report(true, "gateway", "\(gateway) answered HTTP \(answer.status)")
       } catch {
         report(false, "gateway", "\(gateway) unreachable: \(error.message)")
+      }
+    }
+    // 6. The test wake.
+    if let testWake {
+      if let checkedLease, let descriptor {
+        let verdict = await DoctorTestWake(fixture: testWake, relay: relay, account: key, timeout: timeout)
+          .check(lease: checkedLease, descriptor: descriptor)
+        report(verdict.passed, "test wake", verdict.reason)
+      } else {
+        report(false, "test wake", "not checked: no lease passed its gate")
       }
     }
     return failed ? ExitCode.failure : ExitCode.success
