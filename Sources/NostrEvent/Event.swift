@@ -103,16 +103,8 @@ public struct Event: Sendable, Hashable {
 
   /// The event as a JSON object with the seven NIP-01 members.
   public var jsonValue: JSONValue {
-    .object(
-      JSONObject([
-        "id": .string(id),
-        "pubkey": .string(pubkey),
-        "created_at": .integer(createdAt),
-        "kind": .integer(Int64(kind)),
-        "tags": .array(tags.map { .array($0.map { .string($0) }) }),
-        "content": .string(content),
-        "sig": .string(sig),
-      ]))
+    EventMembers.object(
+      id: id, pubkey: pubkey, createdAt: createdAt, kind: kind, tags: tags, content: content, sig: sig)
   }
 
   /// The compact JSON of the event (common escaping), as sent to relays.

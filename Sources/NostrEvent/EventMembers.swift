@@ -13,6 +13,23 @@ struct EventMembers {
   var content: String?
   var sig: String?
 
+  /// The event object with `id` first, then the five signed fields, then `sig` when given: the
+  /// one writer of an event's members, for `Event.jsonValue` and a rumor (`rumorJSONValue`).
+  static func object(
+    id: String, pubkey: String, createdAt: Int64, kind: Int, tags: [[String]], content: String, sig: String?
+  ) -> JSONValue {
+    var members: [JSONMember] = [
+      JSONMember(key: "id", value: .string(id)),
+      JSONMember(key: "pubkey", value: .string(pubkey)),
+      JSONMember(key: "created_at", value: .integer(createdAt)),
+      JSONMember(key: "kind", value: .integer(Int64(kind))),
+      JSONMember(key: "tags", value: .array(tags.map { .array($0.map { .string($0) }) })),
+      JSONMember(key: "content", value: .string(content)),
+    ]
+    if let sig { members.append(JSONMember(key: "sig", value: .string(sig))) }
+    return .object(JSONObject(members))
+  }
+
   init(_ value: JSONValue, readsSignature: Bool) throws(EventError) {
     guard case .object(let object) = value else {
       throw EventError(code: .malformedJSON, message: "an event must be a JSON object, not \(value.typeName)")

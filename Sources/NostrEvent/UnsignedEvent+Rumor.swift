@@ -37,14 +37,7 @@ extension UnsignedEvent {
 
   /// The rumor as a JSON object: `id` (computed) first, then the five fields, no `sig`.
   package var rumorJSONValue: JSONValue {
-    .object(
-      JSONObject([
-        "id": .string(id),
-        "pubkey": .string(pubkey),
-        "created_at": .integer(createdAt),
-        "kind": .integer(Int64(kind)),
-        "tags": .array(tags.map { .array($0.map { .string($0) }) }),
-        "content": .string(content),
-      ]))
+    EventMembers.object(
+      id: id, pubkey: pubkey, createdAt: createdAt, kind: kind, tags: tags, content: content, sig: nil)
   }
 }
