@@ -175,7 +175,6 @@ public final class PostgresLeaseStore: LeaseStore, PushProtocolBinding, @uncheck
     indexes[origin] = OriginIndex(index: index, sequence: version)
   }
 
-  /// The active, enabled, unexpired leases of `origin`, from the live index brought up to date.
   /// The origin's change sequence (`push_origin.lease_version`), which every accept, revocation
   /// and 410 of any process moves in its transaction; 0 before the first.
   public func liveSetVersion(origin: String) throws(PushRelayError) -> Int64? {
@@ -184,6 +183,7 @@ public final class PostgresLeaseStore: LeaseStore, PushProtocolBinding, @uncheck
     }
   }
 
+  /// The active, enabled, unexpired leases of `origin`, from the live index brought up to date.
   public func liveLeases(origin: String, now: Int64) throws(PushRelayError) -> [StoredLease] {
     try withState { (state) throws(PostgresFailure) -> [StoredLease] in
       let connection = state.connection
