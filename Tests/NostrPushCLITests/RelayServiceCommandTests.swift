@@ -183,6 +183,10 @@ import Darwin
         let lines = healthy.stdout.split(separator: "\n")
         #expect(lines.count == 5)
         #expect(lines.allSatisfy { $0.hasPrefix("✓ ") }, "\(healthy.stdout)")
+        // The lease is read back by opening it: its sealed generation (1, as enrolled) is shown.
+        #expect(
+          lines.contains { $0.hasPrefix("✓ lease: d=") && $0.contains(", generation 1, expires ") },
+          "\(healthy.stdout)")
         // The gateway unreachable (nothing listens on port 1): only its gate fails, named.
         let noGateway = try await NostrPushBinary.run([
           "doctor", "--relay", relay, "--secret-key-file", accountKey, "--gateway", "http://127.0.0.1:1",

@@ -3,13 +3,14 @@ import NostrEvent
 import NostrHTTP
 import NostrWebSocket
 import PushDescriptor
+import PushLease
 
 /// `nostr-push doctor`: "why no push?" — one line per push gate, ✓ or ✗ with the reason, in the
 /// order a wake needs them; exit 0 when every checked gate passes.
 ///
 /// Gates: the relay's NIP-11 carries a valid push descriptor; it names a current push key;
-/// NIP-42 `AUTH` as the account is accepted; the account's lease is readable back (its `d`,
-/// expiry and key id, as its public tags say); with `--gateway`, the gateway answers HTTP; with
+/// NIP-42 `AUTH` as the account is accepted; the account's lease is readable back (opened with
+/// the account key: its `d`, sealed generation, expiry and key id); with `--gateway`, the gateway answers HTTP; with
 /// `--test-wake URL`, a wake is delivered to the gateway fixture at URL (``DoctorTestWake``: the
 /// doctor opens its own lease, publishes an event it matches and watches the fixture's delivery
 /// list). A later gate that depends on an earlier failed one is reported ✗ "not checked".
@@ -22,8 +23,8 @@ enum DoctorCommand: CLICommand {
 
     Prints one line per push gate, each ✓ or ✗ with the reason: the relay's NIP-11 carries a valid
     push descriptor; it names a current push key; NIP-42 AUTH as the account (the key in FILE,
-    64 hex or nsec1…) is accepted; the account's lease (kind 30350) is readable back, with its d,
-    expiry and key id; with --gateway, the push gateway answers HTTP; with --test-wake, a test
+    64 hex or nsec1…) is accepted; the account's lease (kind 30350) is readable back (opened with
+    the account key), with its d, generation, expiry and key id; with --gateway, the push gateway answers HTTP; with --test-wake, a test
     wake is delivered: the doctor opens its own lease (the account key and the push key's pubkey
     share the NIP-44 conversation key), publishes a note from a throwaway key tagging the account
     that a subscription of the lease matches (to the relay, or to the upstream its "blocked: push
@@ -106,6 +107,20 @@ enum DoctorCommand: CLICommand {
         } else if let current, keyID != current.id {
           report(
             false, "lease", "d=\(d) is sealed to key \(keyID), not the current \(current.id): enroll again")
+        } else if let descriptor {
+          // Readable back means opened: the account and the push key share the NIP-44
+          // conversation key, so the account reads its own lease's sealed generation.
+          do {
+            let opened = try LeaseValidator(descriptor: descriptor, author: key).open(
+              lease, tenantOrigin: descriptor.origin, now: now)
+            report(
+              true, "lease",
+              "d=\(d), generation \(opened.generation), expires \(expiration.map(String.init) ?? "?"), key \(keyID)"
+            )
+            checkedLease = lease
+          } catch {
+            report(false, "lease", "d=\(d) cannot be read back: \(error.message)")
+          }
         } else {
           report(true, "lease", "d=\(d), expires \(expiration.map(String.init) ?? "?"), key \(keyID)")
           checkedLease = lease
