@@ -22,9 +22,12 @@ import Darwin
   static let account = try! SecretKey(hex: "42f46fe1e335ef8bb1fd031e45566a98ecec3f333e92bff5ed3aaea92856ca2b")
   static let alice = try! SecretKey(hex: "ffa7a0616ec26dabc85b5a17b7cb452764b2dc66b40334559fe04ad7d29da7c2")
 
-  /// A folder with the key files (0600) and a configuration following `upstream`, on `store` (a
-  /// SQLite file in the folder unless given).
-  static func folder(upstream: String, gateway: String, store: String = #"{"sqlite":"state.sqlite"}"#) throws
+  /// A folder with the key files (0600) and a configuration following `upstream` (none when nil),
+  /// on `store` (a SQLite file in the folder unless given), with the trusted `feeds` given.
+  static func folder(
+    upstream: String?, gateway: String, store: String = #"{"sqlite":"state.sqlite"}"#,
+    feeds: String = #"{"http":true}"#
+  ) throws
     -> (path: String, config: String)
   {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -45,8 +48,8 @@ import Darwin
          "limitation":{"max_lease_ttl":2592000,"max_leases_per_pubkey":8,"max_subscriptions_per_lease":4,
            "max_kinds":8,"max_authors":64,"max_h":32,"max_tag_values":64,"max_ignore":256,
            "max_content_len":65536,"max_plaintext_len":4096,"max_endpoint_len":512,"max_string_len":256}},
-       "store":\(store),"gateway":"\(gateway)","upstreams":[{"url":"\(upstream)"}],
-       "feeds":{"http":true}}
+       "store":\(store),"gateway":"\(gateway)","upstreams":[\(upstream.map { #"{"url":"\#($0)"}"# } ?? "")],
+       "feeds":\(feeds)}
       """
     FileManager.default.createFile(atPath: folder + "/config.json", contents: Data(config.utf8))
     return (folder, folder + "/config.json")
@@ -56,6 +59,13 @@ import Darwin
   /// service listening on `listening` (`HOST:PORT`), to a fresh grant of `gateway`; the relay's OK.
   static func enrollMentionLease(at listening: String, gateway: GatewayFixture) async throws -> PublishResult
   {
+    try await enrollMentionLeaseEvent(at: listening, gateway: gateway).result
+  }
+
+  /// As ``enrollMentionLease(at:gateway:)``, with the lease event published.
+  static func enrollMentionLeaseEvent(at listening: String, gateway: GatewayFixture) async throws -> (
+    result: PublishResult, lease: Event
+  ) {
     let document = try await LoopbackFetch.send(
       "http://\(listening)/", headers: ["Accept": "application/nostr+json"])
     let descriptor = try RelayDocument(bytes: document.body).push
@@ -77,7 +87,7 @@ import Darwin
     do {
       let answer = try await client.publish(lease, deadline: .now + .seconds(5))
       await client.close()
-      return answer
+      return (answer, lease)
     } catch {
       await client.close()
       throw error

@@ -19,10 +19,10 @@ import Darwin
 /// memory, its CPU time, surviving SIGKILL), so they are measured on it, not on the test process
 /// (whose parallel suites would blur its RSS and CPU figures).
 struct ServiceProcess {
-  static let serviceKey = "1f2e3d4c5b6a79881f2e3d4c5b6a79881f2e3d4c5b6a79881f2e3d4c5b6a7988"
-  static let pushKey = "8d959b54ec6a9ebef76c4edb67c6c8e3216db81cb5255ffe1f2fac4e67ba4098"
-  static let account = try! SecretKey(hex: "42f46fe1e335ef8bb1fd031e45566a98ecec3f333e92bff5ed3aaea92856ca2b")
-  static let alice = try! SecretKey(hex: "ffa7a0616ec26dabc85b5a17b7cb452764b2dc66b40334559fe04ad7d29da7c2")
+  static let serviceKey = RelayServiceCommandTests.serviceKey
+  static let pushKey = RelayServiceCommandTests.pushKey
+  static let account = RelayServiceCommandTests.account
+  static let alice = RelayServiceCommandTests.alice
   static let carol = try! SecretKey(hex: "0fd61fd025e34f1fb1750860d07272e298ce827114da698d8398ffa2ecb0e260")
 
   let folder: String
@@ -33,27 +33,8 @@ struct ServiceProcess {
 
   /// Writes the key files (0600) and a configuration delivering to `gateway`, and starts it.
   static func start(gateway: String) async throws -> ServiceProcess {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "relay-service-safe-\(UUID().uuidString)"
-    ).path
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    for (name, text) in [("service.key", serviceKey), ("push.key", pushKey)] {
-      FileManager.default.createFile(
-        atPath: folder + "/" + name, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
-    }
-    let config = """
-      {"public_url":"wss://push.example.org","listen":"127.0.0.1:0","admin_listen":"127.0.0.1:0",
-       "service_key_file":"service.key","push_key_files":["push.key"],
-       "descriptor":{"app_profiles":[{"id":"org.nostrpushkit.demo","transport":"apns"}],
-         "push_kinds":[1,9,40002,45001,45003,1059],"urgent_kinds":[],"h_grammar":"uuid-v4-lowercase",
-         "class_support":{"apns":["silent","default","time_sensitive"]},
-         "limitation":{"max_lease_ttl":2592000,"max_leases_per_pubkey":8,"max_subscriptions_per_lease":4,
-           "max_kinds":8,"max_authors":64,"max_h":32,"max_tag_values":64,"max_ignore":256,
-           "max_content_len":65536,"max_plaintext_len":4096,"max_endpoint_len":512,"max_string_len":256}},
-       "store":{"sqlite":"state.sqlite"},"gateway":"\(gateway)","upstreams":[],
-       "feeds":{"websocket":true,"http":true}}
-      """
-    FileManager.default.createFile(atPath: folder + "/config.json", contents: Data(config.utf8))
+    let (folder, _) = try RelayServiceCommandTests.folder(
+      upstream: nil, gateway: gateway, feeds: #"{"websocket":true,"http":true}"#)
     let (process, line) = try await launch(folder + "/config.json")
     return ServiceProcess(
       folder: folder, config: folder + "/config.json", process: process, listening: line.listening,
@@ -91,26 +72,8 @@ struct ServiceProcess {
 
   /// Enrolls a lease of the account for kind 1 mentions of it (a grant of `gateway`); the lease.
   func enrollMentionLease(gateway: GatewayFixture) async throws -> Event {
-    let document = try await LoopbackFetch.send(
-      "http://\(listening)/", headers: ["Accept": "application/nostr+json"])
-    let descriptor = try RelayDocument(bytes: document.body).push
-    let now = Int64(Date().timeIntervalSince1970)
-    let grant = try gateway.issueGrant(
-      relayPubkey: (try SecretKey(hex: Self.pushKey)).publicKeyHex, deviceToken: "aabbcc")
-    let lease = try LeaseBuilder(
-      descriptor: descriptor, appProfile: PushAppProfile(id: "org.nostrpushkit.demo", transport: "apns")
-    ).active(
-      endpoint: grant.grant,
-      subscriptions: [
-        try LeaseSubscription(
-          filter: LeaseFilter(kinds: [1], pTags: [Self.account.publicKeyHex], descriptor: descriptor),
-          class: "default")
-      ], generation: 1, createdAt: now, installationID: InstallationID.generate(), now: now,
-      signer: Self.account)
-    let client = try await RelayConnection.connect(
-      to: "ws://\(listening)", key: Self.account, deadline: .now + .seconds(5))
-    let result = try await client.publish(lease, deadline: .now + .seconds(5))
-    await client.close()
+    let (result, lease) = try await RelayServiceCommandTests.enrollMentionLeaseEvent(
+      at: listening, gateway: gateway)
     #expect(result.accepted, "\(result.message)")
     return lease
   }

@@ -215,15 +215,7 @@ final class SilentListener: Sendable {
 struct ThirdPartyQueryTests {
   @Test(arguments: ThirdPartyRelay.Kind.allCases)
   func anEventOnlyTheUpstreamHasIsReturned(_ kind: ThirdPartyRelay.Kind) async throws {
-    let relay = try await ThirdPartyRelay(kind)
-    let world: ServiceWorld
-    do {
-      world = try await ServiceWorld(upstream: relay.url, auth: kind == .rustNostrAuth)
-    } catch {
-      await relay.stop()
-      throw error
-    }
-    do {
+    try await ServiceWorld.following(kind, auth: kind == .rustNostrAuth) { world, relay in
       #expect(try await world.enroll(try world.mentionLease()).accepted)
       // A note no lease wants: the upstream keeps it, the service does not.
       let root = note(
@@ -234,26 +226,12 @@ struct ThirdPartyQueryTests {
       #expect(status == 200)
       #expect(try answerIDs(body) == [root.id])
       #expect(try !world.service.events.contains(id: root.id))
-    } catch {
-      await world.stop()
-      await relay.stop()
-      throw error
     }
-    await world.stop()
-    await relay.stop()
   }
   /// PyPI `nostr-relay` serves gift wraps to anyone who asks (checked here, so the test shows the
   /// service's rule and not the relay's): the service passes on only the account's own.
   @Test func aGiftWrapForAnotherAccountFromTheUpstreamIsNeverReturned() async throws {
-    let relay = try await ThirdPartyRelay(.nostrRelay)
-    let world: ServiceWorld
-    do {
-      world = try await ServiceWorld(upstream: relay.url)
-    } catch {
-      await relay.stop()
-      throw error
-    }
-    do {
+    try await ServiceWorld.following(.nostrRelay) { world, relay in
       #expect(try await world.enroll(try world.mentionLease()).accepted)
       let now = Int64(Date().timeIntervalSince1970)
       let wrap = { (recipient: SecretKey, at: Int64) in
@@ -275,12 +253,6 @@ struct ThirdPartyQueryTests {
       let (status, body) = try await world.query(#"[{"kinds":[1059]}]"#, key: Keys.account)
       #expect(status == 200)
       #expect(try answerIDs(body) == [forAccount.id])
-    } catch {
-      await world.stop()
-      await relay.stop()
-      throw error
     }
-    await world.stop()
-    await relay.stop()
   }
 }

@@ -137,3 +137,30 @@ final class ThirdPartyRelay: @unchecked Sendable {
     return UInt16(bigEndian: address.sin_port)
   }
 }
+
+extension ServiceWorld {
+  /// Runs `body` with a service following a fresh `kind` relay (answering its NIP-42 when `auth`);
+  /// both are stopped after, whether `body` returns or throws.
+  static func following(
+    _ kind: ThirdPartyRelay.Kind, auth: Bool = false,
+    _ body: (ServiceWorld, ThirdPartyRelay) async throws -> Void
+  ) async throws {
+    let relay = try await ThirdPartyRelay(kind)
+    let world: ServiceWorld
+    do {
+      world = try await ServiceWorld(upstream: relay.url, auth: auth)
+    } catch {
+      await relay.stop()
+      throw error
+    }
+    do {
+      try await body(world, relay)
+    } catch {
+      await world.stop()
+      await relay.stop()
+      throw error
+    }
+    await world.stop()
+    await relay.stop()
+  }
+}

@@ -14,15 +14,7 @@ import Testing
 struct ThirdPartyUpstreamTests {
   @Test(arguments: ThirdPartyRelay.Kind.allCases)
   func aMentionPublishedUpstreamWakesOnceAndIsQueryable(_ kind: ThirdPartyRelay.Kind) async throws {
-    let relay = try await ThirdPartyRelay(kind)
-    let world: ServiceWorld
-    do {
-      world = try await ServiceWorld(upstream: relay.url, auth: kind == .rustNostrAuth)
-    } catch {
-      await relay.stop()
-      throw error
-    }
-    do {
+    try await ServiceWorld.following(kind, auth: kind == .rustNostrAuth) { world, relay in
       #expect(try await world.enroll(try world.mentionLease()).accepted)
       #expect(
         await Polling.eventually(within: .seconds(10)) {
@@ -37,27 +29,13 @@ struct ThirdPartyUpstreamTests {
       #expect(status == 200)
       let ids = try JSONReader().read(body).arrayValue?.compactMap { $0.objectValue?["id"]?.stringValue }
       #expect(ids == [mention.id])
-    } catch {
-      await world.stop()
-      await relay.stop()
-      throw error
     }
-    await world.stop()
-    await relay.stop()
   }
 
   /// nostr-relay keeps its events in SQLite, so it can be restarted in the middle of a burst: the
   /// service reconnects and its `since` (cursor − 120 s) picks up what it missed.
   @Test func theUpstreamRestartedMidBurstLosesNothingAndWakesEachOnce() async throws {
-    let relay = try await ThirdPartyRelay(.nostrRelay)
-    let world: ServiceWorld
-    do {
-      world = try await ServiceWorld(upstream: relay.url)
-    } catch {
-      await relay.stop()
-      throw error
-    }
-    do {
+    try await ServiceWorld.following(.nostrRelay) { world, relay in
       #expect(try await world.enroll(try world.mentionLease()).accepted)
       #expect(
         await Polling.eventually(within: .seconds(10)) {
@@ -83,12 +61,6 @@ struct ThirdPartyUpstreamTests {
       #expect(wakes.count == 500)
       #expect(Set(wakes.map(\.candidate.eventID)) == Set(published))
       #expect(world.gateway.deliveries().count == 500)
-    } catch {
-      await world.stop()
-      await relay.stop()
-      throw error
     }
-    await world.stop()
-    await relay.stop()
   }
 }
