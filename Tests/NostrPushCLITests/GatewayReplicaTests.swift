@@ -115,6 +115,9 @@ import _NostrPostgres
     let base = try #require(Self.postgres)
     let database = "gw_replicas_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
     let admin = try PostgresConnection(connectionString: base)
+    // Creating a database copies the template: under load that outlasts the connection's
+    // default statement timeout, which is for the stores' statements, not for test set-up.
+    try admin.execute("SET statement_timeout = 0; SET lock_timeout = 0")
     try admin.execute("CREATE DATABASE \(database)")
     let conninfo = base + " dbname=" + database
     let standIn = try await APNsStandIn.start()
