@@ -66,34 +66,20 @@ public final class PostgresServiceEventStore: ServiceEventStore, @unchecked Send
     return try run { connection throws(PostgresFailure) in
       try connection.transaction { () throws(PostgresFailure) -> (value: Bool, commit: Bool) in
         try connection.query("SELECT pg_advisory_xact_lock(28276, hashtext($1::text))", [event.pubkey])
-        let inserted = try connection.query(
-          """
-          INSERT INTO service_event (id, pubkey, kind, created_at, received_at, size, json, d)
-          VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING
-          """,
-          [
-            event.id, event.pubkey, String(event.kind), String(event.createdAt), String(receivedAt),
-            String(json.count), String(decoding: json, as: UTF8.self), ServiceEventReads.address(of: event),
-          ]
-        ).changed
-        guard inserted == 1 else { return (false, true) }
-        var used =
-          try connection.query(
-            "SELECT COALESCE(SUM(size), 0)::bigint FROM service_event WHERE pubkey = $1", [event.pubkey]
-          ).rows.first?.integer(0) ?? 0
-        while used > quota {
-          guard
-            let oldest = try connection.query(
-              """
-              SELECT id, size FROM service_event WHERE pubkey = $1 AND id <> $2
-              ORDER BY created_at ASC, id DESC LIMIT 1
-              """, [event.pubkey, event.id], maxRows: 1
-            ).rows.first
-          else { break }
-          try connection.query("DELETE FROM service_event WHERE id = $1", [oldest.text(0)])
-          used -= oldest.integer(1)
-        }
-        return (true, true)
+        let stored = try ServiceEventAdmission.store(
+          event, json: json, receivedAt: receivedAt, quota: quota, numbered: true,
+          write: { (sql, values) throws(PostgresFailure) in
+            try connection.query(sql, values.map(\.postgresParameter)).changed
+          },
+          total: { (sql, values) throws(PostgresFailure) in
+            try connection.query(sql, values.map(\.postgresParameter), maxRows: 1).rows.first?.integer(0) ?? 0
+          },
+          oldest: { (sql, values) throws(PostgresFailure) in
+            try connection.query(sql, values.map(\.postgresParameter), maxRows: 1).rows.first.map {
+              (id: $0.text(0) ?? "", size: $0.integer(1))
+            }
+          })
+        return (stored, true)
       }
     }
   }

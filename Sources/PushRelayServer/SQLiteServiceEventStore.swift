@@ -90,36 +90,19 @@ public final class SQLiteServiceEventStore: ServiceEventStore, @unchecked Sendab
     let quota = Int64(authorQuotaBytes)
     return try connection.withLock { connection throws(PushServiceError) in
       try connection.immediateTransaction { () throws(PushServiceError) -> Bool in
-        let inserted = try connection.run(
-          """
-          INSERT INTO service_event (id, pubkey, kind, created_at, received_at, size, json, d)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING
-          """,
-          [
-            .text(event.id), .text(event.pubkey), .integer(Int64(event.kind)), .integer(event.createdAt),
-            .integer(receivedAt), .integer(Int64(json.count)), .blob(json),
-            .text(ServiceEventReads.address(of: event)),
-          ])
-        guard inserted == 1 else { return false }
-        var used =
-          try connection.first(
-            "SELECT COALESCE(SUM(size), 0) FROM service_event WHERE pubkey = ?",
-            [
-              .text(event.pubkey)
-            ]
-          ) { $0.integer(0) } ?? 0
-        while used > quota {
-          guard
-            let (id, size) = try connection.first(
-              """
-              SELECT id, size FROM service_event WHERE pubkey = ? AND id <> ?
-              ORDER BY created_at ASC, id DESC LIMIT 1
-              """, [.text(event.pubkey), .text(event.id)], { ($0.text(0) ?? "", $0.integer(1)) })
-          else { break }
-          try connection.run("DELETE FROM service_event WHERE id = ?", [.text(id)])
-          used -= size
-        }
-        return true
+        try ServiceEventAdmission.store(
+          event, json: json, receivedAt: receivedAt, quota: quota, numbered: false,
+          write: { (sql, values) throws(PushServiceError) in
+            try connection.run(sql, values.map(\.sqliteValue))
+          },
+          total: { (sql, values) throws(PushServiceError) in
+            try connection.first(sql, values.map(\.sqliteValue)) { $0.integer(0) } ?? 0
+          },
+          oldest: { (sql, values) throws(PushServiceError) in
+            try connection.first(sql, values.map(\.sqliteValue)) {
+              (id: $0.text(0) ?? "", size: $0.integer(1))
+            }
+          })
       }
     }
   }
