@@ -7,58 +7,7 @@ import Testing
 
 /// The store's admission contract, called directly on a SQLite file.
 @Suite struct GatewayAdmissionTests {
-  private struct World {
-    var directory: URL
-    var location: GatewayStoreLocation
-    var store: any PushGatewayStore
-    var owner = SecretKey.generate().publicKeyHex
-    var relay = SecretKey.generate().publicKeyHex
-    var now: Int64 = 1_767_226_200
-
-    init(_ backend: GatewayStoreBackend) throws {
-      directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-        "gateway-admission-\(UUID().uuidString)", isDirectory: true)
-      try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-      location = try backend.makeLocation(in: directory)
-      store = try location.open()
-    }
-
-    func remove() {
-      location.cleanup()
-      try? FileManager.default.removeItem(at: directory)
-    }
-
-    func auth() -> AuthBurn { AuthBurn(id: Hex.encode(SystemRandom.bytes(32)), expiresAt: now + 120) }
-
-    /// A live installation and delegation: the delegation id.
-    func delegation() async throws -> String {
-      let handle = Hex.encode(SystemRandom.bytes(16))
-      let registered = try await store.register(
-        InstallationRegistration(
-          auth: auth(), owner: owner, appProfile: "chat", fingerprints: [Hex.encode(SystemRandom.bytes(32))],
-          newHandle: handle, sealedToken: "sealed", tokenKid: "00000000", expiresAt: now + 86_400, now: now,
-          maxPerOwner: 16))
-      #expect(registered == .created(handle: handle, epoch: 1, expiresAt: now + 86_400))
-      let id = Hex.encode(SystemRandom.bytes(16))
-      let delegated = try await store.delegate(
-        DelegationRequest(
-          auth: auth(), owner: owner, handle: handle, relayPubkey: relay, generation: 1,
-          expiresAt: now + 3600,
-          newDelegationID: id, now: now, maxPerInstallation: 32))
-      #expect(delegated == .delegated(delegationID: id, appProfile: "chat", epoch: 1))
-      return id
-    }
-
-    func admission(_ delegationID: String, requestID: String, generation: Int64 = 1, epoch: Int64 = 1)
-      -> DeliveryAdmission
-    {
-      DeliveryAdmission(
-        auth: auth(), relayPubkey: relay, delegationID: delegationID, appProfile: "chat", epoch: epoch,
-        generation: generation, requestID: requestID, wakeExpiresAt: now + 600, now: now,
-        quotaPer10Seconds: 10,
-        quotaPerHour: 120, inFlightSeconds: 30)
-    }
-  }
+  private typealias World = GatewayStoreWorld
 
   @Test(arguments: GatewayStoreBackend.available)
   func holdsARequestInFlightAndLetsARetryTakeItOverOnceTheHolderIsGone(_ backend: GatewayStoreBackend)
@@ -158,5 +107,36 @@ import Testing
     #expect(try await other.replaceProviderToken(slot: "T.K", expected: first, with: second) == second)
     #expect(try await world.store.providerToken(slot: "T.K") == second)
     #expect(try await world.store.providerToken(slot: "other") == nil)
+  }
+}
+
+extension GatewayStoreWorld {
+  /// A live installation and delegation: the delegation id.
+  func delegation() async throws -> String {
+    let handle = Hex.encode(SystemRandom.bytes(16))
+    let registered = try await store.register(
+      InstallationRegistration(
+        auth: auth(), owner: owner, appProfile: "chat", fingerprints: [Hex.encode(SystemRandom.bytes(32))],
+        newHandle: handle, sealedToken: "sealed", tokenKid: "00000000", expiresAt: now + 86_400, now: now,
+        maxPerOwner: 16))
+    #expect(registered == .created(handle: handle, epoch: 1, expiresAt: now + 86_400))
+    let id = Hex.encode(SystemRandom.bytes(16))
+    let delegated = try await store.delegate(
+      DelegationRequest(
+        auth: auth(), owner: owner, handle: handle, relayPubkey: relay, generation: 1,
+        expiresAt: now + 3600,
+        newDelegationID: id, now: now, maxPerInstallation: 32))
+    #expect(delegated == .delegated(delegationID: id, appProfile: "chat", epoch: 1))
+    return id
+  }
+
+  func admission(_ delegationID: String, requestID: String, generation: Int64 = 1, epoch: Int64 = 1)
+    -> DeliveryAdmission
+  {
+    DeliveryAdmission(
+      auth: auth(), relayPubkey: relay, delegationID: delegationID, appProfile: "chat", epoch: epoch,
+      generation: generation, requestID: requestID, wakeExpiresAt: now + 600, now: now,
+      quotaPer10Seconds: 10,
+      quotaPerHour: 120, inFlightSeconds: 30)
   }
 }

@@ -251,47 +251,7 @@ import Testing
 /// single use, owner and purpose), and the counter raised in the route's own transaction, with
 /// two connections racing.
 @Suite struct GatewayAppAttestStoreTests {
-  struct World {
-    let directory: URL
-    let location: GatewayStoreLocation
-    let store: any PushGatewayStore
-    let owner = SecretKey.generate().publicKeyHex
-    let now: Int64 = 1_767_226_200
-
-    init(_ backend: GatewayStoreBackend) throws {
-      directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-        "gateway-attest-\(UUID().uuidString)", isDirectory: true)
-      try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-      location = try backend.makeLocation(in: directory)
-      store = try location.open()
-    }
-
-    func remove() {
-      location.cleanup()
-      try? FileManager.default.removeItem(at: directory)
-    }
-
-    func auth() -> AuthBurn { AuthBurn(id: Hex.encode(SystemRandom.bytes(32)), expiresAt: now + 120) }
-
-    func issue(_ purpose: String, handle: String? = nil) async throws -> (
-      AppAttestChallenge, ChallengeIssueResult
-    ) {
-      let challenge = AppAttestChallenge.issue(now: now)
-      let result = try await store.issueChallenge(
-        AttestChallengeIssue(
-          auth: auth(), owner: owner, purpose: purpose, handle: handle, challenge: challenge, now: now,
-          maxLive: AppAttestChallenge.maxLivePerOwner))
-      return (challenge, result)
-    }
-
-    func consume(
-      _ challenge: AppAttestChallenge, purpose: String = "installation:chat", at time: Int64? = nil
-    )
-      async throws -> String?
-    {
-      try await store.consumeChallenge(id: challenge.id, owner: owner, purpose: purpose, now: time ?? now)
-    }
-  }
+  typealias World = GatewayStoreWorld
 
   @Test(arguments: GatewayStoreBackend.available)
   func challengesAreCappedPerOwnerAndServeTheirOwnerAndPurposeOnce(_ backend: GatewayStoreBackend)
@@ -364,6 +324,28 @@ import Testing
     revoke.auth = world.auth()
     revoke.assertedCounter = 4
     #expect(try await world.store.revoke(revoke) == .revoked)
+  }
+}
+extension GatewayStoreWorld {
+  /// Issues a challenge for `purpose` (and `handle`) to the owner: the challenge and the store's answer.
+  func issue(_ purpose: String, handle: String? = nil) async throws -> (
+    AppAttestChallenge, ChallengeIssueResult
+  ) {
+    let challenge = AppAttestChallenge.issue(now: now)
+    let result = try await store.issueChallenge(
+      AttestChallengeIssue(
+        auth: auth(), owner: owner, purpose: purpose, handle: handle, challenge: challenge, now: now,
+        maxLive: AppAttestChallenge.maxLivePerOwner))
+    return (challenge, result)
+  }
+
+  /// Consumes `challenge` as the owner for `purpose` at `time` (now unless given).
+  func consume(
+    _ challenge: AppAttestChallenge, purpose: String = "installation:chat", at time: Int64? = nil
+  )
+    async throws -> String?
+  {
+    try await store.consumeChallenge(id: challenge.id, owner: owner, purpose: purpose, now: time ?? now)
   }
 }
 #endif
